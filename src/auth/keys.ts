@@ -1,0 +1,84 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { ApiKeysTable, DB } from '../db/schema.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LENGTH = 40;
+const PREFIX_LENGTH = 11; // "sk_" + 8 characters: enough to tell keys apart, far too little to guess one.
+export const KEY_PATTERN = /^sk_[0-9A-Za-z]{32,128}$/;
+
+export function generateSecretKey(): string {
+  let random = '';
+  for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
+  return `sk_${random}`;
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+export interface KeyRecord {
+  id: string;
+  organizationId: string;
+  name: string | null;
+  prefix: string;
+  permissions: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export async function createKey(
+  db: Kysely<DB>,
+  input: { organizationId: string; permissions: string[]; name?: string | undefined },
+): Promise<{ record: KeyRecord; key: string }> {
+  const key = generateSecretKey();
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      organization_id: input.organizationId,
+      id: uuidv7(),
+      name: input.name ?? null,
+      prefix: key.slice(0, PREFIX_LENGTH),
+      key_hash: hashKey(key),
+      permissions: input.permissions,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { record: toRecord(row), key };
+}
+
+export async function listKeys(db: Kysely<DB>, organizationId: string): Promise<KeyRecord[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRecord);
+}
+
+/** Revokes by key id (an operator action, so it is not scoped to one organization). Returns null if unknown. */
+export async function revokeKey(db: Kysely<DB>, keyId: string): Promise<KeyRecord | null> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return toRecord(row);
+  const existing = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  return existing ? toRecord(existing) : null;
+}
+
+function toRecord(row: Selectable<ApiKeysTable>): KeyRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    prefix: row.prefix,
+    permissions: row.permissions,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError } from 'commander';
+import { createKey, listKeys, revokeKey } from '../auth/keys.js';
+import { parsePermissionList } from '../auth/permissions.js';
+import { permissionCatalog } from '../compose.js';
+import { ConfigError } from '../config/index.js';
+import { migrateToLatest } from '../db/engine.js';
+import { allOrganizations, createOrganization } from '../resources/organization/service.js';
+import { withCli } from './context.js';
+import { seedDemo } from './demo.js';
+import { serve } from './serve.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const print = (json: boolean, value: object, text: string) =>
+  process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
+
+function uuid(value: string): string {
+  if (!UUID.test(value)) throw new InvalidArgumentError('expected a UUID.');
+  return value.toLowerCase();
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a positive integer.');
+  return number;
+}
+
+const program = new Command('patron')
+  .description('Patron: admin API for customer-engagement data. Configuration comes from the environment (see README).')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Migrate the database and serve the API (PORT, HOST).')
+  .action(serve);
+
+program
+  .command('migrate')
+  .description('Bring the database schema up to date and exit.')
+  .option('--json', 'print one JSON object')
+  .action(async (options: { json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      // openCli already migrated; a second run reports nothing new, which is the answer an operator wants.
+      const applied = await migrateToLatest(database.db);
+      print(Boolean(options.json), { applied }, applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.');
+    });
+  });
+
+const org = program.command('org').description('Organizations.');
+org
+  .command('create')
+  .description('Create an organization.')
+  .requiredOption('--name <name>', 'display name')
+  .option('--timezone <tz>', 'IANA time zone', 'UTC')
+  .option('--api-requests-per-minute <n>', 'rate-limit ceiling (default 600)', positiveInteger)
+  .option('--json', 'print one JSON object { id, name, timezone }')
+  .action(async (options: { name: string; timezone: string; apiRequestsPerMinute?: number; json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      const created = await createOrganization(database.db, options);
+      print(
+        Boolean(options.json),
+        { id: created.id, name: created.name, timezone: created.timezone },
+        `Created organization "${created.name}" (${created.id}, ${created.timezone}).\n` +
+          `Make a key: npm run patron -- key create --org ${created.id} --permissions all`,
+      );
+    });
+  });
+org
+  .command('list')
+  .description('List organizations.')
+  .option('--json', 'print one JSON object { data: [...] }')
+  .action(async (options: { json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      const organizations = await allOrganizations(database.db);
+      print(
+        Boolean(options.json),
+        { data: organizations },
+        organizations.length
+          ? organizations.map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`).join('\n')
+          : 'No organizations yet.',
+      );
+    });
+  });
+
+const key = program.command('key').description('Secret API keys.');
+key
+  .command('create')
+  .description('Create a secret key for an organization. The key is shown once; only its SHA-256 is stored.')
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .option('--permissions <list>', `"all" or a comma-separated list of: ${permissionCatalog.join(', ')}`, 'all')
+  .option('--name <name>', 'a label to recognise the key by')
+  .option('--json', 'print one JSON object { id, key, permissions }')
+  .action(async (options: { org: string; permissions: string; name?: string; json?: boolean }) => {
+    const permissions = parsePermissionList(options.permissions, permissionCatalog);
+    await withCli(async ({ database }) => {
+      const organizations = await allOrganizations(database.db);
+      if (!organizations.some((o) => o.id === options.org)) throw new Error(`No organization has the id ${options.org}.`);
+      const created = await createKey(database.db, { organizationId: options.org, permissions, name: options.name });
+      print(
+        Boolean(options.json),
+        { id: created.record.id, key: created.key, permissions: created.record.permissions },
+        `Created key ${created.record.id} with ${permissions.join(', ')}:\n  ${created.key}\nIt is shown only now.`,
+      );
+    });
+  });
+key
+  .command('list')
+  .description("List an organization's keys (never the secrets).")
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .option('--json', 'print one JSON object { data: [...] }')
+  .action(async (options: { org: string; json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      const keys = await listKeys(database.db, options.org);
+      print(
+        Boolean(options.json),
+        { data: keys },
+        keys.length
+          ? keys
+              .map((k) => `${k.id}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`)
+              .join('\n')
+          : 'This organization has no keys.',
+      );
+    });
+  });
+key
+  .command('revoke')
+  .description('Revoke a key: it stops working at once.')
+  .argument('<id>', 'key id', uuid)
+  .option('--json', 'print one JSON object')
+  .action(async (id: string, options: { json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      const revoked = await revokeKey(database.db, id);
+      if (!revoked) throw new Error(`No key has the id ${id}.`);
+      print(Boolean(options.json), { id: revoked.id, revokedAt: revoked.revokedAt }, `Revoked key ${revoked.id}.`);
+    });
+  });
+
+program
+  .command('seed')
+  .description('Create demo data.')
+  .requiredOption('--demo', 'create a demo organization with a full-permission key')
+  .option('--json', 'print one JSON object { organization, id, key, permissions }')
+  .action(async (options: { json?: boolean }) => {
+    await withCli(async ({ database }) => {
+      const demo = await seedDemo(database.db);
+      print(
+        Boolean(options.json),
+        { organization: demo.organization, id: demo.keyId, key: demo.key, permissions: ['all'] },
+        `Created the demo organization ${demo.organization.id} and a key with every permission:\n  ${demo.key}`,
+      );
+    });
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`patron: ${message}\n`);
+  process.exitCode = 1;
+});

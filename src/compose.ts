@@ -1,0 +1,79 @@
+/**
+ * The composition root: the one place that knows every resource and wires it into the platform.
+ */
+import { Redis } from 'ioredis';
+import type { FastifyServerOptions } from 'fastify';
+import { CORE_PERMISSIONS } from './auth/permissions.js';
+import type { Config } from './config/index.js';
+import { migrateToLatest, openDatabase, type Database } from './db/engine.js';
+import { buildApp } from './http/app.js';
+import type { Metrics } from './http/metrics.js';
+import type { PatronApp, ResourceModule } from './http/types.js';
+import { FallbackRateLimiter } from './ratelimit/fallback.js';
+import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
+import type { RateLimiter } from './ratelimit/types.js';
+import { organizationResource } from './resources/organization/index.js';
+
+export const resources: readonly ResourceModule[] = [organizationResource];
+
+/** Every permission a key can be granted: service.md's eleven plus those the resources add. */
+export const permissionCatalog: readonly string[] = [
+  ...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])]),
+];
+
+export interface Runtime {
+  app: PatronApp;
+  metrics: Metrics;
+  database: Database;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** An already open database (tests); otherwise opened from the config and migrated. */
+  database?: Database;
+  limiter?: RateLimiter;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function openMigratedDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const database = options.database ?? (await openMigratedDatabase(config));
+  let redis: Redis | undefined;
+  let limiter = options.limiter;
+  if (!limiter) {
+    if (config.redisUrl) {
+      // Fail fast instead of queueing while Redis is away, so requests fall back to memory at once.
+      redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+      redis.on('error', () => {});
+    }
+    limiter = redis
+      ? new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), {
+          warn: (object, message) => built.app.log.warn(object, message),
+          info: (message) => built.app.log.info(message),
+        })
+      : new MemoryRateLimiter();
+  }
+  const built = await buildApp({ config, database, limiter, resources, logger: options.logger });
+  return {
+    ...built,
+    database,
+    limiter,
+    close: async () => {
+      await built.app.close();
+      await limiter.close();
+      redis?.disconnect();
+      if (!options.database) await database.close();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+
+const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('true'), Type.Literal('false')]);
+
+const EnvSchema = Type.Object({
+  PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  PATRON_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+  ),
+  PATRON_SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: Type.Optional(Flag),
+  ALLOW_HTTP_WEBHOOKS: Type.Optional(Flag),
+  WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** Undefined until resolved: see secrets.ts, which may generate one into the data dir. */
+  secretKey: string | undefined;
+  webhookAllowPrivateHosts: boolean;
+  allowHttpWebhooks: boolean;
+  webhookTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
+
+/** Reads and validates the environment; a bad value throws one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => [name, env[name]]),
+  );
+  const firstError = [...Value.Errors(EnvSchema, known)][0];
+  if (firstError) {
+    const name = firstError.instancePath.replace(/^\//, '') || 'environment';
+    throw new ConfigError(`Invalid ${name}=${JSON.stringify(known[name] ?? '')}: ${describe(name)}`);
+  }
+  const values = known as Static<typeof EnvSchema>;
+  const port = Number(values.PORT ?? 3000);
+  if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT=${port}: ${describe('PORT')}`);
+  const webhookTimeoutMs = Number(values.WEBHOOK_TIMEOUT_MS ?? 10000);
+  if (webhookTimeoutMs < 1) throw new ConfigError(`Invalid WEBHOOK_TIMEOUT_MS: ${describe('WEBHOOK_TIMEOUT_MS')}`);
+  return {
+    port,
+    host: values.HOST ?? '127.0.0.1',
+    dataDir: values.PATRON_DATA_DIR ?? './.patron',
+    databaseUrl: values.DATABASE_URL,
+    redisUrl: values.REDIS_URL,
+    logLevel: values.LOG_LEVEL ?? 'info',
+    secretKey: values.PATRON_SECRET_KEY,
+    webhookAllowPrivateHosts: isOn(values.WEBHOOK_ALLOW_PRIVATE_HOSTS),
+    allowHttpWebhooks: isOn(values.ALLOW_HTTP_WEBHOOKS),
+    webhookTimeoutMs,
+  };
+}
+
+function describe(name: string): string {
+  switch (name) {
+    case 'PORT':
+      return 'expected a TCP port number from 1 to 65535.';
+    case 'DATABASE_URL':
+      return 'expected a postgres:// or postgresql:// connection string.';
+    case 'REDIS_URL':
+      return 'expected a redis:// or rediss:// URL.';
+    case 'LOG_LEVEL':
+      return 'expected one of fatal, error, warn, info, debug, trace, silent.';
+    case 'PATRON_SECRET_KEY':
+      return 'expected at least 32 characters (e.g. `openssl rand -base64 32`).';
+    case 'WEBHOOK_TIMEOUT_MS':
+      return 'expected a positive number of milliseconds.';
+    case 'WEBHOOK_ALLOW_PRIVATE_HOSTS':
+    case 'ALLOW_HTTP_WEBHOOKS':
+      return 'expected 1, 0, true or false.';
+    default:
+      return 'expected a non-empty value.';
+  }
+}

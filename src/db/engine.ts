@@ -1,0 +1,97 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './schema.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface Database {
+  readonly engine: Engine;
+  readonly db: Kysely<DB>;
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>;
+  poolStats(): PoolStats;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise the embedded engine is used. */
+  databaseUrl?: string | undefined;
+  /** Where the embedded engine keeps its files; `memory://` keeps nothing. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+// bigint columns (money up to 2^53-1, counts) come back as numbers, not strings, on both engines.
+const INT8_OID = 20;
+const parseInt8 = (value: string) => Number(value);
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize) : openPGlite(options.dataDir);
+}
+
+async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the process; the next query reports the outage.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    engine: 'postgres',
+    db,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  const location = inMemory ? dataDir : join(resolve(dataDir), 'pgdata');
+  if (!inMemory) await mkdir(location, { recursive: true });
+  const pglite = await PGlite.create(location, { parsers: { [INT8_OID]: parseInt8 } });
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<DB>({ dialect });
+  return {
+    engine: 'pglite',
+    db,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    poolStats: () => {
+      const waiting = dialect.driver.waitingCount;
+      return { total: 1, idle: waiting === 0 ? 1 : 0, waiting };
+    },
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+/** Brings the schema up to date; safe to run from several processes at once on PostgreSQL (Kysely takes a lock). */
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

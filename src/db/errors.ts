@@ -1,0 +1,23 @@
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True when an error means the database cannot be reached right now (connection refused or lost, server
+ * shutting down or starting up), as opposed to a fault in the query itself.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_NODE_CODES.has(code)) return true;
+    // SQLSTATE class 08 (connection exception), 57P01..57P03 (admin shutdown, crash shutdown, cannot connect now).
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  }
+  if (typeof message === 'string') {
+    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  }
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return false;
+}
+
+/** SQLSTATE 23505: a unique index refused the write. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';

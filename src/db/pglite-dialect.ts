@@ -1,0 +1,98 @@
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * Kysely over PGlite. PGlite is a single Postgres backend, so the driver hands out its one connection to one
+ * caller at a time: a transaction holds it until commit, and statements from other requests queue behind it
+ * instead of interleaving into the open transaction.
+ */
+export class PGliteDialect implements Dialect {
+  readonly driver: PGliteDriver;
+  constructor(pglite: PGlite) {
+    this.driver = new PGliteDriver(pglite);
+  }
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return this.driver;
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+}
+
+export class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection;
+  private queue: Promise<void> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(pglite: PGlite) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    this.waiting++;
+    let release!: () => void;
+    const previous = this.queue;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.waiting--;
+    this.connection.release = release;
+    return this.connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
+    await connection.executeQuery(CompiledQuery.raw(`begin${isolation}`));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async releaseConnection(): Promise<void> {
+    this.connection.release();
+  }
+  async destroy(): Promise<void> {}
+
+  /** Callers queued for the single connection, for the pool gauges. */
+  get waitingCount(): number {
+    return this.waiting;
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  release: () => void = () => {};
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    return {
+      rows: result.rows,
+      ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {}),
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming is not supported on the embedded database');
+  }
+}

@@ -1,0 +1,84 @@
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable, isUniqueViolation } from '../db/errors.js';
+import { ApiError, type ErrorCode } from './errors.js';
+import type { PatronApp } from './types.js';
+import { summarize, validationDetails } from './validation.js';
+
+const CODE_FOR_STATUS: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+const RETRY_AFTER_DATABASE_SECONDS = '5';
+
+/** Maps anything thrown while serving a request to the D3 envelope. Nothing internal ever reaches the caller. */
+export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: number): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
+  if (Array.isArray(fastifyError.validation)) {
+    const details = validationDetails(fastifyError.validation, fastifyError.validationContext);
+    return new ApiError('VALIDATION_ERROR', summarize(details), details);
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `The request body exceeds the ${formatBytes(bodyLimit)} limit.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '(none)')} is not supported: send JSON with Content-Type: application/json.`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('VALIDATION_ERROR', 'The Content-Length header does not match the body that was sent.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('VALIDATION_ERROR', 'The request URL is malformed.');
+  }
+  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON|prototype|constructor/i.test(fastifyError.message ?? ''))) {
+    return new ApiError('VALIDATION_ERROR', `The request body is not valid JSON: ${fastifyError.message ?? 'parse error'}.`, [
+      { path: 'body', message: 'is not valid JSON' },
+    ]);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly.', undefined, {
+      'retry-after': RETRY_AFTER_DATABASE_SECONDS,
+    });
+  }
+  if (isUniqueViolation(error)) {
+    return new ApiError('CONFLICT', 'The change conflicts with an existing record (a unique value is already taken).');
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500 && CODE_FOR_STATUS[status]) {
+    return new ApiError(CODE_FOR_STATUS[status], fastifyError.message ?? 'The request was refused.');
+  }
+  return new ApiError(
+    'INTERNAL_ERROR',
+    `An unexpected error occurred. Quote request id ${request.id} when reporting it.`,
+  );
+}
+
+export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error, request, bodyLimit);
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.debug({ code: apiError.code, message: apiError.message }, 'request refused');
+    if (apiError.headers) reply.headers(apiError.headers);
+    return reply.code(apiError.statusCode).send(apiError.toBody());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const error = new ApiError('NOT_FOUND', `There is no endpoint ${request.method} ${path}. See /openapi.json for the API.`);
+    return reply.code(404).send(error.toBody());
+  });
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}

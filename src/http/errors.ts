@@ -1,0 +1,78 @@
+import Type from 'typebox';
+
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNPROCESSABLE'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An error the API reports to its caller as the envelope { error: { code, message, details? } }. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = STATUS_OF[code];
+  }
+
+  toBody() {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export const validationError = (message: string, details?: ErrorDetail[]) =>
+  new ApiError('VALIDATION_ERROR', message, details);
+export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} was not found.`);
+export const conflict = (message: string) => new ApiError('CONFLICT', message);
+export const unprocessable = (message: string, details?: ErrorDetail[]) =>
+  new ApiError('UNPROCESSABLE', message, details);
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_ERROR.' }),
+      message: Type.String({ description: 'A sentence a person can act on.' }),
+      details: Type.Optional(
+        Type.Array(
+          Type.Object({
+            path: Type.String({ description: 'Where the fault is, e.g. body.data.url or query.limit.' }),
+            message: Type.String(),
+          }),
+        ),
+      ),
+    }),
+  },
+  { $id: 'ErrorEnvelope', title: 'Error' },
+);

@@ -1,0 +1,70 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { RouteOptions } from 'fastify';
+import { ErrorEnvelope } from './errors.js';
+import type { PatronApp, ResourceModule } from './types.js';
+
+const COMMON_ERRORS: Record<string, string> = {
+  '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
+  '401': 'UNAUTHORIZED: the key is missing, malformed, unknown or revoked.',
+  '403': 'FORBIDDEN: the key lacks the permission this endpoint requires.',
+  '429': 'TOO_MANY_REQUESTS: the organization cannot afford the cost now; see Retry-After.',
+  '500': 'INTERNAL_ERROR: an unexpected fault; quote the X-Request-Id.',
+  '503': 'SERVICE_UNAVAILABLE: the database is unreachable; see Retry-After.',
+};
+const BODY_ERRORS: Record<string, string> = {
+  '413': 'PAYLOAD_TOO_LARGE: the body exceeds 10 MiB.',
+  '415': 'UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.',
+};
+
+const errorResponse = (description: string) => ({ description, $ref: 'ErrorEnvelope#' });
+
+/** OpenAPI 3.1 generated from the route schemas, with each operation's permission, cost and error responses. */
+export async function registerOpenApi(app: PatronApp, resources: readonly ResourceModule[]): Promise<void> {
+  app.addSchema(ErrorEnvelope);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Patron API',
+        version: '1.0.0',
+        description:
+          'Admin API for one organization\'s customer-engagement data. Authenticate with "Authorization: Bearer ' +
+          'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
+          'spends (x-cost). Errors use the envelope { error: { code, message, details? } }.',
+      },
+      servers: [{ url: '/v1', description: 'This server' }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' } } },
+      tags: resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const config = (route as RouteOptions).config ?? {};
+      if (!config.permission || !url.startsWith('/v1')) return { schema, url };
+      const method = String(route.method).toUpperCase();
+      const errors = { ...COMMON_ERRORS, ...(['POST', 'PUT', 'PATCH'].includes(method) ? BODY_ERRORS : {}) };
+      const documented = { ...(schema?.response as Record<string, unknown> | undefined) };
+      for (const [status, description] of Object.entries(errors)) {
+        if (!(status in documented)) documented[status] = errorResponse(description);
+      }
+      const permissionText = config.permission === 'any' ? 'any valid key' : `\`${config.permission}\``;
+      return {
+        url: url.replace(/^\/v1/, ''),
+        schema: {
+          ...schema,
+          response: documented,
+          security: [{ bearerAuth: [] }],
+          description: [schema?.description, `Permission: ${permissionText}. Cost: ${config.cost ?? 1} token(s).`]
+            .filter(Boolean)
+            .join('\n\n'),
+          'x-permission': config.permission,
+          'x-cost': config.cost ?? 1,
+          ...(config.buckets?.length ? { 'x-rate-limit-buckets': config.buckets.map((bucket) => bucket.name) } : {}),
+        },
+      };
+    },
+  });
+  // Served from node_modules, so /docs works offline.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,71 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/index.js';
+import type { Database } from '../db/engine.js';
+import type { DB } from '../db/schema.js';
+import type { EndpointBucket } from '../ratelimit/buckets.js';
+
+/** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
+export type PatronApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface Plan {
+  apiRequestsPerMinute: number;
+  loyaltyEventsPerMinute: number;
+  loyaltyStampsPerMinute: number;
+}
+
+/** Who is calling: resolved from the Bearer key before anything else runs. */
+export interface AuthContext {
+  keyId: string;
+  organizationId: string;
+  permissions: string[];
+  plan: Plan;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The permission a key needs (service.md "resource:action"), or 'any' for any valid key. Declaring it is what
+     * puts a route behind authentication and the rate limit; every /v1 route must (checked at startup).
+     */
+    permission?: string;
+    /** Tokens the call spends from the organization bucket (service.md Cost table). */
+    cost?: number;
+    /** Separate per-endpoint buckets charged together with the organization bucket. */
+    buckets?: readonly EndpointBucket[];
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+/** What the platform hands every resource module. */
+export interface PlatformServices {
+  database: Database;
+  db: Kysely<DB>;
+  config: Config;
+}
+
+/** A resource plugs into the platform through this and nothing else (see src/compose.ts). */
+export interface ResourceModule {
+  name: string;
+  /** Permissions beyond service.md's eleven that this resource's routes use. */
+  permissions?: readonly string[];
+  /** OpenAPI tag description. */
+  description?: string;
+  /** Registers the resource's routes; paths are relative to /v1. */
+  routes(app: PatronApp, services: PlatformServices): void | Promise<void>;
+}

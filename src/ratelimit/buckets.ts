@@ -1,0 +1,43 @@
+import type { Plan } from '../http/types.js';
+import type { BucketSpec } from './types.js';
+
+/** A separate per-endpoint bucket (service.md Limits), charged together with the organization bucket. */
+export interface EndpointBucket {
+  name: string;
+  capacity(plan: Plan): number;
+  refillPerSecond(plan: Plan): number;
+}
+
+/** The organization-wide bucket: ceiling = apiRequestsPerMinute, refilled at ceiling/60 per second (D13). */
+export function organizationBucket(organizationId: string, plan: Plan): BucketSpec {
+  return {
+    key: `org:${organizationId}`,
+    capacity: plan.apiRequestsPerMinute,
+    refillPerSecond: plan.apiRequestsPerMinute / 60,
+  };
+}
+
+export function endpointBucket(organizationId: string, plan: Plan, bucket: EndpointBucket): BucketSpec {
+  return {
+    key: `ep:${organizationId}:${bucket.name}`,
+    capacity: bucket.capacity(plan),
+    refillPerSecond: bucket.refillPerSecond(plan),
+  };
+}
+
+export const ENDPOINT_BUCKETS = {
+  /** POST /loyalty-events: 120 burst, 2/s, following loyaltyEventsPerMinute. */
+  loyaltyEvents: {
+    name: 'loyalty-events',
+    capacity: (plan) => plan.loyaltyEventsPerMinute,
+    refillPerSecond: (plan) => plan.loyaltyEventsPerMinute / 60,
+  },
+  /** POST /loyalty-stamps: 120 burst, 2/s, following loyaltyStampsPerMinute. */
+  loyaltyStamps: {
+    name: 'loyalty-stamps',
+    capacity: (plan) => plan.loyaltyStampsPerMinute,
+    refillPerSecond: (plan) => plan.loyaltyStampsPerMinute / 60,
+  },
+  /** POST /loyalty-history: 30 burst, 1/s; service.md names no plan allowance for it. */
+  loyaltyHistory: { name: 'loyalty-history', capacity: () => 30, refillPerSecond: () => 1 },
+} as const satisfies Record<string, EndpointBucket>;

@@ -1,0 +1,35 @@
+/**
+ * A token bucket: `capacity` is the burst ceiling, refilled continuously at `refillPerSecond`.
+ * An idle bucket is full. Buckets are identified by `key` (e.g. `org:<uuid>` or `ep:<uuid>:loyalty-events`).
+ */
+export interface BucketSpec {
+  key: string;
+  capacity: number;
+  refillPerSecond: number;
+}
+
+export interface BucketState {
+  key: string;
+  capacity: number;
+  /** Tokens left after this decision (fractional). */
+  tokens: number;
+  /** Whole seconds until the bucket is full again (0 when full). */
+  secondsUntilFull: number;
+}
+
+export interface ChargeDecision {
+  allowed: boolean;
+  /** Whole seconds (>= 1) until the same charge becomes affordable; 0 when allowed. */
+  retryAfterSeconds: number;
+  /** One entry per requested bucket, in request order. */
+  buckets: BucketState[];
+}
+
+/**
+ * Charges `cost` tokens from every bucket at once: either all of them can afford it and all are
+ * charged, or none is charged. Implementations must be exact under concurrency.
+ */
+export interface RateLimiter {
+  charge(buckets: readonly BucketSpec[], cost: number): Promise<ChargeDecision>;
+  close(): Promise<void>;
+}
