@@ -57,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     reply.header('x-request-id', request.id);
   });
   enforceRouteContract(app);
+  closeConnectionsWhenClosing(app);
 
   const metrics = createMetrics(() => database.poolStats());
   registerErrorHandling(app, BODY_LIMIT_BYTES);
@@ -91,6 +92,21 @@ function registerJsonBodies(app: PatronApp): void {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, done);
+  });
+}
+
+/**
+ * Shutdown waits for in-flight requests, but a keep-alive connection would then sit idle and hold the server
+ * open until the client's timeout. Responses sent while closing therefore end their connection.
+ */
+function closeConnectionsWhenClosing(app: PatronApp): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
   });
 }
 

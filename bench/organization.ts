@@ -1,0 +1,393 @@
+// GET /v1/organization throughput: Patron (compiled, `node dist/src/cli/main.js serve`) against a FLOOR, a bare
+// node:http + pg server doing the same per-request work (bench/organization-floor.ts). Target: Patron ≥ 0.8 × floor.
+//
+//   npm run bench:organization            (node --import tsx bench/organization.ts)
+//
+// Needs a local PostgreSQL (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres): a fresh database
+// patron_bench_<random> is created and dropped at the end. The servers run as child processes; the load generator
+// (autocannon) runs in this process. Tunables (env): BENCH_CONNECTIONS (50), BENCH_WARMUP_S (10),
+// BENCH_DURATION_S (20), BENCH_ROUNDS (2: floor and Patron alternate, the median round counts), BENCH_SKIP_BUILD=1.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+
+// autocannon ships no types and @types/autocannon is not installed: describe the part used here.
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}
+interface Histogram {
+  average: number;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  total: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+  latency: Histogram;
+  requests: Histogram;
+  throughput: Histogram;
+}
+type Autocannon = (options: AutocannonOptions) => Promise<AutocannonResult>;
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as Autocannon;
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const FLOOR = join(ROOT, 'bench/organization-floor.ts');
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const TARGET_RATIO = 0.8;
+const CEILING = 100_000_000; // requests per minute: the rate limit must never answer 429 during a run
+const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
+
+const log = (line: string) => process.stderr.write(line + '\n');
+
+interface Measurement {
+  name: string;
+  requestsPerSec: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyAvgMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** CPU time the server process used per request (user + system), in µs; Linux only. */
+  serverCpuUsPerRequest: number | null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): string {
+  const result = spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+/** Creates an organization with a huge ceiling and an all-permission key through the compiled CLI. */
+function provision(env: NodeJS.ProcessEnv): { organizationId: string; key: string } {
+  const org = JSON.parse(
+    run(process.execPath, [CLI, 'org', 'create', '--name', 'Bench', '--api-requests-per-minute', String(CEILING), '--json'], env),
+  ) as { id: string };
+  const key = JSON.parse(run(process.execPath, [CLI, 'key', 'create', '--org', org.id, '--json'], env)) as { key: string };
+  return { organizationId: org.id, key: key.key };
+}
+
+interface Server {
+  child: ChildProcess;
+  baseUrl: string;
+  logFile: string;
+  stop(): Promise<number>;
+}
+
+async function startServer(label: string, args: string[], env: NodeJS.ProcessEnv, workDir: string): Promise<Server> {
+  const port = await freePort();
+  const logFile = join(workDir, `${label}.log`);
+  // Logs go to a file, as they would to a collector; piping them here would steal CPU from the load generator.
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let exited: number | null = null;
+  const exit = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = code ?? (signal ? 128 : 1);
+      resolve(exited);
+    }),
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`${label} exited (${exited}) before ready:\n${readFileSync(logFile, 'utf8')}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${label} not ready after 60 s:\n${readFileSync(logFile, 'utf8')}`);
+    }
+    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    baseUrl,
+    logFile,
+    stop: async () => {
+      if (exited === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exit;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+interface Sample {
+  status: number;
+  body: unknown;
+  bytes: number;
+  headers: string[];
+}
+
+async function sample(baseUrl: string, key: string): Promise<Sample> {
+  const response = await fetch(`${baseUrl}/v1/organization`, { headers: { authorization: `Bearer ${key}` } });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), bytes: Buffer.byteLength(text), headers: [...response.headers.keys()] };
+}
+
+async function load(name: string, server: Server, key: string): Promise<Measurement> {
+  const options = { url: `${server.baseUrl}/v1/organization`, connections: CONNECTIONS, headers: { authorization: `Bearer ${key}` } };
+  log(`  ${name}: warm-up ${WARMUP_S} s (discarded)`);
+  await autocannon({ ...options, duration: WARMUP_S });
+  log(`  ${name}: measuring ${DURATION_S} s`);
+  const cpuBefore = cpuMs(server.child.pid);
+  const result = await autocannon({ ...options, duration: DURATION_S });
+  const cpuAfter = cpuMs(server.child.pid);
+  const requests = result.requests.total;
+  const measurement: Measurement = {
+    name,
+    requestsPerSec: requests / result.duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyAvgMs: result.latency.average,
+    requests,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+  };
+  log(
+    `  ${name}: ${measurement.requestsPerSec.toFixed(0)} req/s, p50 ${measurement.latencyP50Ms} ms, p99 ${measurement.latencyP99Ms} ms, ` +
+      `non-2xx ${measurement.non2xx}, errors ${measurement.errors}` +
+      (measurement.serverCpuUsPerRequest !== null ? `, server CPU ${measurement.serverCpuUsPerRequest.toFixed(0)} µs/req` : ''),
+  );
+  return measurement;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** The round whose requests/s is the median (the lower middle one for an even count). */
+function medianRound(rounds: Measurement[]): Measurement {
+  const sorted = [...rounds].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    log('npm run build');
+    run('npm', ['run', 'build', '--silent'], process.env);
+  }
+
+  const workDir = await mkdtemp(join(tmpdir(), 'patron-bench-'));
+  const database = `patron_bench_${randomBytes(6).toString('hex')}`;
+  const adminUrl = new URL(ADMIN_URL);
+  const databaseUrl = new URL(ADMIN_URL);
+  databaseUrl.pathname = `/${database}`;
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`create database "${database}"`);
+  log(`created database ${database}; work dir ${workDir}`);
+
+  const servers = new Set<Server>();
+  const stopAll = async () => {
+    for (const server of servers) await server.stop().catch(() => {});
+    servers.clear();
+  };
+  const onSignal = () => {
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+
+  // The environment the children inherit, minus anything that would change what is measured.
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, PATRON_SECRET_KEY: SECRET, NODE_ENV: 'production' };
+  delete baseEnv.REDIS_URL;
+  delete baseEnv.DATABASE_URL;
+  delete baseEnv.PATRON_DATA_DIR;
+  delete baseEnv.LOG_LEVEL;
+  delete baseEnv.NODE_OPTIONS;
+
+  try {
+    const pgEnv = { ...baseEnv, DATABASE_URL: databaseUrl.toString(), PATRON_DATA_DIR: join(workDir, 'pg-data') };
+    const pgKey = provision(pgEnv);
+    const embeddedEnv = { ...baseEnv, PATRON_DATA_DIR: join(workDir, 'embedded') };
+    const embeddedKey = provision(embeddedEnv);
+
+    const startPatron = async (label: string, env: NodeJS.ProcessEnv, level: string) => {
+      const server = await startServer(label, [CLI, 'serve'], { ...env, LOG_LEVEL: level }, workDir);
+      servers.add(server);
+      return server;
+    };
+    const startFloor = async () => {
+      const server = await startServer('floor', ['--import', 'tsx', FLOOR], { ...baseEnv, DATABASE_URL: databaseUrl.toString() }, workDir);
+      servers.add(server);
+      return server;
+    };
+    const stop = async (server: Server) => {
+      servers.delete(server);
+      await server.stop();
+    };
+
+    // Same answer from both: same status, same JSON (the floor writes exactly Patron's shape).
+    const floorServer = await startFloor();
+    const floorSample = await sample(floorServer.baseUrl, pgKey.key);
+    await stop(floorServer);
+    const patronServer = await startPatron('patron-check', pgEnv, 'warn');
+    const patronSample = await sample(patronServer.baseUrl, pgKey.key);
+    await stop(patronServer);
+    if (floorSample.status !== 200 || patronSample.status !== 200 || !isDeepStrictEqual(floorSample.body, patronSample.body)) {
+      throw new Error(`floor and Patron answer differently:\n${JSON.stringify(floorSample)}\n${JSON.stringify(patronSample)}`);
+    }
+    log(`same body from both (${patronSample.bytes} bytes); Patron response headers: ${patronSample.headers.join(', ')}`);
+    log(`floor response headers: ${floorSample.headers.join(', ')}`);
+
+    const floorRounds: Measurement[] = [];
+    const patronRounds: Measurement[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}`);
+      const floor = await startFloor();
+      floorRounds.push(await load(`floor (round ${round})`, floor, pgKey.key));
+      await stop(floor);
+      const patron = await startPatron('patron-warn', pgEnv, 'warn');
+      patronRounds.push(await load(`patron postgres LOG_LEVEL=warn (round ${round})`, patron, pgKey.key));
+      await stop(patron);
+    }
+
+    log('Patron with LOG_LEVEL=info');
+    const infoServer = await startPatron('patron-info', pgEnv, 'info');
+    const patronInfo = await load('patron postgres LOG_LEVEL=info', infoServer, pgKey.key);
+    await stop(infoServer);
+    const infoLogBytes = statSync(infoServer.logFile).size;
+
+    log('Patron on the embedded engine (PGlite)');
+    const embeddedServer = await startPatron('patron-embedded', embeddedEnv, 'warn');
+    const embeddedSample = await sample(embeddedServer.baseUrl, embeddedKey.key);
+    if (embeddedSample.status !== 200) throw new Error(`embedded answered ${embeddedSample.status}`);
+    const patronEmbedded = await load('patron embedded LOG_LEVEL=warn', embeddedServer, embeddedKey.key);
+    await stop(embeddedServer);
+
+    const floor = medianRound(floorRounds);
+    const patron = medianRound(patronRounds);
+    const ratio = patron.requestsPerSec / floor.requestsPerSec;
+    const ratioInfo = patronInfo.requestsPerSec / floor.requestsPerSec;
+    const all = [...floorRounds, ...patronRounds, patronInfo, patronEmbedded];
+    const non2xx = all.reduce((sum, m) => sum + m.non2xx + m.errors + m.timeouts, 0);
+
+    const rows: Measurement[] = [floor, patron, patronInfo, patronEmbedded];
+    const header = ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server CPU µs/req'];
+    const table = rows.map((m) => [
+      m.name,
+      m.requestsPerSec.toFixed(0),
+      String(m.latencyP50Ms),
+      String(m.latencyP99Ms),
+      String(m.non2xx),
+      String(m.errors + m.timeouts),
+      m.serverCpuUsPerRequest === null ? 'n/a' : m.serverCpuUsPerRequest.toFixed(0),
+    ]);
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
+    console.log(
+      `GET /v1/organization, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured, ` +
+        `${ROUNDS} round(s) floor/Patron (median shown), node ${process.version}`,
+    );
+    console.log(header.map((h, i) => h.padEnd(widths[i]!)).join('  '));
+    for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+    console.log(`all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`);
+    console.log(`ratio Patron/floor (LOG_LEVEL=warn): ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
+    console.log(`ratio Patron/floor (LOG_LEVEL=info): ${ratioInfo.toFixed(3)}; ${(infoLogBytes / Math.max(1, patronInfo.requests)).toFixed(0)} log bytes/request`);
+    console.log(`ratio embedded/floor (for reference, different engine): ${(patronEmbedded.requestsPerSec / floor.requestsPerSec).toFixed(3)}`);
+    console.log(`non-2xx + errors over all runs: ${non2xx}`);
+
+    const round3 = (n: number) => Math.round(n * 1000) / 1000;
+    const summary = (m: Measurement) => ({
+      requestsPerSec: Math.round(m.requestsPerSec),
+      latencyP50Ms: m.latencyP50Ms,
+      latencyP99Ms: m.latencyP99Ms,
+      requests: m.requests,
+      non2xx: m.non2xx,
+      errors: m.errors + m.timeouts,
+      serverCpuUsPerRequest: m.serverCpuUsPerRequest === null ? null : Math.round(m.serverCpuUsPerRequest),
+    });
+    const result = {
+      node: process.version,
+      connections: CONNECTIONS,
+      warmupSeconds: WARMUP_S,
+      durationSeconds: DURATION_S,
+      rounds: ROUNDS,
+      floor: summary(floor),
+      patronPostgresWarn: summary(patron),
+      patronPostgresInfo: summary(patronInfo),
+      patronEmbeddedWarn: summary(patronEmbedded),
+      floorRoundsRequestsPerSec: floorRounds.map((m) => Math.round(m.requestsPerSec)),
+      patronRoundsRequestsPerSec: patronRounds.map((m) => Math.round(m.requestsPerSec)),
+      ratio: round3(ratio),
+      ratioInfo: round3(ratioInfo),
+      ratioEmbedded: round3(patronEmbedded.requestsPerSec / floor.requestsPerSec),
+      medianRatioOfRounds: round3(median(patronRounds.map((p, i) => p.requestsPerSec / floorRounds[i]!.requestsPerSec))),
+      target: TARGET_RATIO,
+      meetsTarget: ratio >= TARGET_RATIO,
+      non2xx,
+    };
+    console.log(`RESULT ${JSON.stringify(result)}`);
+    if (non2xx > 0) process.exitCode = 1;
+  } finally {
+    await stopAll();
+    await admin.query(`drop database if exists "${database}" with (force)`).catch((error: unknown) => log(`could not drop ${database}: ${String(error)}`));
+    await admin.end();
+    await rm(workDir, { recursive: true, force: true });
+    log(`dropped database ${database}`);
+  }
+}
+
+await main();

@@ -1,0 +1,390 @@
+/**
+ * The operator CLI (D32), run as a real child process: `node --import tsx src/cli/main.ts <args>`.
+ * Embedded mode: one fresh PATRON_DATA_DIR for the file. PostgreSQL mode: one fresh database for the file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../src/compose.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { lockEmbeddedDatabase } from '../../src/db/embedded-lock.js';
+import { openDatabase, type Database } from '../../src/db/engine.js';
+import { migrationProvider } from '../../src/db/migrations/index.js';
+import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
+import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = 'src/cli/main.ts';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KEY = /^sk_[0-9A-Za-z]{32,}$/;
+const ANY_KEY = /sk_[0-9A-Za-z]{32,}/;
+/** Variables the CLI reads: never inherited from the shell running the tests, only set explicitly. */
+const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARIABLES) delete env[name];
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+function spawnCli(args: string[], env: Record<string, string | undefined>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Runs one CLI command to completion (killed after `timeoutMs`, which then fails the caller's assertions). */
+function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 45_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitReady(baseUrl: string, child: ChildProcess, output: () => string, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output()}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`serve was not ready within ${timeoutMs} ms:\n${output()}`);
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Parses stdout that must be exactly one JSON object (one line). */
+function jsonOf(run: Run): Record<string, unknown> {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const value: unknown = JSON.parse(lines[0]!);
+  expect(value).toBeTypeOf('object');
+  expect(value).not.toBeNull();
+  expect(Array.isArray(value)).toBe(false);
+  return value as Record<string, unknown>;
+}
+
+/** A failed command: exit code 1, nothing on stdout, one clear `patron: …` line on stderr. */
+function expectFailure(run: Run, pattern: RegExp): void {
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trimEnd().split('\n');
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^patron: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(run.code).toBe(1);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('patron CLI', () => {
+  let dataDir: string;
+  let testDatabase: TestDatabase | undefined;
+  /** The environment every command of this file runs with: this file's own database. */
+  let env: Record<string, string | undefined>;
+  const cli = (...args: string[]) => runCli(args, env);
+
+  let utcOrganizationId: string;
+  let berlinOrganizationId: string;
+  let fullKey: { id: string; key: string };
+  let ordersKey: { id: string; key: string };
+  let demo: { organizationId: string; key: string };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'patron-cli-'));
+    tempDirs.push(dataDir);
+    if (postgresUrl) testDatabase = await createTestDatabase();
+    // On PostgreSQL the data dir only holds nothing of interest; it keeps the CLI from touching ./.patron.
+    env = { PATRON_DATA_DIR: dataDir, DATABASE_URL: testDatabase?.url, LOG_LEVEL: 'warn' };
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      child.kill('SIGKILL');
+      await exitOf(child);
+    }
+    await testDatabase?.drop();
+    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  describe('org create', () => {
+    it('prints exactly { id, name, timezone } with a UUID id and the default time zone UTC', async () => {
+      const created = jsonOf(await cli('org', 'create', '--name', 'Acme Coffee', '--json'));
+      expect(Object.keys(created).sort()).toEqual(['id', 'name', 'timezone']);
+      expect(created.id).toMatch(UUID);
+      expect(created.name).toBe('Acme Coffee');
+      expect(created.timezone).toBe('UTC');
+      utcOrganizationId = created.id as string;
+    });
+
+    it('honours --timezone', async () => {
+      const created = jsonOf(await cli('org', 'create', '--name', 'Berliner Bäckerei', '--timezone', 'Europe/Berlin', '--json'));
+      expect(Object.keys(created).sort()).toEqual(['id', 'name', 'timezone']);
+      expect(created).toEqual({ id: expect.stringMatching(UUID), name: 'Berliner Bäckerei', timezone: 'Europe/Berlin' });
+      expect(created.id).not.toBe(utcOrganizationId);
+      berlinOrganizationId = created.id as string;
+    });
+
+    it('refuses an unknown time zone with exit code 1 and one clear line (nothing is created: see org list)', async () => {
+      const run = await cli('org', 'create', '--name', 'Nowhere Inc', '--timezone', 'Mars/Olympus_Mons', '--json');
+      expectFailure(run, /time zone/i);
+      expect(run.stderr).toContain('Mars/Olympus_Mons');
+    });
+  });
+
+  it('org list shows exactly the organizations created, not the refused one', async () => {
+    const run = await cli('org', 'list');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    const acme = lines.find((line) => line.includes(utcOrganizationId));
+    const berlin = lines.find((line) => line.includes(berlinOrganizationId));
+    expect(acme).toMatch(/Acme Coffee.*UTC/);
+    expect(berlin).toMatch(/Berliner Bäckerei.*Europe\/Berlin/);
+    expect(run.stdout).not.toContain('Nowhere');
+  });
+
+  describe('key create', () => {
+    it('prints exactly { id, key, permissions }: an sk_ key and permissions ["all"] by default', async () => {
+      const created = jsonOf(await cli('key', 'create', '--org', utcOrganizationId, '--json'));
+      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'permissions']);
+      expect(created.id).toMatch(UUID);
+      expect(created.key).toMatch(KEY);
+      expect(created.permissions).toEqual(['all']);
+      fullKey = { id: created.id as string, key: created.key as string };
+    });
+
+    it('--permissions gives the sorted list of the named permissions', async () => {
+      const created = jsonOf(
+        await cli('key', 'create', '--org', utcOrganizationId, '--permissions', 'orders:write,orders:read', '--json'),
+      );
+      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'permissions']);
+      expect(created.key).toMatch(KEY);
+      expect(created.key).not.toBe(fullKey.key);
+      expect(created.permissions).toEqual(['orders:read', 'orders:write']);
+      ordersKey = { id: created.id as string, key: created.key as string };
+    });
+
+    it('refuses an unknown permission, naming it', async () => {
+      const run = await cli('key', 'create', '--org', utcOrganizationId, '--permissions', 'orders:read,orders:steal', '--json');
+      expectFailure(run, /orders:steal/);
+    });
+
+    it('refuses an unknown organization', async () => {
+      const unknown = randomUUID();
+      const run = await cli('key', 'create', '--org', unknown, '--json');
+      expectFailure(run, new RegExp(unknown));
+    });
+  });
+
+  it('key list shows each key with its prefix and never the secret', async () => {
+    const run = await cli('key', 'list', '--org', utcOrganizationId);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2); // the refused commands created nothing
+    for (const { id, key } of [fullKey, ordersKey]) {
+      const line = lines.find((candidate) => candidate.includes(id));
+      expect(line).toBeDefined();
+      expect(line).toContain(key.slice(0, 11)); // "sk_" + 8 characters
+      expect(line).toMatch(/active/);
+    }
+    expect(run.stdout).not.toContain(fullKey.key);
+    expect(run.stdout).not.toContain(ordersKey.key);
+    expect(run.stdout).not.toMatch(ANY_KEY);
+    expect(run.stdout).toMatch(/orders:read,orders:write/);
+  });
+
+  it('key revoke revokes the key', async () => {
+    const run = await cli('key', 'revoke', fullKey.id);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(fullKey.id);
+  });
+
+  it('seed --demo --json creates a Demo organization and a key with every permission', async () => {
+    const seeded = jsonOf(await cli('seed', '--demo', '--json'));
+    expect(Object.keys(seeded).sort()).toEqual(['id', 'key', 'organization', 'permissions']);
+    expect(seeded.id).toMatch(UUID);
+    expect(seeded.key).toMatch(KEY);
+    expect(seeded.permissions).toEqual(['all']);
+    expect(seeded.organization).toMatchObject({ id: expect.stringMatching(UUID), name: 'Demo', timezone: 'UTC' });
+    demo = { organizationId: (seeded.organization as { id: string }).id, key: seeded.key as string };
+  });
+
+  describe('the API on the same database, after the CLI has exited', () => {
+    let database: Database;
+    let runtime: Runtime;
+    let unlock: () => Promise<void> = async () => {};
+
+    beforeAll(async () => {
+      if (testDatabase) {
+        database = testDatabase.database;
+      } else {
+        unlock = await lockEmbeddedDatabase(dataDir);
+        database = await openDatabase({ dataDir });
+      }
+      const config: Config = { ...loadConfig({}), dataDir, logLevel: 'silent', secretKey: randomBytes(32).toString('base64') };
+      runtime = await createRuntime(config, { database, limiter: new MemoryRateLimiter(), logger: false });
+    });
+
+    afterAll(async () => {
+      await runtime?.close();
+      if (!testDatabase) {
+        await database?.close();
+        await unlock();
+      }
+    });
+
+    const get = (key: string) =>
+      runtime.app.inject({ method: 'GET', url: '/v1/organization', headers: { authorization: `Bearer ${key}` } });
+
+    it('answers 401 to the revoked key', async () => {
+      const response = await get(fullKey.key);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+    });
+
+    it('still serves the keys that were not revoked, each for its own organization', async () => {
+      const orders = await get(ordersKey.key);
+      expect(orders.statusCode).toBe(200);
+      expect(orders.json()).toMatchObject({ id: utcOrganizationId, name: 'Acme Coffee', timezone: 'UTC' });
+      const demoResponse = await get(demo.key);
+      expect(demoResponse.statusCode).toBe(200);
+      expect(demoResponse.json()).toMatchObject({ id: demo.organizationId, name: 'Demo' });
+    });
+
+    it('stores only a SHA-256 of each key: the api_keys table holds no plaintext key', async () => {
+      const rows = await database.db.selectFrom('api_keys').selectAll().execute();
+      expect(rows).toHaveLength(3);
+      const stored = JSON.stringify(rows);
+      expect(stored).not.toMatch(ANY_KEY);
+      for (const { key } of [fullKey, ordersKey, demo]) {
+        expect(stored).not.toContain(key);
+        expect(stored).not.toContain(key.slice(3)); // not even the random part without its prefix
+        expect(rows.filter((row) => row.key_hash === sha256(key))).toHaveLength(1);
+      }
+      const revoked = rows.find((row) => row.id === fullKey.id);
+      expect(revoked?.revoked_at).toBeInstanceOf(Date);
+    });
+  });
+
+  describe('invalid environment', () => {
+    it('PORT=abc stops `serve` with exit code 1 and one line naming PORT', async () => {
+      const run = await runCli(['serve'], { ...env, PORT: 'abc' }, 20_000);
+      expectFailure(run, /\bPORT\b/);
+      expect(run.stderr).toContain('abc');
+    });
+
+    it('LOG_LEVEL=loud stops a CLI command with exit code 1 and one line naming LOG_LEVEL', async () => {
+      const run = await runCli(['org', 'list'], { ...env, LOG_LEVEL: 'loud' }, 20_000);
+      expectFailure(run, /\bLOG_LEVEL\b/);
+    });
+  });
+
+  describe.skipIf(Boolean(postgresUrl))('the embedded lock', () => {
+    it('a CLI command on a data dir that `serve` holds exits 1 saying the database is in use', async () => {
+      const port = await freePort();
+      const serve = spawnCli(['serve'], { ...env, PORT: String(port) });
+      let output = '';
+      serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      serve.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      try {
+        await waitReady(`http://127.0.0.1:${port}`, serve, () => output);
+        const run = await cli('org', 'list');
+        expectFailure(run, /in use/);
+        expect(run.stderr).toContain(String(serve.pid));
+      } finally {
+        serve.kill('SIGTERM');
+        const exit = await Promise.race([exitOf(serve), sleep(15_000).then(() => null)]);
+        if (!exit) serve.kill('SIGKILL');
+        expect(exit).toEqual({ code: 0, signal: null });
+      }
+      // serve released the lock on its way out: the next command runs (the migrate test below relies on it too).
+    });
+  });
+
+  it('migrate is idempotent: twice in a row, both succeed, the second applies nothing, data is kept', async () => {
+    const first = await cli('migrate', '--json');
+    const firstResult = jsonOf(first);
+    expect(firstResult.applied).toBeInstanceOf(Array);
+    const second = jsonOf(await cli('migrate', '--json'));
+    expect(second).toEqual({ applied: [] });
+
+    const database = testDatabase?.database ?? (await openDatabase({ dataDir }));
+    try {
+      const organizations = await database.db.selectFrom('organizations').select('id').execute();
+      expect(organizations.map((row) => row.id).sort()).toEqual(
+        [utcOrganizationId, berlinOrganizationId, demo.organizationId].sort(),
+      );
+      // Every migration is recorded exactly once.
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(database.db);
+      const names = rows.map((row) => row.name).sort();
+      expect(names).toEqual(Object.keys(await migrationProvider.getMigrations()).sort());
+    } finally {
+      if (!testDatabase) await database.close();
+    }
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * `patron serve` as a real child process: the embedded quick start (first and second start on one data dir) and
+ * serving a PostgreSQL database given by DATABASE_URL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/auth/keys.js';
+import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = 'src/cli/main.ts';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ANY_KEY = /sk_[0-9A-Za-z]{32,}/g;
+const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
+/** How long SIGTERM may take to end an idle server. */
+const SHUTDOWN_LIMIT_MS = 5_000;
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Served {
+  child: ChildProcess;
+  baseUrl: string;
+  stdout(): string;
+  /** Sends the signal and resolves with how the process ended and how long it took (SIGKILL after 15 s). */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Spawns `serve`, waits until GET /readyz answers 200 and the start-up banner has been printed. */
+async function serve(env: Record<string, string | undefined>): Promise<Served> {
+  const port = await freePort();
+  const childEnvironment: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARIABLES) delete childEnvironment[name];
+  for (const [name, value] of Object.entries({ ...env, PORT: String(port), HOST: '127.0.0.1' })) {
+    if (value !== undefined) childEnvironment[name] = value;
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    cwd: ROOT,
+    env: childEnvironment,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
+
+  const deadline = Date.now() + 45_000;
+  let ready = false;
+  while (!(ready && /Patron is serving[\s\S]*\n\n/.test(stdout))) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready\n${output()}`);
+    }
+    if (Date.now() > deadline) throw new Error(`serve was not ready within 45 s\n${output()}`);
+    if (!ready) {
+      try {
+        ready = (await fetch(`${baseUrl}/readyz`)).status === 200;
+      } catch {
+        // not listening yet
+      }
+    }
+    await sleep(100);
+  }
+
+  return {
+    child,
+    baseUrl,
+    stdout: () => stdout,
+    stop: async (signal = 'SIGTERM') => {
+      const started = performance.now();
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const exit = await exitOf(child);
+      clearTimeout(timer);
+      return { ...exit, ms: performance.now() - started };
+    },
+  };
+}
+
+async function getOrganization(url: string, key?: string) {
+  const response = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+afterAll(async () => {
+  for (const child of children) {
+    child.kill('SIGKILL');
+    await exitOf(child);
+  }
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
+  let dataDir: string;
+  let demoKey: string;
+  let demoOrganizationId: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'patron-serve-'));
+    tempDirs.push(dataDir);
+  });
+
+  it('first start: prints a demo key and a curl line that works, and stops cleanly on SIGTERM', async () => {
+    const server = await serve({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    try {
+      const banner = server.stdout();
+      const curl = /curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{32,})" (http:\/\/\S+\/v1\/organization)/.exec(banner);
+      expect(curl, banner).not.toBeNull();
+      const [, key, url] = curl!;
+      expect(url).toBe(`${server.baseUrl}/v1/organization`);
+      // The key is printed on a line of its own too, and it is the same key.
+      expect(banner).toMatch(new RegExp(`^\\s+${key}$`, 'm'));
+      demoKey = key!;
+      const createdId = /Created the demo organization "Demo" \(([0-9a-f-]{36})\)/.exec(banner)?.[1];
+      expect(createdId).toMatch(UUID);
+
+      const response = await getOrganization(url!, demoKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        id: createdId,
+        name: 'Demo',
+        timezone: 'UTC',
+        plan: { apiRequestsPerMinute: 600, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
+        settings: expect.any(Object),
+      });
+      expect(Array.isArray(response.body.settings)).toBe(false);
+      demoOrganizationId = createdId!;
+
+      // Every response carries x-request-id: success, error, unknown route, health; an incoming one is echoed.
+      const answers = await Promise.all([
+        fetch(url!, { headers: { authorization: `Bearer ${demoKey}` } }),
+        fetch(url!),
+        fetch(url!, { headers: { authorization: 'Bearer sk_0000000000000000000000000000000000000000' } }),
+        fetch(`${server.baseUrl}/v1/no-such-thing`, { headers: { authorization: `Bearer ${demoKey}` } }),
+        fetch(`${server.baseUrl}/readyz`),
+        fetch(`${server.baseUrl}/healthz`),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 401, 401, 404, 200, 200]);
+      for (const answer of answers) expect(answer.headers.get('x-request-id')).toMatch(/^\S{1,128}$/);
+      const ids = answers.map((answer) => answer.headers.get('x-request-id'));
+      expect(new Set(ids).size).toBe(ids.length);
+      const echoed = await fetch(url!, { headers: { authorization: `Bearer ${demoKey}`, 'x-request-id': 'trace-42' } });
+      expect(echoed.headers.get('x-request-id')).toBe('trace-42');
+
+      // The secret appears only in the banner (its own line and the curl line), never in the request logs.
+      expect(server.stdout().match(ANY_KEY)).toEqual([demoKey, demoKey]);
+    } finally {
+      const exit = await server.stop('SIGTERM');
+      expect(exit.code).toBe(0);
+      expect(exit.signal).toBeNull();
+      expect(exit.ms).toBeLessThan(SHUTDOWN_LIMIT_MS);
+    }
+  });
+
+  it('second start on the same dir: no new key (says how to make one), and the old key still works', async () => {
+    expect(demoKey).toBeDefined();
+    const server = await serve({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    try {
+      const banner = server.stdout();
+      expect(banner).not.toMatch(ANY_KEY);
+      expect(banner).not.toMatch(/Created the demo organization/);
+      expect(banner).toMatch(/key create --org/);
+
+      const response = await getOrganization(`${server.baseUrl}/v1/organization`, demoKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ id: demoOrganizationId, name: 'Demo' });
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    } finally {
+      const exit = await server.stop('SIGTERM');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(exit.ms).toBeLessThan(SHUTDOWN_LIMIT_MS);
+    }
+  });
+});
+
+describe.skipIf(!postgresUrl)('serve on PostgreSQL (DATABASE_URL)', () => {
+  let testDatabase: TestDatabase;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'patron-serve-pg-'));
+    tempDirs.push(dataDir);
+  });
+
+  afterAll(async () => {
+    await testDatabase?.drop();
+  });
+
+  it('serves the database, creates no demo organization and says how to create one', async () => {
+    const server = await serve({
+      DATABASE_URL: testDatabase.url,
+      PATRON_DATA_DIR: dataDir,
+      PATRON_SECRET_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      const banner = server.stdout();
+      expect(banner).toContain('PostgreSQL');
+      expect(banner).not.toMatch(ANY_KEY);
+      expect(banner).not.toMatch(/demo/i);
+      expect(banner).toMatch(/org create --name/);
+      const db = testDatabase.database.db;
+      expect(await db.selectFrom('organizations').selectAll().execute()).toEqual([]);
+      expect(await db.selectFrom('api_keys').selectAll().execute()).toEqual([]);
+
+      const ready = await fetch(`${server.baseUrl}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ready', database: 'postgres' });
+      expect(ready.headers.get('x-request-id')).toBeTruthy();
+
+      // What an operator creates in the database, the running server serves at once.
+      const organization = await createOrganization(db, { name: 'Postgres Pastries', timezone: 'Europe/Berlin' });
+      const { key } = await createKey(db, { organizationId: organization.id, permissions: ['all'] });
+      const response = await getOrganization(`${server.baseUrl}/v1/organization`, key);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ id: organization.id, name: 'Postgres Pastries', timezone: 'Europe/Berlin' });
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    } finally {
+      const exit = await server.stop('SIGTERM');
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(exit.ms).toBeLessThan(SHUTDOWN_LIMIT_MS);
+    }
+  });
+});

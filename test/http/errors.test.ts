@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { openDatabase } from '../../src/db/engine.js';
+import { buildApp } from '../../src/http/app.js';
+import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
+import { organizationResource } from '../../src/resources/organization/index.js';
+import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { probeResource, type ProbeState } from '../support/probe-resource.js';
+
+let t: TestApp;
+let tenant: Tenant;
+const state: ProbeState = { handled: 0, failNext: false };
+
+beforeAll(async () => {
+  t = await startTestApp({ resources: [organizationResource, probeResource(state)] });
+  tenant = await t.tenant();
+});
+afterAll(() => t.close());
+
+const envelope = (code: string) => ({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+
+describe('D3/D4 errors', () => {
+  it('answers an unknown route with NOT_FOUND, with or without a key', async () => {
+    for (const key of [undefined, tenant.key]) {
+      const response = await t.request({ method: 'POST', url: '/v1/no-such-thing', key });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual(envelope('NOT_FOUND'));
+    }
+  });
+
+  it('refuses malformed JSON with VALIDATION_ERROR and runs nothing', async () => {
+    const before = state.handled;
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: '{"name": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(envelope('VALIDATION_ERROR'));
+    expect(response.json().error.message).toMatch(/not valid JSON/);
+    expect(state.handled).toBe(before);
+  });
+
+  it('refuses prototype pollution in JSON', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: '{"name":"x","__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses a body that is not JSON with UNSUPPORTED_MEDIA_TYPE', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/probe/things',
+        key: tenant.key,
+        body: 'name=x',
+        headers: { 'content-type': contentType },
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toEqual(envelope('UNSUPPORTED_MEDIA_TYPE'));
+    }
+  });
+
+  it('refuses a body over 10 MiB with PAYLOAD_TOO_LARGE', async () => {
+    const huge = JSON.stringify({ name: 'x'.repeat(10 * 1024 * 1024) });
+    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: huge, headers: { 'content-type': 'application/json' } });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual(envelope('PAYLOAD_TOO_LARGE'));
+    expect(response.json().error.message).toContain('10 MiB');
+  });
+
+  it('names unknown body fields, missing fields and wrong types in details', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: { count: 'three', colour: 'red' },
+    });
+    expect(response.statusCode).toBe(400);
+    const { error } = response.json();
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'body.colour', message: 'is not a known field' },
+        { path: 'body.name', message: 'is required' },
+        { path: 'body.count', message: 'must be an integer' },
+      ]),
+    );
+    expect(error.message).toMatch(/^Invalid request: body\./);
+  });
+
+  it('never coerces body types: "1" is not an integer', async () => {
+    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: { name: 'x', count: '1' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.details).toEqual([{ path: 'body.count', message: 'must be an integer' }]);
+  });
+
+  it('refuses unknown query parameters, even on routes that take none', async () => {
+    const none = await t.request({ url: '/v1/organization?expand=all', key: tenant.key });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().error.details).toEqual([{ path: 'query.expand', message: 'is not a known field' }]);
+    const some = await t.request({ url: '/v1/probe?limit=5&sort=x', key: tenant.key });
+    expect(some.statusCode).toBe(400);
+    expect(some.json().error.details).toEqual([{ path: 'query.sort', message: 'is not a known field' }]);
+  });
+
+  it('checks query values: range, type, and timestamps without an offset', async () => {
+    expect((await t.request({ url: '/v1/probe?limit=5', key: tenant.key })).json()).toEqual({ ok: true, limit: 5 });
+    for (const query of ['limit=0', 'limit=251', 'limit=abc', 'limit=1.5', 'limit=99999999999999999999']) {
+      const response = await t.request({ url: `/v1/probe?${query}`, key: tenant.key });
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().error.details[0].path).toBe('query.limit');
+    }
+    const noOffset = await t.request({ url: '/v1/probe?at=2026-01-01T10:00:00', key: tenant.key });
+    expect(noOffset.statusCode).toBe(400);
+    expect(noOffset.json().error.details[0]).toEqual({ path: 'query.at', message: expect.stringMatching(/time-zone offset/) });
+    const withOffset = await t.request({ url: '/v1/probe?at=2026-01-01T10:00:00%2B02:00', key: tenant.key });
+    expect(withOffset.statusCode).toBe(200);
+  });
+
+  it('accepts an empty body sent with a JSON content type on routes that take none', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/loyalty-events',
+      key: tenant.key,
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('answers an unexpected exception with INTERNAL_ERROR, the request id and no internals', async () => {
+    const response = await t.request({ url: '/v1/probe/boom', key: tenant.key });
+    expect(response.statusCode).toBe(500);
+    const body = response.json();
+    expect(body).toEqual(envelope('INTERNAL_ERROR'));
+    expect(body.error.message).toContain(response.headers['x-request-id']);
+    expect(response.body).not.toMatch(/secret_table|SELECT|at .*\.ts|stack/i);
+  });
+});
+
+describe('database unavailable', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz says not ready', async () => {
+    // A real connection attempt to a port where nothing listens: the pool reports ECONNREFUSED.
+    const database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: 'memory://' });
+    const config = { ...loadConfig({}), logLevel: 'silent' };
+    const { app } = await buildApp({ config, database, limiter: new MemoryRateLimiter(), resources: [organizationResource], logger: false });
+    try {
+      const response = await app.inject({ url: '/v1/organization', headers: { authorization: `Bearer sk_${'B'.repeat(40)}` } });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual(envelope('SERVICE_UNAVAILABLE'));
+      expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const ready = await app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().error.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationResource } from '../../src/resources/organization/index.js';
+import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
+import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { probeResource } from '../support/probe-resource.js';
+
+let t: TestApp;
+let tenant: Tenant;
+let now = 0;
+
+beforeAll(async () => {
+  t = await startTestApp({
+    resources: [organizationResource, probeResource()],
+    limiter: new MemoryRateLimiter({ now: () => now, sweepIntervalMs: 0 }),
+  });
+  tenant = await t.tenant({ apiRequestsPerMinute: 10 });
+});
+afterAll(() => t.close());
+
+describe('/openapi.json', () => {
+  it('is OpenAPI 3.1 with every /v1 operation carrying its permission, cost and error responses', async () => {
+    const response = await t.request({ url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([{ url: '/v1', description: expect.any(String) }]);
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
+      expect.arrayContaining(['get /organization', 'post /probe/things', 'get /probe/cost10']),
+    );
+    // Internal endpoints are not part of the API document.
+    expect(Object.keys(document.paths)).not.toContain('/metrics');
+    for (const { operation } of operations) {
+      expect(operation['x-permission']).toBeTruthy();
+      expect(operation['x-cost']).toBeGreaterThanOrEqual(1);
+      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+      for (const status of ['400', '401', '403', '429', '500']) expect(operation.responses[status]).toBeTruthy();
+    }
+    const cost10 = operations.find((o) => o.path === '/probe/cost10')!.operation;
+    expect(cost10['x-cost']).toBe(10);
+    expect(cost10.description).toContain('Cost: 10');
+    const loyalty = operations.find((o) => o.path === '/probe/loyalty-events')!.operation;
+    expect(loyalty['x-rate-limit-buckets']).toEqual(['loyalty-events']);
+    const post = operations.find((o) => o.path === '/probe/things' && o.method === 'post')!.operation;
+    expect(post.responses['413']).toBeTruthy();
+    expect(post.requestBody.content['application/json'].schema.properties.name).toBeTruthy();
+    expect(document.components.schemas.ErrorEnvelope).toBeTruthy();
+  });
+});
+
+describe('/docs', () => {
+  it('renders the reference from local assets only (works offline)', async () => {
+    const page = await t.request({ url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).not.toMatch(/https?:\/\/(?!localhost)[^"' ]*\.(js|css)/);
+    const script = /src="([^"]+\.js)"/.exec(page.body)?.[1];
+    expect(script).toBeTruthy();
+    const asset = await t.request({ url: new URL(script!, 'http://x/docs/').pathname });
+    expect(asset.statusCode).toBe(200);
+  });
+});
+
+describe('/healthz and /readyz', () => {
+  it('need no key and report the database', async () => {
+    expect((await t.request({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await t.request({ url: '/readyz' })).json()).toEqual({
+      status: 'ready',
+      database: t.testDatabase.database.engine,
+    });
+  });
+});
+
+describe('/metrics', () => {
+  it('exposes request counts and latency by route and status, rate-limit rejections and pool use', async () => {
+    for (let i = 0; i < 11; i++) await t.request({ url: '/v1/probe', key: tenant.key });
+    await t.request({ url: '/v1/unknown/path/123' });
+    const response = await t.request({ url: '/metrics' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/plain/);
+    const text = response.body;
+    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="\/v1\/probe",status="200"\} 10/);
+    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="\/v1\/probe",status="429"\} 1/);
+    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+    expect(text).toMatch(/patron_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/probe",status="200"\}/);
+    expect(text).toMatch(/patron_rate_limit_rejections_total\{bucket="org"\} 1/);
+    expect(text).toMatch(/patron_db_pool_total \d+/);
+    expect(text).toMatch(/patron_db_pool_waiting 0/);
+    expect(text).not.toContain('/v1/unknown/path/123');
+  });
+});

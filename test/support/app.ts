@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createKey } from '../../src/auth/keys.js';
+import { createRuntime, resources as allResources, type Runtime } from '../../src/compose.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { buildApp } from '../../src/http/app.js';
+import type { PatronApp, ResourceModule } from '../../src/http/types.js';
+import { MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
+import type { RateLimiter } from '../../src/ratelimit/types.js';
+import { createOrganization, type NewOrganization } from '../../src/resources/organization/service.js';
+import type { Organization } from '../../src/resources/organization/schemas.js';
+import { createTestDatabase, redisUrl, type TestDatabase } from './database.js';
+
+export interface TestApp {
+  app: PatronApp;
+  runtime: Runtime;
+  testDatabase: TestDatabase;
+  limiter: RateLimiter;
+  config: Config;
+  /** Creates an organization and a key for it (every permission unless given). */
+  tenant(options?: Partial<NewOrganization> & { permissions?: string[] }): Promise<Tenant>;
+  key(organizationId: string, permissions?: string[]): Promise<string>;
+  request(options: RequestOptions): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  organization: Organization;
+  key: string;
+}
+
+export interface RequestOptions {
+  method?: InjectOptions['method'];
+  url: string;
+  key?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestAppOptions {
+  /** Defaults to every resource of the composition root. */
+  resources?: readonly ResourceModule[];
+  /** Defaults to Redis when REDIS_URL is set (a private key prefix), else memory. */
+  limiter?: RateLimiter;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const testDatabase = await createTestDatabase();
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', secretKey: randomBytes(32).toString('base64') };
+  let redis: Redis | undefined;
+  let limiter = options.limiter;
+  if (!limiter) {
+    if (redisUrl) {
+      redis = new Redis(redisUrl);
+      limiter = new RedisRateLimiter(redis, { keyPrefix: `patron:test:${randomBytes(4).toString('hex')}:` });
+    } else {
+      limiter = new MemoryRateLimiter();
+    }
+  }
+  const runtime = options.resources
+    ? await customRuntime(config, testDatabase, limiter, options.resources)
+    : await createRuntime(config, { database: testDatabase.database, limiter, logger: false });
+  const db = testDatabase.database.db;
+
+  const key = async (organizationId: string, permissions: string[] = ['all']) =>
+    (await createKey(db, { organizationId, permissions })).key;
+
+  return {
+    app: runtime.app,
+    runtime,
+    testDatabase,
+    limiter,
+    config,
+    key,
+    tenant: async ({ permissions, ...organization } = {}) => {
+      const created = await createOrganization(db, {
+        name: organization.name ?? `Org ${randomBytes(3).toString('hex')}`,
+        ...organization,
+      });
+      return { organization: created, key: await key(created.id, permissions) };
+    },
+    request: async ({ method = 'GET', url, key: apiKey, body, headers = {} }) => {
+      const response = await runtime.app.inject({
+        method,
+        url,
+        headers: {
+          ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+          ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      return response as LightMyRequestResponse & { json<T = any>(): T };
+    },
+    close: async () => {
+      await runtime.close();
+      await limiter.close();
+      redis?.disconnect();
+      await testDatabase.drop();
+    },
+  };
+}
+
+/** An app with a chosen set of resource modules (tests that plug in their own routes). */
+async function customRuntime(
+  config: Config,
+  testDatabase: TestDatabase,
+  limiter: RateLimiter,
+  resources: readonly ResourceModule[],
+): Promise<Runtime> {
+  const built = await buildApp({ config, database: testDatabase.database, limiter, resources, logger: false });
+  return { ...built, database: testDatabase.database, limiter, close: () => built.app.close() };
+}
+
+export { allResources };
