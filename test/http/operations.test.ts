@@ -6,7 +6,7 @@ import { probeResource } from '../support/probe-resource.js';
 
 let t: TestApp;
 let tenant: Tenant;
-let now = 0;
+const now = 0;
 
 beforeAll(async () => {
   t = await startTestApp({
