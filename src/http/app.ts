@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../config/index.js';
+import { ApiError } from './errors.js';
 import type { Database } from '../db/engine.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { registerAuthentication, registerAuthorization } from './auth.js';
@@ -48,7 +49,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // Replaced by closeConnectionsWhenClosing, which answers in the D3 envelope.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as PatronApp;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -97,12 +99,20 @@ function registerJsonBodies(app: PatronApp): void {
 
 /**
  * Shutdown waits for in-flight requests, but a keep-alive connection would then sit idle and hold the server
- * open until the client's timeout. Responses sent while closing therefore end their connection.
+ * open until the client's timeout. Responses sent while closing therefore end their connection, and a request
+ * arriving on such a connection after shutdown began is told to go elsewhere.
  */
 function closeConnectionsWhenClosing(app: PatronApp): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance.', undefined, {
+        'retry-after': '1',
+      });
+    }
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');

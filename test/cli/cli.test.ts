@@ -337,11 +337,6 @@ describe('patron CLI', () => {
       expectFailure(run, /\bPORT\b/);
       expect(run.stderr).toContain('abc');
     });
-
-    it('LOG_LEVEL=loud stops a CLI command with exit code 1 and one line naming LOG_LEVEL', async () => {
-      const run = await runCli(['org', 'list'], { ...env, LOG_LEVEL: 'loud' }, 20_000);
-      expectFailure(run, /\bLOG_LEVEL\b/);
-    });
   });
 
   describe.skipIf(Boolean(postgresUrl))('the embedded lock', () => {
