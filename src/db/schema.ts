@@ -56,9 +56,182 @@ export interface EventsTable {
   position: Generated<string>;
 }
 
+type Json<T> = ColumnType<T, string | T, string | T>;
+export type Metadata = Record<string, string>;
+
+export interface SitesTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  domain: string;
+  platform: string;
+  currency_code: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type EmailOptOutSource = 'customer' | 'merchant' | 'import' | 'platform';
+
+export interface CustomersTable {
+  organization_id: string;
+  id: string;
+  email: string;
+  phone: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  country: string | null;
+  birthday: string | null;
+  metadata: Json<Metadata>;
+  notes: string | null;
+  email_opt_out: Generated<boolean>;
+  email_opt_out_at: Date | null;
+  email_opt_out_source: EmailOptOutSource | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface ProductsTable {
+  organization_id: string;
+  id: string;
+  slug: string;
+  title: Generated<string>;
+  description: Generated<string>;
+  image_url: Generated<string>;
+  url: Generated<string>;
+  metadata: Json<Metadata>;
+  notes: Generated<string>;
+  wishlists_count: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface ProductVariantsTable {
+  organization_id: string;
+  id: string;
+  product_id: string;
+  slug: string;
+  title: Generated<string>;
+  image_url: Generated<string>;
+  price_cents: Generated<number>;
+  currency_code: Generated<string>;
+  available: Generated<boolean>;
+  metadata: Json<Metadata>;
+  position: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface ProductSitesTable {
+  organization_id: string;
+  product_id: string;
+  site_id: string;
+}
+
+export type TagKind = 'customer' | 'order' | 'product';
+
+export interface TagsTable {
+  organization_id: string;
+  id: string;
+  kind: TagKind;
+  name: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OrdersTable {
+  organization_id: string;
+  id: string;
+  site_id: string;
+  customer_id: string;
+  remote_id: string;
+  number: string;
+  total_cents: Generated<number>;
+  subtotal_cents: Generated<number>;
+  shipping_cents: Generated<number>;
+  tax_cents: Generated<number>;
+  currency_code: string;
+  shipped_at: Date | null;
+  delivered_at: Date | null;
+  cancelled_at: Date | null;
+  metadata: Json<Metadata>;
+  notes: Generated<string>;
+  earn_loyalty: Generated<boolean>;
+  discount_codes: Generated<string[]>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OrderItemsTable {
+  organization_id: string;
+  id: string;
+  order_id: string;
+  product_id: string;
+  product_variant_id: string;
+  quantity: number;
+  unit_price_cents: number;
+  position: Generated<number>;
+}
+
+export interface CustomerTagsTable {
+  organization_id: string;
+  customer_id: string;
+  tag_id: string;
+}
+export interface OrderTagsTable {
+  organization_id: string;
+  order_id: string;
+  tag_id: string;
+}
+export interface ProductTagsTable {
+  organization_id: string;
+  product_id: string;
+  tag_id: string;
+}
+
+export interface ImportJobRecordsTable {
+  organization_id: string;
+  import_job_id: string;
+  record_id: string;
+  type: string;
+  action: 'created' | 'updated';
+  row: number;
+  created_at: CreatedAt;
+}
+
+export interface ReviewsTable {
+  organization_id: string;
+  id: string;
+  product_id: string | null;
+  customer_id: string | null;
+  rating: number;
+  title: Generated<string>;
+  body: Generated<string>;
+  published: Generated<boolean>;
+  verified_buyer: Generated<boolean>;
+  flagged: Generated<boolean>;
+  language: string | null;
+  answers: Json<{ question: string; step: number }[]>;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  sites: SitesTable;
+  customers: CustomersTable;
+  products: ProductsTable;
+  product_variants: ProductVariantsTable;
+  product_sites: ProductSitesTable;
+  tags: TagsTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  customer_tags: CustomerTagsTable;
+  order_tags: OrderTagsTable;
+  product_tags: ProductTagsTable;
+  import_job_records: ImportJobRecordsTable;
+  reviews: ReviewsTable;
 }
