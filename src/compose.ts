@@ -54,8 +54,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (!limiter) {
     if (config.redisUrl) {
       // Fail fast instead of queueing while Redis is away, so requests fall back to memory at once.
-      redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+      redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
       redis.on('error', () => {});
+      // Connect before serving: with the offline queue off, early requests would otherwise fall back to
+      // per-process buckets. Unreachable Redis is not fatal; the fallback limiter covers it.
+      await redis.connect().catch(() => {});
     }
     limiter = redis
       ? new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), {

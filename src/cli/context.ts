@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../config/index.js';
 import { openMigratedDatabase } from '../compose.js';
-import type { Database } from '../db/engine.js';
+import { openDatabase, type Database } from '../db/engine.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 
 export interface CliContext {
@@ -9,13 +9,16 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-/** Opens the configured database (locking the embedded one) and brings its schema up to date. */
-export async function openCli(): Promise<CliContext> {
+/** Opens the configured database (locking the embedded one) and, unless told not to, brings its schema up to date. */
+export async function openCli(options: { migrate?: boolean } = {}): Promise<CliContext> {
   const config = loadConfig();
   const unlock = config.databaseUrl ? async () => {} : await lockEmbeddedDatabase(config.dataDir);
   let database: Database;
   try {
-    database = await openMigratedDatabase(config);
+    database =
+      options.migrate === false
+        ? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+        : await openMigratedDatabase(config);
   } catch (error) {
     await unlock();
     throw error;
@@ -30,8 +33,8 @@ export async function openCli(): Promise<CliContext> {
   };
 }
 
-export async function withCli<T>(action: (context: CliContext) => Promise<T>): Promise<T> {
-  const context = await openCli();
+export async function withCli<T>(action: (context: CliContext) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+  const context = await openCli(options);
   try {
     return await action(context);
   } finally {

@@ -5,7 +5,7 @@ import { parsePermissionList } from '../auth/permissions.js';
 import { permissionCatalog } from '../compose.js';
 import { ConfigError } from '../config/index.js';
 import { migrateToLatest } from '../db/engine.js';
-import { allOrganizations, createOrganization } from '../resources/organization/service.js';
+import { allOrganizations, createOrganization, isTimeZone } from '../resources/organization/service.js';
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { serve } from './serve.js';
@@ -40,11 +40,13 @@ program
   .description('Bring the database schema up to date and exit.')
   .option('--json', 'print one JSON object')
   .action(async (options: { json?: boolean }) => {
-    await withCli(async ({ database }) => {
-      // openCli already migrated; a second run reports nothing new, which is the answer an operator wants.
-      const applied = await migrateToLatest(database.db);
-      print(Boolean(options.json), { applied }, applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.');
-    });
+    await withCli(
+      async ({ database }) => {
+        const applied = await migrateToLatest(database.db);
+        print(Boolean(options.json), { applied }, applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.');
+      },
+      { migrate: false },
+    );
   });
 
 const org = program.command('org').description('Organizations.');
@@ -56,6 +58,10 @@ org
   .option('--api-requests-per-minute <n>', 'rate-limit ceiling (default 600)', positiveInteger)
   .option('--json', 'print one JSON object { id, name, timezone }')
   .action(async (options: { name: string; timezone: string; apiRequestsPerMinute?: number; json?: boolean }) => {
+    // Checked before the database opens, so a typo leaves nothing behind.
+    if (!isTimeZone(options.timezone)) {
+      throw new Error(`Unknown time zone "${options.timezone}": use an IANA name such as Europe/Berlin.`);
+    }
     await withCli(async ({ database }) => {
       const created = await createOrganization(database.db, options);
       print(

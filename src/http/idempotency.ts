@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { conflict, validationError } from './errors.js';
 import type { PatronApp } from './types.js';
 
@@ -14,18 +15,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: { organizationId: string; key: string } | null;
   }
-}
-
-/** Stable JSON: the same body with keys in another order is the same request. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 /**
@@ -46,7 +35,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
     }
     const organizationId = request.auth.organizationId;
     const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${canonical(request.body)}`)
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
       .digest('hex');
 
     const claimed = await db

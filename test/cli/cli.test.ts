@@ -374,10 +374,12 @@ describe('patron CLI', () => {
       expect(organizations.map((row) => row.id).sort()).toEqual(
         [utcOrganizationId, berlinOrganizationId, demo.organizationId].sort(),
       );
-      // Every migration is recorded exactly once.
+      // Every migration is recorded, each exactly once.
       const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(database.db);
-      const names = rows.map((row) => row.name).sort();
-      expect(names).toEqual(Object.keys(await migrationProvider.getMigrations()).sort());
+      const names = rows.map((row) => row.name);
+      expect(new Set(names).size).toBe(names.length);
+      // (Compared as a superset: the CLI children load the migration list from disk, which may be newer.)
+      expect(names).toEqual(expect.arrayContaining(Object.keys(await migrationProvider.getMigrations())));
     } finally {
       if (!testDatabase) await database.close();
     }

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { validationError } from '../http/errors.js';
+import type { Sort } from './sort.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+interface CursorPayload {
+  /** Hash of the sort, filter and search the cursor was issued for. */
+  b: string;
+  /** Sort value of the last row. */
+  v: string | number | null;
+  /** Id of the last row. */
+  i: string;
+}
+
+export interface CursorPosition {
+  value: string | number | null;
+  id: string;
+}
+
+/** Ties a cursor to the query it was issued for (D8). */
+export function cursorBinding(sortKey: string, filter: string, search: string): string {
+  return createHash('sha256').update(`${sortKey}\n${filter}\n${search}`).digest('base64url').slice(0, 16);
+}
+
+export function encodeCursor(binding: string, position: CursorPosition): string {
+  const payload: CursorPayload = { b: binding, v: position.value, i: position.id };
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+const invalid = (message: string) => validationError(message, [{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
+
+export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPosition {
+  let payload: Partial<CursorPayload>;
+  try {
+    payload = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<CursorPayload>;
+  } catch {
+    throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
+  }
+  if (!payload || typeof payload !== 'object' || typeof payload.i !== 'string' || !UUID.test(payload.i)) {
+    throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
+  }
+  if (payload.b !== binding) {
+    throw invalid('The cursor was issued for a different sort, filter or search; start again without a cursor.');
+  }
+  const value = payload.v ?? null;
+  const valid =
+    value === null
+      ? sort.def.nullable
+      : sort.def.type === 'timestamp'
+        ? typeof value === 'string' && CURSOR_TIMESTAMP.test(value)
+        : sort.def.type === 'integer'
+          ? Number.isSafeInteger(value)
+          : typeof value === 'string';
+  if (!valid) throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
+  return { value, id: payload.i };
+}

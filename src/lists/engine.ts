@@ -1,0 +1,126 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { validationError } from '../http/errors.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
+import { compileFilterParam, escapeLike } from './filter.js';
+import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
+import { keysetCondition, orderBy, parseSort, sortValueExpression } from './sort.js';
+import type { IncludeContext, ListDefinition } from './types.js';
+
+export interface Page<Row> {
+  rows: Row[];
+  nextCursor: string | null;
+  /** Loaded extras: include name → record id → value. */
+  includes: Map<string, Map<string, unknown>>;
+}
+
+export interface Selection {
+  /** To-one joins the condition needs, as SQL. */
+  joins: RawBuilder<unknown>;
+  /** The organization, the filter and the search, ANDed. */
+  where: RawBuilder<unknown>;
+}
+
+/**
+ * The rows of one organization that a filter document and a search select: the WHERE of a list page, a bulk
+ * update or an analytics query, compiled once, the same way for all of them.
+ */
+export function compileSelection(definition: ListDefinition, organizationId: string, params: SelectionParams, extraJoins: Iterable<string> = []): Selection {
+  const filter = compileFilterParam(definition, params.filter);
+  const conditions: RawBuilder<unknown>[] = [sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`, filter.where];
+  const search = params.search?.trim();
+  if (search) {
+    if (!definition.search) throw validationError(`The ${definition.name} list has no search.`, [{ path: 'query.search', message: 'is not supported here' }]);
+    conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`)})`);
+  }
+  const joinNames = new Set([...filter.joins, ...extraJoins]);
+  const joins = [...joinNames].map((name) => {
+    const join = definition.joins[name];
+    if (!join) throw new Error(`List ${definition.name}: join ${name} is not defined`);
+    return sql.raw(join);
+  });
+  return { joins: joins.length ? sql.join(joins, sql` `) : sql``, where: sql.join(conditions, sql` and `) };
+}
+
+/** Parses `include` against the list's extras; an unknown name is 400 (D11). */
+export function parseIncludes(definition: ListDefinition, raw: string | undefined): string[] {
+  if (!raw) return [];
+  const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean))];
+  const known = Object.keys(definition.includes);
+  const unknown = names.find((name) => !known.includes(name));
+  if (unknown !== undefined) {
+    throw validationError(`Unknown include "${unknown}" for ${definition.name}; available: ${known.join(', ') || 'none'}.`, [
+      { path: 'query.include', message: `"${unknown}" is not one of ${known.join(', ') || 'none'}` },
+    ]);
+  }
+  return names;
+}
+
+/** One query per requested extra for all the given records (D11), never one per record. */
+export async function loadIncludes(
+  definition: ListDefinition,
+  context: IncludeContext,
+  names: readonly string[],
+  ids: readonly string[],
+): Promise<Map<string, Map<string, unknown>>> {
+  const loaded = new Map<string, Map<string, unknown>>();
+  if (ids.length === 0) return loaded;
+  await Promise.all(
+    names.map(async (name) => {
+      loaded.set(name, await definition.includes[name]!.load(context, ids));
+    }),
+  );
+  return loaded;
+}
+
+/** Attaches loaded extras to an API record; an extra that was not requested stays absent. */
+export function withIncludes<T extends object>(
+  definition: ListDefinition,
+  record: T,
+  id: string,
+  includes: Map<string, Map<string, unknown>>,
+): T {
+  if (includes.size === 0) return record;
+  const extended = { ...record } as Record<string, unknown>;
+  for (const [name, values] of includes) {
+    extended[name] = values.has(id) ? values.get(id) : definition.includes[name]!.empty();
+  }
+  return extended as T;
+}
+
+/** One page of a list: filter, search, sort and keyset cursor (D8–D11). */
+export async function listPage<Row extends { id: string }>(
+  db: Kysely<DB>,
+  definition: ListDefinition,
+  organizationId: string,
+  params: ListParams,
+): Promise<Page<Row>> {
+  const sort = parseSort(definition, params.sort);
+  const includeNames = parseIncludes(definition, params.include);
+  const limit = params.limit ?? DEFAULT_PAGE_SIZE;
+  const selection = compileSelection(definition, organizationId, params, sort.def.join ? [sort.def.join] : []);
+  const binding = cursorBinding(sort.key, params.filter ? canonicalJson(JSON.parse(params.filter)) : '', params.search?.trim() ?? '');
+  const idColumn = `${definition.alias}.id`;
+
+  const conditions = [selection.where];
+  if (params.cursor) {
+    const position = decodeCursor(params.cursor, binding, sort);
+    conditions.push(keysetCondition(sort, idColumn, position.value, position.id));
+  }
+  const query = sql<Row & { _sort: string | number | null }>`
+    select ${sql.raw(definition.select)}, ${sortValueExpression(sort)} as _sort
+    from ${sql.raw(definition.from)} ${selection.joins}
+    where ${sql.join(conditions, sql` and `)}
+    order by ${orderBy(sort, idColumn)}
+    limit ${limit + 1}`;
+  const { rows } = await query.execute(db);
+
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  const nextCursor = hasMore && last ? encodeCursor(binding, { value: last._sort ?? null, id: last.id }) : null;
+  for (const row of page) delete (row as { _sort?: unknown })._sort;
+  const includes = await loadIncludes(definition, { db, organizationId }, includeNames, page.map((row) => row.id));
+  return { rows: page, nextCursor, includes };
+}

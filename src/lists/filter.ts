@@ -1,0 +1,256 @@
+import { sql, type RawBuilder } from 'kysely';
+import { validationError, type ErrorDetail } from '../http/errors.js';
+import type { FieldDef, ListDefinition, ValueType } from './types.js';
+
+export const FILTER_LIMITS = { maxBytes: 16 * 1024, maxDepth: 5, maxConditions: 100, maxArray: 500, maxString: 1000 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const METADATA_KEY = /^.{1,40}$/su;
+
+const COMPARISON = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte'] as const;
+const OPERATORS = new Set<string>([...COMPARISON, '$in', '$nin', '$exists', '$contains', '$startsWith']);
+const ORDERED: ReadonlySet<string> = new Set(['integer', 'timestamp', 'string']);
+
+/** A resolved filter path: the field definition and, for metadata, the key. */
+interface Target {
+  field: FieldDef;
+  metadataKey?: string;
+  /** The value type operands are checked against. */
+  type: ValueType;
+}
+
+export interface CompiledFilter {
+  where: RawBuilder<unknown>;
+  /** To-one joins the condition needs, by name. */
+  joins: Set<string>;
+}
+
+class FilterError extends Error {
+  constructor(readonly detail: ErrorDetail) {
+    super(detail.message);
+  }
+}
+
+const fail = (path: string, message: string): never => {
+  throw new FilterError({ path, message });
+};
+
+/** Parses the `filter` query parameter (a JSON document) and compiles it to a parameterised condition. */
+export function compileFilterParam(definition: ListDefinition, raw: string | undefined): CompiledFilter {
+  if (raw === undefined || raw === '') return { where: sql`true`, joins: new Set() };
+  if (Buffer.byteLength(raw) > FILTER_LIMITS.maxBytes) {
+    throw validationError(`The filter is larger than ${FILTER_LIMITS.maxBytes / 1024} KiB.`, [
+      { path: 'query.filter', message: `must be at most ${FILTER_LIMITS.maxBytes} bytes` },
+    ]);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(raw);
+  } catch {
+    throw validationError('The filter is not valid JSON: send a JSON object such as {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}.', [
+      { path: 'query.filter', message: 'is not valid JSON' },
+    ]);
+  }
+  return compileFilter(definition, document, 'query.filter');
+}
+
+/** Compiles an already parsed filter document (bulk updates and analytics pass theirs through here too). */
+export function compileFilter(definition: ListDefinition, document: unknown, rootPath: string): CompiledFilter {
+  const state = { conditions: 0, joins: new Set<string>() };
+  try {
+    if (!isPlainObject(document)) fail(rootPath, 'must be a JSON object keyed by field names');
+    const where = compileObject(definition, document as Record<string, unknown>, rootPath, 1, state);
+    return { where, joins: state.joins };
+  } catch (error) {
+    if (error instanceof FilterError) {
+      throw validationError(`Invalid filter: ${error.detail.path} ${error.detail.message}.`, [error.detail]);
+    }
+    throw error;
+  }
+}
+
+type State = { conditions: number; joins: Set<string> };
+
+function compileObject(
+  definition: ListDefinition,
+  node: Record<string, unknown>,
+  path: string,
+  depth: number,
+  state: State,
+): RawBuilder<unknown> {
+  if (depth > FILTER_LIMITS.maxDepth) fail(path, `nests deeper than ${FILTER_LIMITS.maxDepth} levels`);
+  const parts: RawBuilder<unknown>[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    const here = `${path}.${key}`;
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(value) || value.length === 0) fail(here, 'must be a non-empty array of filter objects');
+      const branches = (value as unknown[]).map((branch, index) => {
+        if (!isPlainObject(branch)) fail(`${here}[${index}]`, 'must be a filter object');
+        return compileObject(definition, branch as Record<string, unknown>, `${here}[${index}]`, depth + 1, state);
+      });
+      parts.push(sql`(${sql.join(branches, sql.raw(key === '$and' ? ' and ' : ' or '))})`);
+    } else if (key === '$not') {
+      if (!isPlainObject(value)) fail(here, 'must be a filter object');
+      parts.push(sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state)}), false)`);
+    } else if (key.startsWith('$')) {
+      fail(here, 'is not a logical operator: use $and, $or or $not, or a field name');
+    } else {
+      parts.push(compileField(definition, resolve(definition, key, here), value, here, state));
+    }
+  }
+  if (parts.length === 0) return sql`true`;
+  return parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` and `)})`;
+}
+
+function resolve(definition: ListDefinition, key: string, path: string): Target {
+  const field = definition.fields[key];
+  if (field?.type === 'metadata') fail(path, `filters one metadata key at a time: use ${key}.<key>`);
+  if (field) return { field, type: field.type as ValueType };
+  // metadata.<key>, customer.metadata.<key>, variants.metadata.<key>: everything after "metadata." is the key.
+  const nested = key.indexOf('.metadata.');
+  const split = key.startsWith('metadata.') ? 'metadata'.length : nested >= 0 ? nested + '.metadata'.length : -1;
+  if (split >= 0) {
+    const metadataField = definition.fields[key.slice(0, split)];
+    const metadataKey = key.slice(split + 1);
+    if (metadataField?.type === 'metadata' && METADATA_KEY.test(metadataKey)) {
+      return { field: metadataField, metadataKey, type: 'string' };
+    }
+  }
+  const known = Object.entries(definition.fields)
+    .map(([name, f]) => (f.type === 'metadata' ? `${name}.<key>` : name))
+    .join(', ');
+  return fail(path, `is not a filterable field of ${definition.name}; filterable: ${known}`);
+}
+
+function compileField(definition: ListDefinition, target: Target, value: unknown, path: string, state: State): RawBuilder<unknown> {
+  const operations: [string, unknown][] = isPlainObject(value)
+    ? Object.entries(value as Record<string, unknown>)
+    : [['$eq', value]];
+  if (operations.length === 0) fail(path, 'must hold at least one operator');
+  const { field } = target;
+  if (field.join) state.joins.add(field.join);
+  const column = target.metadataKey !== undefined ? sql`(${sql.raw(field.column)} ->> ${target.metadataKey})` : sql.raw(field.column);
+  const conditions = operations.map(([operator, operand]) => {
+    state.conditions++;
+    if (state.conditions > FILTER_LIMITS.maxConditions) fail(path, `makes the filter exceed ${FILTER_LIMITS.maxConditions} conditions`);
+    if (!OPERATORS.has(operator)) {
+      fail(`${path}.${operator}`, `is not an operator; use one of ${[...OPERATORS].join(', ')}`);
+    }
+    return compileOperator(target, column, operator, operand, `${path}.${operator}`);
+  });
+  const condition = conditions.length === 1 ? conditions[0]! : sql`(${sql.join(conditions, sql` and `)})`;
+  if (!field.many) return condition;
+  const relation = definition.relations[field.many];
+  if (!relation) throw new Error(`List ${definition.name}: relation ${field.many} is not defined`);
+  const exists = (inner: RawBuilder<unknown>) =>
+    sql`exists (select 1 from ${sql.raw(relation.from)} where ${sql.raw(relation.correlate)} and ${inner})`;
+  // "Has no such value" reads naturally on a to-many path: no related row carries one.
+  const only = operations[0];
+  if (operations.length === 1 && only && only[0] === '$exists' && only[1] === false) {
+    return sql`not ${exists(sql`${column} is not null`)}`;
+  }
+  if (operations.length === 1 && only && only[0] === '$eq' && only[1] === null) {
+    return sql`not ${exists(sql`${column} is not null`)}`;
+  }
+  return exists(condition);
+}
+
+function compileOperator(target: Target, column: RawBuilder<unknown>, operator: string, operand: unknown, path: string): RawBuilder<unknown> {
+  const { type } = target;
+  switch (operator) {
+    case '$exists':
+      if (typeof operand !== 'boolean') fail(path, 'must be true or false');
+      return operand ? sql`${column} is not null` : sql`${column} is null`;
+    case '$eq':
+      if (operand === null) return sql`${column} is null`;
+      return sql`${column} = ${literal(target, operand, path)}`;
+    case '$ne':
+      if (operand === null) return sql`${column} is not null`;
+      // "Not equal" includes records where the field has no value.
+      return sql`${column} is distinct from ${literal(target, operand, path)}`;
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte': {
+      if (!ORDERED.has(type)) fail(path, `does not apply to ${type} fields`);
+      const symbol = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[operator];
+      return sql`${column} ${sql.raw(symbol)} ${literal(target, operand, path)}`;
+    }
+    case '$in':
+    case '$nin': {
+      if (!Array.isArray(operand) || operand.length === 0) fail(path, 'must be a non-empty array');
+      const values = operand as unknown[];
+      if (values.length > FILTER_LIMITS.maxArray) fail(path, `must have at most ${FILTER_LIMITS.maxArray} values`);
+      const nonNull = values.filter((item) => item !== null).map((item, index) => checked(target, item, `${path}[${index}]`));
+      const hasNull = nonNull.length !== values.length;
+      const list = sql`any(${nonNull}::${sql.raw(arrayType(type))})`;
+      if (operator === '$in') {
+        return hasNull ? sql`(${column} = ${list} or ${column} is null)` : sql`${column} = ${list}`;
+      }
+      return hasNull
+        ? sql`(${column} is not null and not (${column} = ${list}))`
+        : sql`(${column} is null or not (${column} = ${list}))`;
+    }
+    case '$contains':
+    case '$startsWith': {
+      if (type !== 'string') fail(path, `applies to text fields only, not ${type}`);
+      if (typeof operand !== 'string' || operand.length === 0) fail(path, 'must be a non-empty string');
+      const text = operand as string;
+      if (text.length > FILTER_LIMITS.maxString) fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
+      const escaped = escapeLike(text);
+      return sql`${column} ilike ${operator === '$contains' ? `%${escaped}%` : `${escaped}%`}`;
+    }
+    default:
+      return fail(path, 'is not an operator');
+  }
+}
+
+/** A checked operand as a typed SQL parameter. */
+function literal(target: Target, operand: unknown, path: string): RawBuilder<unknown> {
+  const value = checked(target, operand, path);
+  return sql`${value}::${sql.raw(scalarType(target.type))}`;
+}
+
+function checked(target: Target, operand: unknown, path: string): string | number | boolean {
+  const { type, field } = target;
+  switch (type) {
+    case 'uuid':
+      if (typeof operand !== 'string' || !UUID.test(operand)) fail(path, 'must be a UUID');
+      return (operand as string).toLowerCase();
+    case 'integer':
+      if (typeof operand !== 'number' || !Number.isSafeInteger(operand)) fail(path, 'must be an integer');
+      return operand as number;
+    case 'boolean':
+      if (typeof operand !== 'boolean') fail(path, 'must be true or false');
+      return operand as boolean;
+    case 'timestamp': {
+      if (typeof operand !== 'string' || !TIMESTAMP.test(operand) || Number.isNaN(Date.parse(operand))) {
+        fail(path, 'must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T00:00:00Z');
+      }
+      return new Date(operand as string).toISOString();
+    }
+    case 'enum':
+      if (typeof operand !== 'string' || !field.enumValues?.includes(operand)) {
+        fail(path, `must be one of ${(field.enumValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`);
+      }
+      return operand as string;
+    case 'string':
+      if (typeof operand !== 'string') fail(path, 'must be a string');
+      if ((operand as string).length > FILTER_LIMITS.maxString) fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
+      return operand as string;
+  }
+}
+
+function scalarType(type: ValueType): string {
+  return { uuid: 'uuid', string: 'text', enum: 'text', integer: 'bigint', boolean: 'boolean', timestamp: 'timestamptz' }[type];
+}
+const arrayType = (type: ValueType) => `${scalarType(type)}[]`;
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+/** The value types a filter checks its operands against (D9). */
+export type ValueType = 'uuid' | 'string' | 'integer' | 'boolean' | 'timestamp' | 'enum';
+
+/**
+ * A filterable field. `column` is trusted SQL written in code (e.g. `o.total_cents`); user input only ever picks a
+ * field by name from the registry and supplies parameter values.
+ */
+export interface FieldDef {
+  type: ValueType | 'metadata';
+  column: string;
+  enumValues?: readonly string[];
+  /** A to-one join (by name in ListDefinition.joins) the column needs, e.g. `customer`. */
+  join?: string;
+  /** A to-many relation (by name in ListDefinition.relations): matches when ANY related row matches. */
+  many?: string;
+}
+
+export interface SortDef {
+  column: string;
+  type: 'timestamp' | 'string' | 'integer';
+  nullable: boolean;
+  join?: string;
+}
+
+/** A to-many relation, filtered with EXISTS (select 1 from <from> where <correlate> and …). */
+export interface RelationDef {
+  from: string;
+  correlate: string;
+}
+
+export interface IncludeContext {
+  db: Kysely<DB>;
+  organizationId: string;
+}
+
+/** Loads one extra for a whole page in one query; returns the value per record id. */
+export type IncludeLoader = (context: IncludeContext, ids: readonly string[]) => Promise<Map<string, unknown>>;
+
+export interface IncludeDef {
+  load: IncludeLoader;
+  /** What a record without a loaded value gets (0 for counts, [] for lists, null for objects). */
+  empty: () => unknown;
+}
+
+export interface ListDefinition {
+  /** Used in messages, e.g. "orders". */
+  name: string;
+  /** Base table with its alias, e.g. `orders o`. */
+  from: string;
+  alias: string;
+  /** Columns selected for a page, e.g. `o.*`. */
+  select: string;
+  joins: Record<string, string>;
+  relations: Record<string, RelationDef>;
+  fields: Record<string, FieldDef>;
+  sorts: Record<string, SortDef>;
+  defaultSort: string;
+  /** Builds the search condition from a parameterised ILIKE pattern; absent when the list has no search. */
+  search?: (pattern: import('kysely').RawBuilder<unknown>) => import('kysely').RawBuilder<unknown>;
+  includes: Record<string, IncludeDef>;
+}

@@ -1,0 +1,59 @@
+import Type from 'typebox';
+
+/** D6: at most 50 keys of 1..40 characters, string values of at most 500. */
+export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+  maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description: 'String keys (1..40 chars, at most 50) to string values (at most 500 chars).',
+});
+export const Metadata = Type.Record(Type.String(), Type.String());
+
+/** D6: notes up to 10,000 characters. */
+export const NotesInput = Type.String({ maxLength: 10_000 });
+
+/** D6: tag names are trimmed, 1..100 characters, at most 250 per record; duplicates collapse. */
+export const TagsInput = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 250,
+  description: 'Tag names (trimmed, 1..100 chars, case-sensitive, at most 250). The full set replaces the old one.',
+});
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+export const Money = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer cents.' });
+
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const ImportJob = Type.Object({
+  id: Uuid,
+  type: Type.String({ description: 'What was imported: products, orders or customers.' }),
+  action: Type.String({ description: 'created or updated.' }),
+  row: Type.Integer({ description: 'Index of the row in the import request.' }),
+  createdAt: Timestamp,
+});
+
+export const Count = Type.Object({ count: Type.Integer({ minimum: 0 }) });
+
+/** Rows per import request (issue 3: more is 413 naming the limit). */
+export const MAX_IMPORT_ROWS = 1000;
+
+export const SkippedRow = Type.Object({
+  index: Type.Integer({ description: 'Index of the skipped row in data.' }),
+  message: Type.String(),
+});
+
+export const Tag = Type.Object(
+  { id: Uuid, name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
+  { additionalProperties: false },
+);
+
+/** Bulk update body (products, orders, customers): at least one operation. */
+export const BulkUpdateBody = Type.Object(
+  {
+    addTags: Type.Optional(TagsInput),
+    removeTags: Type.Optional(TagsInput),
+    addMetadata: Type.Optional(MetadataInput),
+    removeMetadataKeys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);

@@ -1,0 +1,115 @@
+import { sql, type Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, TagKind } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { Tag } from './schemas.js';
+
+const EVENT_PREFIX: Record<TagKind, string> = { customer: 'customerTag', order: 'orderTag', product: 'productTag' };
+const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
+const OWNER_COLUMN = { customer: 'customer_id', order: 'order_id', product: 'product_id' } as const;
+
+export const tagEventName = (kind: TagKind, action: 'created' | 'updated' | 'deleted') => `${EVENT_PREFIX[kind]}.${action}`;
+
+export const toTag = (row: { id: string; name: string; created_at: Date; updated_at: Date }) => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Tag ids for names, creating the missing tag records (and their `<kind>Tag.created` events). */
+export async function ensureTags(
+  trx: Transaction<DB>,
+  organizationId: string,
+  kind: TagKind,
+  names: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  if (names.length === 0) return ids;
+  const created = await trx
+    .insertInto('tags')
+    .values(names.map((name) => ({ organization_id: organizationId, id: uuidv7(), kind, name })))
+    .onConflict((oc) => oc.columns(['organization_id', 'kind', 'name']).doNothing())
+    .returningAll()
+    .execute();
+  await recordEvents(
+    trx,
+    created.map((row) => ({ organizationId, name: tagEventName(kind, 'created'), schema: Tag, record: toTag(row) })),
+  );
+  const rows = await trx
+    .selectFrom('tags')
+    .select(['id', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('kind', '=', kind)
+    .where('name', 'in', [...names])
+    .execute();
+  for (const row of rows) ids.set(row.name, row.id);
+  return ids;
+}
+
+/** Replaces the full tag set of each record. */
+export async function replaceTags(
+  trx: Transaction<DB>,
+  organizationId: string,
+  kind: TagKind,
+  tagsByRecord: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
+  if (tagsByRecord.size === 0) return;
+  const ids = await ensureTags(trx, organizationId, kind, [...new Set([...tagsByRecord.values()].flat())]);
+  const table = sql.table(LINK_TABLE[kind]);
+  const owner = sql.ref(OWNER_COLUMN[kind]);
+  await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${[...tagsByRecord.keys()]}::uuid[])`.execute(trx);
+  const pairs = [...tagsByRecord].flatMap(([recordId, names]) => names.map((name) => [recordId, ids.get(name)!] as const));
+  if (pairs.length === 0) return;
+  await sql`insert into ${table} (organization_id, ${owner}, tag_id)
+    select ${organizationId}::uuid, r, t from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) as x(r, t)
+    on conflict do nothing`.execute(trx);
+}
+
+/** Adds and removes tags on many records at once (bulk update). */
+export async function addAndRemoveTags(
+  trx: Transaction<DB>,
+  organizationId: string,
+  kind: TagKind,
+  recordIds: readonly string[],
+  add: readonly string[],
+  remove: readonly string[],
+): Promise<void> {
+  if (recordIds.length === 0) return;
+  const table = sql.table(LINK_TABLE[kind]);
+  const owner = sql.ref(OWNER_COLUMN[kind]);
+  if (remove.length) {
+    await sql`delete from ${table} where organization_id = ${organizationId}::uuid
+      and ${owner} = any(${[...recordIds]}::uuid[])
+      and tag_id in (select id from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...remove]}::text[]))`.execute(trx);
+  }
+  if (add.length) {
+    const ids = await ensureTags(trx, organizationId, kind, add);
+    await sql`insert into ${table} (organization_id, ${owner}, tag_id)
+      select ${organizationId}::uuid, r, t from unnest(${[...recordIds]}::uuid[]) as r, unnest(${[...ids.values()]}::uuid[]) as t
+      on conflict do nothing`.execute(trx);
+  }
+}
+
+/** Tag names per record, one query for the whole page (include=tags). */
+export async function tagNamesOf(
+  db: import('kysely').Kysely<DB>,
+  organizationId: string,
+  kind: TagKind,
+  recordIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const table = sql.table(LINK_TABLE[kind]);
+  const owner = sql.ref(`l.${OWNER_COLUMN[kind]}`);
+  const { rows } = await sql<{ record_id: string; name: string }>`
+    select ${owner} as record_id, t.name from ${table} l
+    join tags t on t.organization_id = l.organization_id and t.id = l.tag_id
+    where l.organization_id = ${organizationId}::uuid and ${owner} = any(${[...recordIds]}::uuid[])
+    order by t.name`.execute(db);
+  const names = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = names.get(row.record_id);
+    if (list) list.push(row.name);
+    else names.set(row.record_id, [row.name]);
+  }
+  return names;
+}
