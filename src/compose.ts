@@ -13,8 +13,9 @@ import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
+import { productsResource } from './resources/products/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

@@ -4,6 +4,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../db/schema.js';
 import { serializeRecord } from './serialize.js';
 
+const INSERT_CHUNK = 5_000;
+
 export interface EventToRecord {
   organizationId: string;
   /** An event name from service.md's catalog, e.g. "order.updated". */
@@ -33,7 +35,10 @@ export async function recordEvents(trx: Transaction<DB> | Kysely<DB>, events: re
     name: event.name,
     payload: serializeRecord(event.schema, event.record),
   }));
-  await trx.insertInto('events').values(rows).execute();
+  // Chunked so a bulk change of many records stays under PostgreSQL's 65,535 parameters per statement.
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    await trx.insertInto('events').values(rows.slice(start, start + INSERT_CHUNK)).execute();
+  }
   return rows.map((row) => ({ id: row.id, idempotencyKey: row.id, name: row.name }));
 }
 

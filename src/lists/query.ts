@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TObject, type TOptional, type TString, type TInteger } from 'typebox';
 import type { ListDefinition } from './types.js';
 import { FILTER_LIMITS } from './filter.js';
 
@@ -16,8 +16,18 @@ const Filter = Type.String({
 });
 const Search = Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Case-insensitive text search.' });
 
+/** The static shape every list query has; search and include exist only where the list offers them. */
+type ListQueryProperties = {
+  limit: TOptional<TInteger>;
+  cursor: TOptional<TString>;
+  sort: TOptional<TString>;
+  search: TOptional<TString>;
+  filter: TOptional<TString>;
+  include: TOptional<TString>;
+};
+
 /** The common list parameters of service.md for one list, with its own sort values and includes. */
-export function listQuerySchema(definition: ListDefinition) {
+export function listQuerySchema(definition: ListDefinition): TObject<ListQueryProperties> {
   const sorts = Object.keys(definition.sorts).flatMap((name) => [name, `-${name}`]);
   const includes = Object.keys(definition.includes);
   return Type.Object(
@@ -32,7 +42,7 @@ export function listQuerySchema(definition: ListDefinition) {
       ...(includes.length ? { include: Type.Optional(includeSchema(definition)) } : {}),
     },
     { additionalProperties: false },
-  );
+  ) as unknown as TObject<ListQueryProperties>;
 }
 
 export function includeSchema(definition: ListDefinition) {
@@ -43,11 +53,11 @@ export function includeSchema(definition: ListDefinition) {
 }
 
 /** Filter and search only: what bulk updates take in their query string. */
-export function selectionQuerySchema(definition: ListDefinition) {
+export function selectionQuerySchema(definition: ListDefinition): TObject<Pick<ListQueryProperties, 'filter' | 'search'>> {
   return Type.Object(
     { filter: Type.Optional(Filter), ...(definition.search ? { search: Type.Optional(Search) } : {}) },
     { additionalProperties: false },
-  );
+  ) as unknown as TObject<Pick<ListQueryProperties, 'filter' | 'search'>>;
 }
 
 export interface ListParams {

@@ -1,0 +1,70 @@
+import { sql, type Transaction } from 'kysely';
+import type { TSchema } from 'typebox';
+import type { DB, TagKind } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { validationError } from '../../http/errors.js';
+import { compileSelection } from '../../lists/engine.js';
+import type { SelectionParams } from '../../lists/query.js';
+import type { ListDefinition } from '../../lists/types.js';
+import { addAndRemoveTags } from './tags.js';
+import { MAX_METADATA_KEYS, normalizeTags } from './text.js';
+
+export interface BulkUpdateChanges {
+  addTags?: string[] | undefined;
+  removeTags?: string[] | undefined;
+  addMetadata?: Record<string, string> | undefined;
+  removeMetadataKeys?: string[] | undefined;
+}
+
+export interface BulkUpdateTarget<Row extends { id: string }> {
+  definition: ListDefinition;
+  table: 'products' | 'orders' | 'customers';
+  tagKind: TagKind;
+  eventName: string;
+  schema: TSchema;
+  toRecord(row: Row): unknown;
+}
+
+/**
+ * PATCH /<resource>/bulk-update: the records the list engine selects (filter + search; no filter means all of the
+ * organization's) get tags added and removed and metadata merged and pruned, in one transaction with one
+ * `<resource>.updated` event per record. Returns how many records were selected.
+ */
+export async function bulkUpdate<Row extends { id: string }>(
+  trx: Transaction<DB>,
+  target: BulkUpdateTarget<Row>,
+  organizationId: string,
+  selection: SelectionParams,
+  changes: BulkUpdateChanges,
+): Promise<number> {
+  const addTags = normalizeTags(changes.addTags ?? [], 'body.addTags');
+  const removeTags = normalizeTags(changes.removeTags ?? [], 'body.removeTags');
+  const { definition } = target;
+  const compiled = compileSelection(definition, organizationId, selection);
+  const { rows: selected } = await sql<{ id: string }>`
+    select ${sql.raw(definition.alias)}.id from ${sql.raw(definition.from)} ${compiled.joins} where ${compiled.where}`.execute(trx);
+  const ids = selected.map((row) => row.id);
+  if (ids.length === 0) return 0;
+
+  await addAndRemoveTags(trx, organizationId, target.tagKind, ids, addTags, removeTags);
+  const table = sql.table(target.table);
+  const { rows } = await sql<Row & { metadata: Record<string, string> }>`
+    update ${table} set
+      metadata = (metadata || ${JSON.stringify(changes.addMetadata ?? {})}::jsonb) - ${changes.removeMetadataKeys ?? []}::text[],
+      updated_at = now()
+    where organization_id = ${organizationId}::uuid and id = any(${ids}::uuid[])
+    returning *`.execute(trx);
+
+  const overfull = rows.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+  if (overfull.length) {
+    throw validationError(
+      `addMetadata would leave ${overfull.length} of the selected ${target.table} with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
+      [{ path: 'body.addMetadata', message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} record(s), e.g. ${overfull[0]!.id}` }],
+    );
+  }
+  await recordEvents(
+    trx,
+    rows.map((row) => ({ organizationId, name: target.eventName, schema: target.schema, record: target.toRecord(row) })),
+  );
+  return ids.length;
+}

@@ -1,0 +1,20 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+/** Number of rows of `table` per owner id (for *Count includes), one grouped query for the page. */
+export async function countBy(
+  db: Kysely<DB>,
+  organizationId: string,
+  table: 'reviews' | 'product_variants' | 'order_items',
+  ownerColumn: 'product_id' | 'order_id',
+  ids: readonly string[],
+  where: { published?: boolean } = {},
+): Promise<Map<string, unknown>> {
+  const owner = sql.ref(ownerColumn);
+  const { rows } = await sql<{ owner: string; n: number }>`
+    select ${owner} as owner, count(*)::int as n from ${sql.table(table)}
+    where organization_id = ${organizationId}::uuid and ${owner} = any(${[...ids]}::uuid[])
+    ${where.published !== undefined ? sql`and published = ${where.published}` : sql``}
+    group by ${owner}`.execute(db);
+  return new Map(rows.map((row) => [row.owner, row.n]));
+}

@@ -1,0 +1,8 @@
+import type { ResourceModule } from '../../http/types.js';
+import { productRoutes } from './routes.js';
+
+export const productsResource: ResourceModule = {
+  name: 'products',
+  description: 'Catalog products and variants mirrored from the store. Only metadata, notes and tags are editable.',
+  routes: productRoutes,
+};

@@ -1,0 +1,100 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
+import type { Variant } from './schemas.js';
+
+export type ProductRow = Selectable<ProductsTable>;
+export type VariantRow = Selectable<ProductVariantsTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const toVariant = (row: VariantRow): Variant => ({
+  id: row.id,
+  slug: row.slug,
+  title: row.title,
+  imageUrl: row.image_url,
+  priceCents: row.price_cents,
+  currencyCode: row.currency_code,
+  available: row.available,
+  metadata: row.metadata,
+});
+
+export const findProduct = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+
+/** Variants per product, in import order, one query for the page (include=variants). */
+export async function variantsOf(db: Kysely<DB>, organizationId: string, productIds: readonly string[]) {
+  const rows = await db
+    .selectFrom('product_variants')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('product_id', 'in', [...productIds])
+    .orderBy('product_id')
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+  const byProduct = new Map<string, unknown>();
+  for (const row of rows) {
+    const list = (byProduct.get(row.product_id) as Variant[] | undefined) ?? [];
+    list.push(toVariant(row));
+    byProduct.set(row.product_id, list);
+  }
+  return byProduct;
+}
+
+export const updateProduct = (
+  trx: Db,
+  organizationId: string,
+  id: string,
+  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
+) =>
+  trx
+    .updateTable('products')
+    .set({
+      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
+      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const deleteProductRow = (trx: Db, organizationId: string, id: string) =>
+  trx.deleteFrom('products').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+
+/** Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. */
+export async function detachReviews(trx: Db, organizationId: string, productId: string, cascade: boolean) {
+  if (cascade) {
+    await trx.deleteFrom('reviews').where('organization_id', '=', organizationId).where('product_id', '=', productId).execute();
+  } else {
+    await trx
+      .updateTable('reviews')
+      .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('product_id', '=', productId)
+      .execute();
+  }
+}
+
+export const cascadeDeleteReviews = async (trx: Db, organizationId: string) =>
+  (
+    await trx.selectFrom('organizations').select('cascade_delete_reviews').where('id', '=', organizationId).executeTakeFirstOrThrow()
+  ).cascade_delete_reviews;
+
+export const findVariant = (db: Db, organizationId: string, productId: string, variantId: string) =>
+  db
+    .selectFrom('product_variants')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productId)
+    .where('id', '=', variantId)
+    .executeTakeFirst();
+
+export const updateVariantMetadata = (trx: Db, organizationId: string, variantId: string, metadata: Metadata) =>
+  trx
+    .updateTable('product_variants')
+    .set({ metadata: JSON.stringify(metadata), updated_at: sql<Date>`now()` })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', variantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+

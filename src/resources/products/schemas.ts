@@ -1,0 +1,110 @@
+import Type, { type Static } from 'typebox';
+import {
+  ImportJob,
+  Metadata,
+  MetadataInput,
+  Money,
+  NotesInput,
+  SkippedRow,
+  TagsInput,
+  Timestamp,
+  Uuid,
+} from '../common/schemas.js';
+
+export const Variant = Type.Object(
+  {
+    id: Uuid,
+    slug: Type.String(),
+    title: Type.String(),
+    imageUrl: Type.String(),
+    priceCents: Type.Integer(),
+    currencyCode: Type.String(),
+    available: Type.Boolean(),
+    metadata: Metadata,
+  },
+  { $id: 'ProductVariant', additionalProperties: false },
+);
+export type Variant = Static<typeof Variant>;
+
+const productFields = {
+  id: Uuid,
+  slug: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  imageUrl: Type.String(),
+  url: Type.String(),
+  metadata: Metadata,
+  notes: Type.String({ description: 'Internal notes.' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+/** A product as the API and its webhooks show it: only the extras that were requested are present. */
+export const Product = Type.Object(
+  {
+    ...productFields,
+    importJob: Type.Optional(Type.Union([ImportJob, Type.Null()])),
+    reviewsCount: Type.Optional(Type.Integer({ description: 'Published reviews of the product.' })),
+    wishlistsCount: Type.Optional(Type.Integer()),
+    variantsCount: Type.Optional(Type.Integer()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    variants: Type.Optional(Type.Array(Variant)),
+  },
+  { $id: 'Product', additionalProperties: false },
+);
+export type Product = Static<typeof Product>;
+
+export const ProductParams = Type.Object({ productId: Uuid }, { additionalProperties: false });
+export const VariantParams = Type.Object({ productId: Uuid, variantId: Uuid }, { additionalProperties: false });
+
+/** Rule 2 of service.md: only metadata, notes and tags are editable; store fields are refused as unknown. */
+export const ProductPatch = Type.Object(
+  { metadata: Type.Optional(MetadataInput), notes: Type.Optional(NotesInput), tags: Type.Optional(TagsInput) },
+  { additionalProperties: false },
+);
+export const VariantPatch = Type.Object({ metadata: Type.Optional(MetadataInput) }, { additionalProperties: false });
+
+const ImportText = (maxLength: number) => Type.String({ maxLength });
+
+export const VariantImportRow = Type.Object(
+  {
+    slug: Type.String({ minLength: 1, maxLength: 255, description: 'Matches a variant within the product.' }),
+    title: Type.Optional(ImportText(1000)),
+    imageUrl: Type.Optional(ImportText(2048)),
+    priceCents: Type.Optional(Money),
+    currencyCode: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+    available: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(MetadataInput),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductImportRow = Type.Object(
+  {
+    slug: Type.String({ minLength: 1, maxLength: 255, description: 'Import creates or updates the product with this slug.' }),
+    title: Type.Optional(ImportText(1000)),
+    description: Type.Optional(ImportText(100_000)),
+    imageUrl: Type.Optional(ImportText(2048)),
+    url: Type.Optional(ImportText(2048)),
+    metadata: Type.Optional(MetadataInput),
+    tags: Type.Optional(TagsInput),
+    variants: Type.Optional(Type.Array(VariantImportRow, { maxItems: 250, description: 'Replaces the variants when present.' })),
+    sites: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100, description: 'Site ids or domains; replaces the links when present.' }),
+    ),
+    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the store created it; default now.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductImportBody = Type.Object(
+  {
+    data: Type.Array(ProductImportRow, { description: 'At most 1,000 rows.' }),
+    strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing reference.' })),
+    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+  },
+  { additionalProperties: false },
+);
+export type ProductImportBody = Static<typeof ProductImportBody>;
+
+export const ProductImportResult = Type.Object({ data: Type.Array(Product), skipped: Type.Array(SkippedRow) });

@@ -1,0 +1,305 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, Metadata } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../lists/query.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
+import { checkImportSize, recordImportRows, strictFailure, type Skipped } from '../common/imports.js';
+import { resolveSites } from '../common/references.js';
+import { replaceTags } from '../common/tags.js';
+import { normalizeTags } from '../common/text.js';
+import { productList } from './list.js';
+import {
+  cascadeDeleteReviews,
+  deleteProductRow,
+  detachReviews,
+  findProduct,
+  findVariant,
+  toVariant,
+  updateProduct,
+  updateVariantMetadata,
+  type ProductRow,
+  type VariantRow,
+} from './queries.js';
+import { Product, Variant, type ProductImportBody } from './schemas.js';
+
+export function toProduct(row: ProductRow): Product {
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    imageUrl: row.image_url,
+    url: row.url,
+    metadata: row.metadata,
+    notes: row.notes,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const productEvent = (organizationId: string, name: string, row: ProductRow) => ({
+  organizationId,
+  name,
+  schema: Product,
+  record: toProduct(row),
+});
+
+export class ProductService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<ProductRow>(this.db, productList, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(productList, toProduct(row), row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<Product> {
+    const names = parseIncludes(productList, include);
+    const row = await findProduct(this.db, organizationId, id);
+    if (!row) throw notFound('The product');
+    const includes = await loadIncludes(productList, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(productList, toProduct(row), row.id, includes);
+  }
+
+  async update(
+    organizationId: string,
+    id: string,
+    patch: { metadata?: Metadata | undefined; notes?: string | undefined; tags?: string[] | undefined },
+  ): Promise<Product> {
+    const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
+      if (tags) await replaceTags(trx, organizationId, 'product', new Map([[id, tags]]));
+      const row = await updateProduct(trx, organizationId, id, patch);
+      await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
+      return toProduct(row);
+    });
+  }
+
+  async delete(organizationId: string, id: string): Promise<Product> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
+      await detachReviews(trx, organizationId, id, await cascadeDeleteReviews(trx, organizationId));
+      const row = await deleteProductRow(trx, organizationId, id);
+      if (!row) throw notFound('The product');
+      await recordEvents(trx, [productEvent(organizationId, 'product.deleted', row)]);
+      return toProduct(row);
+    });
+  }
+
+  async updateVariant(organizationId: string, productId: string, variantId: string, metadata: Metadata | undefined): Promise<Variant> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await findVariant(trx, organizationId, productId, variantId);
+      if (!existing) throw notFound('The variant');
+      const row = metadata === undefined ? existing : await updateVariantMetadata(trx, organizationId, variantId, metadata);
+      await recordEvents(trx, [{ organizationId, name: 'productVariant.updated', schema: Variant, record: toVariant(row) }]);
+      return toVariant(row);
+    });
+  }
+
+  async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<ProductRow>(
+        trx,
+        { definition: productList, table: 'products', tagKind: 'product', eventName: 'product.updated', schema: Product, toRecord: toProduct },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
+  }
+
+  async import(organizationId: string, body: ProductImportBody) {
+    checkImportSize(body.data);
+    const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
+    refuseDuplicates(rows.map((row) => row.slug), 'slug');
+    rows.forEach((row) => refuseDuplicates((row.variants ?? []).map((variant) => variant.slug), 'slug', `body.data[${row.index}].variants`));
+
+    return this.db.transaction().execute(async (trx) => {
+      const sites = await resolveSites(trx, organizationId, [...new Set(rows.flatMap((row) => row.sites ?? []))]);
+      const skipped: Skipped[] = [];
+      const accepted = rows.filter((row) => {
+        const missing = (row.sites ?? []).find((site) => !sites.has(site));
+        if (missing === undefined) return true;
+        const miss = { index: row.index, message: `Site "${missing}" does not exist in this organization.` };
+        if (body.strict) throw strictFailure(miss);
+        skipped.push(miss);
+        return false;
+      });
+
+      const written = await upsertProducts(trx, organizationId, accepted, Boolean(body.mergeMetadata));
+      const productIdOf = new Map(written.map((entry) => [entry.row.slug, entry.row.id]));
+      await replaceVariants(trx, organizationId, accepted.filter((row) => row.variants).map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })), Boolean(body.mergeMetadata));
+      await replaceSiteLinks(trx, organizationId, accepted.filter((row) => row.sites).map((row) => ({ productId: productIdOf.get(row.slug)!, siteIds: row.sites!.map((site) => sites.get(site)!) })));
+      await replaceTags(trx, organizationId, 'product', new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])));
+      await recordImportRows(trx, organizationId, uuidv7(), 'products', written.map((entry) => ({ recordId: entry.row.id, action: entry.action, row: entry.index })));
+      await recordEvents(trx, written.map((entry) => productEvent(organizationId, 'product.updated', entry.row)));
+      return { data: written.map((entry) => toProduct(entry.row)), skipped };
+    });
+  }
+}
+
+type ImportRow = ProductImportBody['data'][number] & { index: number; tags?: string[] | undefined };
+
+function refuseDuplicates(values: readonly string[], field: string, path = 'body.data'): void {
+  const seen = new Map<string, number>();
+  values.forEach((value, index) => {
+    const first = seen.get(value);
+    if (first !== undefined) {
+      throw validationError(`Invalid request: ${path}[${index}].${field} repeats ${path}[${first}].${field} "${value}"; send each once.`, [
+        { path: `${path}[${index}].${field}`, message: `repeats ${path}[${first}].${field}` },
+      ]);
+    }
+    seen.set(value, index);
+  });
+}
+
+/** Creates new slugs and updates existing ones; fields a row omits keep their stored value. */
+async function upsertProducts(trx: Transaction<DB>, organizationId: string, rows: readonly ImportRow[], mergeMetadata: boolean) {
+  if (rows.length === 0) return [];
+  const existing = new Map(
+    (
+      await trx
+        .selectFrom('products')
+        .select(['id', 'slug'])
+        .where('organization_id', '=', organizationId)
+        .where('slug', 'in', rows.map((row) => row.slug))
+        .execute()
+    ).map((row) => [row.slug, row.id]),
+  );
+  const indexOf = new Map(rows.map((row) => [row.slug, row.index]));
+  const creates = rows.filter((row) => !existing.has(row.slug));
+  const updates = rows.filter((row) => existing.has(row.slug));
+  const written = new Map<string, { row: ProductRow; action: 'created' | 'updated'; index: number }>();
+
+  if (creates.length) {
+    const created = await trx
+      .insertInto('products')
+      .values(
+        creates.map((row) => ({
+          organization_id: organizationId,
+          id: uuidv7(),
+          slug: row.slug,
+          title: row.title ?? '',
+          description: row.description ?? '',
+          image_url: row.imageUrl ?? '',
+          url: row.url ?? '',
+          metadata: JSON.stringify(row.metadata ?? {}),
+          ...(row.createdAt ? { created_at: row.createdAt, updated_at: row.createdAt } : {}),
+        })),
+      )
+      .returningAll()
+      .execute();
+    for (const row of created) written.set(row.slug, { row, action: 'created', index: indexOf.get(row.slug)! });
+  }
+  if (updates.length) {
+    const column = <T>(pick: (row: ImportRow) => T | undefined) => updates.map((row) => pick(row) ?? null);
+    const { rows: updated } = await sql<ProductRow>`
+      update products p set
+        title = coalesce(u.title, p.title),
+        description = coalesce(u.description, p.description),
+        image_url = coalesce(u.image_url, p.image_url),
+        url = coalesce(u.url, p.url),
+        metadata = case when u.metadata is null then p.metadata when ${mergeMetadata} then p.metadata || u.metadata else u.metadata end,
+        created_at = coalesce(u.created_at, p.created_at),
+        updated_at = now()
+      from unnest(
+        ${updates.map((row) => existing.get(row.slug)!)}::uuid[], ${column((r) => r.title)}::text[],
+        ${column((r) => r.description)}::text[], ${column((r) => r.imageUrl)}::text[], ${column((r) => r.url)}::text[],
+        ${column((r) => (r.metadata ? JSON.stringify(r.metadata) : undefined))}::jsonb[], ${column((r) => r.createdAt)}::timestamptz[]
+      ) as u(id, title, description, image_url, url, metadata, created_at)
+      where p.organization_id = ${organizationId}::uuid and p.id = u.id
+      returning p.*`.execute(trx);
+    for (const row of updated) written.set(row.slug, { row, action: 'updated', index: indexOf.get(row.slug)! });
+  }
+  return rows.map((row) => written.get(row.slug)!);
+}
+
+type VariantImport = NonNullable<ImportRow['variants']>[number];
+
+/** A row's variants become exactly what it sends: matched by slug within the product, others removed. */
+async function replaceVariants(
+  trx: Transaction<DB>,
+  organizationId: string,
+  products: readonly { productId: string; variants: readonly VariantImport[] }[],
+  mergeMetadata: boolean,
+): Promise<void> {
+  if (products.length === 0) return;
+  const productIds = products.map((product) => product.productId);
+  const stored = await trx
+    .selectFrom('product_variants')
+    .select(['id', 'product_id', 'slug'])
+    .where('organization_id', '=', organizationId)
+    .where('product_id', 'in', productIds)
+    .execute();
+  const storedId = new Map(stored.map((row) => [`${row.product_id}\u0000${row.slug}`, row.id]));
+  const wanted = products.flatMap((product) =>
+    product.variants.map((variant, position) => ({ ...variant, productId: product.productId, position, id: storedId.get(`${product.productId}\u0000${variant.slug}`) })),
+  );
+  const keep = new Set(wanted.flatMap((variant) => (variant.id ? [variant.id] : [])));
+  const remove = stored.filter((row) => !keep.has(row.id)).map((row) => row.id);
+  if (remove.length) {
+    await trx.deleteFrom('product_variants').where('organization_id', '=', organizationId).where('id', 'in', remove).execute();
+  }
+  const creates = wanted.filter((variant) => !variant.id);
+  if (creates.length) {
+    await trx
+      .insertInto('product_variants')
+      .values(
+        creates.map((variant) => ({
+          organization_id: organizationId,
+          id: uuidv7(),
+          product_id: variant.productId,
+          slug: variant.slug,
+          title: variant.title ?? '',
+          image_url: variant.imageUrl ?? '',
+          price_cents: variant.priceCents ?? 0,
+          currency_code: variant.currencyCode ?? 'USD',
+          available: variant.available ?? true,
+          metadata: JSON.stringify(variant.metadata ?? {}),
+          position: variant.position,
+        })),
+      )
+      .execute();
+  }
+  const updates = wanted.filter((variant) => variant.id);
+  if (updates.length) {
+    const column = <T>(pick: (variant: (typeof updates)[number]) => T | undefined) => updates.map((variant) => pick(variant) ?? null);
+    await sql`
+      update product_variants v set
+        title = coalesce(u.title, v.title),
+        image_url = coalesce(u.image_url, v.image_url),
+        price_cents = coalesce(u.price_cents, v.price_cents),
+        currency_code = coalesce(u.currency_code, v.currency_code),
+        available = coalesce(u.available, v.available),
+        metadata = case when u.metadata is null then v.metadata when ${mergeMetadata} then v.metadata || u.metadata else u.metadata end,
+        position = u.position,
+        updated_at = now()
+      from unnest(
+        ${column((v) => v.id)}::uuid[], ${column((v) => v.title)}::text[], ${column((v) => v.imageUrl)}::text[],
+        ${column((v) => v.priceCents)}::bigint[], ${column((v) => v.currencyCode)}::text[], ${column((v) => v.available)}::boolean[],
+        ${column((v) => (v.metadata ? JSON.stringify(v.metadata) : undefined))}::jsonb[], ${column((v) => v.position)}::int[]
+      ) as u(id, title, image_url, price_cents, currency_code, available, metadata, position)
+      where v.organization_id = ${organizationId}::uuid and v.id = u.id`.execute(trx);
+  }
+}
+
+async function replaceSiteLinks(
+  trx: Transaction<DB>,
+  organizationId: string,
+  products: readonly { productId: string; siteIds: readonly string[] }[],
+): Promise<void> {
+  if (products.length === 0) return;
+  await trx
+    .deleteFrom('product_sites')
+    .where('organization_id', '=', organizationId)
+    .where('product_id', 'in', products.map((product) => product.productId))
+    .execute();
+  const links = products.flatMap((product) => [...new Set(product.siteIds)].map((siteId) => ({ organization_id: organizationId, product_id: product.productId, site_id: siteId })));
+  if (links.length) await trx.insertInto('product_sites').values(links).execute();
+}
