@@ -15,7 +15,13 @@ const customerFields = {
   notes: Type.Union([Type.String({ description: 'Internal, never shown to the customer.' }), Type.Null()]),
   emailOptOut: Type.Boolean({ description: 'Opted out of marketing email.' }),
   emailOptOutAt: NullableTimestamp,
-  emailOptOutSource: Type.Union([...EMAIL_OPT_OUT_SOURCES.map((source) => Type.Literal(source)), Type.Null()]),
+  emailOptOutSource: Type.Union([
+    Type.Literal('customer'),
+    Type.Literal('merchant'),
+    Type.Literal('import'),
+    Type.Literal('platform'),
+    Type.Null(),
+  ]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
