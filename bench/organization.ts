@@ -6,14 +6,14 @@
 // Needs a local PostgreSQL (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres): a fresh database
 // patron_bench_<random> is created and dropped at the end. The servers run as child processes; the load generator
 // (autocannon) runs in this process. Tunables (env): BENCH_CONNECTIONS (50), BENCH_WARMUP_S (10),
-// BENCH_DURATION_S (20), BENCH_ROUNDS (2: floor and Patron alternate, the median round counts), BENCH_SKIP_BUILD=1.
+// BENCH_DURATION_S (20), BENCH_ROUNDS (3: floor and Patron alternate, the median round counts), BENCH_SKIP_BUILD=1.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
@@ -58,12 +58,20 @@ const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.8;
 const CEILING = 100_000_000; // requests per minute: the rate limit must never answer 429 during a run
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 const log = (line: string) => process.stderr.write(line + '\n');
+
+/** The commit measured, with "+dirty" when src/ has uncommitted changes (null outside a git checkout). */
+function measuredCommit(): string | null {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  if (head.status !== 0) return null;
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  return head.stdout.trim() + (dirty ? '+dirty' : '');
+}
 
 interface Measurement {
   name: string;
@@ -77,6 +85,15 @@ interface Measurement {
   timeouts: number;
   /** CPU time the server process used per request (user + system), in µs; Linux only. */
   serverCpuUsPerRequest: number | null;
+  /** CPU time the PostgreSQL backends of the bench database used per request, in µs (null: embedded engine or no /proc). */
+  postgresCpuUsPerRequest: number | null;
+  /** CPU time this process (the load generator) used per request, in µs. */
+  loadCpuUsPerRequest: number;
+  /**
+   * Share of the machine's CPU (all cores) used by anything other than the server, its PostgreSQL backends and the
+   * load generator during the measured run: above a few percent, something else was running and the figures are noisy.
+   */
+  otherCpuPct: number | null;
 }
 
 function freePort(): Promise<number> {
@@ -98,6 +115,40 @@ function cpuMs(pid: number | undefined): number | null {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
     return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/** Busy CPU ms of the whole machine (all cores) from /proc/stat, and the number of cores. */
+function machineBusyMs(): number | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = fields;
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Summed CPU ms of the PostgreSQL backends serving `database` (their process title names it). Other databases on
+ * the same server (other people's tests) count as "other processes" instead.
+ */
+function postgresCpuMs(database: string): number | null {
+  try {
+    let total = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let title: string;
+      try {
+        title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (title.startsWith('postgres:') && title.includes(` ${database} `)) total += cpuMs(Number(entry)) ?? 0;
+    }
+    return total;
   } catch {
     return null;
   }
@@ -184,15 +235,27 @@ async function sample(baseUrl: string, key: string): Promise<Sample> {
   return { status: response.status, body: JSON.parse(text), bytes: Buffer.byteLength(text), headers: [...response.headers.keys()] };
 }
 
-async function load(name: string, server: Server, key: string): Promise<Measurement> {
+/** `database`: the PostgreSQL database the server uses, whose backends' CPU is measured (null: embedded engine). */
+async function load(name: string, server: Server, key: string, database: string | null): Promise<Measurement> {
   const options = { url: `${server.baseUrl}/v1/organization`, connections: CONNECTIONS, headers: { authorization: `Bearer ${key}` } };
   log(`  ${name}: warm-up ${WARMUP_S} s (discarded)`);
   await autocannon({ ...options, duration: WARMUP_S });
   log(`  ${name}: measuring ${DURATION_S} s`);
   const cpuBefore = cpuMs(server.child.pid);
+  const postgresBefore = database ? postgresCpuMs(database) : null;
+  const machineBefore = machineBusyMs();
+  const loadBefore = process.cpuUsage();
   const result = await autocannon({ ...options, duration: DURATION_S });
+  const loadUsed = process.cpuUsage(loadBefore);
+  const machineAfter = machineBusyMs();
+  const postgresAfter = database ? postgresCpuMs(database) : null;
   const cpuAfter = cpuMs(server.child.pid);
   const requests = result.requests.total;
+  const serverMs = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  const postgresMs = postgresBefore !== null && postgresAfter !== null ? postgresAfter - postgresBefore : null;
+  const loadMs = (loadUsed.user + loadUsed.system) / 1000;
+  const machineMs = machineBefore !== null && machineAfter !== null ? machineAfter - machineBefore : null;
+  const perRequest = (ms: number | null) => (ms !== null && requests > 0 ? (ms * 1000) / requests : null);
   const measurement: Measurement = {
     name,
     requestsPerSec: requests / result.duration,
@@ -203,12 +266,21 @@ async function load(name: string, server: Server, key: string): Promise<Measurem
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+    serverCpuUsPerRequest: perRequest(serverMs),
+    postgresCpuUsPerRequest: perRequest(postgresMs),
+    loadCpuUsPerRequest: perRequest(loadMs) ?? 0,
+    otherCpuPct:
+      machineMs !== null && serverMs !== null
+        ? Math.max(0, ((machineMs - serverMs - (postgresMs ?? 0) - loadMs) / (result.duration * 1000 * availableParallelism())) * 100)
+        : null,
   };
   log(
     `  ${name}: ${measurement.requestsPerSec.toFixed(0)} req/s, p50 ${measurement.latencyP50Ms} ms, p99 ${measurement.latencyP99Ms} ms, ` +
       `non-2xx ${measurement.non2xx}, errors ${measurement.errors}` +
-      (measurement.serverCpuUsPerRequest !== null ? `, server CPU ${measurement.serverCpuUsPerRequest.toFixed(0)} µs/req` : ''),
+      (measurement.serverCpuUsPerRequest !== null ? `, CPU µs/req: server ${measurement.serverCpuUsPerRequest.toFixed(0)}` : '') +
+      (measurement.postgresCpuUsPerRequest !== null ? ` postgres ${measurement.postgresCpuUsPerRequest.toFixed(0)}` : '') +
+      ` load ${measurement.loadCpuUsPerRequest.toFixed(0)}` +
+      (measurement.otherCpuPct !== null ? `; other processes ${measurement.otherCpuPct.toFixed(0)}% of the machine` : ''),
   );
   return measurement;
 }
@@ -298,16 +370,16 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
       const floor = await startFloor();
-      floorRounds.push(await load(`floor (round ${round})`, floor, pgKey.key));
+      floorRounds.push(await load(`floor (round ${round})`, floor, pgKey.key, database));
       await stop(floor);
       const patron = await startPatron('patron-warn', pgEnv, 'warn');
-      patronRounds.push(await load(`patron postgres LOG_LEVEL=warn (round ${round})`, patron, pgKey.key));
+      patronRounds.push(await load(`patron postgres LOG_LEVEL=warn (round ${round})`, patron, pgKey.key, database));
       await stop(patron);
     }
 
     log('Patron with LOG_LEVEL=info');
     const infoServer = await startPatron('patron-info', pgEnv, 'info');
-    const patronInfo = await load('patron postgres LOG_LEVEL=info', infoServer, pgKey.key);
+    const patronInfo = await load('patron postgres LOG_LEVEL=info', infoServer, pgKey.key, database);
     await stop(infoServer);
     const infoLogBytes = statSync(infoServer.logFile).size;
 
@@ -315,7 +387,7 @@ async function main(): Promise<void> {
     const embeddedServer = await startPatron('patron-embedded', embeddedEnv, 'warn');
     const embeddedSample = await sample(embeddedServer.baseUrl, embeddedKey.key);
     if (embeddedSample.status !== 200) throw new Error(`embedded answered ${embeddedSample.status}`);
-    const patronEmbedded = await load('patron embedded LOG_LEVEL=warn', embeddedServer, embeddedKey.key);
+    const patronEmbedded = await load('patron embedded LOG_LEVEL=warn', embeddedServer, embeddedKey.key, null);
     await stop(embeddedServer);
 
     const floor = medianRound(floorRounds);
@@ -326,7 +398,7 @@ async function main(): Promise<void> {
     const non2xx = all.reduce((sum, m) => sum + m.non2xx + m.errors + m.timeouts, 0);
 
     const rows: Measurement[] = [floor, patron, patronInfo, patronEmbedded];
-    const header = ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server CPU µs/req'];
+    const header = ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server µs/req', 'postgres µs/req', 'other CPU %'];
     const table = rows.map((m) => [
       m.name,
       m.requestsPerSec.toFixed(0),
@@ -335,6 +407,8 @@ async function main(): Promise<void> {
       String(m.non2xx),
       String(m.errors + m.timeouts),
       m.serverCpuUsPerRequest === null ? 'n/a' : m.serverCpuUsPerRequest.toFixed(0),
+      m.postgresCpuUsPerRequest === null ? 'n/a' : m.postgresCpuUsPerRequest.toFixed(0),
+      m.otherCpuPct === null ? 'n/a' : m.otherCpuPct.toFixed(0),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
     console.log(
@@ -358,8 +432,12 @@ async function main(): Promise<void> {
       non2xx: m.non2xx,
       errors: m.errors + m.timeouts,
       serverCpuUsPerRequest: m.serverCpuUsPerRequest === null ? null : Math.round(m.serverCpuUsPerRequest),
+      postgresCpuUsPerRequest: m.postgresCpuUsPerRequest === null ? null : Math.round(m.postgresCpuUsPerRequest),
+      loadCpuUsPerRequest: Math.round(m.loadCpuUsPerRequest),
+      otherCpuPct: m.otherCpuPct === null ? null : Math.round(m.otherCpuPct),
     });
     const result = {
+      commit: measuredCommit(),
       node: process.version,
       connections: CONNECTIONS,
       warmupSeconds: WARMUP_S,

@@ -14,8 +14,12 @@ import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
 import { productsResource } from './resources/products/index.js';
+import { tagsResource } from './resources/tags/index.js';
+import { sitesResource } from './resources/sites/index.js';
+import { customersResource } from './resources/customers/index.js';
+import { ordersResource } from './resources/orders/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

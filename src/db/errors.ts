@@ -21,3 +21,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** SQLSTATE 23505: a unique index refused the write. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
+
+/** SQLSTATE 22021 / 22P05: text (or jsonb) carrying a NUL character, which PostgreSQL cannot store. */
+export const isNulCharacter = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
+};

@@ -56,7 +56,8 @@ export interface EventsTable {
   position: Generated<string>;
 }
 
-type Json<T> = ColumnType<T, string | T, string | T>;
+/** A jsonb column with a database default: optional on insert, written as JSON text or a value. */
+type Json<T> = ColumnType<T, string | T | undefined, string | T>;
 export type Metadata = Record<string, string>;
 
 export interface SitesTable {

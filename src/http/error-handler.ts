@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isNulCharacter, isUniqueViolation } from '../db/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -49,6 +49,12 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
     return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly.', undefined, {
       'retry-after': RETRY_AFTER_DATABASE_SECONDS,
     });
+  }
+  if (isNulCharacter(error)) {
+    // The transaction rolled back, so nothing changed: it is the caller's text that cannot be stored.
+    return new ApiError('VALIDATION_ERROR', 'Text values must not contain the NUL character (\\u0000).', [
+      { path: 'body', message: 'contains a NUL character (\\u0000)' },
+    ]);
   }
   if (isUniqueViolation(error)) {
     return new ApiError('CONFLICT', 'The change conflicts with an existing record (a unique value is already taken).');

@@ -52,7 +52,7 @@ export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPo
         ? typeof value === 'string' && CURSOR_TIMESTAMP.test(value)
         : sort.def.type === 'integer'
           ? Number.isSafeInteger(value)
-          : typeof value === 'string';
+          : typeof value === 'string' && !value.includes('\u0000');
   if (!valid) throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
   return { value, id: payload.i };
 }

@@ -3,7 +3,7 @@ import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
-import { compileFilterParam, escapeLike } from './filter.js';
+import { compileFilterParam, escapeLike, NUL_MESSAGE } from './filter.js';
 import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
 import { keysetCondition, orderBy, parseSort, sortValueExpression } from './sort.js';
 import type { IncludeContext, ListDefinition } from './types.js';
@@ -32,6 +32,7 @@ export function compileSelection(definition: ListDefinition, organizationId: str
   const search = params.search?.trim();
   if (search) {
     if (!definition.search) throw validationError(`The ${definition.name} list has no search.`, [{ path: 'query.search', message: 'is not supported here' }]);
+    if (search.includes('\u0000')) throw validationError(`Invalid request: query.search ${NUL_MESSAGE}.`, [{ path: 'query.search', message: NUL_MESSAGE }]);
     conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`)})`);
   }
   const joinNames = new Set([...filter.joins, ...extraJoins]);

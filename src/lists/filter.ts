@@ -11,6 +11,8 @@ const METADATA_KEY = /^.{1,40}$/su;
 const COMPARISON = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte'] as const;
 const OPERATORS = new Set<string>([...COMPARISON, '$in', '$nin', '$exists', '$contains', '$startsWith']);
 const ORDERED: ReadonlySet<string> = new Set(['integer', 'timestamp', 'string']);
+/** PostgreSQL text cannot hold U+0000: such an operand can match nothing and would fail the query. */
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 
 /** A resolved filter path: the field definition and, for metadata, the key. */
 interface Target {
@@ -104,16 +106,18 @@ function compileObject(
 }
 
 function resolve(definition: ListDefinition, key: string, path: string): Target {
-  const field = definition.fields[key];
+  // Own entries only: "__proto__" or "constructor" must not resolve to Object.prototype members.
+  const fieldNamed = (name: string) => (Object.hasOwn(definition.fields, name) ? definition.fields[name] : undefined);
+  const field = fieldNamed(key);
   if (field?.type === 'metadata') fail(path, `filters one metadata key at a time: use ${key}.<key>`);
   if (field) return { field, type: field.type as ValueType };
   // metadata.<key>, customer.metadata.<key>, variants.metadata.<key>: everything after "metadata." is the key.
   const nested = key.indexOf('.metadata.');
   const split = key.startsWith('metadata.') ? 'metadata'.length : nested >= 0 ? nested + '.metadata'.length : -1;
   if (split >= 0) {
-    const metadataField = definition.fields[key.slice(0, split)];
+    const metadataField = fieldNamed(key.slice(0, split));
     const metadataKey = key.slice(split + 1);
-    if (metadataField?.type === 'metadata' && METADATA_KEY.test(metadataKey)) {
+    if (metadataField?.type === 'metadata' && METADATA_KEY.test(metadataKey) && !metadataKey.includes('\u0000')) {
       return { field: metadataField, metadataKey, type: 'string' };
     }
   }
@@ -137,7 +141,8 @@ function compileField(definition: ListDefinition, target: Target, value: unknown
     if (!OPERATORS.has(operator)) {
       fail(`${path}.${operator}`, `is not an operator; use one of ${[...OPERATORS].join(', ')}`);
     }
-    return compileOperator(target, column, operator, operand, `${path}.${operator}`);
+    // A bare literal is an implicit $eq: report the path the caller wrote, not an operator they did not.
+    return compileOperator(target, column, operator, operand, isPlainObject(value) ? `${path}.${operator}` : path);
   });
   const condition = conditions.length === 1 ? conditions[0]! : sql`(${sql.join(conditions, sql` and `)})`;
   if (!field.many) return condition;
@@ -198,6 +203,7 @@ function compileOperator(target: Target, column: RawBuilder<unknown>, operator: 
       if (typeof operand !== 'string' || operand.length === 0) fail(path, 'must be a non-empty string');
       const text = operand as string;
       if (text.length > FILTER_LIMITS.maxString) fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
+      if (text.includes('\u0000')) fail(path, NUL_MESSAGE);
       const escaped = escapeLike(text);
       return sql`${column} ilike ${operator === '$contains' ? `%${escaped}%` : `${escaped}%`}`;
     }
@@ -225,7 +231,7 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
       if (typeof operand !== 'boolean') fail(path, 'must be true or false');
       return operand as boolean;
     case 'timestamp': {
-      if (typeof operand !== 'string' || !TIMESTAMP.test(operand) || Number.isNaN(Date.parse(operand))) {
+      if (typeof operand !== 'string' || !TIMESTAMP.test(operand) || Number.isNaN(Date.parse(operand)) || !isCalendarDate(operand)) {
         fail(path, 'must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T00:00:00Z');
       }
       return new Date(operand as string).toISOString();
@@ -238,8 +244,17 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
     case 'string':
       if (typeof operand !== 'string') fail(path, 'must be a string');
       if ((operand as string).length > FILTER_LIMITS.maxString) fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
+      if ((operand as string).includes('\u0000')) fail(path, NUL_MESSAGE);
       return operand as string;
   }
+}
+
+/** Date.parse rolls 2026-02-30 over to March 2; a day the month does not have is a mistake to report. */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function scalarType(type: ValueType): string {

@@ -33,10 +33,15 @@ export function sortValueExpression(sort: Sort): RawBuilder<unknown> {
     : column;
 }
 
-/** Nulls last in both directions; ties break on id in the sort's direction (D8). */
+/**
+ * Nulls last in both directions; ties break on id in the sort's direction (D8). `nulls last` is only written
+ * for nullable columns: on a NOT NULL column it changes nothing, but `desc nulls last` no longer matches a
+ * backward scan of an ascending index, and PostgreSQL would sort the whole organization on every page.
+ */
 export function orderBy(sort: Sort, idColumn: string): RawBuilder<unknown> {
   const direction = sql.raw(sort.descending ? 'desc' : 'asc');
-  return sql`${sql.raw(sort.def.column)} ${direction} nulls last, ${sql.raw(idColumn)} ${direction}`;
+  const nulls = sql.raw(sort.def.nullable ? ' nulls last' : '');
+  return sql`${sql.raw(sort.def.column)} ${direction}${nulls}, ${sql.raw(idColumn)} ${direction}`;
 }
 
 const castOf = (sort: Sort) => sql.raw({ timestamp: 'timestamptz', string: 'text', integer: 'bigint' }[sort.def.type]);

@@ -168,3 +168,14 @@ describe('database unavailable', () => {
     }
   });
 });
+
+describe('text PostgreSQL cannot store', () => {
+  it('answers a NUL character in a body with VALIDATION_ERROR and writes nothing', async () => {
+    const before = await t.testDatabase.database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: { name: 'a\u0000b' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/NUL/), details: [{ path: 'body', message: expect.any(String) }] });
+    const after = await t.testDatabase.database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+});

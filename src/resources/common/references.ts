@@ -27,3 +27,93 @@ export async function resolveSites(db: Db, organizationId: string, references: r
   }
   return resolved;
 }
+
+/**
+ * Customers named by id or email (D29), resolved in one query: returns reference → customer id. Emails match
+ * case-insensitively (the unique index is on lower(email)).
+ */
+export async function resolveCustomers(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
+  const resolved = new Map<string, string>();
+  if (references.length === 0) return resolved;
+  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  const emails = [...new Set(references.map((ref) => ref.toLowerCase()))];
+  const { rows } = await sql<{ id: string; email: string }>`
+    select id, lower(email) as email from customers
+    where organization_id = ${organizationId}::uuid
+      and (id = any(${uuids}::uuid[]) or lower(email) = any(${emails}::text[]))`.execute(db);
+  const byId = new Map(rows.map((row) => [row.id, row.id]));
+  const byEmail = new Map(rows.map((row) => [row.email, row.id]));
+  for (const reference of references) {
+    const lower = reference.toLowerCase();
+    const id = byId.get(lower) ?? byEmail.get(lower);
+    if (id) resolved.set(reference, id);
+  }
+  return resolved;
+}
+
+/**
+ * Products named by id or slug (D34), resolved in one query: returns reference → product id. Slugs match exactly
+ * (they are case-sensitive); an id wins over a slug that happens to look like one.
+ */
+export async function resolveProducts(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
+  const resolved = new Map<string, string>();
+  if (references.length === 0) return resolved;
+  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  const slugs = [...new Set(references)];
+  const { rows } = await sql<{ id: string; slug: string }>`
+    select id, slug from products
+    where organization_id = ${organizationId}::uuid
+      and (id = any(${uuids}::uuid[]) or slug = any(${slugs}::text[]))`.execute(db);
+  const byId = new Map(rows.map((row) => [row.id, row.id]));
+  const bySlug = new Map(rows.map((row) => [row.slug, row.id]));
+  for (const reference of references) {
+    const id = byId.get(reference.toLowerCase()) ?? bySlug.get(reference);
+    if (id) resolved.set(reference, id);
+  }
+  return resolved;
+}
+
+/** The variants of some products, one query: for resolving a variant by id or slug within its product. */
+export interface ProductVariants {
+  /** Variant ids of the product, in position order. */
+  ids: string[];
+  /** Variant id or slug → variant id. */
+  byReference: Map<string, string>;
+}
+
+export async function variantsOfProducts(db: Db, organizationId: string, productIds: readonly string[]): Promise<Map<string, ProductVariants>> {
+  const variants = new Map<string, ProductVariants>();
+  if (productIds.length === 0) return variants;
+  const { rows } = await sql<{ id: string; product_id: string; slug: string }>`
+    select id, product_id, slug from product_variants
+    where organization_id = ${organizationId}::uuid and product_id = any(${[...new Set(productIds)]}::uuid[])
+    order by product_id, position, id`.execute(db);
+  for (const row of rows) {
+    let entry = variants.get(row.product_id);
+    if (!entry) variants.set(row.product_id, (entry = { ids: [], byReference: new Map() }));
+    entry.ids.push(row.id);
+    if (!entry.byReference.has(row.slug)) entry.byReference.set(row.slug, row.id);
+  }
+  for (const entry of variants.values()) for (const id of entry.ids) entry.byReference.set(id, id);
+  return variants;
+}
+
+/**
+ * A variant named by id or slug within its product (D34), or omitted when the product has exactly one. Returns the
+ * variant id, or why it cannot be resolved.
+ */
+export function resolveVariant(
+  variants: ProductVariants | undefined,
+  reference: string | undefined,
+  productReference: string,
+): { id: string } | { error: string } {
+  const count = variants?.ids.length ?? 0;
+  if (reference === undefined) {
+    if (count === 1) return { id: variants!.ids[0]! };
+    return count === 0
+      ? { error: `Product "${productReference}" has no variants.` }
+      : { error: `Product "${productReference}" has ${count} variants; name one with variant (id or slug).` };
+  }
+  const id = variants?.byReference.get(reference) ?? (UUID_PATTERN.test(reference) ? variants?.byReference.get(reference.toLowerCase()) : undefined);
+  return id ? { id } : { error: `Variant "${reference}" does not exist on product "${productReference}".` };
+}

@@ -1,5 +1,5 @@
-import Type, { type Static } from 'typebox';
-import { Metadata, NullableTimestamp, Timestamp, Uuid } from '../common/schemas.js';
+import Type, { type Static, type TSchema } from 'typebox';
+import { Metadata, MetadataInput, NotesInput, NullableTimestamp, SkippedRow, TagsInput, Timestamp, Uuid } from '../common/schemas.js';
 
 export const EMAIL_OPT_OUT_SOURCES = ['customer', 'merchant', 'import', 'platform'] as const;
 
@@ -36,3 +36,60 @@ export const Customer = Type.Object(
   { $id: 'Customer', additionalProperties: false },
 );
 export type Customer = Static<typeof Customer>;
+
+/** PATCH /customers/{id}: only the merchant's own fields; identity fields come from the store through import. */
+export const CustomerPatch = Type.Object(
+  {
+    metadata: Type.Optional(MetadataInput),
+    notes: Type.Optional(Type.Union([NotesInput, Type.Null()], { description: 'Internal notes (≤ 10,000 chars); null clears them.' })),
+    tags: Type.Optional(TagsInput),
+    emailOptOut: Type.Optional(
+      Type.Boolean({
+        description:
+          'true opts the customer out of marketing email (emailOptOutAt = now, emailOptOutSource = merchant, unless already opted out); false subscribes again and clears both.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CustomerPatch = Static<typeof CustomerPatch>;
+
+/** MM-DD with a day that exists in that month; 02-29 is allowed (service.md). */
+export const BIRTHDAY_PATTERN = '^(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)$';
+
+const nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Optional(Type.Union([schema, Type.Null()], description ? { description } : {}));
+
+export const CustomerImportRow = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320, description: 'Import creates or updates the customer with this email (case-insensitive).' }),
+    phone: nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }), 'E.164, e.g. +14155550123.'),
+    firstName: nullable(Type.String({ maxLength: 255 })),
+    lastName: nullable(Type.String({ maxLength: 255 })),
+    country: nullable(Type.String({ pattern: '^[A-Z]{2}$' }), 'ISO 3166-1 alpha-2, e.g. DE.'),
+    birthday: nullable(Type.String({ pattern: BIRTHDAY_PATTERN }), 'MM-DD (02-29 allowed).'),
+    metadata: Type.Optional(MetadataInput),
+    notes: nullable(NotesInput),
+    emailOptOut: Type.Optional(Type.Boolean()),
+    emailOptOutSource: nullable(
+      Type.Union(EMAIL_OPT_OUT_SOURCES.map((source) => Type.Literal(source))),
+      'Only with emailOptOut true; default import.',
+    ),
+    tags: Type.Optional(TagsInput),
+    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the store created it; default now.' })),
+  },
+  { additionalProperties: false },
+);
+export type CustomerImportRow = Static<typeof CustomerImportRow>;
+
+export const CustomerImportBody = Type.Object(
+  {
+    data: Type.Array(CustomerImportRow, { description: 'At most 1,000 rows.' }),
+    strict: Type.Optional(Type.Boolean({ description: 'Accepted for symmetry with the other imports; customer rows reference nothing.' })),
+    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+  },
+  { additionalProperties: false },
+);
+export type CustomerImportBody = Static<typeof CustomerImportBody>;
+
+export const CustomerImportResult = Type.Object({ data: Type.Array(Customer), skipped: Type.Array(SkippedRow) });

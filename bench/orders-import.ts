@@ -1,0 +1,206 @@
+// Issue 3, figure 4: POST /v1/orders/import of 1,000 rows with 3 items each, ≥ 10,000 order rows per second end to
+// end (the HTTP request timed from the first byte sent to the last byte of the answer read).
+//
+//   node --import tsx bench/orders-import.ts
+//
+// Dataset: bench/store-dataset.ts; imports go to "Bench store 50" (4,000 customers, 2,000 products, 20,000 orders),
+// whose site, customers and products the rows reference the way a store sync does: site by domain, customer by
+// email, product by slug (variant omitted: each product has one). Patron is the compiled server as a child process.
+// Sequence: 1 warm-up batch (creates, not reported), BENCH_BATCHES batches creating new remoteIds, then the same
+// remoteIds again as updates (new totals and item quantities, so the items are replaced). One request at a time.
+// Then one create batch and one update batch run in process with a Kysely query log, to show where the time goes
+// per statement. Everything imported (remoteId "imp-…") is deleted at the end, with its provenance and events, so
+// the dataset keeps its counts.
+// Tunables (env): BENCH_BATCHES (5), BENCH_ROWS (1000), BENCH_SKIP_BUILD=1.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import {
+  ITEMS_PER_ORDER,
+  build,
+  capture,
+  databaseUrl,
+  ensureDataset,
+  log,
+  saveResult,
+  startPatron,
+  table,
+  waitForQuiet,
+  type Server,
+} from './store-dataset.js';
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
+const TARGET_ROWS_PER_SEC = 10_000;
+
+interface References {
+  site: string;
+  emails: string[];
+  slugs: string[];
+}
+
+async function references(organizationId: string): Promise<References> {
+  const client = new pg.Client({ connectionString: databaseUrl() });
+  await client.connect();
+  try {
+    const site = (await client.query<{ domain: string }>('select domain from sites where organization_id = $1 limit 1', [organizationId])).rows[0]!.domain;
+    const emails = (await client.query<{ email: string }>('select email from customers where organization_id = $1', [organizationId])).rows.map((r) => r.email);
+    const slugs = (await client.query<{ slug: string }>('select slug from products where organization_id = $1', [organizationId])).rows.map((r) => r.slug);
+    return { site, emails, slugs };
+  } finally {
+    await client.end();
+  }
+}
+
+const pick = <T>(values: readonly T[]) => values[Math.floor(Math.random() * values.length)]!;
+const int = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
+
+/** One import body: `ROWS` orders with 3 items each; `version` changes totals and quantities between create and update. */
+function body(refs: References, prefix: string, batch: number, version: number) {
+  const data = Array.from({ length: ROWS }, (_, i) => {
+    const items = Array.from({ length: ITEMS_PER_ORDER }, () => ({ product: pick(refs.slugs), quantity: int(1, 3) + version, unitPriceCents: int(500, 20000) }));
+    const subtotal = items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
+    const createdAt = new Date(Date.now() - int(0, 30 * 24 * 3600) * 1000).toISOString();
+    return {
+      site: refs.site,
+      customer: pick(refs.emails),
+      remoteId: `${prefix}-${batch}-${i}`,
+      number: `#${prefix}-${batch}-${i}`,
+      totalCents: subtotal + 500 + Math.round(subtotal / 10),
+      subtotalCents: subtotal,
+      shippingCents: 500,
+      taxCents: Math.round(subtotal / 10),
+      currencyCode: 'USD',
+      shippedAt: version > 0 ? createdAt : null,
+      metadata: { channel: pick(['web', 'pos', 'app']), batch: String(batch) },
+      createdAt,
+      items,
+    };
+  });
+  return { data };
+}
+
+interface BatchResult {
+  kind: 'create' | 'update';
+  batch: number;
+  ms: number;
+  rowsPerSec: number;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+async function post(server: Server, key: string, payload: unknown): Promise<{ status: number; text: string; ms: number; requestBytes: number }> {
+  const text = JSON.stringify(payload);
+  const t0 = performance.now();
+  const response = await fetch(`${server.baseUrl}/v1/orders/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: text,
+  });
+  const answer = await response.text();
+  return { status: response.status, text: answer, ms: performance.now() - t0, requestBytes: Buffer.byteLength(text) };
+}
+
+async function runBatch(server: Server, key: string, kind: 'create' | 'update', batch: number, payload: { data: unknown[] }): Promise<BatchResult> {
+  const { status, text, ms, requestBytes } = await post(server, key, payload);
+  if (status !== 200) throw new Error(`POST /v1/orders/import (${kind} batch ${batch}) answered ${status}: ${text.slice(0, 2000)}`);
+  const answer = JSON.parse(text) as { data: unknown[]; skipped: unknown[] };
+  if (answer.data.length !== payload.data.length || answer.skipped.length) {
+    throw new Error(`POST /v1/orders/import (${kind} batch ${batch}): ${answer.data.length} imported, skipped ${JSON.stringify(answer.skipped).slice(0, 2000)}`);
+  }
+  const result = { kind, batch, ms, rowsPerSec: (payload.data.length * 1000) / ms, requestBytes, responseBytes: Buffer.byteLength(text) };
+  log(`  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s`);
+  return result;
+}
+
+async function cleanUp(organizationId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl() });
+  await client.connect();
+  try {
+    const deleted = await client.query(`delete from orders where organization_id = $1 and remote_id like 'imp-%'`, [organizationId]);
+    await client.query('delete from import_job_records where organization_id = $1', [organizationId]);
+    await client.query(`delete from events where organization_id = $1 and name like 'order.%'`, [organizationId]);
+    await client.query('vacuum (analyze) orders, order_items, import_job_records, events');
+    log(`cleaned up: ${deleted.rowCount} imported orders deleted with their items, provenance and events`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const dataset = await ensureDataset();
+  const org = dataset.organizations['50']!;
+  build();
+  const refs = await references(org.id);
+  const prefix = `imp-${randomBytes(3).toString('hex')}`;
+  const workDir = await mkdtemp(join(tmpdir(), 'patron-bench-import-'));
+  let server: Server | null = null;
+  try {
+    server = await startPatron('patron', workDir);
+    log('warm-up batch (creates, not reported)');
+    await runBatch(server, org.key, 'create', 0, body(refs, `${prefix}-w`, 0, 0));
+
+    const busy = await waitForQuiet('import batches');
+    const creates: BatchResult[] = [];
+    for (let batch = 1; batch <= BATCHES; batch++) creates.push(await runBatch(server, org.key, 'create', batch, body(refs, prefix, batch, 0)));
+    const updates: BatchResult[] = [];
+    for (let batch = 1; batch <= BATCHES; batch++) updates.push(await runBatch(server, org.key, 'update', batch, body(refs, prefix, batch, 1)));
+    await server.stop();
+    server = null;
+
+    // Where the time goes: one create and one update batch in process, every statement timed.
+    const breakdown: Record<string, unknown> = {};
+    for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+      const captured = await capture('POST', '/v1/orders/import', org.key, body(refs, `${prefix}-c`, 1, version));
+      if (captured.status !== 200) throw new Error(`in-process ${kind} answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`);
+      const sqlMs = captured.statements.reduce((sum, s) => sum + s.durationMs, 0);
+      breakdown[kind] = {
+        totalMs: Math.round(captured.ms),
+        sqlMs: Math.round(sqlMs),
+        statements: captured.statements.map((s) => ({ sql: s.sql.replace(/\s+/g, ' ').slice(0, 160), ms: Math.round(s.durationMs * 10) / 10 })),
+      };
+      log(`in process ${kind}: ${captured.ms.toFixed(0)} ms total, ${sqlMs.toFixed(0)} ms in ${captured.statements.length} statements`);
+      for (const s of captured.statements) log(`    ${s.durationMs.toFixed(1).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
+    }
+
+    const overall = (results: BatchResult[]) => (results.length * ROWS * 1000) / results.reduce((sum, r) => sum + r.ms, 0);
+    const median = (results: BatchResult[]) => [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!.rowsPerSec;
+    console.log(`POST /v1/orders/import, ${ROWS} rows × ${ITEMS_PER_ORDER} items, ${BATCHES} batches each, one request at a time, node ${process.version}`);
+    console.log(
+      table(
+        ['batch', 'kind', 'ms', 'rows/s', 'request KB', 'response KB'],
+        [...creates, ...updates].map((r) => [String(r.batch), r.kind, r.ms.toFixed(0), r.rowsPerSec.toFixed(0), (r.requestBytes / 1024).toFixed(0), (r.responseBytes / 1024).toFixed(0)]),
+      ),
+    );
+    const createRate = overall(creates);
+    const updateRate = overall(updates);
+    console.log(`creates: ${createRate.toFixed(0)} rows/s overall, median batch ${median(creates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${createRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    console.log(`updates: ${updateRate.toFixed(0)} rows/s overall, median batch ${median(updates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${updateRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    saveResult('orders-import', {
+      date: new Date().toISOString(),
+      node: process.version,
+      organizationId: org.id,
+      rows: ROWS,
+      itemsPerRow: ITEMS_PER_ORDER,
+      batches: BATCHES,
+      machineBusyBefore: busy,
+      creates,
+      updates,
+      createRowsPerSec: Math.round(createRate),
+      updateRowsPerSec: Math.round(updateRate),
+      medianCreateRowsPerSec: Math.round(median(creates)),
+      medianUpdateRowsPerSec: Math.round(median(updates)),
+      meetsCreate: createRate >= TARGET_ROWS_PER_SEC,
+      meetsUpdate: updateRate >= TARGET_ROWS_PER_SEC,
+      breakdown,
+    });
+  } finally {
+    await server?.stop();
+    await cleanUp(org.id);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,160 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB, EmailOptOutSource, Metadata } from '../../db/schema.js';
+import type { CustomerRow } from './serialize.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const findCustomer = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('customers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+
+/** The customer, locked until the transaction ends: no order can be written against it meanwhile. */
+export const lockCustomer = (trx: Db, organizationId: string, id: string) =>
+  trx
+    .selectFrom('customers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+
+export interface CustomerChanges {
+  metadata?: Metadata | undefined;
+  notes?: string | null | undefined;
+  emailOptOut?: boolean | undefined;
+}
+
+/**
+ * PATCH /customers/{id}. Opting out keeps an earlier opt-out's time and source; opting back in clears them.
+ */
+export const updateCustomer = (trx: Db, organizationId: string, id: string, changes: CustomerChanges) =>
+  trx
+    .updateTable('customers')
+    .set({
+      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
+      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+      ...(changes.emailOptOut === true
+        ? {
+            email_opt_out: true,
+            email_opt_out_at: sql<Date>`case when email_opt_out then email_opt_out_at else now() end`,
+            email_opt_out_source: sql<EmailOptOutSource>`case when email_opt_out then email_opt_out_source else 'merchant' end`,
+          }
+        : {}),
+      ...(changes.emailOptOut === false ? { email_opt_out: false, email_opt_out_at: null, email_opt_out_source: null } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const countOrdersOfCustomer = async (trx: Db, organizationId: string, customerId: string) =>
+  Number(
+    (
+      await trx
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('customer_id', '=', customerId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** Deletes the customer; its tag links go with it (customer_tags cascades). */
+export const deleteCustomerRow = (trx: Db, organizationId: string, id: string) =>
+  trx.deleteFrom('customers').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+
+/** Import matching: each given email → the id of the customer stored with it (case-insensitive), in one query. */
+export async function customerIdsByEmail(trx: Db, organizationId: string, emails: readonly string[]): Promise<Map<string, string>> {
+  if (emails.length === 0) return new Map();
+  const { rows } = await sql<{ input: string; id: string }>`
+    select e.input, c.id from unnest(${[...emails]}::text[]) as e(input)
+    join customers c on c.organization_id = ${organizationId}::uuid and lower(c.email) = lower(e.input)`.execute(trx);
+  return new Map(rows.map((row) => [row.input, row.id]));
+}
+
+export interface NewCustomer {
+  id: string;
+  email: string;
+  phone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  country: string | null;
+  birthday: string | null;
+  metadata: Metadata;
+  notes: string | null;
+  emailOptOut: boolean;
+  emailOptOutSource: EmailOptOutSource | null;
+  createdAt: string | undefined;
+}
+
+/** Import: the new customers in one multi-row insert. */
+export async function insertCustomers(trx: Db, organizationId: string, customers: readonly NewCustomer[]): Promise<CustomerRow[]> {
+  if (customers.length === 0) return [];
+  return trx
+    .insertInto('customers')
+    .values(
+      customers.map((customer) => ({
+        organization_id: organizationId,
+        id: customer.id,
+        email: customer.email,
+        phone: customer.phone,
+        first_name: customer.firstName,
+        last_name: customer.lastName,
+        country: customer.country,
+        birthday: customer.birthday,
+        metadata: JSON.stringify(customer.metadata),
+        notes: customer.notes,
+        email_opt_out: customer.emailOptOut,
+        email_opt_out_at: customer.emailOptOut ? sql<Date>`now()` : null,
+        email_opt_out_source: customer.emailOptOut ? customer.emailOptOutSource : null,
+        ...(customer.createdAt ? { created_at: customer.createdAt, updated_at: customer.createdAt } : {}),
+      })),
+    )
+    .returningAll()
+    .execute();
+}
+
+/**
+ * Import: updates existing customers in one statement. Each patch is the row as sent plus the customer's id: a
+ * field the row omits keeps its stored value, a field sent (null included) replaces it. Opting out keeps an
+ * earlier opt-out's time (and its source unless the row names one); opting in clears both.
+ */
+export async function updateImportedCustomers(
+  trx: Db,
+  organizationId: string,
+  patches: readonly (Record<string, unknown> & { id: string })[],
+  mergeMetadata: boolean,
+): Promise<CustomerRow[]> {
+  if (patches.length === 0) return [];
+  const replaced = (key: string, column: string) =>
+    sql`case when u.r ? ${key} then u.r ->> ${key} else ${sql.ref(`c.${column}`)} end`;
+  const { rows } = await sql<CustomerRow>`
+    update customers c set
+      email = u.r ->> 'email',
+      phone = ${replaced('phone', 'phone')},
+      first_name = ${replaced('firstName', 'first_name')},
+      last_name = ${replaced('lastName', 'last_name')},
+      country = ${replaced('country', 'country')},
+      birthday = ${replaced('birthday', 'birthday')},
+      notes = ${replaced('notes', 'notes')},
+      metadata = case
+        when not (u.r ? 'metadata') then c.metadata
+        when ${mergeMetadata} then c.metadata || (u.r -> 'metadata')
+        else u.r -> 'metadata' end,
+      email_opt_out = coalesce((u.r ->> 'emailOptOut')::boolean, c.email_opt_out),
+      email_opt_out_at = case
+        when (u.r ->> 'emailOptOut') is null then c.email_opt_out_at
+        when (u.r ->> 'emailOptOut')::boolean then case when c.email_opt_out then c.email_opt_out_at else now() end
+        else null end,
+      email_opt_out_source = case
+        when (u.r ->> 'emailOptOut') is null then c.email_opt_out_source
+        when (u.r ->> 'emailOptOut')::boolean
+          then coalesce(u.r ->> 'emailOptOutSource', case when c.email_opt_out then c.email_opt_out_source end, 'import')
+        else null end,
+      created_at = coalesce((u.r ->> 'createdAt')::timestamptz, c.created_at),
+      updated_at = now()
+    from jsonb_array_elements(${JSON.stringify(patches)}::jsonb) as u(r)
+    where c.organization_id = ${organizationId}::uuid and c.id = (u.r ->> 'id')::uuid
+    returning c.*`.execute(trx);
+  return rows;
+}

@@ -1,0 +1,181 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../lists/query.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
+import { checkImportSize, recordImportRows, type Skipped } from '../common/imports.js';
+import { replaceTags } from '../common/tags.js';
+import { normalizeTags } from '../common/text.js';
+import { customerList } from './list.js';
+import {
+  countOrdersOfCustomer,
+  customerIdsByEmail,
+  deleteCustomerRow,
+  findCustomer,
+  insertCustomers,
+  lockCustomer,
+  updateCustomer,
+  updateImportedCustomers,
+} from './queries.js';
+import { Customer, type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
+import { toCustomer, type CustomerRow } from './serialize.js';
+
+const customerEvent = (organizationId: string, name: string, row: CustomerRow) => ({
+  organizationId,
+  name,
+  schema: Customer,
+  record: toCustomer(row),
+});
+
+export class CustomerService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<CustomerRow>(this.db, customerList, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(customerList, toCustomer(row) as Customer, row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<Customer> {
+    const names = parseIncludes(customerList, include);
+    const row = await findCustomer(this.db, organizationId, id);
+    if (!row) throw notFound('The customer');
+    const includes = await loadIncludes(customerList, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(customerList, toCustomer(row) as Customer, row.id, includes);
+  }
+
+  async update(organizationId: string, id: string, patch: CustomerPatch): Promise<Customer> {
+    const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await findCustomer(trx, organizationId, id))) throw notFound('The customer');
+      if (tags) await replaceTags(trx, organizationId, 'customer', new Map([[id, tags]]));
+      const row = await updateCustomer(trx, organizationId, id, patch);
+      await recordEvents(trx, [customerEvent(organizationId, 'customer.updated', row)]);
+      return toCustomer(row);
+    });
+  }
+
+  /** Deletes a customer and their tag links; one with orders stays (409): orders reference their customer. */
+  async delete(organizationId: string, id: string): Promise<Customer> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await lockCustomer(trx, organizationId, id))) throw notFound('The customer');
+      const orders = await countOrdersOfCustomer(trx, organizationId, id);
+      if (orders > 0) {
+        throw conflict(
+          `The customer has ${orders} order${orders === 1 ? '' : 's'}; delete ${orders === 1 ? 'it' : 'them'} first, since every order references its customer.`,
+        );
+      }
+      const row = await deleteCustomerRow(trx, organizationId, id);
+      if (!row) throw notFound('The customer');
+      await recordEvents(trx, [customerEvent(organizationId, 'customer.deleted', row)]);
+      return toCustomer(row);
+    });
+  }
+
+  async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<CustomerRow>(
+        trx,
+        { definition: customerList, table: 'customers', tagKind: 'customer', eventName: 'customer.updated', schema: Customer, toRecord: toCustomer },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
+  }
+
+  /**
+   * POST /customers/import: creates or updates by email (case-insensitive) with a few set-based statements, in
+   * one transaction, with one customer.updated event per customer written.
+   */
+  async import(organizationId: string, body: CustomerImportBody): Promise<{ data: Customer[]; skipped: Skipped[] }> {
+    checkImportSize(body.data);
+    const rows = body.data.map((row, index) => ({
+      row: normalizeRow(row, index),
+      index,
+      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+    }));
+    refuseDuplicateEmails(rows.map((entry) => entry.row.email));
+
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await customerIdsByEmail(trx, organizationId, rows.map((entry) => entry.row.email));
+      const creates = rows.filter((entry) => !existing.has(entry.row.email)).map((entry) => ({ ...entry, id: uuidv7() }));
+      const updates = rows.filter((entry) => existing.has(entry.row.email)).map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
+
+      const created = await insertCustomers(
+        trx,
+        organizationId,
+        creates.map(({ row, id }) => ({
+          id,
+          email: row.email,
+          phone: row.phone ?? null,
+          firstName: row.firstName ?? null,
+          lastName: row.lastName ?? null,
+          country: row.country ?? null,
+          birthday: row.birthday ?? null,
+          metadata: row.metadata ?? {},
+          notes: row.notes ?? null,
+          emailOptOut: row.emailOptOut ?? false,
+          emailOptOutSource: row.emailOptOutSource ?? 'import',
+          createdAt: row.createdAt,
+        })),
+      );
+      const updated = await updateImportedCustomers(
+        trx,
+        organizationId,
+        updates.map(({ row, id }) => {
+          const { tags: _tags, ...fields } = row;
+          return { ...fields, id };
+        }),
+        Boolean(body.mergeMetadata),
+      );
+
+      const byId = new Map([...created, ...updated].map((row) => [row.id, row]));
+      const written = [
+        ...creates.map((entry) => ({ ...entry, action: 'created' as const })),
+        ...updates.map((entry) => ({ ...entry, action: 'updated' as const })),
+      ].sort((a, b) => a.index - b.index);
+
+      await replaceTags(trx, organizationId, 'customer', new Map(written.filter((entry) => entry.tags).map((entry) => [entry.id, entry.tags!])));
+      await recordImportRows(trx, organizationId, uuidv7(), 'customers', written.map((entry) => ({ recordId: entry.id, action: entry.action, row: entry.index })));
+      const records = written.map((entry) => byId.get(entry.id)!);
+      await recordEvents(trx, records.map((row) => customerEvent(organizationId, 'customer.updated', row)));
+      return { data: records.map(toCustomer), skipped: [] };
+    });
+  }
+}
+
+/** Checks what the schema cannot and normalises timestamps (D5). */
+function normalizeRow(row: CustomerImportRow, index: number): CustomerImportRow {
+  if (row.emailOptOutSource !== undefined && row.emailOptOutSource !== null && row.emailOptOut !== true) {
+    const path = `body.data[${index}].emailOptOutSource`;
+    throw validationError(`Invalid request: ${path} applies only to a row with emailOptOut true.`, [
+      { path, message: 'applies only with emailOptOut true' },
+    ]);
+  }
+  return row.createdAt === undefined ? row : { ...row, createdAt: new Date(row.createdAt).toISOString() };
+}
+
+/** Two rows for the same email (case-insensitive) in one request are ambiguous: 400 naming both. */
+function refuseDuplicateEmails(emails: readonly string[]): void {
+  const seen = new Map<string, number>();
+  const details: ErrorDetail[] = [];
+  emails.forEach((email, index) => {
+    const key = email.toLowerCase();
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else details.push({ path: `body.data[${index}].email`, message: `repeats body.data[${first}].email (emails match case-insensitively)` });
+  });
+  const first = details[0];
+  if (first) {
+    throw validationError(
+      `Invalid request: ${first.path} ${first.message}; send each customer once.`,
+      details.slice(0, 20),
+    );
+  }
+}

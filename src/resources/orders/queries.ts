@@ -1,0 +1,286 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, Metadata, OrdersTable } from '../../db/schema.js';
+import { toCustomer } from '../customers/serialize.js';
+import { toVariant, type ProductRow, type VariantRow } from '../products/queries.js';
+import { toProduct } from '../products/service.js';
+import type { Order, OrderItem } from './schemas.js';
+
+export type OrderRow = Selectable<OrdersTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The one mapping from an order row to its API shape (base record, no extras). */
+export const toOrder = (row: OrderRow): Order => ({
+  id: row.id,
+  siteId: row.site_id,
+  customerId: row.customer_id,
+  remoteId: row.remote_id,
+  number: row.number,
+  totalCents: row.total_cents,
+  subtotalCents: row.subtotal_cents,
+  shippingCents: row.shipping_cents,
+  taxCents: row.tax_cents,
+  currencyCode: row.currency_code,
+  shippedAt: row.shipped_at?.toISOString() ?? null,
+  deliveredAt: row.delivered_at?.toISOString() ?? null,
+  cancelledAt: row.cancelled_at?.toISOString() ?? null,
+  metadata: row.metadata,
+  notes: row.notes,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const findOrder = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('orders').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+
+export const updateOrder = (
+  trx: Db,
+  organizationId: string,
+  id: string,
+  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
+) =>
+  trx
+    .updateTable('orders')
+    .set({
+      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
+      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** Deletes the order; its line items and tag links go with it (foreign keys cascade). */
+export const deleteOrderRow = (trx: Db, organizationId: string, id: string) =>
+  trx.deleteFrom('orders').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+
+/** The customer of each order (include=customer), one query for the page. */
+export async function customersOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'))
+    .selectAll('c')
+    .select('o.id as order_id')
+    .where('o.organization_id', '=', organizationId)
+    .where('o.id', 'in', [...orderIds])
+    .execute();
+  return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
+}
+
+const PRODUCT_COLUMNS = [
+  'organization_id', 'id', 'slug', 'title', 'description', 'image_url', 'url', 'metadata', 'notes', 'wishlists_count', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof ProductRow)[];
+const VARIANT_COLUMNS = [
+  'organization_id', 'id', 'product_id', 'slug', 'title', 'image_url', 'price_cents', 'currency_code', 'available', 'metadata', 'position',
+  'created_at', 'updated_at',
+] as const satisfies readonly (keyof VariantRow)[];
+
+const aliased = (table: string, columns: readonly string[]) => sql.raw(columns.map((column) => `${table}.${column} as ${table}_${column}`).join(', '));
+const unprefixed = <T>(row: Record<string, unknown>, table: string, columns: readonly string[]): T | null =>
+  row[`${table}_id`] === null ? null : (Object.fromEntries(columns.map((column) => [column, row[`${table}_${column}`]])) as T);
+
+/**
+ * Line items of each order in position order (include=items), one query for the page, with the product and
+ * variant they were sold as: null once that product or variant has been deleted.
+ */
+export async function itemsOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
+  const { rows } = await sql<Record<string, unknown> & { id: string; order_id: string; product_id: string; product_variant_id: string; quantity: number; unit_price_cents: number }>`
+    select i.id, i.order_id, i.product_id, i.product_variant_id, i.quantity, i.unit_price_cents,
+      ${aliased('p', PRODUCT_COLUMNS)}, ${aliased('v', VARIANT_COLUMNS)}
+    from order_items i
+    left join products p on p.organization_id = i.organization_id and p.id = i.product_id
+    left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
+    where i.organization_id = ${organizationId}::uuid and i.order_id = any(${[...orderIds]}::uuid[])
+    order by i.order_id, i.position, i.id`.execute(db);
+  const byOrder = new Map<string, OrderItem[]>();
+  for (const row of rows) {
+    const product = unprefixed<ProductRow>(row, 'p', PRODUCT_COLUMNS);
+    const variant = unprefixed<VariantRow>(row, 'v', VARIANT_COLUMNS);
+    const item: OrderItem = {
+      id: row.id,
+      productId: row.product_id,
+      productVariantId: row.product_variant_id,
+      quantity: row.quantity,
+      unitPriceCents: row.unit_price_cents,
+      product: product && toProduct(product),
+      variant: variant && toVariant(variant),
+    };
+    const list = byOrder.get(row.order_id);
+    if (list) list.push(item);
+    else byOrder.set(row.order_id, [item]);
+  }
+  return byOrder as Map<string, unknown>;
+}
+
+/** Order ids of the organization by remoteId, for import matching; locked so a concurrent delete waits for the import. */
+export async function ordersByRemoteId(trx: Db, organizationId: string, remoteIds: readonly string[]): Promise<Map<string, string>> {
+  if (remoteIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; remote_id: string }>`
+    select id, remote_id from orders where organization_id = ${organizationId}::uuid and remote_id = any(${[...remoteIds]}::text[])
+    for update`.execute(trx);
+  return new Map(rows.map((row) => [row.remote_id, row.id]));
+}
+
+/** What an import row writes to the orders table, references resolved; undefined means "not sent". */
+export interface OrderWrite {
+  id: string;
+  siteId: string;
+  customerId: string;
+  remoteId: string;
+  number: string;
+  totalCents?: number | undefined;
+  subtotalCents?: number | undefined;
+  shippingCents?: number | undefined;
+  taxCents?: number | undefined;
+  currencyCode?: string | undefined;
+  shippedAt?: string | null | undefined;
+  deliveredAt?: string | null | undefined;
+  cancelledAt?: string | null | undefined;
+  metadata?: Metadata | undefined;
+  discountCodes?: string[] | undefined;
+  createdAt?: string | undefined;
+}
+
+/**
+ * The writes as one JSON parameter, unpacked by json_to_recordset: one bind parameter for any number of rows, and
+ * JSON.stringify is far cheaper than the driver's array encoding. A key a row omits reads as null, so each nullable
+ * timestamp carries a `<name>_sent` flag to tell "not sent" (keep) from null (clear).
+ */
+const writesJson = (writes: readonly OrderWrite[]) =>
+  JSON.stringify(
+    writes.map((w) => ({
+      id: w.id,
+      site_id: w.siteId,
+      customer_id: w.customerId,
+      remote_id: w.remoteId,
+      number: w.number,
+      total_cents: w.totalCents,
+      subtotal_cents: w.subtotalCents,
+      shipping_cents: w.shippingCents,
+      tax_cents: w.taxCents,
+      currency_code: w.currencyCode,
+      shipped_at: w.shippedAt,
+      shipped_at_sent: w.shippedAt !== undefined,
+      delivered_at: w.deliveredAt,
+      delivered_at_sent: w.deliveredAt !== undefined,
+      cancelled_at: w.cancelledAt,
+      cancelled_at_sent: w.cancelledAt !== undefined,
+      metadata: w.metadata,
+      discount_codes: w.discountCodes,
+      created_at: w.createdAt,
+    })),
+  );
+
+const WRITE_COLUMNS = sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_id text, number text, total_cents bigint, subtotal_cents bigint,
+  shipping_cents bigint, tax_cents bigint, currency_code text, shipped_at timestamptz, shipped_at_sent boolean, delivered_at timestamptz,
+  delivered_at_sent boolean, cancelled_at timestamptz, cancelled_at_sent boolean, metadata jsonb, discount_codes jsonb, created_at timestamptz`);
+
+/**
+ * New orders in one statement. Money defaults to 0, the currency to the site's, createdAt to now; earnLoyalty is
+ * stored for the loyalty engine.
+ */
+export async function insertOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], earnLoyalty: boolean) {
+  if (writes.length === 0) return [];
+  const { rows } = await sql<OrderRow>`
+    insert into orders (organization_id, id, site_id, customer_id, remote_id, number, total_cents, subtotal_cents, shipping_cents,
+      tax_cents, currency_code, shipped_at, delivered_at, cancelled_at, metadata, earn_loyalty, discount_codes, created_at, updated_at)
+    select ${organizationId}::uuid, u.id, u.site_id, u.customer_id, u.remote_id, u.number,
+      coalesce(u.total_cents, 0), coalesce(u.subtotal_cents, 0), coalesce(u.shipping_cents, 0), coalesce(u.tax_cents, 0),
+      coalesce(u.currency_code, (select s.currency_code from sites s where s.organization_id = ${organizationId}::uuid and s.id = u.site_id)),
+      u.shipped_at, u.delivered_at, u.cancelled_at, coalesce(u.metadata, '{}'::jsonb), ${earnLoyalty},
+      array(select jsonb_array_elements_text(coalesce(u.discount_codes, '[]'::jsonb))),
+      coalesce(u.created_at, now()), coalesce(u.created_at, now())
+    from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
+    returning *`.execute(trx);
+  return rows;
+}
+
+/**
+ * Existing orders in one statement: site, customer and number are always sent; every other field a row omits keeps
+ * its stored value (a timestamp sent as null clears it). mergeMetadata merges keys instead of replacing.
+ */
+export async function updateOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], mergeMetadata: boolean) {
+  if (writes.length === 0) return [];
+  const { rows } = await sql<OrderRow>`
+    update orders o set
+      site_id = u.site_id,
+      customer_id = u.customer_id,
+      number = u.number,
+      total_cents = coalesce(u.total_cents, o.total_cents),
+      subtotal_cents = coalesce(u.subtotal_cents, o.subtotal_cents),
+      shipping_cents = coalesce(u.shipping_cents, o.shipping_cents),
+      tax_cents = coalesce(u.tax_cents, o.tax_cents),
+      currency_code = coalesce(u.currency_code, o.currency_code),
+      shipped_at = case when u.shipped_at_sent then u.shipped_at else o.shipped_at end,
+      delivered_at = case when u.delivered_at_sent then u.delivered_at else o.delivered_at end,
+      cancelled_at = case when u.cancelled_at_sent then u.cancelled_at else o.cancelled_at end,
+      metadata = case when u.metadata is null then o.metadata when ${mergeMetadata} then o.metadata || u.metadata else u.metadata end,
+      discount_codes = case when u.discount_codes is null then o.discount_codes else array(select jsonb_array_elements_text(u.discount_codes)) end,
+      created_at = coalesce(u.created_at, o.created_at),
+      updated_at = now()
+    from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
+    where o.organization_id = ${organizationId}::uuid and o.id = u.id
+    returning o.*`.execute(trx);
+  return rows;
+}
+
+export interface ItemWrite {
+  orderId: string;
+  productId: string;
+  variantId: string;
+  quantity: number;
+  unitPriceCents: number;
+  position: number;
+}
+
+/** A comparable fingerprint of an order's line items: product, variant, quantity and price, in position order. */
+export const itemsFingerprint = (items: readonly Pick<ItemWrite, 'productId' | 'variantId' | 'quantity' | 'unitPriceCents'>[]) =>
+  items.map((item) => `${item.productId}/${item.variantId}/${item.quantity}/${item.unitPriceCents}`).join(';');
+
+/** The stored line items' fingerprint of each order, one query (orders without items are absent). */
+export async function storedItemFingerprints(trx: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, string>> {
+  if (orderIds.length === 0) return new Map();
+  const { rows } = await sql<{ order_id: string; product_id: string; product_variant_id: string; quantity: number; unit_price_cents: number }>`
+    select order_id, product_id, product_variant_id, quantity, unit_price_cents from order_items
+    where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])
+    order by order_id, position, id`.execute(trx);
+  const byOrder = new Map<string, ItemWrite[]>();
+  for (const row of rows) {
+    const item = { orderId: row.order_id, productId: row.product_id, variantId: row.product_variant_id, quantity: row.quantity, unitPriceCents: row.unit_price_cents, position: 0 };
+    const list = byOrder.get(row.order_id);
+    if (list) list.push(item);
+    else byOrder.set(row.order_id, [item]);
+  }
+  return new Map([...byOrder].map(([orderId, items]) => [orderId, itemsFingerprint(items)]));
+}
+
+/** Rows per item insert: one JSON parameter each; chunks keep one statement's size bounded. */
+const ITEM_CHUNK = 10_000;
+
+/** The orders' line items become exactly these: the old ones are deleted, the new ones inserted. */
+export async function replaceItems(
+  trx: Transaction<DB>,
+  organizationId: string,
+  orderIds: readonly string[],
+  items: readonly ItemWrite[],
+  newIds: () => string,
+): Promise<void> {
+  if (orderIds.length) {
+    await sql`delete from order_items where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])`.execute(trx);
+  }
+  for (let start = 0; start < items.length; start += ITEM_CHUNK) {
+    const chunk = items.slice(start, start + ITEM_CHUNK).map((item) => ({
+      id: newIds(),
+      order_id: item.orderId,
+      product_id: item.productId,
+      product_variant_id: item.variantId,
+      quantity: item.quantity,
+      unit_price_cents: item.unitPriceCents,
+      position: item.position,
+    }));
+    await sql`
+      insert into order_items (organization_id, id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)
+      select ${organizationId}::uuid, u.* from json_to_recordset(${JSON.stringify(chunk)}::json)
+        as u(id uuid, order_id uuid, product_id uuid, product_variant_id uuid, quantity int, unit_price_cents bigint, position int)`.execute(trx);
+  }
+}

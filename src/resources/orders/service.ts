@@ -1,0 +1,257 @@
+import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../lists/query.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
+import { checkImportSize, recordImportRows, strictFailure, type Skipped } from '../common/imports.js';
+import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, variantsOfProducts } from '../common/references.js';
+import { replaceTags } from '../common/tags.js';
+import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
+import { orderList } from './list.js';
+import {
+  deleteOrderRow,
+  findOrder,
+  insertOrders,
+  itemsFingerprint,
+  ordersByRemoteId,
+  replaceItems,
+  storedItemFingerprints,
+  toOrder,
+  updateOrder,
+  updateOrders,
+  type ItemWrite,
+  type OrderRow,
+  type OrderWrite,
+} from './queries.js';
+import { Order, type OrderImportBody, type OrderImportRow, type OrderPatch } from './schemas.js';
+
+const orderEvent = (organizationId: string, name: string, row: OrderRow) => ({ organizationId, name, schema: Order, record: toOrder(row) });
+
+export class OrderService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<OrderRow>(this.db, orderList, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(orderList, toOrder(row), row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<Order> {
+    const names = parseIncludes(orderList, include);
+    const row = await findOrder(this.db, organizationId, id);
+    if (!row) throw notFound('The order');
+    const includes = await loadIncludes(orderList, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(orderList, toOrder(row), row.id, includes);
+  }
+
+  /** Rule 2: only metadata (replaced wholesale), notes and tags (the full set) can change. */
+  async update(organizationId: string, id: string, patch: OrderPatch): Promise<Order> {
+    const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await findOrder(trx, organizationId, id))) throw notFound('The order');
+      if (tags) await replaceTags(trx, organizationId, 'order', new Map([[id, tags]]));
+      const row = await updateOrder(trx, organizationId, id, patch);
+      await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
+      return toOrder(row);
+    });
+  }
+
+  /** Deletes the order with its line items and tag links; answers the deleted order. */
+  async delete(organizationId: string, id: string): Promise<Order> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await deleteOrderRow(trx, organizationId, id);
+      if (!row) throw notFound('The order');
+      await recordEvents(trx, [orderEvent(organizationId, 'order.deleted', row)]);
+      return toOrder(row);
+    });
+  }
+
+  async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<OrderRow>(
+        trx,
+        { definition: orderList, table: 'orders', tagKind: 'order', eventName: 'order.updated', schema: Order, toRecord: toOrder },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
+  }
+
+  /**
+   * POST /orders/import: creates or updates orders by remoteId. References are resolved with one query per kind
+   * for the whole request; a row whose site, customer or any item cannot be resolved is skipped whole (strict:
+   * the import fails with 422 and writes nothing).
+   */
+  async import(organizationId: string, body: OrderImportBody) {
+    checkImportSize(body.data);
+    const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
+    refuseDuplicateRemoteIds(rows);
+
+    return this.db.transaction().execute(async (trx) => {
+      const resolved = await resolveReferences(trx, organizationId, rows);
+      const skipped: Skipped[] = [];
+      const accepted: Accepted[] = [];
+      for (const row of rows) {
+        const misses = missesOf(row, resolved);
+        if (misses.length === 0) {
+          accepted.push(acceptedRow(row, resolved));
+          continue;
+        }
+        if (body.strict) throw strictFailure(misses[0]!);
+        skipped.push(...misses);
+      }
+      const written = await writeOrders(trx, organizationId, accepted, {
+        earnLoyalty: body.earnLoyalty ?? true,
+        mergeMetadata: Boolean(body.mergeMetadata),
+      });
+      return { data: written.map((entry) => toOrder(entry.row)), skipped };
+    });
+  }
+}
+
+type ImportRow = Omit<OrderImportRow, 'tags'> & { index: number; tags?: string[] | undefined };
+
+function refuseDuplicateRemoteIds(rows: readonly ImportRow[]): void {
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const first = seen.get(row.remoteId);
+    if (first !== undefined) {
+      throw validationError(
+        `Invalid request: body.data[${row.index}].remoteId repeats body.data[${first}].remoteId "${row.remoteId}"; send each order once.`,
+        [{ path: `body.data[${row.index}].remoteId`, message: `repeats body.data[${first}].remoteId` }],
+      );
+    }
+    seen.set(row.remoteId, row.index);
+  }
+}
+
+interface Resolved {
+  sites: Map<string, string>;
+  customers: Map<string, string>;
+  products: Map<string, string>;
+  variants: Awaited<ReturnType<typeof variantsOfProducts>>;
+  orders: Map<string, string>;
+}
+
+/** Every reference of the request in a handful of set-based queries, never one per row. */
+async function resolveReferences(trx: Transaction<DB>, organizationId: string, rows: readonly ImportRow[]): Promise<Resolved> {
+  const unique = (values: Iterable<string>) => [...new Set(values)];
+  const sites = await resolveSites(trx, organizationId, unique(rows.map((row) => row.site)));
+  const customers = await resolveCustomers(trx, organizationId, unique(rows.map((row) => row.customer)));
+  const products = await resolveProducts(trx, organizationId, unique(rows.flatMap((row) => (row.items ?? []).map((item) => item.product))));
+  const variants = await variantsOfProducts(trx, organizationId, unique(products.values()));
+  const orders = await ordersByRemoteId(trx, organizationId, rows.map((row) => row.remoteId));
+  return { sites, customers, products, variants, orders };
+}
+
+/** Why a row cannot be imported: one entry for its site/customer, one per unresolved item. */
+function missesOf(row: ImportRow, resolved: Resolved): Skipped[] {
+  const misses: Skipped[] = [];
+  const missing = [
+    ...(resolved.sites.has(row.site) ? [] : [`site "${row.site}"`]),
+    ...(resolved.customers.has(row.customer) ? [] : [`customer "${row.customer}"`]),
+  ];
+  if (missing.length) {
+    const subject = missing.join(' and ');
+    misses.push({ index: row.index, message: `${subject.charAt(0).toUpperCase()}${subject.slice(1)} ${missing.length > 1 ? 'do' : 'does'} not exist in this organization.` });
+  }
+  (row.items ?? []).forEach((item, itemIndex) => {
+    const productId = resolved.products.get(item.product);
+    if (!productId) {
+      misses.push({ index: row.index, itemIndex, message: `Product "${item.product}" does not exist in this organization.` });
+      return;
+    }
+    const variant = resolveVariant(resolved.variants.get(productId), item.variant, item.product);
+    if ('error' in variant) misses.push({ index: row.index, itemIndex, message: variant.error });
+  });
+  return misses;
+}
+
+interface Accepted {
+  row: ImportRow;
+  write: OrderWrite;
+  existing: boolean;
+  items?: Omit<ItemWrite, 'orderId'>[] | undefined;
+}
+
+function acceptedRow(row: ImportRow, resolved: Resolved): Accepted {
+  const existingId = resolved.orders.get(row.remoteId);
+  const write: OrderWrite = {
+    id: existingId ?? uuidv7(),
+    siteId: resolved.sites.get(row.site)!,
+    customerId: resolved.customers.get(row.customer)!,
+    remoteId: row.remoteId,
+    number: row.number,
+    totalCents: row.totalCents,
+    subtotalCents: row.subtotalCents,
+    shippingCents: row.shippingCents,
+    taxCents: row.taxCents,
+    currencyCode: row.currencyCode,
+    shippedAt: row.shippedAt,
+    deliveredAt: row.deliveredAt,
+    cancelledAt: row.cancelledAt,
+    metadata: row.metadata,
+    discountCodes: row.discountCodes,
+    createdAt: row.createdAt,
+  };
+  const items = row.items?.map((item, position) => {
+    const productId = resolved.products.get(item.product)!;
+    const variant = resolveVariant(resolved.variants.get(productId), item.variant, item.product) as { id: string };
+    return { productId, variantId: variant.id, quantity: item.quantity, unitPriceCents: item.unitPriceCents, position };
+  });
+  return { row, write, existing: existingId !== undefined, items };
+}
+
+/** Writes the accepted rows with a fixed number of statements, then their items, tags, provenance and events. */
+async function writeOrders(
+  trx: Transaction<DB>,
+  organizationId: string,
+  accepted: readonly Accepted[],
+  options: { earnLoyalty: boolean; mergeMetadata: boolean },
+) {
+  if (accepted.length === 0) return [];
+  const creates = accepted.filter((entry) => !entry.existing);
+  const updates = accepted.filter((entry) => entry.existing);
+  const created = await insertOrders(trx, organizationId, creates.map((entry) => entry.write), options.earnLoyalty);
+  const updated = await updateOrders(trx, organizationId, updates.map((entry) => entry.write), options.mergeMetadata);
+  const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+  if (overfull) {
+    const entry = updates.find((candidate) => candidate.write.id === overfull.id)!;
+    throw validationError(
+      `Invalid request: merging body.data[${entry.row.index}].metadata would leave order "${overfull.remote_id}" with more than ${MAX_METADATA_KEYS} metadata keys; nothing was imported.`,
+      [{ path: `body.data[${entry.row.index}].metadata`, message: `would exceed ${MAX_METADATA_KEYS} keys once merged` }],
+    );
+  }
+  const rowById = new Map([...created, ...updated].map((row) => [row.id, row]));
+
+  // An update's items are replaced only when they differ from the stored ones: a re-sync of unchanged orders keeps
+  // its line items (and their ids) and costs one read instead of a delete and an insert.
+  const withItems = accepted.filter((entry) => entry.items);
+  const stored = await storedItemFingerprints(trx, organizationId, withItems.filter((entry) => entry.existing).map((entry) => entry.write.id));
+  const changed = withItems.filter((entry) => !entry.existing || (stored.get(entry.write.id) ?? '') !== itemsFingerprint(entry.items!));
+  await replaceItems(
+    trx,
+    organizationId,
+    changed.filter((entry) => entry.existing).map((entry) => entry.write.id),
+    changed.flatMap((entry) => entry.items!.map((item) => ({ ...item, orderId: entry.write.id }))),
+    uuidv7,
+  );
+  await replaceTags(trx, organizationId, 'order', new Map(accepted.filter((entry) => entry.row.tags).map((entry) => [entry.write.id, entry.row.tags!])));
+
+  const written = accepted.map((entry) => ({ entry, row: rowById.get(entry.write.id)! }));
+  await recordImportRows(
+    trx,
+    organizationId,
+    uuidv7(),
+    'orders',
+    written.map(({ entry, row }) => ({ recordId: row.id, action: entry.existing ? 'updated' : 'created', row: entry.row.index })),
+  );
+  await recordEvents(trx, written.map(({ row }) => orderEvent(organizationId, 'order.updated', row)));
+  return written;
+}

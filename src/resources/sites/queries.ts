@@ -1,0 +1,82 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, SitesTable } from '../../db/schema.js';
+import type { Site } from './schemas.js';
+
+export type SiteRow = Selectable<SitesTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const toSite = (row: SiteRow): Site => ({
+  id: row.id,
+  name: row.name,
+  domain: row.domain,
+  platform: row.platform,
+  currencyCode: row.currency_code,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const findSite = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+
+/** The site, locked against concurrent changes and against new orders referencing it until the transaction ends. */
+export const lockSite = (trx: Db, organizationId: string, id: string) =>
+  trx
+    .selectFrom('sites')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const insertSite = (
+  trx: Db,
+  values: { organizationId: string; id: string; name: string; domain: string; platform: string; currencyCode: string },
+) =>
+  trx
+    .insertInto('sites')
+    .values({
+      organization_id: values.organizationId,
+      id: values.id,
+      name: values.name,
+      domain: values.domain,
+      platform: values.platform,
+      currency_code: values.currencyCode,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const updateSite = (
+  trx: Db,
+  organizationId: string,
+  id: string,
+  changes: { name?: string | undefined; domain?: string | undefined; platform?: string | undefined; currencyCode?: string | undefined },
+) =>
+  trx
+    .updateTable('sites')
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
+      ...(changes.platform !== undefined ? { platform: changes.platform } : {}),
+      ...(changes.currencyCode !== undefined ? { currency_code: changes.currencyCode } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+export const countOrdersOfSite = async (trx: Db, organizationId: string, siteId: string) =>
+  Number(
+    (
+      await trx
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('site_id', '=', siteId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** Deletes the site; its product links go with it (product_sites cascades). */
+export const deleteSiteRow = (trx: Db, organizationId: string, id: string) =>
+  trx.deleteFrom('sites').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();

@@ -1,0 +1,123 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { DB } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { listPage } from '../../lists/engine.js';
+import type { ListParams } from '../../lists/query.js';
+import { UUID_PATTERN } from '../common/references.js';
+import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, toSite, updateSite, type SiteRow } from './queries.js';
+import { Site, type SiteBody, type SiteFields } from './schemas.js';
+import { siteList } from './list.js';
+
+export const DEFAULT_PLATFORM = 'custom';
+export const DEFAULT_CURRENCY = 'USD';
+
+const siteEvent = (organizationId: string, name: string, row: SiteRow) => ({ organizationId, name, schema: Site, record: toSite(row) });
+
+/**
+ * D22 applied to sites: the fields come inside `data` or at the top level. Returns them with the path prefix
+ * error details use; both forms at once is 400.
+ */
+function unwrap(body: SiteBody | undefined): { fields: SiteFields; path: string } {
+  const { data, ...topLevel } = body ?? {};
+  const top = Object.keys(topLevel);
+  if (data !== undefined && top.length > 0) {
+    throw validationError(
+      `Invalid request: send the site's fields either inside body.data or at the top level, not both (found data and ${top.join(', ')}).`,
+      top.map((key) => ({ path: `body.${key}`, message: 'must not be sent together with body.data' })),
+    );
+  }
+  return data !== undefined ? { fields: data, path: 'body.data' } : { fields: topLevel, path: 'body' };
+}
+
+/** A domain that reads as a UUID would be ambiguous where a site is named by id or domain (D28 import rows). */
+function checkDomain(domain: string | undefined, path: string): void {
+  if (domain !== undefined && UUID_PATTERN.test(domain)) {
+    throw validationError(`Invalid request: ${path}.domain must be a host name, not a UUID.`, [
+      { path: `${path}.domain`, message: 'must be a host name, not a UUID' },
+    ]);
+  }
+}
+
+const domainTaken = (domain: string) =>
+  conflict(`A site with the domain "${domain}" already exists in this organization (domains are compared case-insensitively).`);
+
+export class SiteService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<SiteRow>(this.db, siteList, organizationId, params);
+    return { data: page.rows.map(toSite), nextCursor: page.nextCursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<Site> {
+    const row = await findSite(this.db, organizationId, id);
+    if (!row) throw notFound('The site');
+    return toSite(row);
+  }
+
+  async create(organizationId: string, body: SiteBody | undefined): Promise<Site> {
+    const { fields, path } = unwrap(body);
+    const missing: ErrorDetail[] = (['name', 'domain'] as const)
+      .filter((field) => fields[field] === undefined)
+      .map((field) => ({ path: `${path}.${field}`, message: 'is required' }));
+    if (missing.length) {
+      throw validationError(`Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`, missing);
+    }
+    checkDomain(fields.domain, path);
+    const domain = fields.domain!;
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const row = await insertSite(trx, {
+          organizationId,
+          id: uuidv7(),
+          name: fields.name!,
+          domain,
+          platform: fields.platform ?? DEFAULT_PLATFORM,
+          currencyCode: fields.currencyCode ?? DEFAULT_CURRENCY,
+        });
+        await recordEvents(trx, [siteEvent(organizationId, 'site.created', row)]);
+        return toSite(row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw domainTaken(domain);
+      throw error;
+    }
+  }
+
+  async update(organizationId: string, id: string, body: SiteBody | undefined): Promise<Site> {
+    const { fields, path } = unwrap(body);
+    checkDomain(fields.domain, path);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const row = await updateSite(trx, organizationId, id, fields);
+        if (!row) throw notFound('The site');
+        await recordEvents(trx, [siteEvent(organizationId, 'site.updated', row)]);
+        return toSite(row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw domainTaken(fields.domain ?? '');
+      throw error;
+    }
+  }
+
+  /** Deletes a site and its product links; a site that orders use stays (409), since orders need their site. */
+  async delete(organizationId: string, id: string): Promise<Site> {
+    return this.db.transaction().execute(async (trx) => {
+      // The lock keeps an order from being written against the site between the count and the delete.
+      if (!(await lockSite(trx, organizationId, id))) throw notFound('The site');
+      const orders = await countOrdersOfSite(trx, organizationId, id);
+      if (orders > 0) {
+        throw conflict(
+          `The site is used by ${orders} order${orders === 1 ? '' : 's'}; delete ${orders === 1 ? 'it' : 'them'} first, since every order keeps its site.`,
+        );
+      }
+      const row = await deleteSiteRow(trx, organizationId, id);
+      if (!row) throw notFound('The site');
+      await recordEvents(trx, [siteEvent(organizationId, 'site.deleted', row)]);
+      return toSite(row);
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely';
+import type { DB, TagKind } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { recordEvents } from '../../events/outbox.js';
+import { conflict, notFound, validationError } from '../../http/errors.js';
+import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListDefinition } from '../../lists/types.js';
+import type { ListParams } from '../../lists/query.js';
+import { Tag } from '../common/schemas.js';
+import { tagEventName } from '../common/tags.js';
+import { tagList } from './list.js';
+import { deleteTagRow, findTag, findTagNamed, renameTag, type TagRow } from './queries.js';
+import type { TagRecord } from './schemas.js';
+
+export function toTagRecord(row: TagRow): TagRecord {
+  return { id: row.id, name: row.name, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+}
+
+/**
+ * The tag records of one kind (product, order or customer). Tags are created implicitly wherever records are
+ * tagged (PATCH tags, imports, bulk updates); here they are listed, renamed and deleted.
+ */
+export class TagService {
+  readonly definition: ListDefinition;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    readonly kind: TagKind,
+  ) {
+    this.definition = tagList(kind);
+  }
+
+  private get what() {
+    return `The ${this.kind} tag`;
+  }
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<TagRow>(this.db, this.definition, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(this.definition, toTagRecord(row), row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<TagRecord> {
+    const names = parseIncludes(this.definition, include);
+    const row = await findTag(this.db, organizationId, this.kind, id);
+    if (!row) throw notFound(this.what);
+    const includes = await loadIncludes(this.definition, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(this.definition, toTagRecord(row), row.id, includes);
+  }
+
+  /** Renames the tag everywhere it is used; another tag of the same kind with that name is 409. */
+  async rename(organizationId: string, id: string, rawName: string): Promise<TagRecord> {
+    const name = rawName.trim();
+    if (!name) {
+      throw validationError('Invalid request: body.name is empty once trimmed.', [{ path: 'body.name', message: 'must not be empty once trimmed' }]);
+    }
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        if (!(await findTag(trx, organizationId, this.kind, id))) throw notFound(this.what);
+        if (await findTagNamed(trx, organizationId, this.kind, name, id)) throw this.clash(name);
+        const row = await renameTag(trx, organizationId, this.kind, id, name);
+        if (!row) throw notFound(this.what);
+        await recordEvents(trx, [{ organizationId, name: tagEventName(this.kind, 'updated'), schema: Tag, record: toTagRecord(row) }]);
+        return toTagRecord(row);
+      });
+    } catch (error) {
+      // Two renames racing to the same name: the unique index decides, the loser gets the same 409.
+      if (isUniqueViolation(error)) throw this.clash(name);
+      throw error;
+    }
+  }
+
+  /** Deletes the tag and removes it from every record that carried it. */
+  async delete(organizationId: string, id: string): Promise<TagRecord> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await deleteTagRow(trx, organizationId, this.kind, id);
+      if (!row) throw notFound(this.what);
+      await recordEvents(trx, [{ organizationId, name: tagEventName(this.kind, 'deleted'), schema: Tag, record: toTagRecord(row) }]);
+      return toTagRecord(row);
+    });
+  }
+
+  private clash(name: string) {
+    return conflict(`Another ${this.kind} tag is already called "${name}"; pick another name or delete that tag first.`);
+  }
+}
