@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 
 /** The value types a filter checks its operands against (D9). */
@@ -59,6 +59,6 @@ export interface ListDefinition {
   sorts: Record<string, SortDef>;
   defaultSort: string;
   /** Builds the search condition from a parameterised ILIKE pattern; absent when the list has no search. */
-  search?: (pattern: import('kysely').RawBuilder<unknown>) => import('kysely').RawBuilder<unknown>;
+  search?: (pattern: RawBuilder<unknown>) => RawBuilder<unknown>;
   includes: Record<string, IncludeDef>;
 }

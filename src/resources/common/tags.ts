@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, TagKind } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
@@ -93,7 +93,7 @@ export async function addAndRemoveTags(
 
 /** Tag names per record, one query for the whole page (include=tags). */
 export async function tagNamesOf(
-  db: import('kysely').Kysely<DB>,
+  db: Kysely<DB>,
   organizationId: string,
   kind: TagKind,
   recordIds: readonly string[],

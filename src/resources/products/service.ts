@@ -21,7 +21,6 @@ import {
   updateProduct,
   updateVariantMetadata,
   type ProductRow,
-  type VariantRow,
 } from './queries.js';
 import { Product, Variant, type ProductImportBody } from './schemas.js';
 
