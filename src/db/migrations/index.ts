@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as platform from './0001_platform.js';
 import * as store from './0002_store.js';
 import * as customerSortIndexes from './0003_customer_sort_indexes.js';
+import * as listIndexes from './0004_list_indexes.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
   '0001_platform': platform,
   '0002_store': store,
   '0003_customer_sort_indexes': customerSortIndexes,
+  '0004_list_indexes': listIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
