@@ -60,6 +60,8 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.8;
+/** Above this share of the machine used by other processes in any run, requests/s figures are not comparable. */
+const CONTENDED_PCT = 10;
 const CEILING = 100_000_000; // requests per minute: the rate limit must never answer 429 during a run
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
@@ -396,6 +398,17 @@ async function main(): Promise<void> {
     const ratioInfo = patronInfo.requestsPerSec / floor.requestsPerSec;
     const all = [...floorRounds, ...patronRounds, patronInfo, patronEmbedded];
     const non2xx = all.reduce((sum, m) => sum + m.non2xx + m.errors + m.timeouts, 0);
+    // On 2 cores the server, PostgreSQL and the load generator share the CPU, so saturated throughput is about
+    // (usable CPU) / (CPU per request of all three): the ratio of those sums predicts the throughput ratio on a
+    // quiet machine, and unlike requests/s it barely moves when other processes compete for the cores.
+    const totalCpu = (m: Measurement) =>
+      m.serverCpuUsPerRequest === null ? null : m.serverCpuUsPerRequest + (m.postgresCpuUsPerRequest ?? 0) + m.loadCpuUsPerRequest;
+    const sumOf = (rounds: Measurement[]) => rounds.map(totalCpu).filter((v): v is number => v !== null);
+    const floorCpu = sumOf(floorRounds);
+    const patronCpu = sumOf(patronRounds);
+    const cpuRatio = floorCpu.length && patronCpu.length ? median(floorCpu) / median(patronCpu) : null;
+    const maxOtherCpuPct = Math.max(0, ...all.map((m) => m.otherCpuPct ?? 0));
+    const contended = maxOtherCpuPct > CONTENDED_PCT;
 
     const rows: Measurement[] = [floor, patron, patronInfo, patronEmbedded];
     const header = ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server µs/req', 'postgres µs/req', 'other CPU %'];
@@ -419,6 +432,18 @@ async function main(): Promise<void> {
     for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
     console.log(`all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`);
     console.log(`ratio Patron/floor (LOG_LEVEL=warn): ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
+    if (cpuRatio !== null) {
+      console.log(
+        `CPU per request (server + postgres + load generator, median of rounds): floor ${median(floorCpu).toFixed(0)} µs, ` +
+          `Patron ${median(patronCpu).toFixed(0)} µs → CPU-bound ratio ${cpuRatio.toFixed(3)}`,
+      );
+    }
+    if (contended) {
+      console.log(
+        `WARNING: other processes used up to ${maxOtherCpuPct.toFixed(0)}% of the machine during a measured run ` +
+          `(> ${CONTENDED_PCT}%): the requests/s ratio is unreliable; rerun on a quiet machine or read the CPU-bound ratio.`,
+      );
+    }
     console.log(`ratio Patron/floor (LOG_LEVEL=info): ${ratioInfo.toFixed(3)}; ${(infoLogBytes / Math.max(1, patronInfo.requests)).toFixed(0)} log bytes/request`);
     console.log(`ratio embedded/floor (for reference, different engine): ${(patronEmbedded.requestsPerSec / floor.requestsPerSec).toFixed(3)}`);
     console.log(`non-2xx + errors over all runs: ${non2xx}`);
@@ -455,6 +480,9 @@ async function main(): Promise<void> {
       medianRatioOfRounds: round3(median(patronRounds.map((p, i) => p.requestsPerSec / floorRounds[i]!.requestsPerSec))),
       target: TARGET_RATIO,
       meetsTarget: ratio >= TARGET_RATIO,
+      cpuRatio: cpuRatio === null ? null : round3(cpuRatio),
+      maxOtherCpuPct: Math.round(maxOtherCpuPct),
+      contended,
       non2xx,
     };
     console.log(`RESULT ${JSON.stringify(result)}`);

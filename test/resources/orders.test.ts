@@ -318,6 +318,19 @@ describe('POST /v1/orders/import: create', () => {
     expect(await countOrders(f.org)).toBe(before);
   });
 
+  it.each([
+    ['remoteId', { data: [row('nul\u0000id')] }],
+    ['a metadata value', { data: [row('nul-meta', { metadata: { a: 'x\u0000y' } })] }],
+    ['a discount code', { data: [row('nul-code', { discountCodes: ['A\u0000'] })] }],
+    ['a tag', { data: [row('nul-tag', { tags: ['t\u0000'] })] }],
+  ])('refuses a NUL character in %s with 400, writing nothing', async (_name, body) => {
+    const before = await countOrders(f.org);
+    const response = await importOrders(f.key, body);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error.code).toBe('VALIDATION_ERROR');
+    expect(await countOrders(f.org)).toBe(before);
+  });
+
   it('refuses a tag that is empty once trimmed', async () => {
     const response = await importOrders(f.key, { data: [row('v', { tags: ['ok', '   '] })] });
     expect(response.statusCode).toBe(400);
