@@ -304,6 +304,7 @@ async function main(): Promise<void> {
     log('npm run build');
     run('npm', ['run', 'build', '--silent'], process.env);
   }
+  const commit = measuredCommit(); // what was built, before anyone commits during the run
 
   const workDir = await mkdtemp(join(tmpdir(), 'patron-bench-'));
   const database = `patron_bench_${randomBytes(6).toString('hex')}`;
@@ -462,7 +463,7 @@ async function main(): Promise<void> {
       otherCpuPct: m.otherCpuPct === null ? null : Math.round(m.otherCpuPct),
     });
     const result = {
-      commit: measuredCommit(),
+      commit,
       node: process.version,
       connections: CONNECTIONS,
       warmupSeconds: WARMUP_S,

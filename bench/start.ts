@@ -193,6 +193,7 @@ async function main(): Promise<void> {
     const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
   }
+  const commit = measuredCommit(); // what was built, before anyone commits during the run
 
   const dataDir = await mkdtemp(join(tmpdir(), 'patron-start-'));
   // The embedded engine, as a first-time user runs it: no DATABASE_URL, no REDIS_URL, default log level.
@@ -223,7 +224,7 @@ async function main(): Promise<void> {
     console.log(`median SIGTERM → exit: ${stopMedian.toFixed(0)} ms; first start seeded the demo organization: ${first.seededDemo}`);
 
     const result = {
-      commit: measuredCommit(),
+      commit,
       node: process.version,
       pollMs: POLL_MS,
       firstStartMs: Math.round(first.readyMs),
