@@ -66,6 +66,10 @@ const CEILING = 100_000_000; // requests per minute: the rate limit must never a
 const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 const log = (line: string) => process.stderr.write(line + '\n');
+/** Every server child still alive, including one still starting, so an interrupted run leaves none behind. */
+const children = new Set<ChildProcess>();
+/** Set by SIGINT/SIGTERM: whatever main() throws afterwards is a consequence of the cleanup, not a failure. */
+let interrupted = false;
 
 /** The commit measured, with "+dirty" when src/ has uncommitted changes (null outside a git checkout). */
 function measuredCommit(): string | null {
@@ -191,6 +195,8 @@ async function startServer(label: string, args: string[], env: NodeJS.ProcessEnv
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   const baseUrl = `http://127.0.0.1:${port}`;
   let exited: number | null = null;
   const exit = new Promise<number>((resolve) =>
@@ -321,10 +327,24 @@ async function main(): Promise<void> {
     for (const server of servers) await server.stop().catch(() => {});
     servers.clear();
   };
-  const onSignal = () => {
-    void stopAll().finally(() => process.exit(130));
+  let cleaning: Promise<void> | null = null;
+  const cleanUp = () => (cleaning ??= cleanUpOnce());
+  const cleanUpOnce = async () => {
+    await stopAll();
+    for (const child of children) child.kill('SIGKILL');
+    await admin.query(`drop database if exists "${database}" with (force)`).catch((error: unknown) => log(`could not drop ${database}: ${String(error)}`));
+    await admin.end().catch(() => {});
+    await rm(workDir, { recursive: true, force: true });
+    log(`dropped database ${database}`);
+  };
+  // Interrupted (Ctrl-C, a timeout's SIGTERM): still stop the servers, drop the database and remove the work dir.
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    log(`${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
 
   // The environment the children inherit, minus anything that would change what is measured.
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, PATRON_SECRET_KEY: SECRET, NODE_ENV: 'production' };
@@ -489,12 +509,13 @@ async function main(): Promise<void> {
     console.log(`RESULT ${JSON.stringify(result)}`);
     if (non2xx > 0) process.exitCode = 1;
   } finally {
-    await stopAll();
-    await admin.query(`drop database if exists "${database}" with (force)`).catch((error: unknown) => log(`could not drop ${database}: ${String(error)}`));
-    await admin.end();
-    await rm(workDir, { recursive: true, force: true });
-    log(`dropped database ${database}`);
+    await cleanUp();
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Interrupted: the signal handler is cleaning up and exits when done.
+  if (!interrupted) throw error;
+}

@@ -4,7 +4,7 @@
 // Also measures SIGTERM → process exit.
 //
 //   npm run bench:start            (node --import tsx bench/start.ts; BENCH_SKIP_BUILD=1 skips npm run build)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -20,6 +20,10 @@ const TARGET_MS = 3_000;
 const GIVE_UP_MS = 120_000;
 
 const log = (line: string) => process.stderr.write(line + '\n');
+/** The server being measured, so an interrupted benchmark does not leave it running. */
+const running = new Set<ChildProcess>();
+/** Set by SIGINT/SIGTERM: whatever main() throws afterwards is a consequence of stopping, not a failure. */
+let interrupted = false;
 
 /** The commit measured, with "+dirty" when src/ has uncommitted changes (null outside a git checkout). */
 function measuredCommit(): string | null {
@@ -106,6 +110,8 @@ async function startOnce(kind: Start['kind'], env: NodeJS.ProcessEnv): Promise<S
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let exited: { code: number | null; signal: string | null } | null = null;
@@ -200,6 +206,15 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, PATRON_DATA_DIR: dataDir };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY', 'NODE_OPTIONS']) delete env[name];
 
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    log(`${signal}: stopping the server and removing ${dataDir}`);
+    for (const child of running) child.kill('SIGKILL');
+    void rm(dataDir, { recursive: true, force: true }).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
   try {
     log(`PATRON_DATA_DIR=${dataDir}`);
     const first = await startOnce('first', env);
@@ -249,4 +264,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Interrupted: the signal handler removes the data dir and exits.
+  if (!interrupted) throw error;
+}
