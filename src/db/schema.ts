@@ -217,6 +217,45 @@ export interface ReviewsTable {
   updated_at: UpdatedAt;
 }
 
+/** A subscriber to events (service.md "Webhook endpoint"). The secret is stored AES-256-GCM encrypted. */
+export interface WebhookEndpointsTable {
+  organization_id: string;
+  id: string;
+  url: string;
+  is_active: Generated<boolean>;
+  events: ColumnType<string[], string[] | undefined, string[]>;
+  secret_ciphertext: string | null;
+  /** The last delivery sequence handed out; bumped under the row lock so sequences follow commit order. */
+  last_sequence: ColumnType<string, string | number | undefined, string | number>;
+  /** The dispatcher holding this endpoint's queue, and until when. */
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+/** One POST of one event to one endpoint (service.md "Webhook delivery record"). */
+export interface WebhookDeliveriesTable {
+  organization_id: string;
+  id: string;
+  webhook_id: string;
+  sequence: ColumnType<string, string | number, string | number>;
+  event_id: string | null;
+  event_name: string;
+  idempotency_key: string;
+  url: string;
+  /** The envelope sent, as JSON text in the API's key order. */
+  payload: ColumnType<unknown, string, string>;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  error: string | null;
+  response_status: number | null;
+  attempted_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -235,4 +274,6 @@ export interface DB {
   product_tags: ProductTagsTable;
   import_job_records: ImportJobRecordsTable;
   reviews: ReviewsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

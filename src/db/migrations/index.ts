@@ -3,6 +3,7 @@ import * as platform from './0001_platform.js';
 import * as store from './0002_store.js';
 import * as customerSortIndexes from './0003_customer_sort_indexes.js';
 import * as listIndexes from './0004_list_indexes.js';
+import * as webhooks from './0005_webhooks.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002_store': store,
   '0003_customer_sort_indexes': customerSortIndexes,
   '0004_list_indexes': listIndexes,
+  '0005_webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {
