@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -69,7 +70,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   const location = inMemory ? dataDir : join(resolve(dataDir), 'pgdata');
   if (!inMemory) await mkdir(location, { recursive: true });
-  const pglite = await PGlite.create(location, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
+  const pglite = await PGlite.create(location, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm, btree_gin } });
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<DB>({ dialect });
   return {

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionCatalog } from '../../src/compose.js';
+import { customerList } from '../../src/resources/customers/list.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
 let t: TestApp;
@@ -684,6 +686,29 @@ describe('GET /v1/customers', () => {
     expect(idsOf(await list(tenant, 'search=Hidden'))).toEqual([]);
     const paged = await allPages(tenant, 'search=example&sort=email&limit=2');
     expect(paged.ids).toEqual(ids('ann', 'bob', 'dan', 'eve', 'fay'));
+  });
+
+  it('searches the fields as one text: a term may span first and last name; _ and \\ match themselves', async () => {
+    expect(idsOf(await list(tenant, `search=${encodeURIComponent('ann zim')}`))).toEqual(ids('ann'));
+    expect(idsOf(await list(tenant, `search=${encodeURIComponent('CAT ADAMS')}`))).toEqual(ids('cat'));
+    expect(idsOf(await list(tenant, 'search=ZIMMER'))).toEqual(ids('ann'));
+    expect(idsOf(await list(tenant, `search=${encodeURIComponent('a_n')}`))).toEqual([]);
+    expect(idsOf(await list(tenant, `search=${encodeURIComponent('\\')}`))).toEqual([]);
+  });
+
+  it('is served by the organization-scoped trigram index of migration 0006 (the same expression)', async () => {
+    const plan = await db()
+      .transaction()
+      .execute(async (trx) => {
+        // A tiny table is cheaper to scan, and the organization alone matches every btree index: leave the search
+        // condition alone and forbid the scan, so the plan shows whether the index expression is the list's.
+        await sql`set local enable_seqscan = off`.execute(trx);
+        const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select c.id from customers c
+          where ${customerList.search!(sql`${'%zimmer%'}`)}`.execute(trx);
+        return rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+    expect(plan).toMatch(/Bitmap Index Scan on customers_search_trgm\s+\(.*\)\s+Index Cond: \(.*~~ '%zimmer%'/);
+    expect(plan).not.toMatch(/Filter:/);
   });
 
   it('never lists another organization\'s customers', async () => {

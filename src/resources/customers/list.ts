@@ -38,8 +38,11 @@ export const customerList: ListDefinition = {
     lastName: { column: 'c.last_name', type: 'string', nullable: true },
   },
   defaultSort: '-createdAt',
+  // D10 over email, first and last name and phone as one text, written exactly as the expression of the
+  // customers_search_trgm index (migration 0006), which leads with organization_id. lower() on both sides is what
+  // ILIKE does (phone is E.164: digits only); a term may also span two fields ("mary smith").
   search: (pattern) =>
-    sql`c.email ilike ${pattern} or c.first_name ilike ${pattern} or c.last_name ilike ${pattern} or c.phone ilike ${pattern}`,
+    sql`(lower(c.email) || ' ' || coalesce(lower(c.first_name), '') || ' ' || coalesce(lower(c.last_name), '') || ' ' || coalesce(c.phone, '')) like lower(${pattern})`,
   includes: {
     tags: { load: ({ db, organizationId }, ids) => tagNamesOf(db, organizationId, 'customer', ids), empty: () => [] },
   },
