@@ -18,8 +18,9 @@ import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
 import { customersResource } from './resources/customers/index.js';
 import { ordersResource } from './resources/orders/index.js';
+import { webhooksResource } from './resources/webhooks/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

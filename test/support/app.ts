@@ -43,11 +43,13 @@ export interface TestAppOptions {
   resources?: readonly ResourceModule[];
   /** Defaults to Redis when REDIS_URL is set (a private key prefix), else memory. */
   limiter?: RateLimiter;
+  /** Overrides of the test configuration, e.g. the webhook URL policy flags. */
+  config?: Partial<Config>;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const testDatabase = await createTestDatabase();
-  const config: Config = { ...loadConfig({}), logLevel: 'silent', secretKey: randomBytes(32).toString('base64') };
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', secretKey: randomBytes(32).toString('base64'), ...options.config };
   let redis: Redis | undefined;
   let limiter = options.limiter;
   if (!limiter) {

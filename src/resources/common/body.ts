@@ -1,0 +1,20 @@
+import { validationError } from '../../http/errors.js';
+
+/**
+ * D22's two body forms: the fields inside `data` (the reference form) or at the top level (the guide's form).
+ * Returns the fields with the path prefix error details use; both forms at once is 400.
+ */
+export function unwrapData<Fields extends object>(
+  body: ({ data?: Fields | undefined } & Partial<Fields>) | undefined,
+  noun: string,
+): { fields: Fields; path: string } {
+  const { data, ...topLevel } = body ?? {};
+  const top = Object.keys(topLevel);
+  if (data !== undefined && top.length > 0) {
+    throw validationError(
+      `Invalid request: send the ${noun}'s fields either inside body.data or at the top level, not both (found data and ${top.join(', ')}).`,
+      top.map((key) => ({ path: `body.${key}`, message: 'must not be sent together with body.data' })),
+    );
+  }
+  return data !== undefined ? { fields: data, path: 'body.data' } : { fields: topLevel as Fields, path: 'body' };
+}

@@ -1,0 +1,87 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, WebhookEndpointsTable } from '../../db/schema.js';
+import type { WebhookEndpoint } from './schemas.js';
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const toWebhookEndpoint = (row: WebhookEndpointRow): WebhookEndpoint => ({
+  id: row.id,
+  url: row.url,
+  isActive: row.is_active,
+  events: row.events,
+  hasHmacSecret: row.secret_ciphertext !== null,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const findWebhookEndpoint = (db: Db, organizationId: string, id: string) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/**
+ * Locks every endpoint of the organization, in key order, before one is changed. recordEvents locks the endpoints
+ * subscribed to the event in that same order; taking ours first in that order means a change to an endpoint can
+ * never hold one endpoint while waiting for a lower one (a deadlock with a concurrent recorder).
+ */
+export const lockOrganizationEndpoints = (trx: Db, organizationId: string) =>
+  trx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+
+export const insertWebhookEndpoint = (
+  trx: Db,
+  values: { organizationId: string; id: string; url: string; events: string[]; isActive: boolean; secretCiphertext: string | null },
+) =>
+  trx
+    .insertInto('webhook_endpoints')
+    .values({
+      organization_id: values.organizationId,
+      id: values.id,
+      url: values.url,
+      events: values.events,
+      is_active: values.isActive,
+      secret_ciphertext: values.secretCiphertext,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export interface WebhookEndpointChanges {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  isActive?: boolean | undefined;
+  /** Undefined keeps the stored secret; null removes it. */
+  secretCiphertext?: string | null | undefined;
+}
+
+export const updateWebhookEndpoint = (trx: Db, organizationId: string, id: string, changes: WebhookEndpointChanges) =>
+  trx
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(changes.url !== undefined ? { url: changes.url } : {}),
+      ...(changes.events !== undefined ? { events: changes.events } : {}),
+      ...(changes.isActive !== undefined ? { is_active: changes.isActive } : {}),
+      ...(changes.secretCiphertext !== undefined ? { secret_ciphertext: changes.secretCiphertext } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+/** Deletes the endpoint; its delivery log goes with it (webhook_deliveries cascades). */
+export const deleteWebhookEndpointRow = (trx: Db, organizationId: string, id: string) =>
+  trx
+    .deleteFrom('webhook_endpoints')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();

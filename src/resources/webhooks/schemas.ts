@@ -1,0 +1,65 @@
+import Type, { type Static } from 'typebox';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../events/webhook-url.js';
+import { Timestamp, Uuid } from '../common/schemas.js';
+
+export const MIN_SECRET_LENGTH = 16;
+export const MAX_SECRET_LENGTH = 256;
+
+/** service.md "Webhook endpoint". The secret never leaves the server: only whether there is one. */
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Uuid,
+    url: Type.String({ description: 'Where deliveries are POSTed, as given.' }),
+    isActive: Type.Boolean({ description: 'Only active endpoints receive deliveries; false pauses them.' }),
+    events: Type.Array(Type.String(), { description: 'Subscribed event names (GET /v1/webhook-events lists them).' }),
+    hasHmacSecret: Type.Boolean({ description: 'Whether deliveries are signed. The secret itself is never returned.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'WebhookEndpoint', additionalProperties: false },
+);
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+const optionalFields = {
+  url: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_WEBHOOK_URL_LENGTH,
+      description: 'An absolute https:// URL on a public host; no user name, password or fragment.',
+    }),
+  ),
+  events: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      minItems: 1,
+      maxItems: 200,
+      description: 'Exact event names from GET /v1/webhook-events; duplicates collapse. Replaces the subscription wholesale.',
+    }),
+  ),
+  isActive: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+  hmacSecret: Type.Optional(
+    Type.Union([Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH }), Type.Null()], {
+      description: `${MIN_SECRET_LENGTH}..${MAX_SECRET_LENGTH} characters, stored encrypted. On PUT: omitted keeps the stored secret, null removes it.`,
+    }),
+  ),
+};
+
+export const WebhookFields = Type.Object(optionalFields, { additionalProperties: false });
+export type WebhookFields = Static<typeof WebhookFields>;
+
+export const WebhookBody = Type.Object(
+  { data: Type.Optional(WebhookFields), ...optionalFields },
+  { additionalProperties: false, description: 'Send the fields inside data, or at the top level, not both.' },
+);
+export type WebhookBody = Static<typeof WebhookBody>;
+
+export const WebhookEventCatalog = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'The exact string to put in a webhook endpoint\'s events.' }),
+        firesWhen: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'WebhookEventCatalog' },
+);

@@ -1,0 +1,124 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { Config } from '../../config/index.js';
+import type { DB } from '../../db/schema.js';
+import { EVENT_CATALOG } from '../../events/catalog.js';
+import { recordEvents } from '../../events/outbox.js';
+import { createSecretBox, type SecretBox } from '../../events/secret-box.js';
+import type { WebhookUrlPolicy } from '../../events/webhook-url.js';
+import { notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { listPage } from '../../lists/engine.js';
+import type { ListParams } from '../../lists/query.js';
+import { unwrapData } from '../common/body.js';
+import { toChanges } from './input.js';
+import { webhookList } from './list.js';
+import {
+  deleteWebhookEndpointRow,
+  findWebhookEndpoint,
+  insertWebhookEndpoint,
+  lockOrganizationEndpoints,
+  toWebhookEndpoint,
+  updateWebhookEndpoint,
+  type WebhookEndpointRow,
+} from './queries.js';
+import { WebhookEndpoint, type WebhookBody, type WebhookFields } from './schemas.js';
+
+const NOUN = 'webhook endpoint';
+const FIELDS = ['url', 'events', 'isActive', 'hmacSecret'] as const;
+
+const webhookEvent = (organizationId: string, name: string, row: WebhookEndpointRow) => ({
+  organizationId,
+  name,
+  schema: WebhookEndpoint,
+  record: toWebhookEndpoint(row),
+});
+
+export const webhookUrlPolicy = (config: Config): WebhookUrlPolicy => ({
+  allowHttp: config.allowHttpWebhooks,
+  allowPrivateHosts: config.webhookAllowPrivateHosts,
+});
+
+export class WebhookService {
+  private readonly policy: WebhookUrlPolicy;
+  private readonly box: SecretBox | null;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    config: Config,
+  ) {
+    this.policy = webhookUrlPolicy(config);
+    // Serve resolves the key before it builds the app; without one, only requests that carry a secret fail.
+    this.box = config.secretKey ? createSecretBox(config.secretKey) : null;
+  }
+
+  catalog() {
+    return { data: EVENT_CATALOG.map(({ name, firesWhen }) => ({ name, firesWhen })) };
+  }
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<WebhookEndpointRow>(this.db, webhookList, organizationId, params);
+    return { data: page.rows.map(toWebhookEndpoint), nextCursor: page.nextCursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<WebhookEndpoint> {
+    const row = await findWebhookEndpoint(this.db, organizationId, id);
+    if (!row) throw notFound('The webhook endpoint');
+    return toWebhookEndpoint(row);
+  }
+
+  async create(organizationId: string, body: WebhookBody | undefined): Promise<WebhookEndpoint> {
+    const { fields, path } = unwrapData<WebhookFields>(body, NOUN);
+    const missing: ErrorDetail[] = (['url', 'events'] as const)
+      .filter((field) => fields[field] === undefined)
+      .map((field) => ({ path: `${path}.${field}`, message: 'is required' }));
+    if (missing.length) {
+      throw validationError(
+        `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
+        missing,
+      );
+    }
+    const changes = await toChanges(fields, path, this.policy, this.box);
+    return this.db.transaction().execute(async (trx) => {
+      await lockOrganizationEndpoints(trx, organizationId);
+      const row = await insertWebhookEndpoint(trx, {
+        organizationId,
+        id: uuidv7(),
+        url: changes.url!,
+        events: changes.events!,
+        isActive: changes.isActive ?? true,
+        secretCiphertext: changes.secretCiphertext ?? null,
+      });
+      await recordEvents(trx, [webhookEvent(organizationId, 'webhook.created', row)]);
+      return toWebhookEndpoint(row);
+    });
+  }
+
+  /** PUT: the fields sent replace the stored ones; fields left out keep their values (as service.md says of hmacSecret). */
+  async update(organizationId: string, id: string, body: WebhookBody | undefined): Promise<WebhookEndpoint> {
+    const { fields, path } = unwrapData<WebhookFields>(body, NOUN);
+    if (!FIELDS.some((field) => fields[field] !== undefined)) {
+      throw validationError(`Invalid request: ${path} must hold at least one of ${FIELDS.join(', ')}.`, [
+        { path, message: `must hold at least one of ${FIELDS.join(', ')}` },
+      ]);
+    }
+    const changes = await toChanges(fields, path, this.policy, this.box);
+    return this.db.transaction().execute(async (trx) => {
+      await lockOrganizationEndpoints(trx, organizationId);
+      const row = await updateWebhookEndpoint(trx, organizationId, id, changes);
+      if (!row) throw notFound('The webhook endpoint');
+      await recordEvents(trx, [webhookEvent(organizationId, 'webhook.updated', row)]);
+      return toWebhookEndpoint(row);
+    });
+  }
+
+  /** Deletes the endpoint and its delivery log; pending deliveries to it are never sent. */
+  async delete(organizationId: string, id: string): Promise<WebhookEndpoint> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockOrganizationEndpoints(trx, organizationId);
+      const row = await deleteWebhookEndpointRow(trx, organizationId, id);
+      if (!row) throw notFound('The webhook endpoint');
+      await recordEvents(trx, [webhookEvent(organizationId, 'webhook.deleted', row)]);
+      return toWebhookEndpoint(row);
+    });
+  }
+}
