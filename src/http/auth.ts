@@ -2,28 +2,36 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { grants } from '../auth/permissions.js';
 import { hashKey, KEY_PATTERN } from '../auth/keys.js';
+import { prepared } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { ApiError } from './errors.js';
-import type { AuthContext, PatronApp } from './types.js';
+import type { AuthContext } from './types.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+// Every authenticated request runs this, so it is compiled once. Keys are looked up each time (never cached) so a
+// revocation takes effect on the very next request.
+const selectKey = prepared(
+  (db, keyHash: string) =>
+    db
+      .selectFrom('api_keys as k')
+      .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+      .select([
+        'k.id as keyId',
+        'k.organization_id as organizationId',
+        'k.permissions',
+        'o.api_requests_per_minute',
+        'o.loyalty_events_per_minute',
+        'o.loyalty_stamps_per_minute',
+      ])
+      .where('k.key_hash', '=', keyHash)
+      .where('k.revoked_at', 'is', null),
+  ['key-hash'],
+);
+
 /** Resolves a Bearer key to its organization, permissions and plan in one query; null when it is not a live key. */
 export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext | null> {
-  const row = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
-    .select([
-      'k.id as keyId',
-      'k.organization_id as organizationId',
-      'k.permissions',
-      'o.api_requests_per_minute',
-      'o.loyalty_events_per_minute',
-      'o.loyalty_stamps_per_minute',
-    ])
-    .where('k.key_hash', '=', hashKey(key))
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const [row] = await selectKey(db, hashKey(key));
   if (!row) return null;
   return {
     keyId: row.keyId,
@@ -38,33 +46,26 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
 }
 
 /** First step of D14: a missing, malformed, unknown or revoked key is 401 and costs nothing. */
-export function registerAuthentication(app: PatronApp, db: Kysely<DB>): void {
-  app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request) => {
-    if (!request.routeOptions.config.permission) return;
-    const header = request.headers.authorization;
-    if (!header) {
-      throw new ApiError('UNAUTHORIZED', 'Missing Authorization header: send "Authorization: Bearer <secret key>".');
-    }
-    const key = BEARER.exec(header)?.[1];
-    if (!key || !KEY_PATTERN.test(key)) {
-      throw new ApiError('UNAUTHORIZED', 'Malformed Authorization header: expected "Bearer sk_…" with an organization secret key.');
-    }
-    const auth = await findKey(db, key);
-    if (!auth) throw new ApiError('UNAUTHORIZED', 'The API key is unknown or has been revoked.');
-    request.auth = auth;
-  });
+export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Promise<AuthContext> {
+  const header = request.headers.authorization;
+  if (!header) {
+    throw new ApiError('UNAUTHORIZED', 'Missing Authorization header: send "Authorization: Bearer <secret key>".');
+  }
+  const key = BEARER.exec(header)?.[1];
+  if (!key || !KEY_PATTERN.test(key)) {
+    throw new ApiError('UNAUTHORIZED', 'Malformed Authorization header: expected "Bearer sk_…" with an organization secret key.');
+  }
+  const auth = await findKey(db, key);
+  if (!auth) throw new ApiError('UNAUTHORIZED', 'The API key is unknown or has been revoked.');
+  return auth;
 }
 
 /** Third step of D14, after the charge: a key without the route's permission is 403 (its tokens stay spent). */
-export function registerAuthorization(app: PatronApp): void {
-  app.addHook('onRequest', async (request) => {
-    const required = request.routeOptions.config.permission;
-    if (!required || required === 'any' || !request.auth) return;
-    if (!grants(request.auth.permissions, required)) {
-      throw new ApiError('FORBIDDEN', `This API key lacks the permission "${required}" that this endpoint requires.`);
-    }
-  });
+export function authorize(auth: AuthContext, required: string): void {
+  if (required === 'any') return;
+  if (!grants(auth.permissions, required)) {
+    throw new ApiError('FORBIDDEN', `This API key lacks the permission "${required}" that this endpoint requires.`);
+  }
 }
 
 /** The caller of an authenticated route; routes without a declared permission have none. */

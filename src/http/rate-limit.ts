@@ -1,40 +1,41 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyReply } from 'fastify';
 import { endpointBucket, organizationBucket } from '../ratelimit/buckets.js';
 import type { ChargeDecision, RateLimiter } from '../ratelimit/types.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
-import type { PatronApp } from './types.js';
+import type { AuthContext } from './types.js';
 
 /**
  * Second step of D14: charge the route's cost from the organization bucket and any endpoint buckets, all or
  * nothing. Unaffordable → 429 with Retry-After, and nothing else runs.
  */
-export function registerRateLimit(app: PatronApp, limiter: RateLimiter, metrics: Metrics): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const auth = request.auth;
-    if (!auth) return;
-    const config = request.routeOptions.config;
-    const cost = config.cost ?? 1;
-    const buckets = [
-      organizationBucket(auth.organizationId, auth.plan),
-      ...(config.buckets ?? []).map((bucket) => endpointBucket(auth.organizationId, auth.plan, bucket)),
-    ];
-    const decision = await limiter.charge(buckets, cost);
-    setRateLimitHeaders(reply, decision);
-    if (decision.allowed) return;
+export async function chargeRequest(
+  limiter: RateLimiter,
+  metrics: Metrics,
+  auth: AuthContext,
+  config: FastifyContextConfig,
+  reply: FastifyReply,
+): Promise<void> {
+  const cost = config.cost ?? 1;
+  const buckets = [
+    organizationBucket(auth.organizationId, auth.plan),
+    ...(config.buckets ?? []).map((bucket) => endpointBucket(auth.organizationId, auth.plan, bucket)),
+  ];
+  const decision = await limiter.charge(buckets, cost);
+  setRateLimitHeaders(reply, decision);
+  if (decision.allowed) return;
 
-    const starved = decision.buckets.find((bucket) => bucket.tokens < cost) ?? decision.buckets[0]!;
-    const scope = starved.key.startsWith('org:') ? 'organization' : `endpoint "${starved.key.split(':')[2]}"`;
-    metrics.rateLimitRejections.inc({ bucket: starved.key.startsWith('org:') ? 'org' : starved.key.split(':')[2] });
-    throw new ApiError(
-      'TOO_MANY_REQUESTS',
-      `Rate limit exceeded for this ${scope}: the request costs ${cost} token${cost === 1 ? '' : 's'} and ` +
-        `${Math.floor(starved.tokens)} ${Math.floor(starved.tokens) === 1 ? 'is' : 'are'} left. ` +
-        `Retry in ${decision.retryAfterSeconds} second${decision.retryAfterSeconds === 1 ? '' : 's'}.`,
-      undefined,
-      { 'retry-after': String(decision.retryAfterSeconds) },
-    );
-  });
+  const starved = decision.buckets.find((bucket) => bucket.tokens < cost) ?? decision.buckets[0]!;
+  const scope = starved.key.startsWith('org:') ? 'organization' : `endpoint "${starved.key.split(':')[2]}"`;
+  metrics.rateLimitRejections.inc({ bucket: starved.key.startsWith('org:') ? 'org' : starved.key.split(':')[2] });
+  throw new ApiError(
+    'TOO_MANY_REQUESTS',
+    `Rate limit exceeded for this ${scope}: the request costs ${cost} token${cost === 1 ? '' : 's'} and ` +
+      `${Math.floor(starved.tokens)} ${Math.floor(starved.tokens) === 1 ? 'is' : 'are'} left. ` +
+      `Retry in ${decision.retryAfterSeconds} second${decision.retryAfterSeconds === 1 ? '' : 's'}.`,
+    undefined,
+    { 'retry-after': String(decision.retryAfterSeconds) },
+  );
 }
 
 /** D14 headers, describing the organization bucket (always the first one charged). */

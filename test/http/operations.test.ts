@@ -81,9 +81,9 @@ describe('/metrics', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/plain/);
     const text = response.body;
-    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="\/v1\/probe",status="200"\} 10/);
-    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="\/v1\/probe",status="429"\} 1/);
-    expect(text).toMatch(/patron_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+    expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="200"\} 10/);
+    expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="429"\} 1/);
+    expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
     expect(text).toMatch(/patron_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/probe",status="200"\}/);
     expect(text).toMatch(/patron_rate_limit_rejections_total\{bucket="org"\} 1/);
     expect(text).toMatch(/patron_db_pool_total \d+/);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import Type from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { authOf } from '../../src/http/auth.js';
@@ -92,6 +93,8 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
           const organizationId = authOf(request).organizationId;
           const thing = { id: uuidv7(), name: request.body.name, createdAt: new Date(), internal: 'never serialized' };
           await db.transaction().execute(async (trx) => {
+            // Stands in for storing the name in a text column (PostgreSQL refuses NUL characters there).
+            await sql`select ${thing.name}::text`.execute(trx);
             await recordEvent(trx, { organizationId, name: 'probe.created', schema: Thing, record: thing });
           });
           return reply.code(201).send(thing as never);

@@ -1,10 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { DB, OrganizationsTable } from '../../db/schema.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 
-export const findOrganization = (db: Kysely<DB>, organizationId: string) =>
-  db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst();
+// Runs on every GET /v1/organization, so it is compiled once.
+const selectOrganization = prepared(
+  (db, organizationId: string) => db.selectFrom('organizations').selectAll().where('id', '=', organizationId),
+  ['organization-id'],
+);
+
+export const findOrganization = async (db: Kysely<DB>, organizationId: string): Promise<OrganizationRow | undefined> =>
+  (await selectOrganization(db, organizationId))[0];
 
 export const listOrganizations = (db: Kysely<DB>) =>
   db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
