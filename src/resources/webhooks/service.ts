@@ -111,7 +111,7 @@ export class WebhookService {
     });
   }
 
-  /** Deletes the endpoint and its delivery log; pending deliveries to it are never sent. */
+  /** Deletes the endpoint and its delivery log; deliveries still waiting for it go with the log. */
   async delete(organizationId: string, id: string): Promise<WebhookEndpoint> {
     return this.db.transaction().execute(async (trx) => {
       await lockOrganizationEndpoints(trx, organizationId);
