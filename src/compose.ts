@@ -19,8 +19,9 @@ import { sitesResource } from './resources/sites/index.js';
 import { customersResource } from './resources/customers/index.js';
 import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
+import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

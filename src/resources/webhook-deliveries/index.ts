@@ -1,0 +1,13 @@
+import type { ResourceModule } from '../../http/types.js';
+import { deliveryRoutes, type DeliveryRouteOptions } from './routes.js';
+
+/** A factory so tests can trust their loopback receiver's certificate; production uses the default. */
+export function createWebhookDeliveriesResource(options: DeliveryRouteOptions = {}): ResourceModule {
+  return {
+    name: 'webhook-deliveries',
+    description: 'The delivery log of each webhook endpoint, and deliveries sent by hand: resend and test ping (D23, D24).',
+    routes: deliveryRoutes(options),
+  };
+}
+
+export const webhookDeliveriesResource = createWebhookDeliveriesResource();

@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../db/schema.js';
+import { composeEnvelope } from '../../events/envelope.js';
+import type { SecretBox } from '../../events/secret-box.js';
+import { serializeRecord } from '../../events/serialize.js';
+import { deliveryHeaders } from '../../events/signing.js';
+import { conflict, notFound } from '../../http/errors.js';
+import type { WebhookSender } from '../../jobs/dispatcher/sender.js';
+import { listPage } from '../../lists/engine.js';
+import { compileFilterParam } from '../../lists/filter.js';
+import type { ListParams } from '../../lists/query.js';
+import { toWebhookEndpoint } from '../webhooks/queries.js';
+import { WebhookEndpoint } from '../webhooks/schemas.js';
+import { deliveryList, scopedDeliveryList } from './list.js';
+import { findDelivery, findEndpoint, insertManualDelivery, lockEndpoint, recordOutcome, toDelivery, type DeliveryRow } from './queries.js';
+import type { WebhookDelivery } from './schemas.js';
+
+const ENDPOINT = 'The webhook endpoint';
+export const TEST_EVENT = 'webhook.test';
+
+const inactive = () =>
+  conflict('The webhook endpoint is inactive, and an inactive endpoint receives nothing; set isActive to true first.');
+
+/** The delivery log of an endpoint, and deliveries sent by hand (D24): a resend and a test ping. */
+export class WebhookDeliveryService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly sender: WebhookSender,
+    private readonly box: SecretBox | null,
+  ) {}
+
+  async list(organizationId: string, webhookId: string, params: ListParams) {
+    compileFilterParam(deliveryList, params.filter);
+    if (!(await findEndpoint(this.db, organizationId, webhookId))) throw notFound(ENDPOINT);
+    const scope = { webhookId };
+    const filter = params.filter ? `{"$and":[${JSON.stringify(scope)},${params.filter}]}` : JSON.stringify(scope);
+    const page = await listPage<DeliveryRow>(this.db, scopedDeliveryList, organizationId, { ...params, filter });
+    return { data: page.rows.map(toDelivery), nextCursor: page.nextCursor };
+  }
+
+  private openSecret(ciphertext: string): string {
+    if (!this.box) throw new Error('PATRON_SECRET_KEY is needed to sign webhook deliveries');
+    return this.box.open(ciphertext);
+  }
+
+  /** A new record with the same idempotencyKey and payload, sent now to the endpoint's current URL. */
+  async resend(organizationId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.sendByHand(organizationId, webhookId, async (trx) => {
+      const original = await findDelivery(trx, organizationId, webhookId, deliveryId);
+      if (!original) throw notFound('The delivery');
+      return { eventId: original.event_id, eventName: original.event_name, idempotencyKey: original.idempotency_key, body: original.body };
+    });
+  }
+
+  /** A webhook.test ping whose data is the endpoint itself, sent whatever the endpoint subscribes to. */
+  async test(organizationId: string, webhookId: string): Promise<WebhookDelivery> {
+    return this.sendByHand(organizationId, webhookId, async (_trx, endpoint) => {
+      const idempotencyKey = uuidv7();
+      const data = serializeRecord(WebhookEndpoint, toWebhookEndpoint(endpoint));
+      return { eventId: null, eventName: TEST_EVENT, idempotencyKey, body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data) };
+    });
+  }
+
+  /**
+   * Records the delivery as `sending` (committed before the POST, like the dispatcher), sends it at once and
+   * returns the record with its outcome. It goes beside the endpoint's queue, not through it: a by-hand send is
+   * not part of the commit-order stream and should not wait behind a backlog.
+   */
+  private async sendByHand(
+    organizationId: string,
+    webhookId: string,
+    prepare: (
+      trx: Kysely<DB>,
+      endpoint: NonNullable<Awaited<ReturnType<typeof lockEndpoint>>>,
+    ) => Promise<{ eventId: string | null; eventName: string; idempotencyKey: string; body: string }>,
+  ): Promise<WebhookDelivery> {
+    const { row, text, secretCiphertext } = await this.db.transaction().execute(async (trx) => {
+      const endpoint = await lockEndpoint(trx, organizationId, webhookId);
+      if (!endpoint) throw notFound(ENDPOINT);
+      const delivery = await prepare(trx, endpoint);
+      if (!endpoint.is_active) throw inactive();
+      const { rows } = await insertManualDelivery(trx, { organizationId, webhookId, url: endpoint.url, ...delivery });
+      return { row: rows[0]!, text: delivery.body, secretCiphertext: endpoint.secret_ciphertext };
+    });
+    const body = Buffer.from(text, 'utf8');
+    const secret = secretCiphertext === null ? null : this.openSecret(secretCiphertext);
+    const headers = deliveryHeaders(secret, { idempotencyKey: row.idempotency_key, timestampSeconds: Math.floor(Date.now() / 1000), body });
+    const outcome = await this.sender.send(row.url, body, headers);
+    const recorded = await recordOutcome(this.db, organizationId, row.id, outcome);
+    return toDelivery(recorded ?? row);
+  }
+}
