@@ -369,6 +369,26 @@ describe('webhook.* events', () => {
   });
 });
 
+describe('concurrent changes', () => {
+  // On PostgreSQL, changing an endpoint while other requests record events that fan out to it used to be able to
+  // deadlock (the endpoint's row lock against the fan-out's ordered locks); every request must succeed.
+  it('changes endpoints while events fan out to them, without a deadlock', async () => {
+    const tenant = await t.tenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push((await create(tenant, { data: { url: `${PUBLIC}/${i}`, events: ['webhook.updated', 'site.created'] } })).id);
+    }
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        i % 2 === 0
+          ? put(tenant, ids[i % ids.length]!, { data: { isActive: true } })
+          : t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: { name: `s${i}`, domain: `s${i}.example.com` } } }),
+      ),
+    );
+    expect(results.filter((response) => response.statusCode >= 300).map((response) => response.body)).toEqual([]);
+  });
+});
+
 describe('GET /v1/webhooks', () => {
   let tenant: Tenant;
   let endpoints: Endpoint[];
