@@ -256,6 +256,192 @@ export interface WebhookDeliveriesTable {
   updated_at: UpdatedAt;
 }
 
+/* ---- Loyalty (migration 0009) ---- */
+
+export type RewardExpiryJson =
+  | { type: 'never' }
+  | { type: 'daysAfterIssuance'; days: number }
+  | { type: 'fixedDate'; expiresAt: string };
+
+export interface LoyaltyProgramsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  points_name: Generated<string>;
+  default_reward_expiry: Json<RewardExpiryJson>;
+  /** Days after earning that points lapse; null = never. */
+  points_expiry_days: number | null;
+  tier_window: ColumnType<'lifetime' | 'rolling', 'lifetime' | 'rolling' | undefined, 'lifetime' | 'rolling'>;
+  /** Months of the rolling window; set exactly when tier_window is rolling. */
+  tier_window_months: number | null;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface LoyaltyTiersTable {
+  organization_id: string;
+  id: string;
+  loyalty_program_id: string;
+  name: string;
+  threshold_points: number;
+  position: Generated<number>;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type LoyaltyRuleSection = 'rules' | 'rewards' | 'offers' | 'stampCards';
+
+export interface LoyaltyRulesTable {
+  organization_id: string;
+  id: string;
+  loyalty_program_id: string;
+  section: LoyaltyRuleSection;
+  name: string;
+  /** Section-specific configuration, validated by src/resources/loyalty-rules/config.ts. */
+  config: ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;
+  is_active: Generated<boolean>;
+  metadata: Json<Metadata>;
+  /** Set by DELETE: the rule leaves configuration but rewards keep pointing at it. */
+  deleted_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface LoyaltyMembershipsTable {
+  organization_id: string;
+  id: string;
+  customer_id: string;
+  loyalty_program_id: string;
+  loyalty_tier_id: string | null;
+  tier_assigned_manually: Generated<boolean>;
+  tier_attained_at: Date | null;
+  tier_review_at: Date | null;
+  left_at: Date | null;
+  referral_code: string;
+  referred_by_membership_id: string | null;
+  /** Changed only by the ledger (src/resources/loyalty-points/ledger.ts). */
+  points_balance: Generated<number>;
+  lifetime_points: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type LoyaltyTransactionKind = 'earned' | 'spent' | 'adjusted' | 'expired';
+
+export interface LoyaltyTransactionsTable {
+  organization_id: string;
+  id: string;
+  loyalty_membership_id: string;
+  customer_id: string;
+  kind: LoyaltyTransactionKind;
+  points: number;
+  balance_after: number;
+  reason: string | null;
+  loyalty_rule_id: string | null;
+  loyalty_reward_id: string | null;
+  order_id: string | null;
+  event_name: string | null;
+  /** Idempotency of earning (e.g. `order:<id>:rule:<id>`), unique per membership. */
+  source_key: string | null;
+  expires_at: Date | null;
+  /** For credits: the points not yet spent or expired; null for debits. */
+  remaining: number | null;
+  expiring_soon_sent_at: Date | null;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+}
+
+export interface StampCardsTable {
+  organization_id: string;
+  id: string;
+  loyalty_membership_id: string;
+  loyalty_rule_id: string;
+  stamps: Generated<number>;
+  stamps_required: number;
+  completed_at: Date | null;
+  loyalty_reward_id: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type LoyaltyRewardStatus = 'pending' | 'redeemed' | 'expired' | 'revoked';
+
+export interface LoyaltyRewardsTable {
+  organization_id: string;
+  id: string;
+  loyalty_membership_id: string;
+  /** The membership's customer, copied so customer.* filters join customers directly. */
+  customer_id: string;
+  loyalty_rule_id: string | null;
+  stamp_card_id: string | null;
+  loyalty_transaction_id: string | null;
+  reward: ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;
+  status: ColumnType<LoyaltyRewardStatus, LoyaltyRewardStatus | undefined, LoyaltyRewardStatus>;
+  code: string | null;
+  redeemed_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  metadata: Json<Metadata>;
+  fulfillment: ColumnType<Record<string, unknown> | null, string | Record<string, unknown> | null | undefined, string | Record<string, unknown> | null>;
+  rule_snapshot: ColumnType<Record<string, unknown> | null, string | Record<string, unknown> | null | undefined, string | Record<string, unknown> | null>;
+  reason: string | null;
+  order_id: string | null;
+  expiring_soon_sent_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface LoyaltyActivityTable {
+  organization_id: string;
+  id: string;
+  loyalty_membership_id: string;
+  customer_id: string;
+  /** e.g. rewardIssued, rewardRedeemed, rewardRevoked, rewardExpired, tierChanged, joined, left. */
+  type: string;
+  reason: string | null;
+  loyalty_reward_id: string | null;
+  loyalty_transaction_id: string | null;
+  loyalty_tier_id: string | null;
+  data: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
+export interface ReferralsTable {
+  organization_id: string;
+  id: string;
+  referrer_membership_id: string;
+  referred_membership_id: string | null;
+  referred_customer_id: string | null;
+  status: ColumnType<'pending' | 'attributed', 'pending' | 'attributed' | undefined, 'pending' | 'attributed'>;
+  order_id: string | null;
+  attributed_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** Overnight and queued work, one row per (organization, name, run key). */
+export interface JobsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  run_key: string;
+  status: ColumnType<JobStatus, JobStatus | undefined, JobStatus>;
+  run_after: ColumnType<Date, Date | string | undefined, Date | string>;
+  claimed_by: string | null;
+  lease_expires_at: Date | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -276,4 +462,14 @@ export interface DB {
   reviews: ReviewsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  loyalty_programs: LoyaltyProgramsTable;
+  loyalty_tiers: LoyaltyTiersTable;
+  loyalty_rules: LoyaltyRulesTable;
+  loyalty_memberships: LoyaltyMembershipsTable;
+  loyalty_transactions: LoyaltyTransactionsTable;
+  stamp_cards: StampCardsTable;
+  loyalty_rewards: LoyaltyRewardsTable;
+  loyalty_activity: LoyaltyActivityTable;
+  referrals: ReferralsTable;
+  jobs: JobsTable;
 }

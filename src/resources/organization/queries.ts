@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { DB, OrganizationsTable } from '../../db/schema.js';
 
@@ -17,6 +17,6 @@ export const listOrganizations = (db: Kysely<DB>) =>
   db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
 
 export const insertOrganization = (
-  db: Kysely<DB>,
+  db: Kysely<DB> | Transaction<DB>,
   values: { id: string; name: string; timezone: string; api_requests_per_minute?: number },
 ) => db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();

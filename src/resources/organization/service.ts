@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
+import { insertDefaultProgram } from '../loyalty-programs/defaults.js';
 import { findOrganization, insertOrganization, listOrganizations, type OrganizationRow } from './queries.js';
 import type { Organization } from './schemas.js';
 
@@ -53,11 +54,15 @@ export async function createOrganization(db: Kysely<DB>, input: NewOrganization)
   if (input.apiRequestsPerMinute !== undefined && !(Number.isInteger(input.apiRequestsPerMinute) && input.apiRequestsPerMinute >= 10)) {
     throw new Error('apiRequestsPerMinute must be an integer of at least 10 (the most expensive request costs 10).');
   }
-  const row = await insertOrganization(db, {
-    id: uuidv7(),
-    name,
-    timezone,
-    ...(input.apiRequestsPerMinute !== undefined ? { api_requests_per_minute: input.apiRequestsPerMinute } : {}),
+  const row = await db.transaction().execute(async (trx) => {
+    const created = await insertOrganization(trx, {
+      id: uuidv7(),
+      name,
+      timezone,
+      ...(input.apiRequestsPerMinute !== undefined ? { api_requests_per_minute: input.apiRequestsPerMinute } : {}),
+    });
+    await insertDefaultProgram(trx, created.id);
+    return created;
   });
   return toOrganization(row);
 }
