@@ -6,6 +6,7 @@ import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
 import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
+import { unwrapData } from '../common/body.js';
 import { UUID_PATTERN } from '../common/references.js';
 import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, toSite, updateSite, type SiteRow } from './queries.js';
 import { Site, type SiteBody, type SiteFields } from './schemas.js';
@@ -16,21 +17,7 @@ export const DEFAULT_CURRENCY = 'USD';
 
 const siteEvent = (organizationId: string, name: string, row: SiteRow) => ({ organizationId, name, schema: Site, record: toSite(row) });
 
-/**
- * D22 applied to sites: the fields come inside `data` or at the top level. Returns them with the path prefix
- * error details use; both forms at once is 400.
- */
-function unwrap(body: SiteBody | undefined): { fields: SiteFields; path: string } {
-  const { data, ...topLevel } = body ?? {};
-  const top = Object.keys(topLevel);
-  if (data !== undefined && top.length > 0) {
-    throw validationError(
-      `Invalid request: send the site's fields either inside body.data or at the top level, not both (found data and ${top.join(', ')}).`,
-      top.map((key) => ({ path: `body.${key}`, message: 'must not be sent together with body.data' })),
-    );
-  }
-  return data !== undefined ? { fields: data, path: 'body.data' } : { fields: topLevel, path: 'body' };
-}
+const unwrap = (body: SiteBody | undefined) => unwrapData<SiteFields>(body, 'site');
 
 /** A domain that reads as a UUID would be ambiguous where a site is named by id or domain (D28 import rows). */
 function checkDomain(domain: string | undefined, path: string): void {
