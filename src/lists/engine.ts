@@ -3,9 +3,10 @@ import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
-import { compileFilterParam, escapeLike, NUL_MESSAGE } from './filter.js';
+import { compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';
 import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
-import { keysetCondition, orderBy, parseSort, sortValueExpression } from './sort.js';
+import { chooseRowByRow } from './related.js';
+import { parseSort, segments, sortValueExpression } from './sort.js';
 import type { IncludeContext, ListDefinition } from './types.js';
 
 export interface Page<Row> {
@@ -20,14 +21,22 @@ export interface Selection {
   joins: RawBuilder<unknown>;
   /** The organization, the filter and the search, ANDed. */
   where: RawBuilder<unknown>;
+  /** The filter's to-many conditions every row must meet (see chooseRowByRow). */
+  related: RelatedCondition[];
 }
 
 /**
  * The rows of one organization that a filter document and a search select: the WHERE of a list page, a bulk
  * update or an analytics query, compiled once, the same way for all of them.
  */
-export function compileSelection(definition: ListDefinition, organizationId: string, params: SelectionParams, extraJoins: Iterable<string> = []): Selection {
-  const filter = compileFilterParam(definition, params.filter);
+export function compileSelection(
+  definition: ListDefinition,
+  organizationId: string,
+  params: SelectionParams,
+  extraJoins: Iterable<string> = [],
+  perRow: ReadonlySet<number> = new Set(),
+): Selection {
+  const filter = compileFilterParam(definition, params.filter, { perRow });
   const conditions: RawBuilder<unknown>[] = [sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`, filter.where];
   const search = params.search?.trim();
   if (search) {
@@ -41,7 +50,7 @@ export function compileSelection(definition: ListDefinition, organizationId: str
     if (!join) throw new Error(`List ${definition.name}: join ${name} is not defined`);
     return sql.raw(join);
   });
-  return { joins: joins.length ? sql.join(joins, sql` `) : sql``, where: sql.join(conditions, sql` and `) };
+  return { joins: joins.length ? sql.join(joins, sql` `) : sql``, where: sql.join(conditions, sql` and `), related: filter.related };
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (D11). */
@@ -100,22 +109,25 @@ export async function listPage<Row extends { id: string }>(
   const sort = parseSort(definition, params.sort);
   const includeNames = parseIncludes(definition, params.include);
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
-  const selection = compileSelection(definition, organizationId, params, sort.def.join ? [sort.def.join] : []);
+  const sortJoins = sort.def.join ? [sort.def.join] : [];
+  let selection = compileSelection(definition, organizationId, params, sortJoins);
   const binding = cursorBinding(sort.key, params.filter ? canonicalJson(JSON.parse(params.filter)) : '', params.search?.trim() ?? '');
-  const idColumn = `${definition.alias}.id`;
+  const position = params.cursor ? decodeCursor(params.cursor, binding, sort) : null;
+  const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);
+  if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
 
-  const conditions = [selection.where];
-  if (params.cursor) {
-    const position = decodeCursor(params.cursor, binding, sort);
-    conditions.push(keysetCondition(sort, idColumn, position.value, position.id));
+  // limit + 1 rows tell whether another page follows; the ranges are read in order until that many are found.
+  const rows: (Row & { _sort: string | number | null })[] = [];
+  for (const segment of segments(sort, `${definition.alias}.id`, position)) {
+    const query = sql<Row & { _sort: string | number | null }>`
+      select ${sql.raw(definition.select)}, ${sortValueExpression(sort)} as _sort
+      from ${sql.raw(definition.from)} ${selection.joins}
+      where ${selection.where} and ${segment.where}
+      order by ${segment.orderBy}
+      limit ${limit + 1 - rows.length}`;
+    rows.push(...(await query.execute(db)).rows);
+    if (rows.length > limit) break;
   }
-  const query = sql<Row & { _sort: string | number | null }>`
-    select ${sql.raw(definition.select)}, ${sortValueExpression(sort)} as _sort
-    from ${sql.raw(definition.from)} ${selection.joins}
-    where ${sql.join(conditions, sql` and `)}
-    order by ${orderBy(sort, idColumn)}
-    limit ${limit + 1}`;
-  const { rows } = await query.execute(db);
 
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError, type ErrorDetail } from '../http/errors.js';
-import type { FieldDef, ListDefinition, ValueType } from './types.js';
+import type { FieldDef, ListDefinition, RelationDef, ValueType } from './types.js';
 
 export const FILTER_LIMITS = { maxBytes: 16 * 1024, maxDepth: 5, maxConditions: 100, maxArray: 500, maxString: 1000 };
 
@@ -26,6 +26,23 @@ export interface CompiledFilter {
   where: RawBuilder<unknown>;
   /** To-one joins the condition needs, by name. */
   joins: Set<string>;
+  /** The to-many conditions every selected row must meet (ANDed at the top), numbered in document order. */
+  related: RelatedCondition[];
+}
+
+/** "Some related row matches": a to-many condition the planner could turn into a semi-join. */
+export interface RelatedCondition {
+  relation: RelationDef;
+  /** Over the relation's columns only. */
+  condition: RawBuilder<unknown>;
+}
+
+export interface FilterOptions {
+  /**
+   * The related conditions (by number) to test row by row: `exists (… offset 0)`, which PostgreSQL cannot flatten
+   * into a semi-join, so a sorted page can walk its index and stop when full (src/lists/related.ts decides).
+   */
+  perRow?: ReadonlySet<number>;
 }
 
 class FilterError extends Error {
@@ -39,8 +56,8 @@ const fail = (path: string, message: string): never => {
 };
 
 /** Parses the `filter` query parameter (a JSON document) and compiles it to a parameterised condition. */
-export function compileFilterParam(definition: ListDefinition, raw: string | undefined): CompiledFilter {
-  if (raw === undefined || raw === '') return { where: sql`true`, joins: new Set() };
+export function compileFilterParam(definition: ListDefinition, raw: string | undefined, options: FilterOptions = {}): CompiledFilter {
+  if (raw === undefined || raw === '') return { where: sql`true`, joins: new Set(), related: [] };
   if (Buffer.byteLength(raw) > FILTER_LIMITS.maxBytes) {
     throw validationError(`The filter is larger than ${FILTER_LIMITS.maxBytes / 1024} KiB.`, [
       { path: 'query.filter', message: `must be at most ${FILTER_LIMITS.maxBytes} bytes` },
@@ -54,16 +71,16 @@ export function compileFilterParam(definition: ListDefinition, raw: string | und
       { path: 'query.filter', message: 'is not valid JSON' },
     ]);
   }
-  return compileFilter(definition, document, 'query.filter');
+  return compileFilter(definition, document, 'query.filter', options);
 }
 
 /** Compiles an already parsed filter document (bulk updates and analytics pass theirs through here too). */
-export function compileFilter(definition: ListDefinition, document: unknown, rootPath: string): CompiledFilter {
-  const state = { conditions: 0, joins: new Set<string>() };
+export function compileFilter(definition: ListDefinition, document: unknown, rootPath: string, options: FilterOptions = {}): CompiledFilter {
+  const state: State = { conditions: 0, joins: new Set<string>(), related: [], perRow: options.perRow ?? new Set() };
   try {
     if (!isPlainObject(document)) fail(rootPath, 'must be a JSON object keyed by field names');
-    const where = compileObject(definition, document as Record<string, unknown>, rootPath, 1, state);
-    return { where, joins: state.joins };
+    const where = compileObject(definition, document as Record<string, unknown>, rootPath, 1, state, true);
+    return { where, joins: state.joins, related: state.related };
   } catch (error) {
     if (error instanceof FilterError) {
       throw validationError(`Invalid filter: ${error.detail.path} ${error.detail.message}.`, [error.detail]);
@@ -72,14 +89,16 @@ export function compileFilter(definition: ListDefinition, document: unknown, roo
   }
 }
 
-type State = { conditions: number; joins: Set<string> };
+type State = { conditions: number; joins: Set<string>; related: RelatedCondition[]; perRow: ReadonlySet<number> };
 
+/** `conjunctive`: the node is ANDed into the whole filter (not under $or or $not). */
 function compileObject(
   definition: ListDefinition,
   node: Record<string, unknown>,
   path: string,
   depth: number,
   state: State,
+  conjunctive: boolean,
 ): RawBuilder<unknown> {
   if (depth > FILTER_LIMITS.maxDepth) fail(path, `nests deeper than ${FILTER_LIMITS.maxDepth} levels`);
   const parts: RawBuilder<unknown>[] = [];
@@ -89,16 +108,16 @@ function compileObject(
       if (!Array.isArray(value) || value.length === 0) fail(here, 'must be a non-empty array of filter objects');
       const branches = (value as unknown[]).map((branch, index) => {
         if (!isPlainObject(branch)) fail(`${here}[${index}]`, 'must be a filter object');
-        return compileObject(definition, branch as Record<string, unknown>, `${here}[${index}]`, depth + 1, state);
+        return compileObject(definition, branch as Record<string, unknown>, `${here}[${index}]`, depth + 1, state, conjunctive && key === '$and');
       });
       parts.push(sql`(${sql.join(branches, sql.raw(key === '$and' ? ' and ' : ' or '))})`);
     } else if (key === '$not') {
       if (!isPlainObject(value)) fail(here, 'must be a filter object');
-      parts.push(sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state)}), false)`);
+      parts.push(sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state, false)}), false)`);
     } else if (key.startsWith('$')) {
       fail(here, 'is not a logical operator: use $and, $or or $not, or a field name');
     } else {
-      parts.push(compileField(definition, resolve(definition, key, here), value, here, state));
+      parts.push(compileField(definition, resolve(definition, key, here), value, here, state, conjunctive));
     }
   }
   if (parts.length === 0) return sql`true`;
@@ -127,7 +146,7 @@ function resolve(definition: ListDefinition, key: string, path: string): Target 
   return fail(path, `is not a filterable field of ${definition.name}; filterable: ${known}`);
 }
 
-function compileField(definition: ListDefinition, target: Target, value: unknown, path: string, state: State): RawBuilder<unknown> {
+function compileField(definition: ListDefinition, target: Target, value: unknown, path: string, state: State, conjunctive: boolean): RawBuilder<unknown> {
   const operations: [string, unknown][] = isPlainObject(value)
     ? Object.entries(value as Record<string, unknown>)
     : [['$eq', value]];
@@ -148,8 +167,8 @@ function compileField(definition: ListDefinition, target: Target, value: unknown
   if (!field.many) return condition;
   const relation = definition.relations[field.many];
   if (!relation) throw new Error(`List ${definition.name}: relation ${field.many} is not defined`);
-  const exists = (inner: RawBuilder<unknown>) =>
-    sql`exists (select 1 from ${sql.raw(relation.from)} where ${sql.raw(relation.correlate)} and ${inner})`;
+  const exists = (inner: RawBuilder<unknown>, perRow = false) =>
+    sql`exists (select 1 from ${sql.raw(relation.from)} where ${sql.raw(relation.correlate)} and ${inner}${sql.raw(perRow ? ' offset 0' : '')})`;
   // "Has no such value" reads naturally on a to-many path: no related row carries one.
   const only = operations[0];
   if (operations.length === 1 && only && only[0] === '$exists' && only[1] === false) {
@@ -158,7 +177,9 @@ function compileField(definition: ListDefinition, target: Target, value: unknown
   if (operations.length === 1 && only && only[0] === '$eq' && only[1] === null) {
     return sql`not ${exists(sql`${column} is not null`)}`;
   }
-  return exists(condition);
+  if (!conjunctive) return exists(condition);
+  const number = state.related.push({ relation, condition }) - 1;
+  return exists(condition, state.perRow.has(number));
 }
 
 function compileOperator(target: Target, column: RawBuilder<unknown>, operator: string, operand: unknown, path: string): RawBuilder<unknown> {

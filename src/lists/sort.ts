@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../http/errors.js';
+import type { CursorPosition } from './cursor.js';
 import type { ListDefinition, SortDef } from './types.js';
 
 export interface Sort {
@@ -33,25 +34,34 @@ export function sortValueExpression(sort: Sort): RawBuilder<unknown> {
     : column;
 }
 
-/**
- * Nulls last in both directions; ties break on id in the sort's direction (D8). `nulls last` is only written
- * for nullable columns: on a NOT NULL column it changes nothing, but `desc nulls last` no longer matches a
- * backward scan of an ascending index, and PostgreSQL would sort the whole organization on every page.
- */
-export function orderBy(sort: Sort, idColumn: string): RawBuilder<unknown> {
-  const direction = sql.raw(sort.descending ? 'desc' : 'asc');
-  const nulls = sql.raw(sort.def.nullable ? ' nulls last' : '');
-  return sql`${sql.raw(sort.def.column)} ${direction}${nulls}, ${sql.raw(idColumn)} ${direction}`;
+/** One index range of a page: its condition and its order. */
+export interface Segment {
+  where: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>;
 }
 
 const castOf = (sort: Sort) => sql.raw({ timestamp: 'timestamptz', string: 'text', integer: 'bigint' }[sort.def.type]);
 
-/** Rows strictly after (value, id) in the page order. */
-export function keysetCondition(sort: Sort, idColumn: string, value: string | number | null, id: string): RawBuilder<unknown> {
+/**
+ * The rows after a cursor position (or from the start) in page order, as index ranges to read one after the other
+ * until the page is full. Ties break on id in the sort's direction; nulls come last in both directions (D8).
+ *
+ * A nullable column is two ranges, its values and then its nulls, rather than one condition: `(col, id) > (v, id)
+ * or col is null` is no index range, so a page deep in the list would read every row before it. Each range is
+ * ordered without `nulls last`, which also lets `desc` run an ascending index backward.
+ */
+export function segments(sort: Sort, idColumn: string, position: CursorPosition | null): Segment[] {
   const column = sql.raw(sort.def.column);
   const idRef = sql.raw(idColumn);
+  const direction = sql.raw(sort.descending ? 'desc' : 'asc');
   const after = sql.raw(sort.descending ? '<' : '>');
-  if (value === null) return sql`(${column} is null and ${idRef} ${after} ${id}::uuid)`;
-  const tuple = sql`(${column}, ${idRef}) ${after} (${value}::${castOf(sort)}, ${id}::uuid)`;
-  return sort.def.nullable ? sql`(${tuple} or ${column} is null)` : tuple;
+  const byValue = sql`${column} ${direction}, ${idRef} ${direction}`;
+  if (position?.value === null) return [{ where: sql`${column} is null and ${idRef} ${after} ${position.id}::uuid`, orderBy: sql`${idRef} ${direction}` }];
+  // A row comparison is never true on a null, so this range does not reach a nullable column's nulls.
+  const afterValue = position ? sql`(${column}, ${idRef}) ${after} (${position.value}::${castOf(sort)}, ${position.id}::uuid)` : null;
+  if (!sort.def.nullable) return [{ where: afterValue ?? sql`true`, orderBy: byValue }];
+  return [
+    { where: afterValue ?? sql`${column} is not null`, orderBy: byValue },
+    { where: sql`${column} is null`, orderBy: sql`${idRef} ${direction}` },
+  ];
 }

@@ -10,10 +10,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authOf } from '../../src/http/auth.js';
 import type { ResourceModule } from '../../src/http/types.js';
-import { listPage } from '../../src/lists/engine.js';
+import { compileSelection, listPage } from '../../src/lists/engine.js';
 import { listQuerySchema } from '../../src/lists/query.js';
+import { chooseRowByRow } from '../../src/lists/related.js';
 import type { ListDefinition } from '../../src/lists/types.js';
 import { listEnvelope } from '../../src/resources/common/envelope.js';
+import { productList } from '../../src/resources/products/list.js';
 import { allResources, startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
 const probeList: ListDefinition = {
@@ -703,5 +705,69 @@ describe('hostile input never reaches SQL', () => {
     expect((await list(owner, `/v1/products?filter=${q({ 'tags.name': 'picked' })}`)).data.map((row) => row.slug)).toEqual(['back']);
     // The table is still there, whole.
     expect((await list(owner, '/v1/products')).data).toHaveLength(6);
+  });
+});
+
+describe('plans that stay index ranges', () => {
+  it('walks a nullable sort with ties and nulls in both directions, with any page size, each row once', async () => {
+    const owner = await tenant();
+    const ranks = ['b', null, 'a', 'a', null, 'c', 'b', null, 'a', null, null, 'c', 'b', 'a', null];
+    await importProducts(
+      owner,
+      [0, 1, 2].map((product) => ({
+        slug: `n${product}`,
+        title: `n${product}`,
+        variants: ranks.slice(product * 5, product * 5 + 5).map((rank, index) => ({ slug: `r${product}-${index}`, metadata: rank ? { rank } : {} })),
+      })),
+    );
+    const { rows } = await sql<{ id: string; slug: string; rank: string | null }>`select id, slug, metadata ->> 'rank' as rank
+      from product_variants where organization_id = ${owner.organization.id}::uuid`.execute(db());
+    expect(rows).toHaveLength(ranks.length);
+    const byRank = (descending: boolean) => (a: (typeof rows)[number], b: (typeof rows)[number]) => {
+      if ((a.rank === null) !== (b.rank === null)) return a.rank === null ? 1 : -1;
+      const sign = descending ? -1 : 1;
+      if (a.rank !== b.rank) return (a.rank! < b.rank! ? -1 : 1) * sign;
+      return (a.id < b.id ? -1 : 1) * sign;
+    };
+    for (const descending of [false, true]) {
+      const expected = [...rows].sort(byRank(descending)).map((row) => row.slug);
+      for (const limit of [1, 2, 3, 4, 7, 9, 15, 16]) {
+        const walked = await walk(owner, `/v1/probe-variants?sort=${descending ? '-' : ''}rank&limit=${limit}`);
+        expect(walked.map((row) => row.slug), `${descending ? '-' : ''}rank limit ${limit}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('tests a to-many condition row by row when it matches many pages of rows, with the same pages either way', async () => {
+    const owner = await tenant();
+    await importProducts(
+      owner,
+      Array.from({ length: 30 }, (_, index) => ({
+        slug: `t${String(index).padStart(2, '0')}`,
+        title: ['lamp', 'desk', 'chair'][index % 3],
+        tags: [...(index < 25 ? ['common'] : []), ...(index % 15 === 0 ? ['rare'] : [])],
+      })),
+    );
+    const organizationId = owner.organization.id;
+    const related = (filter: unknown) => compileSelection(productList, organizationId, { filter: JSON.stringify(filter) }).related;
+    // limit 1: more than PER_ROW_PAGES (20) matching tag links walk the sort index; 2 keep the semi-join.
+    expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'common' }), 1)).toEqual(new Set([0]));
+    expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'common' }), 2)).toEqual(new Set());
+    expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'rare', $and: [{ 'tags.name': { $ne: 'x' } }] }), 1)).toEqual(new Set([1]));
+    // Under $or or $not a to-many condition is no semi-join candidate; a lone null means "no related row".
+    expect(related({ $or: [{ 'tags.name': 'common' }, { title: 'lamp' }], $not: { 'tags.name': 'rare' }, 'tags.name': null })).toEqual([]);
+    const { where } = compileSelection(productList, organizationId, { filter: JSON.stringify({ 'tags.name': 'common' }) }, [], new Set([0]));
+    expect(sql`select 1 where ${where}`.compile(db()).sql).toMatch(/offset 0\)/);
+    // Another organization's links do not count.
+    const other = await tenant();
+    expect(await chooseRowByRow(db(), other.organization.id, related({ 'tags.name': 'common' }), 1)).toEqual(new Set());
+
+    for (const sort of ['title', '-title', '-createdAt']) {
+      for (const filter of [{ 'tags.name': 'common' }, { 'tags.name': 'rare' }, { 'tags.name': 'common', title: { $ne: 'desk' } }]) {
+        const whole = (await list(owner, `/v1/products?sort=${sort}&limit=250&filter=${q(filter)}`)).data.map((row) => row.slug);
+        const walked = (await walk(owner, `/v1/products?sort=${sort}&limit=1&filter=${q(filter)}`)).map((row) => row.slug);
+        expect(walked, `${sort} ${JSON.stringify(filter)}`).toEqual(whole);
+      }
+    }
   });
 });
