@@ -1,0 +1,20 @@
+import { randomInt } from 'node:crypto';
+
+/** D18: no 0/O/1/I/L, so a code read aloud or off a receipt is never ambiguous. */
+export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+export function randomCode(length: number): string {
+  let code = '';
+  for (let i = 0; i < length; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+/** D18 reward code: 12 characters grouped XXXX-XXXX-XXXX (31^12 ≈ 7.9e17). */
+export const rewardCode = () => {
+  const raw = randomCode(12);
+  return `${raw.slice(0, 4)}-${raw.slice(4, 8)}-${raw.slice(8)}`;
+};
+
+/** A membership's referral code: 8 characters of the D18 alphabet (31^8 ≈ 8.5e11), unique per organization. */
+export const REFERRAL_CODE_LENGTH = 8;
+export const referralCode = () => randomCode(REFERRAL_CODE_LENGTH);
