@@ -5,8 +5,8 @@
 //   DATABASE_URL=postgres://… PORT=4000 FLOOR_SPEC=bench/results/orders-floor-spec.json node --import tsx bench/orders-list-floor.ts
 //
 // FLOOR_SPEC is written by bench/orders-list.ts, which captures the statements Patron issues for the benchmarked
-// request (Kysely query log, in process, through the real routes): the key lookup, the list query and one query
-// per include. Each statement keeps Patron's SQL text verbatim; its parameters are a template: the key hash, the
+// request (Kysely query log, in process, through the real routes): the key lookup, the bounded count the list engine
+// runs to choose the form of a to-many filter (src/lists/related.ts), the list query and one query per include. Each statement keeps Patron's SQL text verbatim; its parameters are a template: the key hash, the
 // caller's organization, the page's order ids (as one array or one parameter per id), or a literal (the filter
 // values and the limit). Per request the floor: parses the Bearer key, hashes it, runs the key lookup, runs the list
 // query, runs the include queries in parallel (as Patron's loadIncludes does) with the ids of its own page, maps
@@ -36,6 +36,8 @@ export interface FloorSpec {
   /** cursorBinding(sort, canonical filter, search) of src/lists/cursor.ts for this request. */
   binding: string;
   auth: FloorStatement;
+  /** The list engine's bounded count of the filter's related rows, when the filter has a to-many condition. */
+  plan?: FloorStatement;
   list: FloorStatement;
   includes: { customer?: FloorStatement; items?: FloorStatement };
 }
@@ -57,6 +59,7 @@ const pool = new pg.Pool({
   connectionString: databaseUrl,
   max: POOL_SIZE,
   connectionTimeoutMillis: 5_000,
+  options: '-c jit=off', // as openPostgres() sets it
   types: {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -193,6 +196,7 @@ async function listOrders(authorization: string | undefined, res: ServerResponse
   if (!keyRow) return fail(res, 401, 'UNAUTHORIZED', 'The API key is unknown or has been revoked.');
   const org = keyRow.organizationId as string;
 
+  if (spec.plan) await run(spec.plan, { org });
   const rows = await run(spec.list, { org });
   const page = rows.length > spec.limit ? rows.slice(0, spec.limit) : rows;
   const last = page[page.length - 1];

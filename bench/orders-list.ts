@@ -86,6 +86,57 @@ function template(parameters: unknown[], known: { hash: string; org: string; ids
   });
 }
 
+/** The list engine's bounded count that chooses how a to-many filter is written (src/lists/related.ts). */
+const isPlanStatement = (s: Captured) => /^\s*select \(select count\(\*\) from \(select 1 from /.test(s.sql);
+
+interface PlanResult {
+  tag: string;
+  form: 'row by row' | 'semi-join';
+  countMs: number | null;
+  listMs: number;
+  listBuffers: number | null;
+  plan: string;
+}
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of what Patron sends for a tag filter: the bounded count and the list statement in the
+ * form it chose (`exists (… offset 0)` walks the sort index and probes each order; without, a semi-join). Run on a
+ * connection with Patron's settings (jit off); the median of 5 runs after one discarded.
+ */
+async function explainTagFilter(path: string, key: string, tag: string): Promise<PlanResult> {
+  const { status, body, statements } = await capture('GET', path, key);
+  if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body)}`);
+  const count = statements.find(isPlanStatement);
+  const list = statements.find((s) => /as _sort/.test(s.sql));
+  if (!list) throw new Error(`no list statement captured for ${path}`);
+  const client = new pg.Client({ connectionString: databaseUrl(), options: '-c jit=off' });
+  await client.connect();
+  try {
+    const explain = async (statement: Captured) => {
+      const runs: { ms: number; plan: string }[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.sql}`, statement.parameters);
+        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+        runs.push({ ms: Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? NaN), plan });
+      }
+      const sorted = runs.slice(1).sort((a, b) => a.ms - b.ms);
+      return sorted[Math.floor(sorted.length / 2)]!;
+    };
+    const listRun = await explain(list);
+    const buffers = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(listRun.plan);
+    return {
+      tag,
+      form: /offset 0\)/.test(list.sql) ? 'row by row' : 'semi-join',
+      countMs: count ? (await explain(count)).ms : null,
+      listMs: listRun.ms,
+      listBuffers: buffers ? Number(buffers[1]) + Number(buffers[2] ?? 0) : null,
+      plan: listRun.plan,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 async function buildFloorSpec(path: string, key: string, org: string, filter: string): Promise<{ spec: FloorSpec; body: any; statements: Captured[] }> {
   const { status, body, statements } = await capture('GET', path, key);
   if (status !== 200) throw new Error(`Patron answered ${status} to GET ${path} (in process): ${JSON.stringify(body)}`);
@@ -93,10 +144,11 @@ async function buildFloorSpec(path: string, key: string, org: string, filter: st
   const known = { hash: hashKey(key), org, ids };
   const toStatement = (captured: Captured): FloorStatement => ({ sql: captured.sql, params: template(captured.parameters, known) });
   const auth = statements.find((s) => /from "api_keys"/.test(s.sql));
+  const plan = statements.find(isPlanStatement);
   const list = statements.find((s) => /as _sort/.test(s.sql));
   const customer = statements.find((s) => s !== list && /customers/.test(s.sql) && !/order_items/.test(s.sql));
   const items = statements.find((s) => s !== list && /order_items/.test(s.sql));
-  const unexpected = statements.filter((s) => ![auth, list, customer, items].includes(s));
+  const unexpected = statements.filter((s) => ![auth, plan, list, customer, items].includes(s));
   if (!auth || !list || !customer || !items || unexpected.length) {
     throw new Error(`unexpected statements for GET ${path}:\n${statements.map((s) => s.sql).join('\n---\n')}`);
   }
@@ -105,6 +157,7 @@ async function buildFloorSpec(path: string, key: string, org: string, filter: st
     limit: LIMIT,
     binding: cursorBinding('-createdAt', canonicalJson(JSON.parse(filter)), ''),
     auth: toStatement(auth),
+    ...(plan ? { plan: toStatement(plan) } : {}),
     list: toStatement(list),
     includes: { customer: toStatement(customer), items: toStatement(items) },
   };
@@ -216,6 +269,10 @@ async function main(): Promise<void> {
   await client.end();
   log(`organization 1: ${JSON.stringify(selectivity)}`);
 
+  const plans = [await explainTagFilter(path, org.key, COMMON_TAG), await explainTagFilter(rarePath, org.key, RARE_TAG)];
+  for (const p of plans) {
+    log(`tag "${p.tag}": ${p.form}; SQL (EXPLAIN ANALYZE, median) count ${p.countMs ?? 'n/a'} ms, list ${p.listMs} ms, ${p.listBuffers} buffers`);
+  }
   const captured = await buildFloorSpec(path, org.key, org.id, filter);
   writeFileSync(SPEC_FILE, JSON.stringify(captured.spec, null, 2) + '\n');
   log(`captured ${captured.statements.length} statements Patron runs for the request → ${SPEC_FILE}`);
@@ -251,6 +308,7 @@ async function main(): Promise<void> {
     filter: JSON.parse(filter),
     path,
     selectivity,
+    plans,
     statements: captured.statements.map((s) => ({ sql: s.sql, parameters: s.parameters.map((p) => (Array.isArray(p) ? `[${p.length} values]` : p)) })),
   };
 
