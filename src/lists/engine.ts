@@ -42,7 +42,7 @@ export function compileSelection(
   if (search) {
     if (!definition.search) throw validationError(`The ${definition.name} list has no search.`, [{ path: 'query.search', message: 'is not supported here' }]);
     if (search.includes('\u0000')) throw validationError(`Invalid request: query.search ${NUL_MESSAGE}.`, [{ path: 'query.search', message: NUL_MESSAGE }]);
-    conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`)})`);
+    conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`, sql`${organizationId}::uuid`)})`);
   }
   const joinNames = new Set([...filter.joins, ...extraJoins]);
   const joins = [...joinNames].map((name) => {

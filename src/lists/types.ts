@@ -58,7 +58,11 @@ export interface ListDefinition {
   fields: Record<string, FieldDef>;
   sorts: Record<string, SortDef>;
   defaultSort: string;
-  /** Builds the search condition from a parameterised ILIKE pattern; absent when the list has no search. */
-  search?: (pattern: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /**
+   * Builds the search condition from a parameterised ILIKE pattern; absent when the list has no search. The
+   * engine also passes the organization as a parameter, for subqueries over other tables: one that names it
+   * directly, rather than correlating on the outer row, runs once per query instead of once per row.
+   */
+  search?: (pattern: RawBuilder<unknown>, organizationId?: RawBuilder<unknown>) => RawBuilder<unknown>;
   includes: Record<string, IncludeDef>;
 }
