@@ -20,8 +20,9 @@ import { customersResource } from './resources/customers/index.js';
 import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
+import { loyaltyRewardsResource } from './resources/loyalty-rewards/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

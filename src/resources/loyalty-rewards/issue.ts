@@ -1,0 +1,120 @@
+import type { Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../db/schema.js';
+import type { EventToRecord } from '../../events/outbox.js';
+import { conflict } from '../../http/errors.js';
+import { toCustomer } from '../customers/serialize.js';
+import { rewardCode } from '../loyalty-common/codes.js';
+import { rewardExpiresAt, type CouponReward } from '../loyalty-common/reward-schemas.js';
+import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
+import { insertActivity, insertReward, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow } from './queries.js';
+import { LoyaltyReward, type RewardRule } from './schemas.js';
+
+/** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
+const CODE_ATTEMPTS = 5;
+
+export interface IssueSpec {
+  loyaltyMembershipId: string;
+  /** Validated and normalised (normalizeReward); points rewards never get here (rule 3). */
+  reward: CouponReward;
+  /** An explicit expiry overriding reward.expiry and the program default (D17); null means never. */
+  expiresAt?: Date | null | undefined;
+  /** Stored on the reward and on the member's activity entry (D17). */
+  reason?: string | null | undefined;
+  loyaltyRuleId?: string | null | undefined;
+  /** The issuing rule's configuration as it is now, so the reward reads correctly after the rule is edited. */
+  ruleSnapshot?: Record<string, unknown> | null | undefined;
+  loyaltyTransactionId?: string | null | undefined;
+  stampCardId?: string | null | undefined;
+}
+
+export interface IssueOptions {
+  /** The member, when the caller has already loaded and locked it (loadMember); otherwise loaded here unlocked. */
+  member?: Member | undefined;
+  /** The issuing rule as include=rule shows it (null or absent when issued by hand). */
+  rule?: RewardRule | null | undefined;
+  now?: Date | undefined;
+  fulfillment?: FulfillmentProvider | undefined;
+}
+
+export interface Issued {
+  row: RewardRow;
+  /** The reward with customer, membership and rule embedded: the POST response and the event payload. */
+  reward: LoyaltyReward;
+  /** loyaltyReward.issued: the caller records it (recordEvents, last in its transaction) with its own events. */
+  events: EventToRecord[];
+}
+
+export const rewardEvent = (organizationId: string, name: string, reward: LoyaltyReward): EventToRecord => ({
+  organizationId,
+  name,
+  schema: LoyaltyReward,
+  record: reward,
+});
+
+/**
+ * Issues one reward inside the caller's transaction: a fresh D18 code (unique per organization by index; drawn
+ * again on a clash), the expiry resolved per D17, fulfillment from the provider, and the member's activity entry.
+ * Used by POST /loyalty-rewards, claims, stamp-card completion and earning alike. Throws 409 when the membership
+ * has been left or the resolved expiry has already passed; the caller maps an unknown membership to its own error.
+ */
+export async function issueReward(trx: Transaction<DB>, organizationId: string, spec: IssueSpec, options: IssueOptions = {}): Promise<Issued> {
+  const member = options.member ?? (await loadMember(trx, organizationId, spec.loyaltyMembershipId, 'none'));
+  if (!member) throw new Error(`issueReward: membership ${spec.loyaltyMembershipId} does not exist in organization ${organizationId}`);
+  if (member.membership.left_at) {
+    throw conflict('The member has left the loyalty program; rejoin before issuing rewards to them.');
+  }
+  const now = options.now ?? new Date();
+  const expiresAt = rewardExpiresAt(now, {
+    expiresAt: spec.expiresAt,
+    rewardExpiry: spec.reward.expiry,
+    programDefault: member.programDefaultExpiry,
+  });
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw conflict(`The reward would already have expired (at ${expiresAt.toISOString()}); give a later expiry.`);
+  }
+  const provider = options.fulfillment ?? manualFulfillment;
+
+  let row: RewardRow | undefined;
+  for (let attempt = 0; attempt < CODE_ATTEMPTS && !row; attempt += 1) {
+    const code = rewardCode();
+    row = await insertReward(trx, {
+      id: uuidv7(),
+      organizationId,
+      membershipId: member.membership.id,
+      customerId: member.membership.customer_id,
+      loyaltyRuleId: spec.loyaltyRuleId ?? null,
+      stampCardId: spec.stampCardId ?? null,
+      loyaltyTransactionId: spec.loyaltyTransactionId ?? null,
+      reward: spec.reward,
+      code,
+      expiresAt,
+      fulfillment: provider.issue(spec.reward, { organizationId, code }),
+      ruleSnapshot: spec.ruleSnapshot ?? null,
+      reason: spec.reason ?? null,
+      createdAt: now,
+    });
+  }
+  if (!row) throw new Error(`issueReward: no free reward code after ${CODE_ATTEMPTS} attempts`);
+
+  await insertActivity(trx, organizationId, [
+    {
+      id: uuidv7(),
+      membershipId: row.loyalty_membership_id,
+      customerId: row.customer_id,
+      type: 'rewardIssued',
+      reason: row.reason,
+      rewardId: row.id,
+      transactionId: row.loyalty_transaction_id,
+      data: { code: row.code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id },
+      createdAt: now,
+    },
+  ]);
+  const reward: LoyaltyReward = {
+    ...toReward(row),
+    customer: toCustomer(member.customer),
+    membership: toEmbeddedMembership(member.membership),
+    rule: options.rule ?? null,
+  };
+  return { row, reward, events: [rewardEvent(organizationId, 'loyaltyReward.issued', reward)] };
+}

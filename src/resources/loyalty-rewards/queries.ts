@@ -1,0 +1,292 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type {
+  CustomersTable,
+  DB,
+  LoyaltyMembershipsTable,
+  LoyaltyRewardsTable,
+  LoyaltyRuleSection,
+  RewardExpiryJson,
+} from '../../db/schema.js';
+import { toCustomer } from '../customers/serialize.js';
+import type { EmbeddedMembership, LoyaltyReward, RewardRule } from './schemas.js';
+
+export type RewardRow = Selectable<LoyaltyRewardsTable>;
+export type MembershipRow = Selectable<LoyaltyMembershipsTable>;
+type CustomerRow = Selectable<CustomersTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The one mapping from a reward row to its API shape (the sixteen fields, no extras). */
+export const toReward = (row: RewardRow): LoyaltyReward => ({
+  id: row.id,
+  loyaltyMembershipId: row.loyalty_membership_id,
+  loyaltyRuleId: row.loyalty_rule_id,
+  stampCardId: row.stamp_card_id,
+  loyaltyTransactionId: row.loyalty_transaction_id,
+  reward: row.reward as LoyaltyReward['reward'],
+  status: row.status,
+  code: row.code,
+  redeemedAt: row.redeemed_at?.toISOString() ?? null,
+  expiresAt: row.expires_at?.toISOString() ?? null,
+  revokedAt: row.revoked_at?.toISOString() ?? null,
+  metadata: row.metadata,
+  fulfillment: row.fulfillment as LoyaltyReward['fulfillment'],
+  ruleSnapshot: row.rule_snapshot,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const toEmbeddedMembership = (row: MembershipRow): EmbeddedMembership => ({
+  id: row.id,
+  customerId: row.customer_id,
+  loyaltyProgramId: row.loyalty_program_id,
+  loyaltyTierId: row.loyalty_tier_id,
+  tierAssignedManually: row.tier_assigned_manually,
+  tierAttainedAt: row.tier_attained_at?.toISOString() ?? null,
+  tierReviewAt: row.tier_review_at?.toISOString() ?? null,
+  leftAt: row.left_at?.toISOString() ?? null,
+  referralCode: row.referral_code,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const findReward = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('loyalty_rewards').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+
+/** The reward, locked until the transaction ends, so two transitions of one reward run one after the other. */
+export const lockReward = (trx: Db, organizationId: string, where: { id: string } | { code: string }) =>
+  trx
+    .selectFrom('loyalty_rewards')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .$call((query) => ('id' in where ? query.where('id', '=', where.id) : query.where('code', '=', where.code)))
+    .forUpdate()
+    .executeTakeFirst();
+
+/* ---- include=customer, membership, rule: one query each for a page ---- */
+
+export async function customersOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+  const rows = await db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'))
+    .selectAll('c')
+    .select('r.id as reward_id')
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', 'in', [...rewardIds])
+    .execute();
+  return new Map(rows.map(({ reward_id, ...customer }) => [reward_id, toCustomer(customer)]));
+}
+
+export async function membershipsOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+  const rows = await db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('loyalty_memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
+    )
+    .selectAll('m')
+    .select('r.id as reward_id')
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', 'in', [...rewardIds])
+    .execute();
+  return new Map(rows.map(({ reward_id, ...membership }) => [reward_id, toEmbeddedMembership(membership)]));
+}
+
+export async function rulesOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+  const rows = await db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('loyalty_rules as lr', (join) => join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'))
+    .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', 'in', [...rewardIds])
+    .execute();
+  return new Map(rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]));
+}
+
+/* ---- issuing ---- */
+
+/** What issuing needs to know about the member: the membership, its customer and the program's default expiry. */
+export interface Member {
+  membership: MembershipRow;
+  customer: CustomerRow;
+  programDefaultExpiry: RewardExpiryJson;
+}
+
+const CUSTOMER_COLUMNS = [
+  'id', 'email', 'phone', 'first_name', 'last_name', 'country', 'birthday', 'metadata', 'notes',
+  'email_opt_out', 'email_opt_out_at', 'email_opt_out_source', 'created_at', 'updated_at',
+] as const;
+
+/**
+ * The member in one statement. `share` keeps the membership from being left or deleted until the issuing
+ * transaction ends, without blocking other issues to the same member; `update` is for a caller about to change
+ * the membership row itself (a claim spends points), so it never has to upgrade a shared lock.
+ */
+export async function loadMember(trx: Db, organizationId: string, membershipId: string, lock: 'share' | 'update' | 'none'): Promise<Member | undefined> {
+  const customerColumns = sql.join(CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`));
+  const locking = { share: sql`for share of m`, update: sql`for no key update of m`, none: sql`` }[lock];
+  const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`
+    select m.*, p.default_reward_expiry as program_default_expiry, ${customerColumns}
+    from loyalty_memberships m
+    join customers c on c.organization_id = m.organization_id and c.id = m.customer_id
+    join loyalty_programs p on p.organization_id = m.organization_id and p.id = m.loyalty_program_id
+    where m.organization_id = ${organizationId}::uuid and m.id = ${membershipId}::uuid
+    ${locking}`.execute(trx);
+  const row = rows[0];
+  if (!row) return undefined;
+  const customer = Object.fromEntries(CUSTOMER_COLUMNS.map((column) => [column, row[`c_${column}`]])) as unknown as CustomerRow;
+  const membership = Object.fromEntries(
+    Object.entries(row).filter(([key]) => !key.startsWith('c_') && key !== 'program_default_expiry'),
+  ) as unknown as MembershipRow;
+  return { membership, customer: { ...customer, organization_id: organizationId }, programDefaultExpiry: row.program_default_expiry };
+}
+
+export interface RewardInsert {
+  id: string;
+  organizationId: string;
+  membershipId: string;
+  customerId: string;
+  loyaltyRuleId: string | null;
+  stampCardId: string | null;
+  loyaltyTransactionId: string | null;
+  reward: Record<string, unknown>;
+  code: string;
+  expiresAt: Date | null;
+  fulfillment: Record<string, unknown> | null;
+  ruleSnapshot: Record<string, unknown> | null;
+  reason: string | null;
+  createdAt: Date;
+}
+
+/** Inserts the reward unless its code is taken in the organization (then undefined: draw another code). */
+export async function insertReward(trx: Db, values: RewardInsert): Promise<RewardRow | undefined> {
+  const { rows } = await sql<RewardRow>`
+    insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
+      loyalty_transaction_id, reward, code, expires_at, fulfillment, rule_snapshot, reason, created_at, updated_at)
+    values (${values.organizationId}::uuid, ${values.id}::uuid, ${values.membershipId}::uuid, ${values.customerId}::uuid,
+      ${values.loyaltyRuleId}::uuid, ${values.stampCardId}::uuid, ${values.loyaltyTransactionId}::uuid,
+      ${JSON.stringify(values.reward)}::jsonb, ${values.code}, ${values.expiresAt}::timestamptz,
+      ${values.fulfillment === null ? null : JSON.stringify(values.fulfillment)}::jsonb,
+      ${values.ruleSnapshot === null ? null : JSON.stringify(values.ruleSnapshot)}::jsonb,
+      ${values.reason}, ${values.createdAt}::timestamptz, ${values.createdAt}::timestamptz)
+    on conflict (organization_id, code) do nothing
+    returning *`.execute(trx);
+  return rows[0];
+}
+
+export interface ActivityEntry {
+  id: string;
+  membershipId: string;
+  customerId: string;
+  type: 'rewardIssued' | 'rewardRedeemed' | 'rewardRevoked' | 'rewardExpired';
+  reason: string | null;
+  rewardId: string;
+  transactionId: string | null;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The member's activity feed entries of reward events, any number in one statement. */
+export async function insertActivity(trx: Db, organizationId: string, entries: readonly ActivityEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await sql`
+    insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type, reason, loyalty_reward_id,
+      loyalty_transaction_id, data, created_at)
+    select ${organizationId}::uuid, a.id, a.membership_id, a.customer_id, a.type, a.reason, a.reward_id, a.transaction_id, a.data, a.created_at
+    from unnest(${entries.map((e) => e.id)}::uuid[], ${entries.map((e) => e.membershipId)}::uuid[], ${entries.map((e) => e.customerId)}::uuid[],
+      ${entries.map((e) => e.type)}::text[], ${entries.map((e) => e.reason)}::text[], ${entries.map((e) => e.rewardId)}::uuid[],
+      ${entries.map((e) => e.transactionId)}::uuid[], ${entries.map((e) => JSON.stringify(e.data))}::jsonb[],
+      ${entries.map((e) => e.createdAt.toISOString())}::timestamptz[])
+      as a(id, membership_id, customer_id, type, reason, reward_id, transaction_id, data, created_at)`.execute(trx);
+}
+
+/* ---- transitions ---- */
+
+export interface Transition {
+  status: 'redeemed' | 'revoked' | 'expired';
+  at: Date;
+  fulfillment: Record<string, unknown> | null;
+  orderId?: string | null | undefined;
+}
+
+/** Moves one locked pending reward to its new status. */
+export async function transitionReward(trx: Db, organizationId: string, id: string, change: Transition): Promise<RewardRow> {
+  const { rows } = await sql<RewardRow>`
+    update loyalty_rewards set
+      status = ${change.status},
+      redeemed_at = ${change.status === 'redeemed' ? change.at : null}::timestamptz,
+      revoked_at = ${change.status === 'revoked' ? change.at : null}::timestamptz,
+      order_id = coalesce(${change.orderId ?? null}::uuid, order_id),
+      fulfillment = ${change.fulfillment === null ? null : JSON.stringify(change.fulfillment)}::jsonb,
+      updated_at = ${change.at}::timestamptz
+    where organization_id = ${organizationId}::uuid and id = ${id}::uuid and status = 'pending'
+    returning *`.execute(trx);
+  if (!rows[0]) throw new Error(`transitionReward: reward ${id} is not pending inside its own lock`);
+  return rows[0];
+}
+
+/**
+ * Up to `limit` pending rewards due by `now`, locked; rows another transaction holds (a redeem in flight) are
+ * skipped rather than waited for, so the sweep never stalls API traffic and picks them up next time if still due.
+ */
+export const lockDueRewards = (trx: Db, organizationId: string, now: Date, limit: number) =>
+  sql<RewardRow>`
+    select * from loyalty_rewards
+    where organization_id = ${organizationId}::uuid and status = 'pending' and expires_at is not null and expires_at <= ${now}::timestamptz
+    order by expires_at, id
+    limit ${limit}
+    for update skip locked`
+    .execute(trx)
+    .then((result) => result.rows);
+
+/** Expires the given locked rewards with their new fulfillment, in one statement. */
+export async function expireRewards(
+  trx: Db,
+  organizationId: string,
+  changes: readonly { id: string; fulfillment: Record<string, unknown> | null }[],
+  at: Date,
+): Promise<RewardRow[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await sql<RewardRow>`
+    update loyalty_rewards r set status = 'expired', fulfillment = u.fulfillment, updated_at = ${at}::timestamptz
+    from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => (c.fulfillment === null ? null : JSON.stringify(c.fulfillment)))}::jsonb[])
+      as u(id, fulfillment)
+    where r.organization_id = ${organizationId}::uuid and r.id = u.id and r.status = 'pending'
+    returning r.*`.execute(trx);
+  return rows;
+}
+
+/* ---- references ---- */
+
+export const orderExists = async (db: Db, organizationId: string, orderId: string) =>
+  Boolean(
+    await db.selectFrom('orders').select('id').where('organization_id', '=', organizationId).where('id', '=', orderId).executeTakeFirst(),
+  );
+
+export interface RuleRow {
+  id: string;
+  loyalty_program_id: string;
+  section: LoyaltyRuleSection;
+  name: string;
+  config: Record<string, unknown>;
+  is_active: boolean;
+  deleted_at: Date | null;
+}
+
+export const findRule = (db: Db, organizationId: string, id: string): Promise<RuleRow | undefined> =>
+  db
+    .selectFrom('loyalty_rules')
+    .select(['id', 'loyalty_program_id', 'section', 'name', 'config', 'is_active', 'deleted_at'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/** The rule of each reward that has one, by id, for events and responses built inside a transaction. */
+export async function rulesById(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, RewardRule>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('loyalty_rules')
+    .select(['id', 'name', 'section'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}

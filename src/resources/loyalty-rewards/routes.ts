@@ -1,0 +1,63 @@
+import Type from 'typebox';
+import { authOf } from '../../http/auth.js';
+import type { PatronApp, PlatformServices } from '../../http/types.js';
+import { includeSchema, listQuerySchema } from '../../lists/query.js';
+import { listEnvelope } from '../common/envelope.js';
+import { IdParams } from '../common/schemas.js';
+import { rewardList } from './list.js';
+import { IssueBody, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { LoyaltyRewardService } from './service.js';
+
+const tags = ['loyalty-rewards'];
+
+export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
+  const rewards = new LoyaltyRewardService(db);
+  const read = { permission: 'loyalty:read', cost: 1 };
+  const write = { permission: 'loyalty:write', cost: 1 };
+  const getQuery = Type.Object({ include: Type.Optional(includeSchema(rewardList)) }, { additionalProperties: false });
+
+  app.get('/loyalty-rewards', {
+    config: read,
+    schema: {
+      operationId: 'listLoyaltyRewards',
+      summary: 'List loyalty rewards (issued by rules, stamp cards, claims or by hand), newest first by default',
+      tags, querystring: listQuerySchema(rewardList), response: { 200: listEnvelope(LoyaltyReward) },
+    },
+  }, async (request) => rewards.list(authOf(request).organizationId, request.query));
+
+  app.post('/loyalty-rewards', {
+    config: write,
+    schema: {
+      operationId: 'issueLoyaltyReward',
+      summary: 'Issue a reward to one member by hand (D17): a fresh code, customer, membership and rule embedded; triggers loyaltyReward.issued',
+      tags, body: IssueBody, response: { 201: LoyaltyReward },
+    },
+  }, async (request, reply) => reply.code(201).send(await rewards.issue(authOf(request).organizationId, request.body)));
+
+  app.post('/loyalty-rewards/redeem', {
+    config: write,
+    schema: {
+      operationId: 'redeemLoyaltyReward',
+      summary: 'Redeem a pending reward by its code (D19), optionally naming the order; triggers loyaltyReward.redeemed',
+      tags, body: RedeemBody, response: { 200: LoyaltyReward },
+    },
+  }, async (request) => rewards.redeem(authOf(request).organizationId, request.body));
+
+  app.get('/loyalty-rewards/:id', {
+    config: read,
+    schema: { operationId: 'getLoyaltyReward', summary: 'One loyalty reward', tags, params: IdParams, querystring: getQuery, response: { 200: LoyaltyReward } },
+  }, async (request) => rewards.get(authOf(request).organizationId, request.params.id, request.query.include));
+
+  app.post('/loyalty-rewards/:id/revoke', {
+    config: write,
+    // The body is optional (only a reason): no body at all reads as {}.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    schema: {
+      operationId: 'revokeLoyaltyReward',
+      summary: 'Withdraw a pending reward (D19); the reason goes on the member\'s activity feed; triggers loyaltyReward.revoked',
+      tags, params: IdParams, body: RevokeBody, response: { 200: LoyaltyReward },
+    },
+  }, async (request) => rewards.revoke(authOf(request).organizationId, request.params.id, request.body));
+}

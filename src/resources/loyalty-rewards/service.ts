@@ -1,0 +1,118 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { conflict, notFound, unprocessable, validationError } from '../../http/errors.js';
+import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListParams } from '../../lists/query.js';
+import { unwrapData } from '../common/body.js';
+import { requireFields } from '../loyalty-common/body.js';
+import { normalizeReward, refusePointsReward, type Reward } from '../loyalty-common/reward-schemas.js';
+import { CODE_ALPHABET } from '../loyalty-common/codes.js';
+import { issueReward } from './issue.js';
+import { rewardList } from './list.js';
+import { findReward, loadMember, lockReward, orderExists, toReward, type RewardRow } from './queries.js';
+import type { IssueBody, IssueFields, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { moveReward, type Outcome } from './transitions.js';
+
+const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
+
+/**
+ * A code as a person may type it (lower case, spaces, without or with other dashes) in its stored form
+ * XXXX-XXXX-XXXX; anything else is looked up as written (and is not found).
+ */
+export function normalizeCode(input: string): string {
+  const compact = input.toUpperCase().replace(/[\s-]/g, '');
+  return CODE_CHARACTERS.test(compact) ? `${compact.slice(0, 4)}-${compact.slice(4, 8)}-${compact.slice(8)}` : input.trim();
+}
+
+/** A lapsed reward was expired (and committed); the request that found it still fails. */
+const lapsedConflict = (reward: LoyaltyReward, action: string) =>
+  conflict(`The reward expired at ${reward.expiresAt}; an expired reward cannot be ${action}.`);
+
+export class LoyaltyRewardService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<RewardRow>(this.db, rewardList, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(rewardList, toReward(row), row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<LoyaltyReward> {
+    const names = parseIncludes(rewardList, include);
+    const row = await findReward(this.db, organizationId, id);
+    if (!row) throw notFound('The loyalty reward');
+    const includes = await loadIncludes(rewardList, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(rewardList, toReward(row), row.id, includes);
+  }
+
+  /** D17: issues a reward by hand to one member, outside any rule. */
+  async issue(organizationId: string, body: IssueBody | undefined): Promise<LoyaltyReward> {
+    const { fields, path } = unwrapData<IssueFields>(body, 'reward');
+    requireFields(fields, ['loyaltyMembershipId', 'reward'], path);
+    const reward = fields.reward as Reward;
+    refusePointsReward(reward, `${path}.reward`);
+    const now = new Date();
+    const expiresAt = fields.expiresAt === undefined ? undefined : new Date(fields.expiresAt);
+    checkFuture(expiresAt, `${path}.expiresAt`, now);
+    if (reward.expiry?.type === 'fixedDate') checkFuture(new Date(reward.expiry.expiresAt), `${path}.reward.expiry.expiresAt`, now);
+
+    return this.db.transaction().execute(async (trx) => {
+      const member = await loadMember(trx, organizationId, fields.loyaltyMembershipId!, 'share');
+      if (!member) {
+        throw unprocessable(`Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`, [
+          { path: `${path}.loyaltyMembershipId`, message: 'does not exist in this organization' },
+        ]);
+      }
+      const issued = await issueReward(
+        trx,
+        organizationId,
+        { loyaltyMembershipId: member.membership.id, reward: normalizeReward(reward), expiresAt, reason: fields.reason ?? null },
+        { member, now },
+      );
+      await recordEvents(trx, issued.events);
+      return issued.reward;
+    });
+  }
+
+  /** D19: pending → redeemed by the code shown at checkout, optionally naming the order it was used on. */
+  async redeem(organizationId: string, body: RedeemBody): Promise<LoyaltyReward> {
+    const code = normalizeCode(body.code);
+    return this.settle(async (trx) => {
+      const row = await lockReward(trx, organizationId, { code });
+      if (!row) throw notFound('No loyalty reward with this code');
+      if (body.orderId !== undefined && !(await orderExists(trx, organizationId, body.orderId))) {
+        throw unprocessable('Invalid request: body.orderId names no order of this organization.', [
+          { path: 'body.orderId', message: 'does not exist in this organization' },
+        ]);
+      }
+      return moveReward(trx, organizationId, row, 'redeemed', { orderId: body.orderId });
+    }, 'redeemed');
+  }
+
+  /** D19: pending → revoked; the reason goes on the member's activity entry. */
+  async revoke(organizationId: string, id: string, body: RevokeBody | undefined): Promise<LoyaltyReward> {
+    return this.settle(async (trx) => {
+      const row = await lockReward(trx, organizationId, { id });
+      if (!row) throw notFound('The loyalty reward');
+      return moveReward(trx, organizationId, row, 'revoked', { reason: body?.reason });
+    }, 'revoked');
+  }
+
+  /** Runs a transition; a reward found lapsed is expired and committed before the 409 is answered. */
+  private async settle(work: (trx: Transaction<DB>) => Promise<Outcome>, action: string): Promise<LoyaltyReward> {
+    const outcome = await this.db.transaction().execute(work);
+    if (outcome.lapsed) throw lapsedConflict(outcome.reward, action);
+    return outcome.reward;
+  }
+}
+
+function checkFuture(at: Date | undefined, path: string, now: Date): void {
+  if (at && at.getTime() <= now.getTime()) {
+    throw validationError(`Invalid request: ${path} must be in the future (the reward would be born expired).`, [
+      { path, message: 'must be in the future' },
+    ]);
+  }
+}

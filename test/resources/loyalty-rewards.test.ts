@@ -1,0 +1,584 @@
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertReward } from '../../src/resources/loyalty-rewards/queries.js';
+import { expireAllDueRewards } from '../../src/resources/loyalty-rewards/transitions.js';
+import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const db = () => t.testDatabase.database.db;
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CODE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}$/;
+const DAY = 86_400_000;
+
+const eventsOf = (organizationId: string, name?: string) => {
+  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
+  if (name) query = query.where('name', '=', name);
+  return query.orderBy('position').execute();
+};
+
+const coupon = { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null };
+
+interface Member {
+  customerId: string;
+  membershipId: string;
+  email: string;
+}
+
+interface Org {
+  tenant: Tenant;
+  id: string;
+  key: string;
+  programId: string;
+}
+
+let referral = 0;
+
+async function org(): Promise<Org> {
+  const tenant = await t.tenant();
+  const program = await db()
+    .selectFrom('loyalty_programs')
+    .select('id')
+    .where('organization_id', '=', tenant.organization.id)
+    .executeTakeFirstOrThrow();
+  return { tenant, id: tenant.organization.id, key: tenant.key, programId: program.id };
+}
+
+async function member(
+  o: Org,
+  email: string,
+  fields: { firstName?: string; lastName?: string; metadata?: Record<string, string>; optOut?: boolean; leftAt?: string } = {},
+): Promise<Member> {
+  const customerId = uuidv7();
+  const membershipId = uuidv7();
+  await db()
+    .insertInto('customers')
+    .values({
+      organization_id: o.id,
+      id: customerId,
+      email,
+      first_name: fields.firstName ?? null,
+      last_name: fields.lastName ?? null,
+      metadata: JSON.stringify(fields.metadata ?? {}),
+      email_opt_out: fields.optOut ?? false,
+      email_opt_out_at: fields.optOut ? new Date('2025-07-01T00:00:00Z') : null,
+      email_opt_out_source: fields.optOut ? 'merchant' : null,
+    })
+    .execute();
+  await db()
+    .insertInto('loyalty_memberships')
+    .values({
+      organization_id: o.id,
+      id: membershipId,
+      customer_id: customerId,
+      loyalty_program_id: o.programId,
+      referral_code: `REF${String((referral += 1)).padStart(5, '0')}`,
+      left_at: fields.leftAt ? new Date(fields.leftAt) : null,
+    })
+    .execute();
+  return { customerId, membershipId, email };
+}
+
+const issue = (o: Org, body: unknown) => t.request({ method: 'POST', url: '/v1/loyalty-rewards', key: o.key, body });
+const issueOk = async (o: Org, data: Record<string, unknown>) => {
+  const response = await issue(o, { data });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json();
+};
+const get = async (o: Org, id: string, include = 'customer,membership,rule') => {
+  const response = await t.request({ url: `/v1/loyalty-rewards/${id}${include ? `?include=${include}` : ''}`, key: o.key });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+};
+const list = async (o: Org, query: string) => {
+  const response = await t.request({ url: `/v1/loyalty-rewards?${query}`, key: o.key });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { data: any[]; nextCursor: string | null };
+};
+const filter = (document: unknown) => `filter=${encodeURIComponent(JSON.stringify(document))}`;
+const redeem = (o: Org, body: unknown) => t.request({ method: 'POST', url: '/v1/loyalty-rewards/redeem', key: o.key, body });
+const revoke = (o: Org, id: string, body?: unknown) =>
+  t.request({ method: 'POST', url: `/v1/loyalty-rewards/${id}/revoke`, key: o.key, ...(body === undefined ? {} : { body }) });
+
+describe('POST /v1/loyalty-rewards (D17)', () => {
+  let o: Org;
+  let alice: Member;
+  beforeAll(async () => {
+    o = await org();
+    alice = await member(o, 'alice@example.com', { firstName: 'Alice', lastName: 'Smith' });
+  });
+
+  it('issues a pending reward with a fresh code, the sixteen fields, customer, membership and rule (null) embedded', async () => {
+    const before = Date.now();
+    const response = await issue(o, { data: { loyaltyMembershipId: alice.membershipId, reward: coupon, reason: 'Sorry about the late parcel' } });
+    expect(response.statusCode, response.body).toBe(201);
+    const reward = response.json();
+    expect(Object.keys(reward).sort()).toEqual(
+      [
+        'id', 'loyaltyMembershipId', 'loyaltyRuleId', 'stampCardId', 'loyaltyTransactionId', 'reward', 'status', 'code', 'redeemedAt',
+        'expiresAt', 'revokedAt', 'metadata', 'fulfillment', 'ruleSnapshot', 'createdAt', 'updatedAt', 'customer', 'membership', 'rule',
+      ].sort(),
+    );
+    expect(reward).toMatchObject({
+      loyaltyMembershipId: alice.membershipId,
+      loyaltyRuleId: null,
+      stampCardId: null,
+      loyaltyTransactionId: null,
+      reward: coupon,
+      status: 'pending',
+      redeemedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+      metadata: {},
+      fulfillment: { mode: 'manual', status: 'active' },
+      ruleSnapshot: null,
+      rule: null,
+    });
+    expect(reward.code).toMatch(CODE);
+    expect(reward.createdAt).toMatch(ISO);
+    expect(Date.parse(reward.createdAt)).toBeGreaterThanOrEqual(before - 5);
+    expect(reward.customer).toMatchObject({ id: alice.customerId, email: 'alice@example.com', firstName: 'Alice', lastName: 'Smith' });
+    expect(Object.keys(reward.customer)).toHaveLength(14);
+    expect(reward.membership).toMatchObject({ id: alice.membershipId, customerId: alice.customerId, loyaltyProgramId: o.programId, leftAt: null });
+    expect(Object.keys(reward.membership)).toHaveLength(11);
+
+    // D17: the reason is on the member's activity feed entry.
+    const activity = await db().selectFrom('loyalty_activity').selectAll().where('organization_id', '=', o.id).where('loyalty_reward_id', '=', reward.id).execute();
+    expect(activity).toHaveLength(1);
+    expect(activity[0]).toMatchObject({ type: 'rewardIssued', reason: 'Sorry about the late parcel', loyalty_membership_id: alice.membershipId, customer_id: alice.customerId });
+
+    // loyaltyReward.issued carries the reward exactly as the API shows it with its embeds.
+    const events = await eventsOf(o.id, 'loyaltyReward.issued');
+    expect(events.map((event) => (event.payload as { id: string }).id)).toEqual([reward.id]);
+    expect(events[0]!.payload).toEqual(reward);
+    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+  });
+
+  it('accepts every coupon type and stores it as given', async () => {
+    const rewards = [
+      { type: 'amountCoupon', amountCents: 1, productFilter: { slugs: ['mug'], tags: ['sale'] }, minimumOrderTotalCents: 1000 },
+      { type: 'percentageCoupon', percentageDiscount: 15, productFilter: null, minimumOrderTotalCents: null },
+      { type: 'freeShipping', maximumValueCents: null },
+      { type: 'giftCard', amountCents: 2500, expirySeconds: 86_400 },
+    ];
+    for (const reward of rewards) {
+      const issued = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward });
+      expect(issued.reward).toEqual(reward);
+      expect((await get(o, issued.id, '')).reward).toEqual(reward);
+    }
+  });
+
+  it('also takes the fields at the top level (not both)', async () => {
+    const response = await issue(o, { loyaltyMembershipId: alice.membershipId, reward: coupon });
+    expect(response.statusCode, response.body).toBe(201);
+    const both = await issue(o, { data: { loyaltyMembershipId: alice.membershipId, reward: coupon }, reason: 'x' });
+    expect(both.statusCode).toBe(400);
+  });
+
+  const bounds: [string, Record<string, unknown>, number][] = [
+    ['percentageDiscount 0', { type: 'percentageCoupon', percentageDiscount: 0, productFilter: null, minimumOrderTotalCents: null }, 400],
+    ['percentageDiscount 101', { type: 'percentageCoupon', percentageDiscount: 101, productFilter: null, minimumOrderTotalCents: null }, 400],
+    ['percentageDiscount 1', { type: 'percentageCoupon', percentageDiscount: 1, productFilter: null, minimumOrderTotalCents: null }, 201],
+    ['percentageDiscount 100', { type: 'percentageCoupon', percentageDiscount: 100, productFilter: null, minimumOrderTotalCents: null }, 201],
+    ['percentageDiscount 1.5', { type: 'percentageCoupon', percentageDiscount: 1.5, productFilter: null, minimumOrderTotalCents: null }, 400],
+    ['expiry days 0', { ...coupon, expiry: { type: 'daysAfterIssuance', days: 0 } }, 400],
+    ['expiry days 3651', { ...coupon, expiry: { type: 'daysAfterIssuance', days: 3651 } }, 400],
+    ['expiry days 1', { ...coupon, expiry: { type: 'daysAfterIssuance', days: 1 } }, 201],
+    ['expiry days 3650', { ...coupon, expiry: { type: 'daysAfterIssuance', days: 3650 } }, 201],
+    ['amountCents 0', { ...coupon, amountCents: 0 }, 400],
+    ['amountCents 2^53', { ...coupon, amountCents: 2 ** 53 }, 400],
+    ['amountCents 2^53 - 1', { ...coupon, amountCents: 2 ** 53 - 1 }, 201],
+    ['giftCard amountCents 0', { type: 'giftCard', amountCents: 0, expirySeconds: null }, 400],
+    ['giftCard expirySeconds 0', { type: 'giftCard', amountCents: 1, expirySeconds: 0 }, 400],
+    ['giftCard expirySeconds 2^53', { type: 'giftCard', amountCents: 1, expirySeconds: 2 ** 53 }, 400],
+    ['freeShipping maximumValueCents 0', { type: 'freeShipping', maximumValueCents: 0 }, 400],
+    ['freeShipping maximumValueCents 2^53', { type: 'freeShipping', maximumValueCents: 2 ** 53 }, 400],
+    ['minimumOrderTotalCents 0', { ...coupon, minimumOrderTotalCents: 0 }, 400],
+    ['minimumOrderTotalCents 2^53', { ...coupon, minimumOrderTotalCents: 2 ** 53 }, 400],
+    ['a missing required field (productFilter)', { type: 'amountCoupon', amountCents: 5, minimumOrderTotalCents: null }, 400],
+    ['an unknown field', { ...coupon, colour: 'red' }, 400],
+    ['an unknown type', { type: 'hug' }, 400],
+    ['a points reward', { type: 'points', amount: 100 }, 400],
+    ['an unknown expiry type', { ...coupon, expiry: { type: 'someday' } }, 400],
+    ['a fixedDate expiry without an offset', { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2099-01-01T00:00:00' } }, 400],
+  ];
+  it.each(bounds)('%s → %i', async (_name, reward, status) => {
+    const before = await eventsOf(o.id, 'loyaltyReward.issued');
+    const response = await issue(o, { data: { loyaltyMembershipId: alice.membershipId, reward } });
+    expect(response.statusCode, response.body).toBe(status);
+    if (status === 400) {
+      expect(response.json().error.code).toBe('VALIDATION_ERROR');
+      expect((await eventsOf(o.id, 'loyaltyReward.issued')).length).toBe(before.length);
+    }
+  });
+
+  it('says where points go when a points reward is sent', async () => {
+    const response = await issue(o, { data: { loyaltyMembershipId: alice.membershipId, reward: { type: 'points', amount: 100 } } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toMatch(/points-adjustments/);
+    expect(response.json().error.details).toEqual([{ path: 'body.data.reward.type', message: expect.any(String) }]);
+  });
+
+  it('requires loyaltyMembershipId and reward, refuses unknown fields and an expiresAt without offset or in the past', async () => {
+    for (const data of [
+      { reward: coupon },
+      { loyaltyMembershipId: alice.membershipId },
+      { loyaltyMembershipId: alice.membershipId, reward: coupon, metadata: {} },
+      { loyaltyMembershipId: alice.membershipId, reward: coupon, expiresAt: '2099-01-01T00:00:00' },
+      { loyaltyMembershipId: alice.membershipId, reward: coupon, expiresAt: '2020-01-01T00:00:00Z' },
+      { loyaltyMembershipId: alice.membershipId, reward: { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2020-01-01T00:00:00Z' } } },
+      { loyaltyMembershipId: 'nope', reward: coupon },
+      { loyaltyMembershipId: alice.membershipId, reward: coupon, reason: '' },
+    ]) {
+      const response = await issue(o, { data });
+      expect(response.statusCode, JSON.stringify(data)).toBe(400);
+    }
+    expect((await issue(o, {})).statusCode).toBe(400);
+  });
+
+  it('answers 422 for an unknown or another organization\'s membership, 409 for one that left', async () => {
+    const other = await org();
+    const stranger = await member(other, 'stranger@example.com');
+    const left = await member(o, 'gone@example.com', { leftAt: '2026-01-01T00:00:00Z' });
+    const before = (await eventsOf(o.id)).length;
+    for (const id of [uuidv7(), stranger.membershipId]) {
+      const response = await issue(o, { data: { loyaltyMembershipId: id, reward: coupon } });
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json().error.details).toEqual([{ path: 'body.data.loyaltyMembershipId', message: expect.any(String) }]);
+    }
+    const response = await issue(o, { data: { loyaltyMembershipId: left.membershipId, reward: coupon } });
+    expect(response.statusCode, response.body).toBe(409);
+    expect((await eventsOf(o.id)).length).toBe(before);
+    expect(await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('loyalty_membership_id', '=', left.membershipId).execute()).toEqual([]);
+  });
+
+  it('resolves the expiry: expiresAt, else reward.expiry, else the program default', async () => {
+    const explicit = await issueOk(o, {
+      loyaltyMembershipId: alice.membershipId,
+      reward: { ...coupon, expiry: { type: 'daysAfterIssuance', days: 5 } },
+      expiresAt: '2099-06-01T12:00:00+02:00',
+    });
+    expect(explicit.expiresAt).toBe('2099-06-01T10:00:00.000Z');
+
+    const days = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: { ...coupon, expiry: { type: 'daysAfterIssuance', days: 30 } } });
+    expect(Date.parse(days.expiresAt) - Date.parse(days.createdAt)).toBe(30 * DAY);
+
+    const fixed = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2098-01-01T00:00:00-05:00' } } });
+    expect(fixed.expiresAt).toBe('2098-01-01T05:00:00.000Z');
+    expect(fixed.reward.expiry).toEqual({ type: 'fixedDate', expiresAt: '2098-01-01T05:00:00.000Z' });
+
+    const never = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: { ...coupon, expiry: { type: 'never' } } });
+    expect(never.expiresAt).toBeNull();
+
+    await db()
+      .updateTable('loyalty_programs')
+      .set({ default_reward_expiry: JSON.stringify({ type: 'daysAfterIssuance', days: 7 }) })
+      .where('organization_id', '=', o.id)
+      .execute();
+    try {
+      const byDefault = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: coupon });
+      expect(Date.parse(byDefault.expiresAt) - Date.parse(byDefault.createdAt)).toBe(7 * DAY);
+      const overridden = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: { ...coupon, expiry: { type: 'never' } } });
+      expect(overridden.expiresAt).toBeNull();
+    } finally {
+      await db().updateTable('loyalty_programs').set({ default_reward_expiry: JSON.stringify({ type: 'never' }) }).where('organization_id', '=', o.id).execute();
+    }
+  });
+
+  it('gives every reward its own code (D18), unique in the organization by index', async () => {
+    const issued = await Promise.all(Array.from({ length: 40 }, () => issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: coupon })));
+    const codes = issued.map((reward) => reward.code as string);
+    for (const code of codes) expect(code).toMatch(CODE);
+    expect(new Set(codes).size).toBe(codes.length);
+    // A code already taken is not inserted again (the service then draws another one).
+    const taken = await insertReward(db(), {
+      id: uuidv7(), organizationId: o.id, membershipId: alice.membershipId, customerId: alice.customerId, loyaltyRuleId: null, stampCardId: null,
+      loyaltyTransactionId: null, reward: coupon, code: codes[0]!, expiresAt: null, fulfillment: null, ruleSnapshot: null, reason: null, createdAt: new Date(),
+    });
+    expect(taken).toBeUndefined();
+  });
+
+  it('needs loyalty:write', async () => {
+    const key = await t.key(o.id, ['loyalty:read']);
+    const response = await t.request({ method: 'POST', url: '/v1/loyalty-rewards', key, body: { data: { loyaltyMembershipId: alice.membershipId, reward: coupon } } });
+    expect(response.statusCode).toBe(403);
+  });
+});
+
+describe('redeem, revoke and expiry (D19)', () => {
+  let o: Org;
+  let bob: Member;
+  beforeAll(async () => {
+    o = await org();
+    bob = await member(o, 'bob@example.com');
+  });
+  const fresh = () => issueOk(o, { loyaltyMembershipId: bob.membershipId, reward: coupon });
+
+  it('redeems a pending reward by its code (any case, with or without dashes), once', async () => {
+    const reward = await fresh();
+    const orderId = uuidv7();
+    const site = uuidv7();
+    await db().insertInto('sites').values({ organization_id: o.id, id: site, name: 's', domain: 's.example', platform: 'custom', currency_code: 'USD' }).execute();
+    await db()
+      .insertInto('orders')
+      .values({ organization_id: o.id, id: orderId, site_id: site, customer_id: bob.customerId, remote_id: 'r1', number: '1001', currency_code: 'USD' })
+      .execute();
+    const typed = (reward.code as string).toLowerCase().replace(/-/g, '');
+    const response = await redeem(o, { code: typed, orderId });
+    expect(response.statusCode, response.body).toBe(200);
+    const redeemed = response.json();
+    expect(redeemed).toMatchObject({ id: reward.id, status: 'redeemed', revokedAt: null, fulfillment: { mode: 'manual', status: 'deactivated' } });
+    expect(redeemed.redeemedAt).toMatch(ISO);
+    expect(redeemed.updatedAt).toBe(redeemed.redeemedAt);
+    expect(redeemed.customer.id).toBe(bob.customerId);
+    const events = await eventsOf(o.id, 'loyaltyReward.redeemed');
+    expect(events.map((event) => event.payload)).toEqual([redeemed]);
+    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+    const stored = await db().selectFrom('loyalty_rewards').select('order_id').where('organization_id', '=', o.id).where('id', '=', reward.id).executeTakeFirstOrThrow();
+    expect(stored.order_id).toBe(orderId);
+    const activity = await db().selectFrom('loyalty_activity').select('type').where('organization_id', '=', o.id).where('loyalty_reward_id', '=', reward.id).orderBy('created_at').execute();
+    expect(activity.map((row) => row.type)).toEqual(['rewardIssued', 'rewardRedeemed']);
+
+    // Any other transition is 409 and changes nothing.
+    const again = await redeem(o, { code: reward.code });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('CONFLICT');
+    expect((await revoke(o, reward.id)).statusCode).toBe(409);
+    expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).length).toBe(1);
+    expect((await get(o, reward.id, '')).status).toBe('redeemed');
+  });
+
+  it('revokes a pending reward with a reason on the activity feed; a revoked reward cannot be redeemed or revoked again', async () => {
+    const reward = await fresh();
+    const response = await revoke(o, reward.id, { reason: 'Issued by mistake' });
+    expect(response.statusCode, response.body).toBe(200);
+    const revoked = response.json();
+    expect(revoked).toMatchObject({ status: 'revoked', redeemedAt: null, fulfillment: { status: 'deactivated' } });
+    expect(revoked.revokedAt).toMatch(ISO);
+    const events = await eventsOf(o.id, 'loyaltyReward.revoked');
+    expect(events.map((event) => event.payload)).toEqual([revoked]);
+    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+    const activity = await db().selectFrom('loyalty_activity').selectAll().where('organization_id', '=', o.id).where('loyalty_reward_id', '=', reward.id).where('type', '=', 'rewardRevoked').execute();
+    expect(activity.map((row) => row.reason)).toEqual(['Issued by mistake']);
+
+    expect((await redeem(o, { code: reward.code })).statusCode).toBe(409);
+    expect((await revoke(o, reward.id, {})).statusCode).toBe(409);
+    // No body at all is fine for a revoke.
+    const other = await fresh();
+    expect((await revoke(o, other.id)).statusCode).toBe(200);
+  });
+
+  it('refuses unknown codes (404), unknown orders (422) and bad bodies (400) without changing anything', async () => {
+    const reward = await fresh();
+    expect((await redeem(o, { code: 'AAAA-BBBB-CCCC' })).statusCode).toBe(404);
+    const unknownOrder = await redeem(o, { code: reward.code, orderId: uuidv7() });
+    expect(unknownOrder.statusCode).toBe(422);
+    expect(unknownOrder.json().error.details).toEqual([{ path: 'body.orderId', message: expect.any(String) }]);
+    expect((await redeem(o, { code: reward.code, extra: 1 })).statusCode).toBe(400);
+    expect((await redeem(o, {})).statusCode).toBe(400);
+    expect((await revoke(o, reward.id, { reason: 5 })).statusCode).toBe(400);
+    expect((await revoke(o, uuidv7())).statusCode).toBe(404);
+    expect((await get(o, reward.id, '')).status).toBe('pending');
+  });
+
+  it('expires a pending reward whose time ran out before the sweep reached it, and answers 409', async () => {
+    const reward = await fresh();
+    await db().updateTable('loyalty_rewards').set({ expires_at: new Date(Date.now() - 1000) }).where('organization_id', '=', o.id).where('id', '=', reward.id).execute();
+    const response = await redeem(o, { code: reward.code });
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json().error.message).toMatch(/expired/);
+    const after = await get(o, reward.id);
+    expect(after).toMatchObject({ status: 'expired', redeemedAt: null, fulfillment: { status: 'deactivated' } });
+    const events = await eventsOf(o.id, 'loyaltyReward.expired');
+    expect(events.map((event) => event.payload)).toEqual([after]);
+    expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).filter((event) => (event.payload as { id: string }).id === reward.id)).toEqual([]);
+    expect((await revoke(o, reward.id)).statusCode).toBe(409);
+  });
+
+  it('expireDueRewards: every pending reward due by now expires in batches, with one event each; others are untouched', async () => {
+    const x = await org();
+    const carol = await member(x, 'carol@example.com');
+    const due = await Promise.all(Array.from({ length: 7 }, () => issueOk(x, { loyaltyMembershipId: carol.membershipId, reward: coupon })));
+    const later = await issueOk(x, { loyaltyMembershipId: carol.membershipId, reward: coupon, expiresAt: '2099-01-01T00:00:00Z' });
+    const never = await issueOk(x, { loyaltyMembershipId: carol.membershipId, reward: coupon });
+    const redeemedDue = await issueOk(x, { loyaltyMembershipId: carol.membershipId, reward: coupon });
+    expect((await redeem(x, { code: redeemedDue.code })).statusCode).toBe(200);
+    await db()
+      .updateTable('loyalty_rewards')
+      .set({ expires_at: new Date(Date.now() - DAY) })
+      .where('organization_id', '=', x.id)
+      .where('id', 'in', [...due.map((reward) => reward.id), redeemedDue.id])
+      .execute();
+    // Another organization's due reward is not this organization's sweep's business.
+    const otherDue = await fresh();
+    await db().updateTable('loyalty_rewards').set({ expires_at: new Date(Date.now() - DAY) }).where('organization_id', '=', o.id).where('id', '=', otherDue.id).execute();
+
+    expect(await expireAllDueRewards(db(), x.id, new Date(), 3)).toBe(7);
+    for (const reward of due) expect((await get(x, reward.id, '')).status).toBe('expired');
+    expect((await get(x, later.id, '')).status).toBe('pending');
+    expect((await get(x, never.id, '')).status).toBe('pending');
+    expect((await get(x, redeemedDue.id, '')).status).toBe('redeemed');
+    expect((await get(o, otherDue.id, '')).status).toBe('pending');
+    const events = await eventsOf(x.id, 'loyaltyReward.expired');
+    expect(events.map((event) => (event.payload as { id: string }).id).sort()).toEqual(due.map((reward) => reward.id).sort());
+    for (const event of events) expect(event.payload).toEqual(await get(x, (event.payload as { id: string }).id));
+    const activity = await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', x.id).where('type', '=', 'rewardExpired').execute();
+    expect(activity).toHaveLength(7);
+    expect(await expireAllDueRewards(db(), x.id, new Date(), 3)).toBe(0);
+  });
+
+  it('keeps organizations apart: another organization\'s reward is 404 to get, revoke and redeem', async () => {
+    const reward = await fresh();
+    const other = await org();
+    expect((await t.request({ url: `/v1/loyalty-rewards/${reward.id}`, key: other.key })).statusCode).toBe(404);
+    expect((await revoke(other, reward.id)).statusCode).toBe(404);
+    expect((await redeem(other, { code: reward.code })).statusCode).toBe(404);
+    expect((await list(other, '')).data).toEqual([]);
+    expect((await get(o, reward.id, '')).status).toBe('pending');
+  });
+});
+
+describe('GET /v1/loyalty-rewards', () => {
+  let o: Org;
+  let alice: Member;
+  let bob: Member;
+  let ruleId: string;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    o = await org();
+    alice = await member(o, 'alice@example.com', { firstName: 'Alice', lastName: 'Zimmer', metadata: { tier: 'gold' } });
+    bob = await member(o, 'Bob@Example.com', { firstName: 'Bob', lastName: 'Jones', optOut: true });
+    ruleId = uuidv7();
+    await db()
+      .insertInto('loyalty_rules')
+      .values({ organization_id: o.id, id: ruleId, loyalty_program_id: o.programId, section: 'rewards', name: 'Coffee on us', config: JSON.stringify({ pointsCost: 100, reward: coupon }) })
+      .execute();
+    // Issued one after another so createdAt orders them a1 < a2 < b1 < b2 < b3.
+    for (const [name, m] of [['a1', alice], ['a2', alice], ['b1', bob], ['b2', bob], ['b3', bob]] as const) {
+      ids[name] = (await issueOk(o, { loyaltyMembershipId: m.membershipId, reward: coupon, ...(name === 'a2' ? { expiresAt: '2099-01-01T00:00:00Z' } : {}), ...(name === 'b1' ? { expiresAt: '2098-01-01T00:00:00Z' } : {}) })).id;
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    await db().updateTable('loyalty_rewards').set({ loyalty_rule_id: ruleId, rule_snapshot: JSON.stringify({ id: ruleId, name: 'Coffee on us' }) }).where('organization_id', '=', o.id).where('id', '=', ids.b2!).execute();
+    const b3 = await get(o, ids.b3!, '');
+    expect((await redeem(o, { code: b3.code })).statusCode).toBe(200);
+    const a1 = await get(o, ids.a1!, '');
+    expect((await redeem(o, { code: a1.code })).statusCode).toBe(200);
+  });
+
+  const names = (page: { data: { id: string }[] }) => page.data.map((reward) => Object.entries(ids).find(([, id]) => id === reward.id)?.[0]);
+
+  it('lists newest first by default, the sixteen fields only', async () => {
+    const page = await list(o, '');
+    expect(names(page)).toEqual(['b3', 'b2', 'b1', 'a2', 'a1']);
+    expect(page.nextCursor).toBeNull();
+    expect(Object.keys(page.data[0]!)).toHaveLength(16);
+  });
+
+  it('sorts by createdAt, redeemedAt and expiresAt both ways, nulls last', async () => {
+    expect(names(await list(o, 'sort=createdAt'))).toEqual(['a1', 'a2', 'b1', 'b2', 'b3']);
+    // b3 was redeemed before a1.
+    expect(names(await list(o, 'sort=redeemedAt')).slice(0, 2)).toEqual(['b3', 'a1']);
+    expect(names(await list(o, 'sort=-redeemedAt')).slice(0, 2)).toEqual(['a1', 'b3']);
+    expect(names(await list(o, 'sort=expiresAt')).slice(0, 2)).toEqual(['b1', 'a2']);
+    expect(names(await list(o, 'sort=-expiresAt')).slice(0, 2)).toEqual(['a2', 'b1']);
+    expect((await t.request({ url: '/v1/loyalty-rewards?sort=code', key: o.key })).statusCode).toBe(400);
+  });
+
+  it('pages with nextCursor through every sort, nulls included', async () => {
+    for (const sort of ['-createdAt', 'redeemedAt', '-expiresAt']) {
+      const all = names(await list(o, `sort=${sort}`));
+      const seen: (string | undefined)[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await list(o, `sort=${sort}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        seen.push(...names(page));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(all);
+    }
+  });
+
+  it('embeds customer, membership and rule with include, one extra each', async () => {
+    const page = await list(o, 'include=customer,membership,rule');
+    const b2 = page.data.find((reward) => reward.id === ids.b2)!;
+    expect(b2.rule).toEqual({ id: ruleId, name: 'Coffee on us', section: 'rewards' });
+    expect(b2.customer).toMatchObject({ id: bob.customerId, email: 'Bob@Example.com', emailOptOut: true });
+    expect(b2.membership).toMatchObject({ id: bob.membershipId, customerId: bob.customerId });
+    const a1 = page.data.find((reward) => reward.id === ids.a1)!;
+    expect(a1.rule).toBeNull();
+    expect(a1.customer.id).toBe(alice.customerId);
+    const onlyRule = await list(o, 'include=rule');
+    expect(onlyRule.data[0]).not.toHaveProperty('customer');
+    expect((await t.request({ url: '/v1/loyalty-rewards?include=orders', key: o.key })).statusCode).toBe(400);
+  });
+
+  it('filters on every listed field, customer.* and rule.*', async () => {
+    const cases: [unknown, string[]][] = [
+      [{ 'customer.email': 'alice@example.com' }, ['a2', 'a1']],
+      [{ 'customer.email': { $contains: 'EXAMPLE' } }, ['b3', 'b2', 'b1', 'a2', 'a1']],
+      [{ 'customer.firstName': 'Bob' }, ['b3', 'b2', 'b1']],
+      [{ 'customer.lastName': { $startsWith: 'zim' } }, ['a2', 'a1']],
+      [{ 'customer.metadata.tier': 'gold' }, ['a2', 'a1']],
+      [{ 'customer.emailOptOut': true }, ['b3', 'b2', 'b1']],
+      [{ 'customer.emailOptOutSource': 'merchant' }, ['b3', 'b2', 'b1']],
+      [{ 'customer.createdAt': { $gte: '2000-01-01T00:00:00Z' } }, ['b3', 'b2', 'b1', 'a2', 'a1']],
+      [{ 'customer.id': bob.customerId }, ['b3', 'b2', 'b1']],
+      [{ 'rule.name': 'Coffee on us' }, ['b2']],
+      [{ 'rule.name': { $contains: 'coffee' } }, ['b2']],
+      [{ 'rule.id': ruleId }, ['b2']],
+      [{ loyaltyRuleId: null }, ['b3', 'b1', 'a2', 'a1']],
+      [{ loyaltyMembershipId: alice.membershipId }, ['a2', 'a1']],
+      [{ status: 'redeemed' }, ['b3', 'a1']],
+      [{ status: { $in: ['pending', 'expired'] } }, ['b2', 'b1', 'a2']],
+      [{ redeemedAt: { $exists: true } }, ['b3', 'a1']],
+      [{ expiresAt: { $lt: '2098-06-01T00:00:00Z' } }, ['b1']],
+      [{ revokedAt: null }, ['b3', 'b2', 'b1', 'a2', 'a1']],
+      [{ stampCardId: { $exists: false } }, ['b3', 'b2', 'b1', 'a2', 'a1']],
+      [{ id: ids.a2 }, ['a2']],
+      [{ createdAt: { $gte: '2000-01-01T00:00:00Z' } }, ['b3', 'b2', 'b1', 'a2', 'a1']],
+      [{ $or: [{ 'customer.email': 'alice@example.com' }, { 'rule.name': 'Coffee on us' }] }, ['b2', 'a2', 'a1']],
+    ];
+    for (const [document, expected] of cases) {
+      expect(names(await list(o, filter(document))), JSON.stringify(document)).toEqual(expected);
+    }
+    const code = (await get(o, ids.b1!, '')).code as string;
+    expect(names(await list(o, filter({ code })))).toEqual(['b1']);
+    for (const bad of [{ status: 'lost' }, { 'customer.phone': 'x' }, { 'rule.section': 'rewards' }, { reward: 'x' }, { 'customer.emailOptOut': 'yes' }]) {
+      const response = await t.request({ url: `/v1/loyalty-rewards?${filter(bad)}`, key: o.key });
+      expect(response.statusCode, JSON.stringify(bad)).toBe(400);
+    }
+  });
+
+  it('searches the code and the customer email, first and last name (not the phone)', async () => {
+    const b1 = await get(o, ids.b1!, '');
+    expect(names(await list(o, `search=${encodeURIComponent((b1.code as string).slice(5, 9).toLowerCase())}`))).toContain('b1');
+    expect(names(await list(o, 'search=zimmer'))).toEqual(['a2', 'a1']);
+    expect(names(await list(o, 'search=BOB%40example'))).toEqual(['b3', 'b2', 'b1']);
+    expect(names(await list(o, `search=alice&${filter({ status: 'pending' })}`))).toEqual(['a2']);
+    await db().updateTable('customers').set({ phone: '+14155550123' }).where('organization_id', '=', o.id).where('id', '=', alice.customerId).execute();
+    expect(names(await list(o, 'search=4155550123'))).toEqual([]);
+  });
+
+  it('shows only the organization\'s own rewards', async () => {
+    const other = await org();
+    const dave = await member(other, 'alice@example.com');
+    await issueOk(other, { loyaltyMembershipId: dave.membershipId, reward: coupon });
+    expect(names(await list(o, filter({ 'customer.email': 'alice@example.com' })))).toEqual(['a2', 'a1']);
+    expect((await list(other, '')).data).toHaveLength(1);
+  });
+
+  it('keeps a reward\'s rule after the rule leaves configuration', async () => {
+    await db().updateTable('loyalty_rules').set({ deleted_at: new Date() }).where('organization_id', '=', o.id).where('id', '=', ruleId).execute();
+    try {
+      expect(names(await list(o, filter({ 'rule.name': 'Coffee on us' })))).toEqual(['b2']);
+      expect((await get(o, ids.b2!, 'rule')).rule).toEqual({ id: ruleId, name: 'Coffee on us', section: 'rewards' });
+    } finally {
+      await db().updateTable('loyalty_rules').set({ deleted_at: null }).where('organization_id', '=', o.id).where('id', '=', ruleId).execute();
+    }
+  });
+});
