@@ -97,7 +97,9 @@ async function openPGlite(dataDir: string): Promise<Database> {
 
 /** Brings the schema up to date; safe to run from several processes at once on PostgreSQL (Kysely takes a lock). */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Migrations written in parallel can land out of name order (0007 after 0009 was applied somewhere); each one is
+  // self-contained, so a missing earlier one is applied late instead of refusing to start.
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
