@@ -21,8 +21,13 @@ import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
 import { loyaltyRewardsResource } from './resources/loyalty-rewards/index.js';
+import { loyaltyProgramsResource } from './resources/loyalty-programs/index.js';
+import { loyaltyTiersResource } from './resources/loyalty-tiers/index.js';
+import { loyaltyRulesResource } from './resources/loyalty-rules/index.js';
+import { loyaltyMembershipsResource } from './resources/loyalty-memberships/index.js';
+import { loyaltyPointsResource } from './resources/loyalty-points/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource, loyaltyProgramsResource, loyaltyTiersResource, loyaltyRulesResource, loyaltyMembershipsResource, loyaltyPointsResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [
