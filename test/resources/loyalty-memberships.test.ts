@@ -133,7 +133,7 @@ describe('tiers follow points', () => {
     const gold = await ok(req(tenant, 'POST', '/loyalty-tiers', { name: 'Gold', thresholdPoints: 500 }), 201);
     const membership = await member(tenant, 'tiered@example.com');
     await ok(adjust(tenant, membership.id, 150));
-    let current = await ok(req(tenant, 'GET', `/loyalty-memberships/${membership.id}`));
+    const current = await ok(req(tenant, 'GET', `/loyalty-memberships/${membership.id}`));
     expect(current).toMatchObject({ loyaltyTierId: silver.id, tierAssignedManually: false, tierReviewAt: null });
     expect(current.tierAttainedAt).toEqual(expect.any(String));
     // Spending never downgrades a lifetime tier.
