@@ -179,7 +179,7 @@ describe('loyalty rules', () => {
   it('creates a rule of every section and fills in defaults', async () => {
     const tenant = await t.tenant();
     for (const [section, configs] of Object.entries(valid)) {
-      for (const config of configs) {
+      for (const config of configs as readonly Record<string, unknown>[]) {
         const rule = await ok(req(tenant, 'POST', '/loyalty-rules', { data: { section, name: `${section} rule`, config } }), 201);
         expect(rule).toMatchObject({ section, isActive: true, metadata: {} });
         if (section === 'rules' && config.type === 'orderSpend') expect(rule.config).toEqual({ type: 'orderSpend', pointsPerUnit: 1, unitCents: 100, minimumOrderTotalCents: null });
