@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import {
   ITEMS_PER_ORDER,
@@ -35,14 +36,14 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const TARGET_ROWS_PER_SEC = 10_000;
 
-interface References {
+export interface References {
   site: string;
   emails: string[];
   slugs: string[];
 }
 
-async function references(organizationId: string): Promise<References> {
-  const client = new pg.Client({ connectionString: databaseUrl() });
+export async function references(organizationId: string, url = databaseUrl()): Promise<References> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const site = (await client.query<{ domain: string }>('select domain from sites where organization_id = $1 limit 1', [organizationId])).rows[0]!.domain;
@@ -58,7 +59,7 @@ const pick = <T>(values: readonly T[]) => values[Math.floor(Math.random() * valu
 const int = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
 
 /** One import body: `ROWS` orders with 3 items each; `version` changes totals and quantities between create and update. */
-function body(refs: References, prefix: string, batch: number, version: number) {
+export function body(refs: References, prefix: string, batch: number, version: number) {
   const data = Array.from({ length: ROWS }, (_, i) => {
     const items = Array.from({ length: ITEMS_PER_ORDER }, () => ({ product: pick(refs.slugs), quantity: int(1, 3) + version, unitPriceCents: int(500, 20000) }));
     const subtotal = items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
@@ -115,8 +116,8 @@ async function runBatch(server: Server, key: string, kind: 'create' | 'update', 
   return result;
 }
 
-async function cleanUp(organizationId: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl() });
+export async function cleanUp(organizationId: string, url = databaseUrl()): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const deleted = await client.query(`delete from orders where organization_id = $1 and remote_id like 'imp-%'`, [organizationId]);
@@ -203,4 +204,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run only as a script: bench/orders-import-cpu.ts imports the body generator.
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) await main();

@@ -60,10 +60,11 @@ export async function resolveProducts(db: Db, organizationId: string, references
   if (references.length === 0) return resolved;
   const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
   const slugs = [...new Set(references)];
+  // Slugs join the unnested list (an index probe each): `slug = any(…)` with a thousand values cost more to plan.
   const { rows } = await sql<{ id: string; slug: string }>`
-    select id, slug from products
-    where organization_id = ${organizationId}::uuid
-      and (id = any(${uuids}::uuid[]) or slug = any(${slugs}::text[]))`.execute(db);
+    select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
+    union all
+    select p.id, p.slug from unnest(${slugs}::text[]) as s(slug) join products p on p.organization_id = ${organizationId}::uuid and p.slug = s.slug`.execute(db);
   const byId = new Map(rows.map((row) => [row.id, row.id]));
   const bySlug = new Map(rows.map((row) => [row.slug, row.id]));
   for (const reference of references) {

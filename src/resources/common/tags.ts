@@ -26,39 +26,40 @@ export async function ensureTags(
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   if (names.length === 0) return ids;
-  const created = await trx
-    .insertInto('tags')
-    .values(names.map((name) => ({ organization_id: organizationId, id: uuidv7(), kind, name })))
-    .onConflict((oc) => oc.columns(['organization_id', 'kind', 'name']).doNothing())
-    .returningAll()
-    .execute();
+  const { rows: created } = await sql<{ id: string; name: string; created_at: Date; updated_at: Date }>`
+    insert into tags (organization_id, id, kind, name)
+    select ${organizationId}::uuid, u.id, ${kind}, u.name from unnest(${names.map(() => uuidv7())}::uuid[], ${[...names]}::text[]) as u(id, name)
+    on conflict (organization_id, kind, name) do nothing
+    returning id, name, created_at, updated_at`.execute(trx);
   await recordEvents(
     trx,
     created.map((row) => ({ organizationId, name: tagEventName(kind, 'created'), schema: Tag, record: toTag(row) })),
   );
-  const rows = await trx
-    .selectFrom('tags')
-    .select(['id', 'name'])
-    .where('organization_id', '=', organizationId)
-    .where('kind', '=', kind)
-    .where('name', 'in', [...names])
-    .execute();
+  const { rows } = await sql<{ id: string; name: string }>`
+    select id, name from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...names]}::text[])`.execute(trx);
   for (const row of rows) ids.set(row.name, row.id);
   return ids;
 }
 
-/** Replaces the full tag set of each record. */
+/**
+ * Replaces the full tag set of each record. Records created in the same transaction (`created`) have no links yet,
+ * so only the others' old links are deleted.
+ */
 export async function replaceTags(
   trx: Transaction<DB>,
   organizationId: string,
   kind: TagKind,
   tagsByRecord: ReadonlyMap<string, readonly string[]>,
+  created: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   if (tagsByRecord.size === 0) return;
   const ids = await ensureTags(trx, organizationId, kind, [...new Set([...tagsByRecord.values()].flat())]);
   const table = sql.table(LINK_TABLE[kind]);
   const owner = sql.ref(OWNER_COLUMN[kind]);
-  await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${[...tagsByRecord.keys()]}::uuid[])`.execute(trx);
+  const existing = [...tagsByRecord.keys()].filter((id) => !created.has(id));
+  if (existing.length) {
+    await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${existing}::uuid[])`.execute(trx);
+  }
   const pairs = [...tagsByRecord].flatMap(([recordId, names]) => names.map((name) => [recordId, ids.get(name)!] as const));
   if (pairs.length === 0) return;
   await sql`insert into ${table} (organization_id, ${owner}, tag_id)

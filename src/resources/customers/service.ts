@@ -141,7 +141,13 @@ export class CustomerService {
         ...updates.map((entry) => ({ ...entry, action: 'updated' as const })),
       ].sort((a, b) => a.index - b.index);
 
-      await replaceTags(trx, organizationId, 'customer', new Map(written.filter((entry) => entry.tags).map((entry) => [entry.id, entry.tags!])));
+      await replaceTags(
+        trx,
+        organizationId,
+        'customer',
+        new Map(written.filter((entry) => entry.tags).map((entry) => [entry.id, entry.tags!])),
+        new Set(creates.map((entry) => entry.id)),
+      );
       await recordImportRows(trx, organizationId, uuidv7(), 'customers', written.map((entry) => ({ recordId: entry.id, action: entry.action, row: entry.index })));
       const records = written.map((entry) => byId.get(entry.id)!);
       await recordEvents(trx, records.map((row) => customerEvent(organizationId, 'customer.updated', row)));

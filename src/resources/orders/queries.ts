@@ -1,15 +1,23 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, Metadata, OrdersTable } from '../../db/schema.js';
+import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
 import { toCustomer } from '../customers/serialize.js';
-import { toVariant, type ProductRow, type VariantRow } from '../products/queries.js';
+import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
 import { toProduct } from '../products/service.js';
 import type { Order, OrderItem } from './schemas.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** The columns toOrder reads: what an import returns from its writes (not organization_id, earn_loyalty, discount_codes). */
+const ORDER_FIELDS = [
+  'id', 'site_id', 'customer_id', 'remote_id', 'number', 'total_cents', 'subtotal_cents', 'shipping_cents', 'tax_cents', 'currency_code',
+  'shipped_at', 'delivered_at', 'cancelled_at', 'metadata', 'notes', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof OrderRow)[];
+export type OrderFields = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
+const returningFields = (alias?: string) => sql.raw(ORDER_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+
 /** The one mapping from an order row to its API shape (base record, no extras). */
-export const toOrder = (row: OrderRow): Order => ({
+export const toOrder = (row: OrderFields): Order => ({
   id: row.id,
   siteId: row.site_id,
   customerId: row.customer_id,
@@ -32,28 +40,6 @@ export const toOrder = (row: OrderRow): Order => ({
 export const findOrder = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('orders').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 
-export const updateOrder = (
-  trx: Db,
-  organizationId: string,
-  id: string,
-  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
-) =>
-  trx
-    .updateTable('orders')
-    .set({
-      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
-      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-
-/** Deletes the order; its line items and tag links go with it (foreign keys cascade). */
-export const deleteOrderRow = (trx: Db, organizationId: string, id: string) =>
-  trx.deleteFrom('orders').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
-
 /** The customer of each order (include=customer), one query for the page. */
 export async function customersOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
   const rows = await db
@@ -67,26 +53,24 @@ export async function customersOfOrders(db: Db, organizationId: string, orderIds
   return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
 }
 
-const PRODUCT_COLUMNS = [
-  'organization_id', 'id', 'slug', 'title', 'description', 'image_url', 'url', 'metadata', 'notes', 'wishlists_count', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof ProductRow)[];
-const VARIANT_COLUMNS = [
-  'organization_id', 'id', 'product_id', 'slug', 'title', 'image_url', 'price_cents', 'currency_code', 'available', 'metadata', 'position',
-  'created_at', 'updated_at',
-] as const satisfies readonly (keyof VariantRow)[];
-
-const aliased = (table: string, columns: readonly string[]) => sql.raw(columns.map((column) => `${table}.${column} as ${table}_${column}`).join(', '));
-const unprefixed = <T>(row: Record<string, unknown>, table: string, columns: readonly string[]): T | null =>
-  row[`${table}_id`] === null ? null : (Object.fromEntries(columns.map((column) => [column, row[`${table}_${column}`]])) as T);
+/** A left-joined table's columns under a prefix; its id reads null when the join found nothing. */
+type Joined<Prefix extends string, Row> = { [K in keyof Row & string as `${Prefix}_${K}`]: K extends 'id' ? string | null : Row[K] };
+/** One row per line item: the item, then only the product and variant columns the API shows (no unused timestamps). */
+type ItemRow = Pick<Selectable<OrderItemsTable>, 'id' | 'order_id' | 'product_id' | 'product_variant_id' | 'quantity' | 'unit_price_cents'> &
+  Joined<'p', ProductFields> &
+  Joined<'v', VariantFields>;
 
 /**
  * Line items of each order in position order (include=items), one query for the page, with the product and
  * variant they were sold as: null once that product or variant has been deleted.
  */
 export async function itemsOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
-  const { rows } = await sql<Record<string, unknown> & { id: string; order_id: string; product_id: string; product_variant_id: string; quantity: number; unit_price_cents: number }>`
+  const { rows } = await sql<ItemRow>`
     select i.id, i.order_id, i.product_id, i.product_variant_id, i.quantity, i.unit_price_cents,
-      ${aliased('p', PRODUCT_COLUMNS)}, ${aliased('v', VARIANT_COLUMNS)}
+      p.id as p_id, p.slug as p_slug, p.title as p_title, p.description as p_description, p.image_url as p_image_url, p.url as p_url,
+      p.metadata as p_metadata, p.notes as p_notes, p.created_at as p_created_at, p.updated_at as p_updated_at,
+      v.id as v_id, v.slug as v_slug, v.title as v_title, v.image_url as v_image_url, v.price_cents as v_price_cents,
+      v.currency_code as v_currency_code, v.available as v_available, v.metadata as v_metadata
     from order_items i
     left join products p on p.organization_id = i.organization_id and p.id = i.product_id
     left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
@@ -94,16 +78,40 @@ export async function itemsOfOrders(db: Db, organizationId: string, orderIds: re
     order by i.order_id, i.position, i.id`.execute(db);
   const byOrder = new Map<string, OrderItem[]>();
   for (const row of rows) {
-    const product = unprefixed<ProductRow>(row, 'p', PRODUCT_COLUMNS);
-    const variant = unprefixed<VariantRow>(row, 'v', VARIANT_COLUMNS);
     const item: OrderItem = {
       id: row.id,
       productId: row.product_id,
       productVariantId: row.product_variant_id,
       quantity: row.quantity,
       unitPriceCents: row.unit_price_cents,
-      product: product && toProduct(product),
-      variant: variant && toVariant(variant),
+      product:
+        row.p_id === null
+          ? null
+          : toProduct({
+              id: row.p_id,
+              slug: row.p_slug,
+              title: row.p_title,
+              description: row.p_description,
+              image_url: row.p_image_url,
+              url: row.p_url,
+              metadata: row.p_metadata,
+              notes: row.p_notes,
+              created_at: row.p_created_at,
+              updated_at: row.p_updated_at,
+            }),
+      variant:
+        row.v_id === null
+          ? null
+          : toVariant({
+              id: row.v_id,
+              slug: row.v_slug,
+              title: row.v_title,
+              image_url: row.v_image_url,
+              price_cents: row.v_price_cents,
+              currency_code: row.v_currency_code,
+              available: row.v_available,
+              metadata: row.v_metadata,
+            }),
     };
     const list = byOrder.get(row.order_id);
     if (list) list.push(item);
@@ -112,12 +120,17 @@ export async function itemsOfOrders(db: Db, organizationId: string, orderIds: re
   return byOrder as Map<string, unknown>;
 }
 
-/** Order ids of the organization by remoteId, for import matching; locked so a concurrent delete waits for the import. */
+/**
+ * Order ids of the organization by remoteId, for import matching; locked so a concurrent delete waits for the import.
+ * A join on the unnested ids probes the unique (organization_id, remote_id) index once per id; `remote_id = any(…)`
+ * with 1,000 values cost more to plan than to run and could be matched against the trigram index instead.
+ */
 export async function ordersByRemoteId(trx: Db, organizationId: string, remoteIds: readonly string[]): Promise<Map<string, string>> {
   if (remoteIds.length === 0) return new Map();
   const { rows } = await sql<{ id: string; remote_id: string }>`
-    select id, remote_id from orders where organization_id = ${organizationId}::uuid and remote_id = any(${[...remoteIds]}::text[])
-    for update`.execute(trx);
+    select o.id, o.remote_id from unnest(${[...remoteIds]}::text[]) as r(remote_id)
+    join orders o on o.organization_id = ${organizationId}::uuid and o.remote_id = r.remote_id
+    for update of o`.execute(trx);
   return new Map(rows.map((row) => [row.remote_id, row.id]));
 }
 
@@ -181,7 +194,7 @@ const WRITE_COLUMNS = sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_i
  */
 export async function insertOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], earnLoyalty: boolean) {
   if (writes.length === 0) return [];
-  const { rows } = await sql<OrderRow>`
+  const { rows } = await sql<OrderFields>`
     insert into orders (organization_id, id, site_id, customer_id, remote_id, number, total_cents, subtotal_cents, shipping_cents,
       tax_cents, currency_code, shipped_at, delivered_at, cancelled_at, metadata, earn_loyalty, discount_codes, created_at, updated_at)
     select ${organizationId}::uuid, u.id, u.site_id, u.customer_id, u.remote_id, u.number,
@@ -191,7 +204,7 @@ export async function insertOrders(trx: Transaction<DB>, organizationId: string,
       array(select jsonb_array_elements_text(coalesce(u.discount_codes, '[]'::jsonb))),
       coalesce(u.created_at, now()), coalesce(u.created_at, now())
     from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
-    returning *`.execute(trx);
+    returning ${returningFields()}`.execute(trx);
   return rows;
 }
 
@@ -201,7 +214,7 @@ export async function insertOrders(trx: Transaction<DB>, organizationId: string,
  */
 export async function updateOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], mergeMetadata: boolean) {
   if (writes.length === 0) return [];
-  const { rows } = await sql<OrderRow>`
+  const { rows } = await sql<OrderFields>`
     update orders o set
       site_id = u.site_id,
       customer_id = u.customer_id,
@@ -220,7 +233,7 @@ export async function updateOrders(trx: Transaction<DB>, organizationId: string,
       updated_at = now()
     from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
     where o.organization_id = ${organizationId}::uuid and o.id = u.id
-    returning o.*`.execute(trx);
+    returning ${returningFields('o')}`.execute(trx);
   return rows;
 }
 

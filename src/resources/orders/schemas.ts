@@ -8,6 +8,7 @@ import {
   Money,
   NotesInput,
   NullableTimestamp,
+  SkippedRow,
   TagsInput,
   Timestamp,
   Uuid,
@@ -132,10 +133,4 @@ export const OrderImportBody = Type.Object(
 );
 export type OrderImportBody = Static<typeof OrderImportBody>;
 
-export const OrderSkippedRow = Type.Object({
-  index: Type.Integer({ description: 'Index of the skipped row in data.' }),
-  message: Type.String(),
-  itemIndex: Type.Optional(Type.Integer({ description: 'Index of the unresolved item in the row\'s items, when an item is at fault.' })),
-});
-
-export const OrderImportResult = Type.Object({ data: Type.Array(Order), skipped: Type.Array(OrderSkippedRow) });
+export const OrderImportResult = Type.Object({ data: Type.Array(Order), skipped: Type.Array(SkippedRow) });

@@ -6,13 +6,13 @@ import { notFound, validationError } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
-import { checkImportSize, recordImportRows, strictFailure, type Skipped } from '../common/imports.js';
+import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
+import { deleteRecord, updateEditable } from '../common/records.js';
 import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, variantsOfProducts } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
 import { orderList } from './list.js';
 import {
-  deleteOrderRow,
   findOrder,
   insertOrders,
   itemsFingerprint,
@@ -20,15 +20,15 @@ import {
   replaceItems,
   storedItemFingerprints,
   toOrder,
-  updateOrder,
   updateOrders,
   type ItemWrite,
+  type OrderFields,
   type OrderRow,
   type OrderWrite,
 } from './queries.js';
 import { Order, type OrderImportBody, type OrderImportRow, type OrderPatch } from './schemas.js';
 
-const orderEvent = (organizationId: string, name: string, row: OrderRow) => ({ organizationId, name, schema: Order, record: toOrder(row) });
+const orderEvent = (organizationId: string, name: string, row: OrderFields) => ({ organizationId, name, schema: Order, record: toOrder(row) });
 
 export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -55,7 +55,7 @@ export class OrderService {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findOrder(trx, organizationId, id))) throw notFound('The order');
       if (tags) await replaceTags(trx, organizationId, 'order', new Map([[id, tags]]));
-      const row = await updateOrder(trx, organizationId, id, patch);
+      const row = await updateEditable(trx, 'orders', organizationId, id, patch);
       await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
       return toOrder(row);
     });
@@ -64,7 +64,7 @@ export class OrderService {
   /** Deletes the order with its line items and tag links; answers the deleted order. */
   async delete(organizationId: string, id: string): Promise<Order> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await deleteOrderRow(trx, organizationId, id);
+      const row = await deleteRecord(trx, 'orders', organizationId, id);
       if (!row) throw notFound('The order');
       await recordEvents(trx, [orderEvent(organizationId, 'order.deleted', row)]);
       return toOrder(row);
@@ -91,7 +91,7 @@ export class OrderService {
   async import(organizationId: string, body: OrderImportBody) {
     checkImportSize(body.data);
     const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
-    refuseDuplicateRemoteIds(rows);
+    refuseDuplicates(rows.map((row) => row.remoteId), 'remoteId', { noun: 'order' });
 
     return this.db.transaction().execute(async (trx) => {
       const resolved = await resolveReferences(trx, organizationId, rows);
@@ -116,20 +116,6 @@ export class OrderService {
 }
 
 type ImportRow = Omit<OrderImportRow, 'tags'> & { index: number; tags?: string[] | undefined };
-
-function refuseDuplicateRemoteIds(rows: readonly ImportRow[]): void {
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    const first = seen.get(row.remoteId);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}].remoteId repeats body.data[${first}].remoteId "${row.remoteId}"; send each order once.`,
-        [{ path: `body.data[${row.index}].remoteId`, message: `repeats body.data[${first}].remoteId` }],
-      );
-    }
-    seen.set(row.remoteId, row.index);
-  }
-}
 
 interface Resolved {
   sites: Map<string, string>;
@@ -242,7 +228,13 @@ async function writeOrders(
     changed.flatMap((entry) => entry.items!.map((item) => ({ ...item, orderId: entry.write.id }))),
     uuidv7,
   );
-  await replaceTags(trx, organizationId, 'order', new Map(accepted.filter((entry) => entry.row.tags).map((entry) => [entry.write.id, entry.row.tags!])));
+  await replaceTags(
+    trx,
+    organizationId,
+    'order',
+    new Map(accepted.filter((entry) => entry.row.tags).map((entry) => [entry.write.id, entry.row.tags!])),
+    new Set(creates.map((entry) => entry.write.id)),
+  );
 
   const written = accepted.map((entry) => ({ entry, row: rowById.get(entry.write.id)! }));
   await recordImportRows(

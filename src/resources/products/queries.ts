@@ -4,9 +4,17 @@ import type { Variant } from './schemas.js';
 
 export type ProductRow = Selectable<ProductsTable>;
 export type VariantRow = Selectable<ProductVariantsTable>;
+/** The product columns the API shows; toProduct reads no others. */
+export type ProductFields = Pick<
+  ProductRow,
+  'id' | 'slug' | 'title' | 'description' | 'image_url' | 'url' | 'metadata' | 'notes' | 'created_at' | 'updated_at'
+>;
 type Db = Kysely<DB> | Transaction<DB>;
 
-export const toVariant = (row: VariantRow): Variant => ({
+/** The variant columns the API shows; toVariant reads no others. */
+export type VariantFields = Pick<VariantRow, 'id' | 'slug' | 'title' | 'image_url' | 'price_cents' | 'currency_code' | 'available' | 'metadata'>;
+
+export const toVariant = (row: VariantFields): Variant => ({
   id: row.id,
   slug: row.slug,
   title: row.title,
@@ -40,26 +48,17 @@ export async function variantsOf(db: Kysely<DB>, organizationId: string, product
   return byProduct;
 }
 
-export const updateProduct = (
-  trx: Db,
-  organizationId: string,
-  id: string,
-  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
-) =>
-  trx
-    .updateTable('products')
-    .set({
-      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
-      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-
-export const deleteProductRow = (trx: Db, organizationId: string, id: string) =>
-  trx.deleteFrom('products').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+/**
+ * Import matching: slug → product id, one index probe per slug (a join on the unnested slugs; `slug = any(…)` with
+ * 1,000 values cost more to plan than to run).
+ */
+export async function productIdsBySlug(trx: Db, organizationId: string, slugs: readonly string[]): Promise<Map<string, string>> {
+  if (slugs.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; slug: string }>`
+    select p.id, p.slug from unnest(${[...slugs]}::text[]) as s(slug)
+    join products p on p.organization_id = ${organizationId}::uuid and p.slug = s.slug`.execute(trx);
+  return new Map(rows.map((row) => [row.slug, row.id]));
+}
 
 /** Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. */
 export async function detachReviews(trx: Db, organizationId: string, productId: string, cascade: boolean) {

@@ -2,29 +2,30 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, Metadata } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
-import { checkImportSize, recordImportRows, strictFailure, type Skipped } from '../common/imports.js';
+import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
+import { deleteRecord, updateEditable } from '../common/records.js';
 import { resolveSites } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { normalizeTags } from '../common/text.js';
 import { productList } from './list.js';
 import {
   cascadeDeleteReviews,
-  deleteProductRow,
   detachReviews,
   findProduct,
   findVariant,
+  productIdsBySlug,
   toVariant,
-  updateProduct,
   updateVariantMetadata,
+  type ProductFields,
   type ProductRow,
 } from './queries.js';
 import { Product, Variant, type ProductImportBody } from './schemas.js';
 
-export function toProduct(row: ProductRow): Product {
+export function toProduct(row: ProductFields): Product {
   return {
     id: row.id,
     slug: row.slug,
@@ -74,7 +75,7 @@ export class ProductService {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
       if (tags) await replaceTags(trx, organizationId, 'product', new Map([[id, tags]]));
-      const row = await updateProduct(trx, organizationId, id, patch);
+      const row = await updateEditable(trx, 'products', organizationId, id, patch);
       await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
       return toProduct(row);
     });
@@ -84,7 +85,7 @@ export class ProductService {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
       await detachReviews(trx, organizationId, id, await cascadeDeleteReviews(trx, organizationId));
-      const row = await deleteProductRow(trx, organizationId, id);
+      const row = await deleteRecord(trx, 'products', organizationId, id);
       if (!row) throw notFound('The product');
       await recordEvents(trx, [productEvent(organizationId, 'product.deleted', row)]);
       return toProduct(row);
@@ -117,7 +118,7 @@ export class ProductService {
     checkImportSize(body.data);
     const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
     refuseDuplicates(rows.map((row) => row.slug), 'slug');
-    rows.forEach((row) => refuseDuplicates((row.variants ?? []).map((variant) => variant.slug), 'slug', `body.data[${row.index}].variants`));
+    rows.forEach((row) => refuseDuplicates((row.variants ?? []).map((variant) => variant.slug), 'slug', { path: `body.data[${row.index}].variants` }));
 
     return this.db.transaction().execute(async (trx) => {
       const sites = await resolveSites(trx, organizationId, [...new Set(rows.flatMap((row) => row.sites ?? []))]);
@@ -135,7 +136,13 @@ export class ProductService {
       const productIdOf = new Map(written.map((entry) => [entry.row.slug, entry.row.id]));
       await replaceVariants(trx, organizationId, accepted.filter((row) => row.variants).map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })), Boolean(body.mergeMetadata));
       await replaceSiteLinks(trx, organizationId, accepted.filter((row) => row.sites).map((row) => ({ productId: productIdOf.get(row.slug)!, siteIds: row.sites!.map((site) => sites.get(site)!) })));
-      await replaceTags(trx, organizationId, 'product', new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])));
+      await replaceTags(
+        trx,
+        organizationId,
+        'product',
+        new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
+        new Set(written.filter((entry) => entry.action === 'created').map((entry) => entry.row.id)),
+      );
       await recordImportRows(trx, organizationId, uuidv7(), 'products', written.map((entry) => ({ recordId: entry.row.id, action: entry.action, row: entry.index })));
       await recordEvents(trx, written.map((entry) => productEvent(organizationId, 'product.updated', entry.row)));
       return { data: written.map((entry) => toProduct(entry.row)), skipped };
@@ -145,55 +152,27 @@ export class ProductService {
 
 type ImportRow = ProductImportBody['data'][number] & { index: number; tags?: string[] | undefined };
 
-function refuseDuplicates(values: readonly string[], field: string, path = 'body.data'): void {
-  const seen = new Map<string, number>();
-  values.forEach((value, index) => {
-    const first = seen.get(value);
-    if (first !== undefined) {
-      throw validationError(`Invalid request: ${path}[${index}].${field} repeats ${path}[${first}].${field} "${value}"; send each once.`, [
-        { path: `${path}[${index}].${field}`, message: `repeats ${path}[${first}].${field}` },
-      ]);
-    }
-    seen.set(value, index);
-  });
-}
-
 /** Creates new slugs and updates existing ones; fields a row omits keep their stored value. */
 async function upsertProducts(trx: Transaction<DB>, organizationId: string, rows: readonly ImportRow[], mergeMetadata: boolean) {
   if (rows.length === 0) return [];
-  const existing = new Map(
-    (
-      await trx
-        .selectFrom('products')
-        .select(['id', 'slug'])
-        .where('organization_id', '=', organizationId)
-        .where('slug', 'in', rows.map((row) => row.slug))
-        .execute()
-    ).map((row) => [row.slug, row.id]),
-  );
+  const existing = await productIdsBySlug(trx, organizationId, rows.map((row) => row.slug));
   const indexOf = new Map(rows.map((row) => [row.slug, row.index]));
   const creates = rows.filter((row) => !existing.has(row.slug));
   const updates = rows.filter((row) => existing.has(row.slug));
   const written = new Map<string, { row: ProductRow; action: 'created' | 'updated'; index: number }>();
 
   if (creates.length) {
-    const created = await trx
-      .insertInto('products')
-      .values(
-        creates.map((row) => ({
-          organization_id: organizationId,
-          id: uuidv7(),
-          slug: row.slug,
-          title: row.title ?? '',
-          description: row.description ?? '',
-          image_url: row.imageUrl ?? '',
-          url: row.url ?? '',
-          metadata: JSON.stringify(row.metadata ?? {}),
-          ...(row.createdAt ? { created_at: row.createdAt, updated_at: row.createdAt } : {}),
-        })),
-      )
-      .returningAll()
-      .execute();
+    const column = <T>(pick: (row: ImportRow) => T | undefined) => creates.map((row) => pick(row) ?? null);
+    const { rows: created } = await sql<ProductRow>`
+      insert into products (organization_id, id, slug, title, description, image_url, url, metadata, created_at, updated_at)
+      select ${organizationId}::uuid, u.id, u.slug, coalesce(u.title, ''), coalesce(u.description, ''), coalesce(u.image_url, ''),
+        coalesce(u.url, ''), coalesce(u.metadata, '{}'), coalesce(u.created_at, now()), coalesce(u.created_at, now())
+      from unnest(
+        ${creates.map(() => uuidv7())}::uuid[], ${column((r) => r.slug)}::text[], ${column((r) => r.title)}::text[],
+        ${column((r) => r.description)}::text[], ${column((r) => r.imageUrl)}::text[], ${column((r) => r.url)}::text[],
+        ${column((r) => (r.metadata ? JSON.stringify(r.metadata) : undefined))}::jsonb[], ${column((r) => r.createdAt)}::timestamptz[]
+      ) as u(id, slug, title, description, image_url, url, metadata, created_at)
+      returning *`.execute(trx);
     for (const row of created) written.set(row.slug, { row, action: 'created', index: indexOf.get(row.slug)! });
   }
   if (updates.length) {
@@ -230,12 +209,8 @@ async function replaceVariants(
 ): Promise<void> {
   if (products.length === 0) return;
   const productIds = products.map((product) => product.productId);
-  const stored = await trx
-    .selectFrom('product_variants')
-    .select(['id', 'product_id', 'slug'])
-    .where('organization_id', '=', organizationId)
-    .where('product_id', 'in', productIds)
-    .execute();
+  const { rows: stored } = await sql<{ id: string; product_id: string; slug: string }>`
+    select id, product_id, slug from product_variants where organization_id = ${organizationId}::uuid and product_id = any(${productIds}::uuid[])`.execute(trx);
   const storedId = new Map(stored.map((row) => [`${row.product_id}\u0000${row.slug}`, row.id]));
   const wanted = products.flatMap((product) =>
     product.variants.map((variant, position) => ({ ...variant, productId: product.productId, position, id: storedId.get(`${product.productId}\u0000${variant.slug}`) })),
@@ -243,28 +218,21 @@ async function replaceVariants(
   const keep = new Set(wanted.flatMap((variant) => (variant.id ? [variant.id] : [])));
   const remove = stored.filter((row) => !keep.has(row.id)).map((row) => row.id);
   if (remove.length) {
-    await trx.deleteFrom('product_variants').where('organization_id', '=', organizationId).where('id', 'in', remove).execute();
+    await sql`delete from product_variants where organization_id = ${organizationId}::uuid and id = any(${remove}::uuid[])`.execute(trx);
   }
   const creates = wanted.filter((variant) => !variant.id);
   if (creates.length) {
-    await trx
-      .insertInto('product_variants')
-      .values(
-        creates.map((variant) => ({
-          organization_id: organizationId,
-          id: uuidv7(),
-          product_id: variant.productId,
-          slug: variant.slug,
-          title: variant.title ?? '',
-          image_url: variant.imageUrl ?? '',
-          price_cents: variant.priceCents ?? 0,
-          currency_code: variant.currencyCode ?? 'USD',
-          available: variant.available ?? true,
-          metadata: JSON.stringify(variant.metadata ?? {}),
-          position: variant.position,
-        })),
-      )
-      .execute();
+    const column = <T>(pick: (variant: (typeof creates)[number]) => T | undefined) => creates.map((variant) => pick(variant) ?? null);
+    await sql`
+      insert into product_variants (organization_id, id, product_id, slug, title, image_url, price_cents, currency_code, available, metadata, position)
+      select ${organizationId}::uuid, u.id, u.product_id, u.slug, coalesce(u.title, ''), coalesce(u.image_url, ''), coalesce(u.price_cents, 0),
+        coalesce(u.currency_code, 'USD'), coalesce(u.available, true), coalesce(u.metadata, '{}'), u.position
+      from unnest(
+        ${creates.map(() => uuidv7())}::uuid[], ${column((v) => v.productId)}::uuid[], ${column((v) => v.slug)}::text[],
+        ${column((v) => v.title)}::text[], ${column((v) => v.imageUrl)}::text[], ${column((v) => v.priceCents)}::bigint[],
+        ${column((v) => v.currencyCode)}::text[], ${column((v) => v.available)}::boolean[],
+        ${column((v) => (v.metadata ? JSON.stringify(v.metadata) : undefined))}::jsonb[], ${column((v) => v.position)}::int[]
+      ) as u(id, product_id, slug, title, image_url, price_cents, currency_code, available, metadata, position)`.execute(trx);
   }
   const updates = wanted.filter((variant) => variant.id);
   if (updates.length) {
@@ -294,11 +262,11 @@ async function replaceSiteLinks(
   products: readonly { productId: string; siteIds: readonly string[] }[],
 ): Promise<void> {
   if (products.length === 0) return;
-  await trx
-    .deleteFrom('product_sites')
-    .where('organization_id', '=', organizationId)
-    .where('product_id', 'in', products.map((product) => product.productId))
-    .execute();
-  const links = products.flatMap((product) => [...new Set(product.siteIds)].map((siteId) => ({ organization_id: organizationId, product_id: product.productId, site_id: siteId })));
-  if (links.length) await trx.insertInto('product_sites').values(links).execute();
+  await sql`delete from product_sites where organization_id = ${organizationId}::uuid
+    and product_id = any(${products.map((product) => product.productId)}::uuid[])`.execute(trx);
+  const links = products.flatMap((product) => [...new Set(product.siteIds)].map((siteId) => [product.productId, siteId] as const));
+  if (links.length === 0) return;
+  await sql`insert into product_sites (organization_id, product_id, site_id)
+    select ${organizationId}::uuid, u.product_id, u.site_id from unnest(${links.map((link) => link[0])}::uuid[], ${links.map((link) => link[1])}::uuid[])
+      as u(product_id, site_id)`.execute(trx);
 }

@@ -1,0 +1,39 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, Metadata } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Store records whose only editable fields are metadata (replaced wholesale) and notes (service.md rule 2). */
+export type EditableTable = 'orders' | 'products';
+
+/** PATCH of a store record: the fields sent replace the stored ones; the caller has checked that the record exists. */
+export async function updateEditable<T extends EditableTable>(
+  trx: Db,
+  table: T,
+  organizationId: string,
+  id: string,
+  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
+): Promise<Selectable<DB[T]>> {
+  const metadata = changes.metadata === undefined ? null : JSON.stringify(changes.metadata);
+  const { rows } = await sql<Selectable<DB[T]>>`
+    update ${sql.table(table)} set
+      metadata = coalesce(${metadata}::jsonb, metadata),
+      notes = coalesce(${changes.notes ?? null}::text, notes),
+      updated_at = now()
+    where organization_id = ${organizationId}::uuid and id = ${id}::uuid
+    returning *`.execute(trx);
+  if (!rows[0]) throw new Error(`updateEditable: ${table} ${id} vanished inside its transaction`);
+  return rows[0];
+}
+
+/** Deletes the record (what references it cascades or is handled by the caller); undefined when there was none. */
+export async function deleteRecord<T extends EditableTable>(
+  trx: Db,
+  table: T,
+  organizationId: string,
+  id: string,
+): Promise<Selectable<DB[T]> | undefined> {
+  const { rows } = await sql<Selectable<DB[T]>>`
+    delete from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning *`.execute(trx);
+  return rows[0];
+}
