@@ -8,6 +8,7 @@ import { migrateToLatest } from '../db/engine.js';
 import { allOrganizations, createOrganization, isTimeZone } from '../resources/organization/service.js';
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
+import { dispatch } from './dispatch.js';
 import { serve } from './serve.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,8 +33,14 @@ const program = new Command('patron')
 
 program
   .command('serve')
-  .description('Migrate the database and serve the API (PORT, HOST).')
+  .description('Migrate the database, serve the API (PORT, HOST) and deliver webhooks.')
+  .option('--no-dispatch', 'do not deliver webhooks from this process (run `patron dispatch` instead)')
   .action(serve);
+
+program
+  .command('dispatch')
+  .description('Deliver webhooks only (PostgreSQL; several may run at once). `serve` already does this by default.')
+  .action(dispatch);
 
 program
   .command('migrate')

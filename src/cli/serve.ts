@@ -3,13 +3,17 @@ import { loadConfig } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
 import { createRuntime, openMigratedDatabase } from '../compose.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
+import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
 import { allOrganizations } from '../resources/organization/service.js';
 import { seedDemo, type DemoSeed } from './demo.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** `patron serve`: migrate, seed a demo organization on the very first embedded start, listen, shut down cleanly. */
-export async function serve(): Promise<void> {
+/**
+ * `patron serve`: migrate, seed a demo organization on the very first embedded start, listen, deliver webhooks
+ * (unless --no-dispatch), shut down cleanly.
+ */
+export async function serve(options: { dispatch?: boolean } = {}): Promise<void> {
   const config = loadConfig();
   config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
   const unlock = config.databaseUrl ? async () => {} : await lockEmbeddedDatabase(config.dataDir);
@@ -21,17 +25,22 @@ export async function serve(): Promise<void> {
   const organizations = await allOrganizations(database.db);
   const demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database.db) : null;
   const runtime = await createRuntime(config, { database });
+  let dispatcher: Dispatcher | undefined;
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) runtime.app.log.error({ err }, 'shutting down after an unexpected error');
     else runtime.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // app.close() stops accepting connections and waits for in-flight requests before the database closes.
-    await runtime.close();
+    // app.close() stops accepting connections and waits for in-flight requests before the database closes; the
+    // dispatcher stops at the same time (in-flight POSTs get a short grace, then are recorded "interrupted").
+    await Promise.all([dispatcher?.stop(), runtime.close()]);
     await database.close();
     await unlock();
   });
 
   await runtime.app.listen({ port: config.port, host: config.host });
+  if (options.dispatch !== false) {
+    dispatcher = startDispatcher({ database, config, logger: runtime.app.log, registry: runtime.metrics.registry });
+  }
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');
   process.stdout.write(banner(baseUrl, database.engine, config.dataDir, demo, organizations.length));

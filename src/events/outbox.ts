@@ -62,7 +62,8 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: Even
  * events; lock the active endpoints of the batch's organizations subscribed to any of its names (in key order, so
  * two transactions never deadlock on them); hand out each endpoint's next sequences; insert one pending delivery per
  * (event, endpoint) holding the envelope exactly as it will be sent, composed around the serialized record text.
- * Every value travels as one array parameter per column (unnest), however many events there are.
+ * Every value travels as one array parameter per column (unnest), however many events there are. The envelope's
+ * timestamp is now(), the transaction's start, which is also the events' created_at default.
  *
  * The sequence update reads the row version the lock returned (READ COMMITTED re-checks an updated row against
  * its newest version), so a concurrent recorder that committed first is never overwritten.
@@ -80,7 +81,6 @@ async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly E
     inserted as (
       insert into events (organization_id, id, name, payload)
       select organization_id, id, name, payload from input order by ord
-      returning organization_id, id, created_at
     ),
     targets as (
       select e.organization_id, e.id, e.url, e.events from webhook_endpoints e
@@ -103,12 +103,11 @@ async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly E
       insert into webhook_deliveries (organization_id, id, webhook_id, sequence, event_id, event_name, idempotency_key, url, payload)
       select p.organization_id, ${SQL_UUID_V7}, p.webhook_id, b.base + p.n, p.event_id, p.name, p.event_id::text, p.url,
         ('{"event":' || to_json(p.name)::text
-          || ',"timestamp":"' || to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+          || ',"timestamp":"' || to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
           || '","idempotencyKey":"' || p.event_id::text
           || '","data":' || p.payload::text || '}')::json
       from pairs p
       join bumped b on b.organization_id = p.organization_id and b.id = p.webhook_id
-      join inserted ev on ev.organization_id = p.organization_id and ev.id = p.event_id
       order by p.organization_id, p.webhook_id, p.n
       returning 1
     )

@@ -5,6 +5,7 @@ import * as customerSortIndexes from './0003_customer_sort_indexes.js';
 import * as listIndexes from './0004_list_indexes.js';
 import * as webhooks from './0005_webhooks.js';
 import * as customerSearch from './0006_customer_search.js';
+import * as webhookDispatch from './0007_webhook_dispatch.js';
 import * as loyalty from './0009_loyalty.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004_list_indexes': listIndexes,
   '0005_webhooks': webhooks,
   '0006_customer_search': customerSearch,
+  '0007_webhook_dispatch': webhookDispatch,
   '0009_loyalty': loyalty,
 };
 

@@ -73,53 +73,24 @@ export class StatusRecorder {
   }
 
   /**
-   * One statement: lock the batch's endpoints in key order (so it never deadlocks with a recording transaction or
-   * an endpoint's deletion, which lock endpoints first too, then deliveries); record the outcomes, unconditionally,
-   * since they are what happened even if a row was meanwhile declared interrupted; where this dispatcher still
-   * holds the lease and the endpoint is active, extend the lease to cover the POST about to start and mark the next
-   * delivery `sending`.
+   * One statement (webhook_dispatch_step, migration 0007, so its plan is cached): lock the batch's endpoints in key
+   * order (so it never deadlocks with a recording transaction or an endpoint's deletion, which lock endpoints first
+   * too, then deliveries); record the outcomes, unconditionally, since they are what happened even if a row was
+   * meanwhile declared interrupted; where this dispatcher still holds the lease and the endpoint is active, extend
+   * the lease to cover the POST about to start and mark the next delivery `sending`.
    */
   private async write(steps: readonly Step[]): Promise<Map<string, Marked>> {
     const outcomes = steps.flatMap((step) => (step.outcome ? [{ webhookId: step.webhookId, ...step.outcome }] : []));
     const marks = steps.filter((step) => step.next !== undefined);
     const { rows } = await sql<{ id: string; url: string; secret_ciphertext: string | null }>`
-      with outcome_input as (
-        select * from unnest(
-          ${outcomes.map((o) => o.organizationId)}::uuid[], ${outcomes.map((o) => o.webhookId)}::uuid[],
-          ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
-          ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[]
-        ) as o(organization_id, webhook_id, id, status, error, response_status)
-      ),
-      mark as (
-        select * from unnest(
-          ${marks.map((m) => m.organizationId)}::uuid[], ${marks.map((m) => m.webhookId)}::uuid[], ${marks.map((m) => m.next!)}::uuid[]
-        ) as m(organization_id, webhook_id, delivery_id)
-      ),
-      locked as (
-        select e.organization_id, e.id, e.lease_owner from webhook_endpoints e
-        where (e.organization_id, e.id) in (
-          select organization_id, webhook_id from outcome_input union select organization_id, webhook_id from mark)
-        order by e.organization_id, e.id
-        for update
-      ),
-      outcome as (
-        update webhook_deliveries d
-        set status = o.status, error = o.error, response_status = o.response_status, updated_at = now()
-        from outcome_input o join locked l on l.organization_id = o.organization_id and l.id = o.webhook_id
-        where d.organization_id = o.organization_id and d.id = o.id
-      ),
-      leased as (
-        update webhook_endpoints e set lease_expires_at = now() + ${leaseInterval(this.leaseMs)}
-        from locked l
-        where e.organization_id = l.organization_id and e.id = l.id and l.lease_owner = ${this.owner}
-          and (l.organization_id, l.id) in (select organization_id, webhook_id from mark)
-        returning e.organization_id, e.id, e.url, e.secret_ciphertext, e.is_active
-      )
-      update webhook_deliveries d set status = 'sending', url = l.url, attempted_at = now(), updated_at = now()
-      from mark m join leased l on l.organization_id = m.organization_id and l.id = m.webhook_id
-      where l.is_active and d.organization_id = m.organization_id and d.id = m.delivery_id
-        and d.webhook_id = m.webhook_id and d.status = 'pending'
-      returning d.id, l.url, l.secret_ciphertext`.execute(this.db);
+      select delivery_id as id, delivery_url as url, delivery_secret as secret_ciphertext from webhook_dispatch_step(
+        ${this.owner}, ${leaseInterval(this.leaseMs)},
+        ${outcomes.map((o) => o.organizationId)}::uuid[], ${outcomes.map((o) => o.webhookId)}::uuid[],
+        ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
+        ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[],
+        ${marks.map((m) => m.organizationId)}::uuid[], ${marks.map((m) => m.webhookId)}::uuid[], ${marks.map((m) => m.next!)}::uuid[])`.execute(
+      this.db,
+    );
     return new Map(rows.map((row) => [row.id, { url: row.url, secretCiphertext: row.secret_ciphertext }]));
   }
 }
