@@ -267,10 +267,13 @@ export async function storedItemFingerprints(trx: Db, organizationId: string, or
   return new Map([...byOrder].map(([orderId, items]) => [orderId, itemsFingerprint(items)]));
 }
 
-/** Rows per item insert: one JSON parameter each; chunks keep one statement's size bounded. */
+/** Rows per item insert (one array parameter per column): chunks keep one statement's size bounded. */
 const ITEM_CHUNK = 10_000;
 
-/** The orders' line items become exactly these: the old ones are deleted, the new ones inserted. */
+/**
+ * The orders' line items become exactly these: the old ones are deleted, the new ones inserted from one array per
+ * column (PostgreSQL unnests arrays in about half the time json_to_recordset takes to unpack the same rows).
+ */
 export async function replaceItems(
   trx: Transaction<DB>,
   organizationId: string,
@@ -282,18 +285,14 @@ export async function replaceItems(
     await sql`delete from order_items where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])`.execute(trx);
   }
   for (let start = 0; start < items.length; start += ITEM_CHUNK) {
-    const chunk = items.slice(start, start + ITEM_CHUNK).map((item) => ({
-      id: newIds(),
-      order_id: item.orderId,
-      product_id: item.productId,
-      product_variant_id: item.variantId,
-      quantity: item.quantity,
-      unit_price_cents: item.unitPriceCents,
-      position: item.position,
-    }));
+    const chunk = items.slice(start, start + ITEM_CHUNK);
+    const column = <T>(pick: (item: ItemWrite) => T) => chunk.map(pick);
     await sql`
       insert into order_items (organization_id, id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)
-      select ${organizationId}::uuid, u.* from json_to_recordset(${JSON.stringify(chunk)}::json)
-        as u(id uuid, order_id uuid, product_id uuid, product_variant_id uuid, quantity int, unit_price_cents bigint, position int)`.execute(trx);
+      select ${organizationId}::uuid, u.* from unnest(
+        ${chunk.map(() => newIds())}::uuid[], ${column((item) => item.orderId)}::uuid[], ${column((item) => item.productId)}::uuid[],
+        ${column((item) => item.variantId)}::uuid[], ${column((item) => item.quantity)}::int[], ${column((item) => item.unitPriceCents)}::bigint[],
+        ${column((item) => item.position)}::int[]
+      ) as u(id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)`.execute(trx);
   }
 }

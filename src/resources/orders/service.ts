@@ -110,7 +110,7 @@ export class OrderService {
         earnLoyalty: body.earnLoyalty ?? true,
         mergeMetadata: Boolean(body.mergeMetadata),
       });
-      return { data: written.map((entry) => toOrder(entry.row)), skipped };
+      return { data: written, skipped };
     });
   }
 }
@@ -194,7 +194,7 @@ function acceptedRow(row: ImportRow, resolved: Resolved): Accepted {
   return { row, write, existing: existingId !== undefined, items };
 }
 
-/** Writes the accepted rows with a fixed number of statements, then their items, tags, provenance and events. */
+/** Writes the accepted rows with a fixed number of statements, then their items, tags, provenance and events; returns their API records. */
 async function writeOrders(
   trx: Transaction<DB>,
   organizationId: string,
@@ -244,6 +244,8 @@ async function writeOrders(
     'orders',
     written.map(({ entry, row }) => ({ recordId: row.id, action: entry.existing ? 'updated' : 'created', row: entry.row.index })),
   );
-  await recordEvents(trx, written.map(({ row }) => orderEvent(organizationId, 'order.updated', row)));
-  return written;
+  // One API record per order serves both its event and the response.
+  const records = written.map(({ row }) => toOrder(row));
+  await recordEvents(trx, records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })));
+  return records;
 }
