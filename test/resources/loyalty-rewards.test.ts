@@ -582,3 +582,134 @@ describe('GET /v1/loyalty-rewards', () => {
     }
   });
 });
+
+describe('POST /v1/loyalty-memberships/{id}/claim', () => {
+  let o: Org;
+  let erin: Member;
+  let ruleId: string;
+  const claimConfig = { pointsCost: 300, reward: { type: 'percentageCoupon', percentageDiscount: 10, productFilter: null, minimumOrderTotalCents: null, expiry: { type: 'daysAfterIssuance', days: 14 } } };
+
+  const rule = async (target: Org, fields: { section?: 'rules' | 'rewards'; name?: string; config?: unknown; isActive?: boolean; programId?: string } = {}) => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/loyalty-rules',
+      key: target.key,
+      body: {
+        data: {
+          loyaltyProgramId: fields.programId ?? target.programId,
+          section: fields.section ?? 'rewards',
+          name: fields.name ?? '10% off',
+          config: fields.config ?? claimConfig,
+          isActive: fields.isActive ?? true,
+        },
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json().id as string;
+  };
+  const credit = async (target: Org, m: Member, points: number) => {
+    const response = await t.request({
+      method: 'POST',
+      url: `/v1/loyalty-memberships/${m.membershipId}/points-adjustments`,
+      key: target.key,
+      body: { points, reason: 'test' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  };
+  const balance = async (m: Member) =>
+    Number((await db().selectFrom('loyalty_memberships').select('points_balance').where('id', '=', m.membershipId).executeTakeFirstOrThrow()).points_balance);
+  const claim = (target: Org, membershipId: string, body: unknown) =>
+    t.request({ method: 'POST', url: `/v1/loyalty-memberships/${membershipId}/claim`, key: target.key, body });
+
+  beforeAll(async () => {
+    o = await org();
+    erin = await member(o, 'erin@example.com');
+    ruleId = await rule(o);
+    await credit(o, erin, 500);
+  });
+
+  it('spends the points through the ledger and issues the rule\'s reward with the rule, its snapshot and the transaction', async () => {
+    const response = await claim(o, erin.membershipId, { loyaltyRuleId: ruleId });
+    expect(response.statusCode, response.body).toBe(201);
+    const reward = response.json();
+    expect(reward).toMatchObject({
+      loyaltyMembershipId: erin.membershipId,
+      loyaltyRuleId: ruleId,
+      status: 'pending',
+      reward: claimConfig.reward,
+      ruleSnapshot: { id: ruleId, name: '10% off', section: 'rewards', config: claimConfig },
+      rule: { id: ruleId, name: '10% off', section: 'rewards' },
+      fulfillment: { mode: 'manual', status: 'active' },
+    });
+    expect(reward.code).toMatch(CODE);
+    expect(Date.parse(reward.expiresAt) - Date.parse(reward.createdAt)).toBe(14 * DAY);
+    expect(await balance(erin)).toBe(200);
+    const transaction = await db().selectFrom('loyalty_transactions').selectAll().where('organization_id', '=', o.id).where('id', '=', reward.loyaltyTransactionId).executeTakeFirstOrThrow();
+    expect(transaction).toMatchObject({ kind: 'spent', points: -300, balance_after: 200, loyalty_rule_id: ruleId, loyalty_reward_id: reward.id });
+    const issued = await eventsOf(o.id, 'loyaltyReward.issued');
+    expect(issued.map((event) => event.payload)).toEqual([reward]);
+    expect(issued[0]!.payload).toEqual(await get(o, reward.id));
+    expect((await eventsOf(o.id, 'loyaltyTransaction.created')).map((event) => (event.payload as { id: string }).id)).toContain(reward.loyaltyTransactionId);
+
+    // The snapshot keeps the rule as it was.
+    await db().updateTable('loyalty_rules').set({ name: 'Renamed', config: JSON.stringify({ ...claimConfig, pointsCost: 1 }) }).where('organization_id', '=', o.id).where('id', '=', ruleId).execute();
+    const later = await get(o, reward.id);
+    expect(later.ruleSnapshot).toEqual({ id: ruleId, name: '10% off', section: 'rewards', config: claimConfig });
+    expect(later.rule.name).toBe('Renamed');
+    await db().updateTable('loyalty_rules').set({ name: '10% off', config: JSON.stringify(claimConfig) }).where('organization_id', '=', o.id).where('id', '=', ruleId).execute();
+  });
+
+  it('answers 409 when the balance is short, and changes nothing', async () => {
+    const before = (await eventsOf(o.id)).length;
+    expect(await balance(erin)).toBe(200);
+    const response = await claim(o, erin.membershipId, { loyaltyRuleId: ruleId });
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json().error.message).toMatch(/200/);
+    expect(await balance(erin)).toBe(200);
+    expect((await eventsOf(o.id)).length).toBe(before);
+  });
+
+  it('refuses rules that cannot be claimed (422, inactive 409) and members that cannot claim (404, left 409)', async () => {
+    const other = await org();
+    const foreignRule = await rule(other);
+    const earning = await rule(o, { section: 'rules', config: { type: 'event', eventName: 'signup', points: 5, frequency: 'once' } });
+    const deleted = await rule(o);
+    expect((await t.request({ method: 'DELETE', url: `/v1/loyalty-rules/${deleted}`, key: o.key })).statusCode).toBe(200);
+    const program = await t.request({ method: 'POST', url: '/v1/loyalty-programs', key: o.key, body: { data: { name: 'VIP' } } });
+    expect(program.statusCode, program.body).toBe(201);
+    const secondProgram = program.json().id as string;
+    const otherProgramRule = await rule(o, { programId: secondProgram });
+    const inactive = await rule(o, { isActive: false });
+    await credit(o, erin, 1000);
+    const before = await balance(erin);
+
+    for (const id of [uuidv7(), foreignRule, earning, deleted, otherProgramRule]) {
+      const response = await claim(o, erin.membershipId, { loyaltyRuleId: id });
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json().error.details).toEqual([{ path: 'body.loyaltyRuleId', message: expect.any(String) }]);
+    }
+    expect((await claim(o, erin.membershipId, { loyaltyRuleId: inactive })).statusCode).toBe(409);
+    expect((await claim(o, erin.membershipId, {})).statusCode).toBe(400);
+    expect((await claim(o, erin.membershipId, { loyaltyRuleId: ruleId, extra: 1 })).statusCode).toBe(400);
+
+    expect((await claim(o, uuidv7(), { loyaltyRuleId: ruleId })).statusCode).toBe(404);
+    const stranger = await member(other, 'stranger@example.com');
+    await credit(other, stranger, 1000);
+    expect((await claim(o, stranger.membershipId, { loyaltyRuleId: ruleId })).statusCode).toBe(404);
+    expect((await claim(other, stranger.membershipId, { loyaltyRuleId: ruleId })).statusCode).toBe(422);
+    const left = await member(o, 'left@example.com');
+    await credit(o, left, 1000);
+    expect((await t.request({ method: 'POST', url: `/v1/loyalty-memberships/${left.membershipId}/leave`, key: o.key })).statusCode).toBe(200);
+    expect((await claim(o, left.membershipId, { loyaltyRuleId: ruleId })).statusCode).toBe(409);
+    expect(await balance(erin)).toBe(before);
+  });
+
+  it('lets only as many concurrent claims through as the balance pays for', async () => {
+    const frank = await member(o, 'frank@example.com');
+    await credit(o, frank, 650);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => claim(o, frank.membershipId, { loyaltyRuleId: ruleId })));
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([201, 201, 409, 409, 409]);
+    expect(await balance(frank)).toBe(50);
+    expect((await list(o, filter({ loyaltyMembershipId: frank.membershipId }))).data).toHaveLength(2);
+  });
+});

@@ -4,16 +4,19 @@ import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { conflict } from '../../http/errors.js';
 import { toCustomer } from '../customers/serialize.js';
+import { recordActivity } from '../loyalty-common/activity.js';
 import { rewardCode } from '../loyalty-common/codes.js';
 import { rewardExpiresAt, type CouponReward } from '../loyalty-common/reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { insertActivity, insertReward, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow } from './queries.js';
+import { insertReward, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow } from './queries.js';
 import { LoyaltyReward, type RewardRule } from './schemas.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
 const CODE_ATTEMPTS = 5;
 
 export interface IssueSpec {
+  /** The reward's id when the caller needs it beforehand (a claim's ledger entry names the reward); default new. */
+  id?: string | undefined;
   loyaltyMembershipId: string;
   /** Validated and normalised (normalizeReward); points rewards never get here (rule 3). */
   reward: CouponReward;
@@ -75,11 +78,12 @@ export async function issueReward(trx: Transaction<DB>, organizationId: string, 
   }
   const provider = options.fulfillment ?? manualFulfillment;
 
+  const id = spec.id ?? uuidv7();
   let row: RewardRow | undefined;
   for (let attempt = 0; attempt < CODE_ATTEMPTS && !row; attempt += 1) {
     const code = rewardCode();
     row = await insertReward(trx, {
-      id: uuidv7(),
+      id,
       organizationId,
       membershipId: member.membership.id,
       customerId: member.membership.customer_id,
@@ -97,9 +101,8 @@ export async function issueReward(trx: Transaction<DB>, organizationId: string, 
   }
   if (!row) throw new Error(`issueReward: no free reward code after ${CODE_ATTEMPTS} attempts`);
 
-  await insertActivity(trx, organizationId, [
+  await recordActivity(trx, organizationId, [
     {
-      id: uuidv7(),
       membershipId: row.loyalty_membership_id,
       customerId: row.customer_id,
       type: 'rewardIssued',
@@ -107,7 +110,6 @@ export async function issueReward(trx: Transaction<DB>, organizationId: string, 
       rewardId: row.id,
       transactionId: row.loyalty_transaction_id,
       data: { code: row.code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id },
-      createdAt: now,
     },
   ]);
   const reward: LoyaltyReward = {

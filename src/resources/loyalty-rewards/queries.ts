@@ -172,32 +172,6 @@ export async function insertReward(trx: Db, values: RewardInsert): Promise<Rewar
   return rows[0];
 }
 
-export interface ActivityEntry {
-  id: string;
-  membershipId: string;
-  customerId: string;
-  type: 'rewardIssued' | 'rewardRedeemed' | 'rewardRevoked' | 'rewardExpired';
-  reason: string | null;
-  rewardId: string;
-  transactionId: string | null;
-  data: Record<string, unknown>;
-  createdAt: Date;
-}
-
-/** The member's activity feed entries of reward events, any number in one statement. */
-export async function insertActivity(trx: Db, organizationId: string, entries: readonly ActivityEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await sql`
-    insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type, reason, loyalty_reward_id,
-      loyalty_transaction_id, data, created_at)
-    select ${organizationId}::uuid, a.id, a.membership_id, a.customer_id, a.type, a.reason, a.reward_id, a.transaction_id, a.data, a.created_at
-    from unnest(${entries.map((e) => e.id)}::uuid[], ${entries.map((e) => e.membershipId)}::uuid[], ${entries.map((e) => e.customerId)}::uuid[],
-      ${entries.map((e) => e.type)}::text[], ${entries.map((e) => e.reason)}::text[], ${entries.map((e) => e.rewardId)}::uuid[],
-      ${entries.map((e) => e.transactionId)}::uuid[], ${entries.map((e) => JSON.stringify(e.data))}::jsonb[],
-      ${entries.map((e) => e.createdAt.toISOString())}::timestamptz[])
-      as a(id, membership_id, customer_id, type, reason, reward_id, transaction_id, data, created_at)`.execute(trx);
-}
-
 /* ---- transitions ---- */
 
 export interface Transition {

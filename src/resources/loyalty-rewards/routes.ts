@@ -5,7 +5,7 @@ import { includeSchema, listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../common/envelope.js';
 import { IdParams } from '../common/schemas.js';
 import { rewardList } from './list.js';
-import { IssueBody, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { ClaimBody, IssueBody, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
 import { LoyaltyRewardService } from './service.js';
 
 const tags = ['loyalty-rewards'];
@@ -60,4 +60,13 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
       tags, params: IdParams, body: RevokeBody, response: { 200: LoyaltyReward },
     },
   }, async (request) => rewards.revoke(authOf(request).organizationId, request.params.id, request.body));
+
+  app.post('/loyalty-memberships/:id/claim', {
+    config: write,
+    schema: {
+      operationId: 'claimLoyaltyReward',
+      summary: "Claim a rule of the rewards section for the member's points: spends its pointsCost (409 when short) and issues its reward; triggers loyaltyTransaction.created and loyaltyReward.issued",
+      tags, params: IdParams, body: ClaimBody, response: { 201: LoyaltyReward },
+    },
+  }, async (request, reply) => reply.code(201).send(await rewards.claim(authOf(request).organizationId, request.params.id, request.body)));
 }

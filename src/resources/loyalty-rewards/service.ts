@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../http/errors.js';
@@ -6,12 +7,13 @@ import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../common/body.js';
 import { requireFields } from '../loyalty-common/body.js';
-import { normalizeReward, refusePointsReward, type Reward } from '../loyalty-common/reward-schemas.js';
 import { CODE_ALPHABET } from '../loyalty-common/codes.js';
+import { normalizeReward, refusePointsReward, type CouponReward, type Reward } from '../loyalty-common/reward-schemas.js';
+import { applyPoints } from '../loyalty-points/ledger.js';
 import { issueReward } from './issue.js';
 import { rewardList } from './list.js';
-import { findReward, loadMember, lockReward, orderExists, toReward, type RewardRow } from './queries.js';
-import type { IssueBody, IssueFields, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { findReward, findRule, loadMember, lockReward, orderExists, toReward, type RewardRow } from './queries.js';
+import type { ClaimBody, IssueBody, IssueFields, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
 import { moveReward, type Outcome } from './transitions.js';
 
 const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
@@ -73,6 +75,53 @@ export class LoyaltyRewardService {
         { member, now },
       );
       await recordEvents(trx, issued.events);
+      return issued.reward;
+    });
+  }
+
+  /**
+   * A member claims a rule of the `rewards` section: the rule's pointsCost is spent through the ledger (a `spent`
+   * transaction naming the reward; 409 when the balance is short) and the rule's reward is issued with
+   * loyaltyRuleId, ruleSnapshot and loyaltyTransactionId, all in one transaction.
+   */
+  async claim(organizationId: string, membershipId: string, body: ClaimBody): Promise<LoyaltyReward> {
+    return this.db.transaction().execute(async (trx) => {
+      // Locked for update up front: the ledger is about to change this row, so no shared lock needs upgrading.
+      const member = await loadMember(trx, organizationId, membershipId, 'update');
+      if (!member) throw notFound('The loyalty membership');
+      if (member.membership.left_at) throw conflict('The member has left the loyalty program; rejoin before claiming rewards.');
+      const rule = await findRule(trx, organizationId, body.loyaltyRuleId);
+      const refuse = (message: string) => unprocessable(`Invalid request: body.loyaltyRuleId ${message}.`, [{ path: 'body.loyaltyRuleId', message }]);
+      if (!rule || rule.deleted_at) throw refuse('names no loyalty rule of this organization');
+      if (rule.section !== 'rewards') throw refuse(`names a rule of the ${rule.section} section; only rules of the rewards section can be claimed`);
+      if (rule.loyalty_program_id !== member.membership.loyalty_program_id) throw refuse("names a rule of another program than the member's");
+      if (!rule.is_active) throw conflict(`The rule "${rule.name}" is inactive; it cannot be claimed until it is active again.`);
+      const { pointsCost, reward } = rule.config as { pointsCost: number; reward: CouponReward };
+
+      const rewardId = uuidv7();
+      const spent = await applyPoints(trx, {
+        organizationId,
+        membershipId,
+        points: -pointsCost,
+        kind: 'spent',
+        reason: `Claimed reward "${rule.name}"`,
+        source: { ruleId: rule.id, rewardId },
+      });
+      if (!spent) throw new Error('applyPoints: an unkeyed debit is never a repeat');
+      const issued = await issueReward(
+        trx,
+        organizationId,
+        {
+          id: rewardId,
+          loyaltyMembershipId: membershipId,
+          reward,
+          loyaltyRuleId: rule.id,
+          ruleSnapshot: { id: rule.id, name: rule.name, section: rule.section, config: rule.config },
+          loyaltyTransactionId: spent.transaction.id,
+        },
+        { member: { ...member, membership: spent.membership }, rule: { id: rule.id, name: rule.name, section: rule.section } },
+      );
+      await recordEvents(trx, [...spent.events, ...issued.events]);
       return issued.reward;
     });
   }

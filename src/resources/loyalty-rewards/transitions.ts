@@ -1,5 +1,4 @@
 import type { Kysely, Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../events/outbox.js';
 import { conflict } from '../../http/errors.js';
@@ -8,7 +7,8 @@ import type { Fulfillment } from '../loyalty-common/reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
 import { rewardEvent } from './issue.js';
 import { rewardList } from './list.js';
-import { expireRewards, insertActivity, lockDueRewards, toReward, transitionReward, type ActivityEntry, type RewardRow } from './queries.js';
+import { recordActivity, type ActivityEntry } from '../loyalty-common/activity.js';
+import { expireRewards, lockDueRewards, toReward, transitionReward, type RewardRow } from './queries.js';
 import type { LoyaltyReward } from './schemas.js';
 
 export const FULL_EMBEDS = ['customer', 'membership', 'rule'] as const;
@@ -21,8 +21,7 @@ export async function withEmbeds(db: Kysely<DB>, organizationId: string, rows: r
 
 const ACTIVITY_TYPE = { redeemed: 'rewardRedeemed', revoked: 'rewardRevoked', expired: 'rewardExpired' } as const;
 
-const activityOf = (row: RewardRow, status: keyof typeof ACTIVITY_TYPE, at: Date, reason: string | null): ActivityEntry => ({
-  id: uuidv7(),
+const activityOf = (row: RewardRow, status: keyof typeof ACTIVITY_TYPE, reason: string | null): ActivityEntry => ({
   membershipId: row.loyalty_membership_id,
   customerId: row.customer_id,
   type: ACTIVITY_TYPE[status],
@@ -30,7 +29,6 @@ const activityOf = (row: RewardRow, status: keyof typeof ACTIVITY_TYPE, at: Date
   rewardId: row.id,
   transactionId: null,
   data: { code: row.code, ...(row.order_id ? { orderId: row.order_id } : {}) },
-  createdAt: at,
 });
 
 /** `lapsed`: the reward had run out of time and was expired instead of moved. */
@@ -70,7 +68,7 @@ export async function moveReward(
     orderId: options.orderId,
     fulfillment: provider.deactivate(row.fulfillment as Fulfillment | null, to),
   });
-  await insertActivity(trx, organizationId, [activityOf(updated, to, now, options.reason ?? null)]);
+  await recordActivity(trx, organizationId, [activityOf(updated, to, options.reason ?? null)]);
   const [reward] = await withEmbeds(trx, organizationId, [updated]);
   await recordEvents(trx, [rewardEvent(organizationId, to === 'redeemed' ? 'loyaltyReward.redeemed' : 'loyaltyReward.revoked', reward!)]);
   return { reward: reward!, lapsed: false };
@@ -90,7 +88,7 @@ async function expireRows(
     rows.map((row) => ({ id: row.id, fulfillment: provider.deactivate(row.fulfillment as Fulfillment | null, 'expired') })),
     now,
   );
-  await insertActivity(trx, organizationId, updated.map((row) => activityOf(row, 'expired', now, null)));
+  await recordActivity(trx, organizationId, updated.map((row) => activityOf(row, 'expired', null)));
   const rewards = await withEmbeds(trx, organizationId, updated);
   const events: EventToRecord[] = rewards.map((reward) => rewardEvent(organizationId, 'loyaltyReward.expired', reward));
   await recordEvents(trx, events);
@@ -103,6 +101,7 @@ async function expireRows(
  * expired; the overnight job calls it in a fresh short transaction per batch until it returns less than batchSize
  * (expireAllDueRewards), so no lock is held for long. Rewards locked by a request in flight are skipped, not waited
  * for; if still due they are taken by a later batch or night, and a redeem of one meanwhile expires it itself.
+ * Keep batchSize ≤ 5,000: the batch's feed entries are one multi-row insert of 10 parameters a row.
  */
 export async function expireDueRewards(
   trx: Transaction<DB>,
