@@ -26,8 +26,9 @@ import { loyaltyTiersResource } from './resources/loyalty-tiers/index.js';
 import { loyaltyRulesResource } from './resources/loyalty-rules/index.js';
 import { loyaltyMembershipsResource } from './resources/loyalty-memberships/index.js';
 import { loyaltyPointsResource } from './resources/loyalty-points/index.js';
+import { loyaltyEarningResource } from './resources/loyalty-earning/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource, loyaltyProgramsResource, loyaltyTiersResource, loyaltyRulesResource, loyaltyMembershipsResource, loyaltyPointsResource];
+export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource, loyaltyProgramsResource, loyaltyTiersResource, loyaltyRulesResource, loyaltyMembershipsResource, loyaltyPointsResource, loyaltyEarningResource];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

@@ -1,0 +1,116 @@
+import { sql, type Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB, Metadata } from '../../db/schema.js';
+import type { EventToRecord } from '../../events/outbox.js';
+import { recalculateTiers } from '../loyalty-memberships/tiers.js';
+import { transactionEvent, type TransactionRow } from '../loyalty-points/serialize.js';
+
+const MAX_POINTS = Number.MAX_SAFE_INTEGER;
+
+/** One earned credit. `key` makes it idempotent per membership (the ledger's unique source_key). */
+export interface Credit {
+  membershipId: string;
+  points: number;
+  reason: string | null;
+  key: string | null;
+  ruleId?: string | null;
+  orderId?: string | null;
+  eventName?: string | null;
+  metadata?: Metadata;
+}
+
+export interface Credited {
+  /** Written now, in input order (credits already applied or refused are absent). */
+  transactions: TransactionRow[];
+  /** key → the id of the earlier credit, for credits whose key had already been applied. */
+  repeats: Map<string, string>;
+  /** loyaltyTransaction.created per credit, then loyaltyMembership.tierChanged per member moved up. */
+  events: EventToRecord[];
+}
+
+const keyOf = (membershipId: string, key: string) => `${membershipId}\u0000${key}`;
+
+/**
+ * Earned credits for many members in a fixed number of statements (the set-based twin of applyPoints for credits,
+ * which order imports need): the members are locked in id order, keys already applied are dropped, each member's
+ * balance moves once by the sum of their credits, and the ledger rows get running balances in input order. Members
+ * who left earn nothing (their credits are dropped), as does a member whose balance would pass 2^53-1. Expiry is
+ * the program's points expiry counted from now, exactly as applyPoints counts it. Tiers can only move up here.
+ */
+export async function creditPoints(trx: Transaction<DB>, organizationId: string, credits: readonly Credit[]): Promise<Credited> {
+  const repeats = new Map<string, string>();
+  const wanted = credits.filter((credit) => credit.points > 0);
+  if (wanted.length === 0) return { transactions: [], repeats, events: [] };
+  const memberIds = [...new Set(wanted.map((credit) => credit.membershipId))].sort();
+  const { rows: active } = await sql<{ id: string }>`
+    select id from loyalty_memberships
+    where organization_id = ${organizationId}::uuid and id = any(${memberIds}::uuid[]) and left_at is null
+    order by id for update`.execute(trx);
+  const activeIds = new Set(active.map((row) => row.id));
+
+  const keyed = wanted.filter((credit) => credit.key !== null && activeIds.has(credit.membershipId));
+  if (keyed.length) {
+    const { rows } = await sql<{ loyalty_membership_id: string; source_key: string; id: string }>`
+      select t.loyalty_membership_id, t.source_key, t.id from loyalty_transactions t
+      join unnest(${keyed.map((credit) => credit.membershipId)}::uuid[], ${keyed.map((credit) => credit.key)}::text[]) as k(membership_id, source_key)
+        on t.loyalty_membership_id = k.membership_id and t.source_key = k.source_key
+      where t.organization_id = ${organizationId}::uuid`.execute(trx);
+    for (const row of rows) repeats.set(keyOf(row.loyalty_membership_id, row.source_key), row.id);
+  }
+  const seen = new Set<string>();
+  const fresh = wanted.filter((credit) => {
+    if (!activeIds.has(credit.membershipId)) return false;
+    if (credit.key === null) return true;
+    const id = keyOf(credit.membershipId, credit.key);
+    if (repeats.has(id) || seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+  if (fresh.length === 0) return { transactions: [], repeats, events: [] };
+
+  const ids = fresh.map(() => uuidv7());
+  const column = <T>(pick: (credit: Credit) => T) => fresh.map(pick);
+  const { rows } = await sql<TransactionRow>`
+    with c as (
+      select * from unnest(${ids}::uuid[], ${column((c) => c.membershipId)}::uuid[],
+        ${column((c) => Math.min(c.points, MAX_POINTS))}::bigint[], ${column((c) => c.reason)}::text[],
+        ${column((c) => c.ruleId ?? null)}::uuid[], ${column((c) => c.orderId ?? null)}::uuid[],
+        ${column((c) => c.eventName ?? null)}::text[], ${column((c) => c.key)}::text[],
+        ${column((c) => JSON.stringify(c.metadata ?? {}))}::jsonb[])
+        with ordinality as c(id, membership_id, points, reason, rule_id, order_id, event_name, source_key, metadata, ord)
+    ),
+    totals as (select membership_id, sum(points) as total from c group by membership_id),
+    moved as (
+      update loyalty_memberships m set
+        points_balance = m.points_balance + t.total,
+        lifetime_points = least(m.lifetime_points + t.total, ${MAX_POINTS}::bigint),
+        updated_at = now()
+      from totals t
+      where m.organization_id = ${organizationId}::uuid and m.id = t.membership_id
+        and m.points_balance + t.total <= ${MAX_POINTS}::bigint
+      returning m.id, m.customer_id, m.points_balance - t.total as balance_before,
+        (select p.points_expiry_days from loyalty_programs p
+          where p.organization_id = m.organization_id and p.id = m.loyalty_program_id) as expiry_days
+    )
+    insert into loyalty_transactions (organization_id, id, loyalty_membership_id, customer_id, kind, points, balance_after,
+      reason, loyalty_rule_id, order_id, event_name, source_key, expires_at, remaining, metadata, created_at)
+    select ${organizationId}::uuid, c.id, c.membership_id, m.customer_id, 'earned', c.points,
+      m.balance_before + sum(c.points) over (partition by c.membership_id order by c.ord),
+      c.reason, c.rule_id, c.order_id, c.event_name, c.source_key,
+      case when m.expiry_days is null then null else now() + m.expiry_days * interval '24 hours' end,
+      c.points, c.metadata, now()
+    from c join moved m on m.id = c.membership_id
+    returning *`.execute(trx);
+  const position = new Map(ids.map((id, index) => [id, index]));
+  rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  const tierEvents = await recalculateTiers(trx, organizationId, { membershipIds: [...new Set(rows.map((row) => row.loyalty_membership_id))] }, 'upgrade');
+  return {
+    transactions: rows,
+    repeats,
+    events: [...rows.map((row) => transactionEvent(organizationId, row)), ...tierEvents],
+  };
+}
+
+/** The earlier credit's id when `key` had already been applied to the member. */
+export const repeatOf = (credited: Credited, membershipId: string, key: string | null) =>
+  key === null ? undefined : credited.repeats.get(keyOf(membershipId, key));

@@ -1,0 +1,130 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { EventToRecord } from '../../events/outbox.js';
+import type { MembershipRow } from '../loyalty-memberships/serialize.js';
+import { creditPoints, type Credit } from './credits.js';
+import type { CouponReward } from '../loyalty-common/reward-schemas.js';
+import type { Member } from '../loyalty-rewards/queries.js';
+import { attributeReferrals } from './referrals.js';
+import { issueRuleReward } from './rule-rewards.js';
+import { earningConfig, inWindow, multiplied, multiplierAt, orderPoints, type EarningConfig } from './rules.js';
+import { stampCards, type StampRequest } from './stamp-cards.js';
+
+/** The columns of a newly created order that earning reads. */
+export interface EarningOrder {
+  id: string;
+  customer_id: string;
+  number: string;
+  total_cents: number;
+  cancelled_at: Date | null;
+  created_at: Date;
+}
+
+/**
+ * Newly created orders earn (order import with earnLoyalty true), inside the import's transaction, with a fixed
+ * number of statements however many orders: each active membership of the order's customer gets its program's
+ * orderSpend points (× the best multiplier offer running when the order was placed), stamps on its stamp cards,
+ * the reward of each reward offer whose window holds one of its orders (once per member and offer), and a pending
+ * referral of the customer is attributed to their first order. Credits are keyed `order:<id>:rule:<id>` (and
+ * `offer:<id>` for a points offer) on the ledger's unique source key, so nothing is credited twice. Cancelled orders
+ * earn nothing. Returns the events for the caller to record with its own.
+ */
+export async function earnFromOrders(trx: Transaction<DB>, organizationId: string, orders: readonly EarningOrder[]): Promise<EventToRecord[]> {
+  const earning = orders.filter((order) => order.cancelled_at === null);
+  if (earning.length === 0) return [];
+  const customers = [...new Set(earning.map((order) => order.customer_id))];
+  const { rows: members } = await sql<MembershipRow>`
+    select * from loyalty_memberships
+    where organization_id = ${organizationId}::uuid and customer_id = any(${customers}::uuid[]) and left_at is null
+    order by id for update`.execute(trx);
+  if (members.length === 0) return [];
+
+  const configs = new Map<string, EarningConfig>();
+  for (const programId of new Set(members.map((member) => member.loyalty_program_id))) {
+    configs.set(programId, await earningConfig(trx, organizationId, programId));
+  }
+  const membersOf = new Map<string, MembershipRow[]>();
+  for (const member of members) membersOf.set(member.customer_id, [...(membersOf.get(member.customer_id) ?? []), member]);
+
+  const credits: Credit[] = [];
+  const stamps: StampRequest[] = [];
+  const offerRewards = new Map<string, { member: MembershipRow; offer: EarningConfig['rewardOffers'][number] }>();
+  const firstOrders = new Map<string, string>();
+  for (const order of [...earning].sort((a, b) => a.created_at.getTime() - b.created_at.getTime())) {
+    if (!firstOrders.has(order.customer_id)) firstOrders.set(order.customer_id, order.id);
+    for (const member of membersOf.get(order.customer_id) ?? []) {
+      const config = configs.get(member.loyalty_program_id)!;
+      const hundredths = multiplierAt(config, order.created_at);
+      for (const rule of config.orderSpend) {
+        const points = orderPoints(rule.config, order.total_cents);
+        if (points > 0) {
+          credits.push({
+            membershipId: member.id,
+            points: multiplied(points, hundredths),
+            reason: `Order ${order.number}`,
+            key: `order:${order.id}:rule:${rule.id}`,
+            ruleId: rule.id,
+            orderId: order.id,
+          });
+        }
+      }
+      for (const rule of config.stampCards) {
+        const minimum = rule.config.minimumOrderTotalCents;
+        if (rule.config.stampsPerOrder > 0 && (minimum === null || order.total_cents >= minimum)) {
+          stamps.push({ membershipId: member.id, rule, stamps: rule.config.stampsPerOrder });
+        }
+      }
+      for (const offer of config.rewardOffers) {
+        if (inWindow(offer.config, order.created_at)) offerRewards.set(`${member.id}/${offer.id}`, { member, offer });
+      }
+    }
+  }
+
+  const events: EventToRecord[] = [];
+  const offers = await offerCredits(trx, organizationId, [...offerRewards.values()]);
+  const credited = await creditPoints(trx, organizationId, [...credits, ...offers.credits]);
+  events.push(...credited.events);
+  const stamped = await stampCards(trx, organizationId, stamps);
+  events.push(...stamped.events);
+  events.push(...(await offers.issue()));
+  events.push(...(await attributeReferrals(trx, organizationId, firstOrders)));
+  return events;
+}
+
+/**
+ * Reward offers: a points reward becomes a credit keyed `offer:<id>` (once per member by the ledger's key); any
+ * other reward is issued unless the member already holds one from the offer.
+ */
+async function offerCredits(
+  trx: Transaction<DB>,
+  organizationId: string,
+  wins: readonly { member: MembershipRow; offer: EarningConfig['rewardOffers'][number] }[],
+) {
+  const credits: Credit[] = [];
+  const coupons: { member: MembershipRow; offer: EarningConfig['rewardOffers'][number]; reward: CouponReward }[] = [];
+  for (const win of wins) {
+    const reward = win.offer.config.reward;
+    if (reward.type === 'points') {
+      credits.push({ membershipId: win.member.id, points: reward.amount, reason: `Offer "${win.offer.name}"`, key: `offer:${win.offer.id}`, ruleId: win.offer.id });
+    } else {
+      coupons.push({ ...win, reward });
+    }
+  }
+  const issue = async (): Promise<EventToRecord[]> => {
+    if (coupons.length === 0) return [];
+    const { rows: held } = await sql<{ loyalty_membership_id: string; loyalty_rule_id: string }>`
+      select loyalty_membership_id, loyalty_rule_id from loyalty_rewards
+      where organization_id = ${organizationId}::uuid and loyalty_rule_id = any(${[...new Set(coupons.map((win) => win.offer.id))]}::uuid[])
+        and loyalty_membership_id = any(${[...new Set(coupons.map((win) => win.member.id))]}::uuid[])`.execute(trx);
+    const holds = new Set(held.map((row) => `${row.loyalty_membership_id}/${row.loyalty_rule_id}`));
+    const events: EventToRecord[] = [];
+    const options = { now: new Date(), members: new Map<string, Member>() };
+    for (const { member, offer, reward } of coupons) {
+      if (holds.has(`${member.id}/${offer.id}`)) continue;
+      const issued = await issueRuleReward(trx, organizationId, member.id, offer, reward, { ...options, reason: `Offer "${offer.name}"` });
+      if (issued) events.push(...issued.events);
+    }
+    return events;
+  };
+  return { credits, issue };
+}
