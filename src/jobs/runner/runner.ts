@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Registry } from 'prom-client';
+import type { DB } from '../../db/schema.js';
+import { createJobMetrics } from './metrics.js';
+import { claimJob, enqueue, extendLease, finishJob, scheduleDaily, type JobRow } from './queue.js';
+import type { JobDefinition, JobLogger } from './types.js';
+
+export interface JobRunnerOptions {
+  db: Kysely<DB>;
+  jobs: readonly JobDefinition[];
+  logger: JobLogger;
+  registry?: Registry | undefined;
+  /** The clock (tests move it); default the process clock. */
+  now?: () => Date;
+  /** How often to schedule and look for due jobs. */
+  pollMs?: number;
+  /** How long a claim lasts without a heartbeat; a dead runner's job is taken over after it. */
+  leaseMs?: number;
+  /** Attempts before a job is left failed (a retry waits retryDelayMs). */
+  maxAttempts?: number;
+  retryDelayMs?: number;
+}
+
+export interface JobRunner {
+  readonly owner: string;
+  /** Schedules the daily jobs that are due, then runs due jobs one after another until none is left. */
+  tick(): Promise<number>;
+  /** Queues (or finds) the run `runKey` of a job for one organization and runs it now, in this process. */
+  runNow(organizationId: string, name: string, runKey: string): Promise<JobRow>;
+  /** Ticks every pollMs until stopped. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A small job runner on the `jobs` table (migration 0009): daily jobs are queued per organization on its own
+ * clock, one row per (organization, job, run key), and claimed with SKIP LOCKED under a lease that a heartbeat
+ * extends. However many processes run it, each run happens once; a run whose process died is taken over when its
+ * lease lapses. Works on PGlite (one process) and PostgreSQL (many).
+ */
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const { db, logger } = options;
+  const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const now = options.now ?? (() => new Date());
+  const leaseMs = options.leaseMs ?? 60_000;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const retryDelayMs = options.retryDelayMs ?? 5 * 60_000;
+  const byName = new Map(options.jobs.map((job) => [job.name, job]));
+  const names = [...byName.keys()];
+  const metrics = createJobMetrics(options.registry);
+  let stopped = false;
+
+  async function run(job: JobRow): Promise<JobRow> {
+    const definition = byName.get(job.name)!;
+    const started = now();
+    const log = { job: job.name, organizationId: job.organization_id, runKey: job.run_key, attempt: job.attempts, owner };
+    logger.info(log, 'job started');
+    const heartbeat = setInterval(() => {
+      extendLease(db, job, owner, new Date(now().getTime() + leaseMs)).catch((error: unknown) => logger.warn({ ...log, err: error }, 'job lease not extended'));
+    }, Math.max(1_000, leaseMs / 3));
+    heartbeat.unref();
+    const timer = metrics.duration.startTimer({ job: job.name });
+    try {
+      const result = await definition.run({ db, organizationId: job.organization_id, runKey: job.run_key, now: started, logger });
+      await finishJob(db, job, owner, { status: 'succeeded', result }, now());
+      metrics.runs.inc({ job: job.name, outcome: 'succeeded' });
+      logger.info({ ...log, durationMs: now().getTime() - started.getTime(), result }, 'job succeeded');
+      return { ...job, status: 'succeeded', result };
+    } catch (error) {
+      const retry = job.attempts < maxAttempts;
+      const message = error instanceof Error ? error.message : String(error);
+      await finishJob(
+        db,
+        job,
+        owner,
+        retry ? { status: 'queued', error: message, retryAt: new Date(now().getTime() + retryDelayMs) } : { status: 'failed', error: message },
+        now(),
+      ).catch((finishError: unknown) => logger.error({ ...log, err: finishError }, 'job outcome not recorded'));
+      metrics.runs.inc({ job: job.name, outcome: retry ? 'retried' : 'failed' });
+      logger.error({ ...log, err: error, retry }, retry ? 'job failed; it will be retried' : 'job failed for good');
+      return { ...job, status: retry ? 'queued' : 'failed', last_error: message };
+    } finally {
+      timer();
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function tick(): Promise<number> {
+    const at = now();
+    for (const job of options.jobs) if (job.dailyAt) await scheduleDaily(db, job.name, job.dailyAt, at);
+    let ran = 0;
+    while (!stopped) {
+      const job = await claimJob(db, owner, names, now(), leaseMs);
+      if (!job) break;
+      await run(job);
+      ran += 1;
+    }
+    return ran;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const loop = () => {
+    if (stopped) return;
+    running = tick()
+      .catch((error: unknown) => logger.error({ err: error }, 'job runner could not reach the database; retrying'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, options.pollMs ?? 30_000);
+      });
+  };
+
+  return {
+    owner,
+    tick,
+    async runNow(organizationId, name, runKey) {
+      if (!byName.has(name)) throw new Error(`No job is named ${name}.`);
+      const queued = await enqueue(db, organizationId, name, runKey, now());
+      const claimed = await claimJob(db, owner, [name], now(), leaseMs, { organizationId, id: queued.id });
+      if (!claimed) return queued;
+      return run(claimed);
+    },
+    start: loop,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** Creates a runner and starts its loop (`patron serve`). */
+export function startJobRunner(options: JobRunnerOptions): JobRunner {
+  const runner = createJobRunner(options);
+  runner.start();
+  const jobs = options.jobs.map((job) => `${job.name}${job.dailyAt ? ` daily at ${job.dailyAt} local time` : ''}`);
+  options.logger.info({ owner: runner.owner, jobs }, 'job runner started');
+  return runner;
+}

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+/** The part of pino the runner uses (Fastify's logger in `serve`, a plain pino in the CLI). */
+export interface JobLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export interface JobContext {
+  db: Kysely<DB>;
+  organizationId: string;
+  /** Which run this is, e.g. the organization's local date for a daily job. */
+  runKey: string;
+  /** The runner's clock when the run started: what "due" means for the job. */
+  now: Date;
+  logger: JobLogger;
+}
+
+export interface JobDefinition {
+  /** Unique; stored in jobs.name. */
+  name: string;
+  /** HH:MM on each organization's clock (organizations.timezone): the job runs once per local day from then on. */
+  dailyAt?: string;
+  /** Does the work, in short transactions of its own; the result is stored on the job row and logged. */
+  run(context: JobContext): Promise<Record<string, number>>;
+}
