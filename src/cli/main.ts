@@ -9,6 +9,7 @@ import { allOrganizations, createOrganization, isTimeZone } from '../resources/o
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';
+import { runJob } from './jobs.js';
 import { serve } from './serve.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,6 +36,7 @@ program
   .command('serve')
   .description('Migrate the database, serve the API (PORT, HOST) and deliver webhooks.')
   .option('--no-dispatch', 'do not deliver webhooks from this process (run `patron dispatch` instead)')
+  .option('--no-jobs', 'do not run scheduled jobs (the overnight loyalty run) from this process')
   .action(serve);
 
 program
@@ -55,6 +57,16 @@ program
       { migrate: false },
     );
   });
+
+program
+  .command('jobs')
+  .description('Scheduled jobs.')
+  .command('run')
+  .description('Run a job for one organization now (e.g. loyalty.overnight) and print its outcome as JSON.')
+  .argument('<name>', 'job name: loyalty.overnight')
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .option('--now <timestamp>', "the job's clock (ISO 8601 with offset); default now")
+  .action(runJob);
 
 const org = program.command('org').description('Organizations.');
 org

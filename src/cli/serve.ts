@@ -4,8 +4,10 @@ import { resolveSecretKey } from '../config/secrets.js';
 import { createRuntime, openMigratedDatabase } from '../compose.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
+import { startJobRunner, type JobRunner } from '../jobs/runner/runner.js';
 import { allOrganizations } from '../resources/organization/service.js';
 import { seedDemo, type DemoSeed } from './demo.js';
+import { scheduledJobs } from './jobs.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -13,7 +15,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * `patron serve`: migrate, seed a demo organization on the very first embedded start, listen, deliver webhooks
  * (unless --no-dispatch), shut down cleanly.
  */
-export async function serve(options: { dispatch?: boolean } = {}): Promise<void> {
+export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}): Promise<void> {
   const config = loadConfig();
   config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
   const unlock = config.databaseUrl ? async () => {} : await lockEmbeddedDatabase(config.dataDir);
@@ -26,13 +28,14 @@ export async function serve(options: { dispatch?: boolean } = {}): Promise<void>
   const demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database.db) : null;
   const runtime = await createRuntime(config, { database });
   let dispatcher: Dispatcher | undefined;
+  let jobs: JobRunner | undefined;
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) runtime.app.log.error({ err }, 'shutting down after an unexpected error');
     else runtime.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // app.close() stops accepting connections and waits for in-flight requests before the database closes; the
     // dispatcher stops at the same time (in-flight POSTs get a short grace, then are recorded "interrupted").
-    await Promise.all([dispatcher?.stop(), runtime.close()]);
+    await Promise.all([dispatcher?.stop(), jobs?.stop(), runtime.close()]);
     await database.close();
     await unlock();
   });
@@ -40,6 +43,9 @@ export async function serve(options: { dispatch?: boolean } = {}): Promise<void>
   await runtime.app.listen({ port: config.port, host: config.host });
   if (options.dispatch !== false) {
     dispatcher = startDispatcher({ database, config, logger: runtime.app.log, registry: runtime.metrics.registry });
+  }
+  if (options.jobs !== false) {
+    jobs = startJobRunner({ db: database.db, jobs: scheduledJobs, logger: runtime.app.log, registry: runtime.metrics.registry });
   }
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');

@@ -55,6 +55,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   async function run(job: JobRow): Promise<JobRow> {
     const definition = byName.get(job.name)!;
     const started = now();
+    const startedAt = performance.now();
     const log = { job: job.name, organizationId: job.organization_id, runKey: job.run_key, attempt: job.attempts, owner };
     logger.info(log, 'job started');
     const heartbeat = setInterval(() => {
@@ -66,7 +67,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const result = await definition.run({ db, organizationId: job.organization_id, runKey: job.run_key, now: started, logger });
       await finishJob(db, job, owner, { status: 'succeeded', result }, now());
       metrics.runs.inc({ job: job.name, outcome: 'succeeded' });
-      logger.info({ ...log, durationMs: now().getTime() - started.getTime(), result }, 'job succeeded');
+      logger.info({ ...log, durationMs: Math.round(performance.now() - startedAt), result }, 'job succeeded');
       return { ...job, status: 'succeeded', result };
     } catch (error) {
       const retry = job.attempts < maxAttempts;
