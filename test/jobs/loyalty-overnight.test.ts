@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/engine.js';
 import { createJobRunner, type JobRunner } from '../../src/jobs/runner/runner.js';
@@ -64,7 +65,7 @@ describe('job runner', () => {
       logger: quiet,
       now: () => clock.now,
       retryDelayMs: 60_000,
-      jobs: [{ name: 'test.flaky', dailyAt: '03:00', run: async ({ organizationId }) => {
+      jobs: [{ name: 'test.flaky', dailyAt: '03:00', run: async ({ organizationId }): Promise<Record<string, number>> => {
         if (organizationId !== tenant.organization.id) return {};
         calls += 1;
         if (calls === 1) throw new Error('boom');
@@ -145,7 +146,7 @@ describe('overnight loyalty job', () => {
     await ok(req(tenant, 'POST', `/loyalty-memberships/${cy.id}/points-adjustments`, { points: 150, reason: 'x' }));
     expect((await ok(req(tenant, 'GET', `/loyalty-memberships/${cy.id}`))).loyaltyTierId).toBe(gold.id);
     // Points older than the window no longer count: age the credit, make the review due.
-    await db().updateTable('loyalty_transactions').set({ created_at: new Date(Date.now() - 60 * DAY) }).where('loyalty_membership_id', '=', cy.id).execute();
+    await sql`update loyalty_transactions set created_at = now() - interval '60 days' where loyalty_membership_id = ${cy.id}::uuid`.execute(db());
     await db().updateTable('loyalty_memberships').set({ tier_review_at: new Date(Date.now() - DAY) }).where('id', '=', cy.id).execute();
     await runner({ now: morning(1) }).tick();
     const reviewed = await ok(req(tenant, 'GET', `/loyalty-memberships/${cy.id}`));
