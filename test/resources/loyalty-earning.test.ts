@@ -215,3 +215,100 @@ describe('endpoint buckets', () => {
     expect((await req(tenant, 'GET', `/loyalty-memberships/${gus.id}`)).statusCode).toBe(200);
   });
 });
+
+describe('POST /loyalty-history', () => {
+  it('applies historical entries in createdAt order with their dates, idempotent by key, skipping unknown members', async () => {
+    const tenant = await t.tenant();
+    const hal = await member(tenant, 'hal@example.com');
+    const rows = [
+      { customer: 'hal@example.com', kind: 'spent', points: -30, createdAt: '2023-02-01T00:00:00Z', reason: 'Old shop redemption', key: 'old-2' },
+      { loyaltyMembershipId: hal.id, kind: 'earned', points: 100, createdAt: '2023-01-01T00:00:00+01:00', eventName: 'legacy', key: 'old-1' },
+      { customer: 'ghost@example.com', kind: 'earned', points: 5, createdAt: '2023-01-05T00:00:00Z' },
+      { loyaltyMembershipId: hal.id, kind: 'adjusted', points: -10, createdAt: '2023-03-01T00:00:00Z', metadata: { source: 'legacy' } },
+    ];
+    const result = await ok(req(tenant, 'POST', '/loyalty-history', { data: rows }));
+    expect(result.skipped).toEqual([{ index: 2, message: 'Customer "ghost@example.com" does not exist in this organization.' }]);
+    expect(result.data.map((entry: any) => [entry.kind, entry.points, entry.balanceAfter, entry.createdAt])).toEqual([
+      ['earned', 100, 100, '2022-12-31T23:00:00.000Z'],
+      ['spent', -30, 70, '2023-02-01T00:00:00.000Z'],
+      ['adjusted', -10, 60, '2023-03-01T00:00:00.000Z'],
+    ]);
+    expect(result.data[2].metadata).toEqual({ source: 'legacy' });
+    expect(await balance(tenant, hal.id)).toBe(60);
+    expect((await eventsOf(tenant.organization.id, 'loyaltyTransaction.created')).length).toBe(3);
+
+    const again = await ok(req(tenant, 'POST', '/loyalty-history', { data: rows.slice(0, 2) }));
+    expect(again.data).toEqual([]);
+    expect(again.skipped.map((skip: any) => skip.index)).toEqual([0, 1]);
+    expect(await balance(tenant, hal.id)).toBe(60);
+
+    const strict = await req(tenant, 'POST', '/loyalty-history', { strict: true, data: [rows[2]] });
+    expect(strict.statusCode).toBe(422);
+  });
+
+  it('refuses signs that contradict the kind, future dates and overdrafts, writing nothing', async () => {
+    // The endpoint bucket (30) pays for 3 requests of cost 10 at a time, so each refusal gets a fresh organization.
+    const base = { loyaltyMembershipId: GHOST, createdAt: '2024-01-01T00:00:00Z' };
+    for (const row of [
+      { ...base, kind: 'earned', points: -5 },
+      { ...base, kind: 'spent', points: 5 },
+      { ...base, kind: 'adjusted', points: 0 },
+      { ...base, kind: 'earned', points: 5, createdAt: '2999-01-01T00:00:00Z' },
+      { ...base, kind: 'bonus', points: 5 },
+      { kind: 'earned', points: 5, createdAt: base.createdAt },
+    ]) {
+      expect((await req(await t.tenant(), 'POST', '/loyalty-history', { data: [row] })).statusCode, JSON.stringify(row)).toBe(400);
+    }
+    const tenant = await t.tenant();
+    const ida = await member(tenant, 'ida@example.com');
+    const mine = { ...base, loyaltyMembershipId: ida.id };
+    const overdraft = await req(tenant, 'POST', '/loyalty-history', {
+      data: [{ ...mine, kind: 'earned', points: 10 }, { ...mine, kind: 'spent', points: -11, createdAt: '2024-02-01T00:00:00Z' }],
+    });
+    expect(overdraft.statusCode).toBe(409);
+    expect(overdraft.json().error.message).toContain('Row 1');
+    expect(await balance(tenant, ida.id)).toBe(0);
+    expect((await req(tenant, 'POST', '/loyalty-history', { data: Array.from({ length: 1001 }, () => ({ ...mine, kind: 'earned', points: 1 })) })).statusCode).toBe(413);
+  });
+
+  it('has its own bucket of 30 tokens, which a request spends its cost of 10 from', async () => {
+    const tenant = await t.tenant({ apiRequestsPerMinute: 100_000 });
+    const started = performance.now();
+    let firstRefused = -1;
+    for (let i = 0; i < 60 && firstRefused < 0; i += 1) {
+      if ((await req(tenant, 'POST', '/loyalty-history', {})).statusCode === 429) firstRefused = i;
+    }
+    expect(firstRefused).toBeGreaterThanOrEqual(3);
+    expect(firstRefused).toBeLessThanOrEqual(3 + Math.ceil((performance.now() - started) / 10_000));
+    expect((await req(tenant, 'POST', '/loyalty-events', {})).statusCode).toBe(400);
+  });
+});
+
+describe('POST /loyalty-activity/bulk-expire', () => {
+  it('expires what is left of the credits the filter selects, one entry per member', async () => {
+    const tenant = await t.tenant();
+    const jo = await member(tenant, 'jo@example.com');
+    const kim = await member(tenant, 'kim@example.com');
+    const adjust = (id: string, points: number) => ok(req(tenant, 'POST', `/loyalty-memberships/${id}/points-adjustments`, { points, reason: 'test' }));
+    await adjust(jo.id, 50);
+    await adjust(jo.id, 30);
+    await adjust(jo.id, -60); // FIFO: the 50 credit is spent, 20 left of the 30
+    await adjust(kim.id, 40);
+    const filter = encodeURIComponent(JSON.stringify({ 'customer.email': { $in: ['jo@example.com'] } }));
+    const result = await ok(req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`, { reason: 'Program closed' }));
+    expect(result).toEqual({ count: 1, points: 20 });
+    expect(await balance(tenant, jo.id)).toBe(0);
+    expect(await balance(tenant, kim.id)).toBe(40);
+    const expired = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
+    expect(expired.at(-1)!.payload).toMatchObject({ loyaltyMembershipId: jo.id, kind: 'expired', points: -20, balanceAfter: 0, reason: 'Program closed' });
+    expect(await ok(req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`))).toEqual({ count: 0, points: 0 });
+
+    // No filter: everything left in the organization (not another organization's).
+    const other = await t.tenant();
+    const lee = await member(other, 'lee@example.com');
+    await ok(req(other, 'POST', `/loyalty-memberships/${lee.id}/points-adjustments`, { points: 9, reason: 'x' }));
+    expect(await ok(req(tenant, 'POST', '/loyalty-activity/bulk-expire'))).toEqual({ count: 1, points: 40 });
+    expect(await balance(other, lee.id)).toBe(9);
+    expect((await req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${encodeURIComponent('{"nope":1}')}`)).statusCode).toBe(400);
+  });
+});
