@@ -11,6 +11,7 @@ import { deleteRecord, updateEditable } from '../common/records.js';
 import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, variantsOfProducts } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
+import { earnFromOrders } from '../loyalty-earning/earn-orders.js';
 import { orderList } from './list.js';
 import {
   findOrder,
@@ -246,6 +247,8 @@ async function writeOrders(
   );
   // One API record per order serves both its event and the response.
   const records = written.map(({ row }) => toOrder(row));
-  await recordEvents(trx, records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })));
+  // Only orders this import creates earn (never an update, so never twice), in the same transaction.
+  const earned = options.earnLoyalty ? await earnFromOrders(trx, organizationId, created) : [];
+  await recordEvents(trx, [...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })), ...earned]);
   return records;
 }
