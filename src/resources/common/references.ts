@@ -60,11 +60,10 @@ export async function resolveProducts(db: Db, organizationId: string, references
   if (references.length === 0) return resolved;
   const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
   const slugs = [...new Set(references)];
-  // Slugs join the unnested list (an index probe each): `slug = any(…)` with a thousand values cost more to plan.
   const { rows } = await sql<{ id: string; slug: string }>`
     select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
     union all
-    select p.id, p.slug from unnest(${slugs}::text[]) as s(slug) join products p on p.organization_id = ${organizationId}::uuid and p.slug = s.slug`.execute(db);
+    ${productsBySlug(organizationId, slugs)}`.execute(db);
   const byId = new Map(rows.map((row) => [row.id, row.id]));
   const bySlug = new Map(rows.map((row) => [row.slug, row.id]));
   for (const reference of references) {
@@ -73,6 +72,16 @@ export async function resolveProducts(db: Db, organizationId: string, references
   }
   return resolved;
 }
+
+/**
+ * `select id, slug` of the organization's products with these slugs, one probe of the unique (organization_id, slug)
+ * index per slug (a lateral subquery is always planned that way): `slug = any(…)` with a thousand values cost more to
+ * plan than to run and could be matched against the trigram index, and a plain join is hashed over the whole
+ * organization when it is a large part of the table.
+ */
+export const productsBySlug = (organizationId: string, slugs: readonly string[]) => sql<{ id: string; slug: string }>`
+  select p.id, p.slug from unnest(${[...slugs]}::text[]) as s(slug)
+  cross join lateral (select id, slug from products where organization_id = ${organizationId}::uuid and slug = s.slug) p`;
 
 /** The variants of some products, one query: for resolving a variant by id or slug within its product. */
 export interface ProductVariants {

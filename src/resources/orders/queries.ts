@@ -122,15 +122,17 @@ export async function itemsOfOrders(db: Db, organizationId: string, orderIds: re
 
 /**
  * Order ids of the organization by remoteId, for import matching; locked so a concurrent delete waits for the import.
- * A join on the unnested ids probes the unique (organization_id, remote_id) index once per id; `remote_id = any(…)`
- * with 1,000 values cost more to plan than to run and could be matched against the trigram index instead.
+ * Each id probes the unique (organization_id, remote_id) index (a lateral subquery is always planned that way):
+ * `remote_id = any(…)` with 1,000 values cost more to plan than to run and could be matched against the trigram
+ * index, and a plain join is hashed over the whole organization when it is a large part of the table.
  */
 export async function ordersByRemoteId(trx: Db, organizationId: string, remoteIds: readonly string[]): Promise<Map<string, string>> {
   if (remoteIds.length === 0) return new Map();
   const { rows } = await sql<{ id: string; remote_id: string }>`
     select o.id, o.remote_id from unnest(${[...remoteIds]}::text[]) as r(remote_id)
-    join orders o on o.organization_id = ${organizationId}::uuid and o.remote_id = r.remote_id
-    for update of o`.execute(trx);
+    cross join lateral (
+      select id, remote_id from orders where organization_id = ${organizationId}::uuid and remote_id = r.remote_id for update
+    ) o`.execute(trx);
   return new Map(rows.map((row) => [row.remote_id, row.id]));
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
+import { productsBySlug } from '../common/references.js';
 import type { Variant } from './schemas.js';
 
 export type ProductRow = Selectable<ProductsTable>;
@@ -48,15 +49,10 @@ export async function variantsOf(db: Kysely<DB>, organizationId: string, product
   return byProduct;
 }
 
-/**
- * Import matching: slug → product id, one index probe per slug (a join on the unnested slugs; `slug = any(…)` with
- * 1,000 values cost more to plan than to run).
- */
+/** Import matching: slug → product id, one unique-index probe per slug (see productsBySlug). */
 export async function productIdsBySlug(trx: Db, organizationId: string, slugs: readonly string[]): Promise<Map<string, string>> {
   if (slugs.length === 0) return new Map();
-  const { rows } = await sql<{ id: string; slug: string }>`
-    select p.id, p.slug from unnest(${[...slugs]}::text[]) as s(slug)
-    join products p on p.organization_id = ${organizationId}::uuid and p.slug = s.slug`.execute(trx);
+  const { rows } = await productsBySlug(organizationId, slugs).execute(trx);
   return new Map(rows.map((row) => [row.slug, row.id]));
 }
 
