@@ -183,6 +183,19 @@ describe('POST /loyalty-stamps', () => {
     expect((await stamp(foreignTenant, { loyaltyMembershipId: eve.id })).statusCode).toBe(422);
   });
 
+  it('stamps concurrently without losing or doubling a stamp (row locks)', async () => {
+    const tenant = await t.tenant();
+    const max = await member(tenant, 'max@example.com');
+    await rule(tenant, 'stampCards', 'Three', { stampsRequired: 3, reward: coupon });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => stamp(tenant, { loyaltyMembershipId: max.id, key: `c-${i % 8}` })));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(10).fill(200));
+    expect(answers.filter((answer) => answer.json().duplicate).length).toBe(2);
+    const cards = await db().selectFrom('stamp_cards').selectAll().where('loyalty_membership_id', '=', max.id).orderBy('created_at').orderBy('id').execute();
+    expect(cards.map((card) => card.stamps)).toEqual([3, 3, 2]);
+    expect(cards.filter((card) => card.completed_at === null)).toHaveLength(1);
+    expect((await ok(req(tenant, 'GET', `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ loyaltyMembershipId: max.id }))}`))).data).toHaveLength(2);
+  });
+
   it('answers 422 when the program has no stamp card rule', async () => {
     const tenant = await t.tenant();
     const fay = await member(tenant, 'fay@example.com');
