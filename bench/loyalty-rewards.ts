@@ -73,7 +73,7 @@ async function expiry(): Promise<{ expired: number; seconds: number; restoredSec
     const t1 = performance.now();
     await client.query('begin');
     await client.query(
-      `update loyalty_rewards r set status = 'pending', fulfillment = jsonb_set(fulfillment, '{status}', '"active"'), updated_at = created_at
+      `update loyalty_rewards r set status = 'pending', fulfillment = jsonb_set(fulfillment, '{status}', '"active"'), updated_at = r.created_at
        from loyalty_activity a
        where a.organization_id = r.organization_id and a.loyalty_reward_id = r.id and a.type = 'rewardExpired' and a.created_at >= $1`,
       [started],

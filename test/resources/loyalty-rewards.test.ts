@@ -21,6 +21,9 @@ const eventsOf = (organizationId: string, name?: string) => {
   return query.orderBy('position').execute();
 };
 
+/** A reward as events carry it: the sixteen fields, without the embeds. */
+const base = ({ customer: _c, membership: _m, rule: _r, ...reward }: Record<string, unknown>) => reward;
+
 const coupon = { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null };
 
 interface Member {
@@ -154,8 +157,9 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     // loyaltyReward.issued carries the reward exactly as the API shows it with its embeds.
     const events = await eventsOf(o.id, 'loyaltyReward.issued');
     expect(events.map((event) => (event.payload as { id: string }).id)).toEqual([reward.id]);
-    expect(events[0]!.payload).toEqual(reward);
-    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+    // The event carries the sixteen fields, exactly as GET shows them without include.
+    expect(events[0]!.payload).toEqual(base(reward));
+    expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
   });
 
   it('accepts every coupon type and stores it as given', async () => {
@@ -336,8 +340,8 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect(redeemed.updatedAt).toBe(redeemed.redeemedAt);
     expect(redeemed.customer.id).toBe(bob.customerId);
     const events = await eventsOf(o.id, 'loyaltyReward.redeemed');
-    expect(events.map((event) => event.payload)).toEqual([redeemed]);
-    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+    expect(events.map((event) => event.payload)).toEqual([base(redeemed)]);
+    expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
     const stored = await db().selectFrom('loyalty_rewards').select('order_id').where('organization_id', '=', o.id).where('id', '=', reward.id).executeTakeFirstOrThrow();
     expect(stored.order_id).toBe(orderId);
     const activity = await db().selectFrom('loyalty_activity').select('type').where('organization_id', '=', o.id).where('loyalty_reward_id', '=', reward.id).orderBy('created_at').execute();
@@ -360,8 +364,8 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect(revoked).toMatchObject({ status: 'revoked', redeemedAt: null, fulfillment: { status: 'deactivated' } });
     expect(revoked.revokedAt).toMatch(ISO);
     const events = await eventsOf(o.id, 'loyaltyReward.revoked');
-    expect(events.map((event) => event.payload)).toEqual([revoked]);
-    expect(events[0]!.payload).toEqual(await get(o, reward.id));
+    expect(events.map((event) => event.payload)).toEqual([base(revoked)]);
+    expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
     const activity = await db().selectFrom('loyalty_activity').selectAll().where('organization_id', '=', o.id).where('loyalty_reward_id', '=', reward.id).where('type', '=', 'rewardRevoked').execute();
     expect(activity.map((row) => row.reason)).toEqual(['Issued by mistake']);
 
@@ -394,7 +398,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     const after = await get(o, reward.id);
     expect(after).toMatchObject({ status: 'expired', redeemedAt: null, fulfillment: { status: 'deactivated' } });
     const events = await eventsOf(o.id, 'loyaltyReward.expired');
-    expect(events.map((event) => event.payload)).toEqual([after]);
+    expect(events.map((event) => event.payload)).toEqual([base(after)]);
     expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).filter((event) => (event.payload as { id: string }).id === reward.id)).toEqual([]);
     expect((await revoke(o, reward.id)).statusCode).toBe(409);
   });
@@ -425,7 +429,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect((await get(o, otherDue.id, '')).status).toBe('pending');
     const events = await eventsOf(x.id, 'loyaltyReward.expired');
     expect(events.map((event) => (event.payload as { id: string }).id).sort()).toEqual(due.map((reward) => reward.id).sort());
-    for (const event of events) expect(event.payload).toEqual(await get(x, (event.payload as { id: string }).id));
+    for (const event of events) expect(event.payload).toEqual(await get(x, (event.payload as { id: string }).id, ''));
     const activity = await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', x.id).where('type', '=', 'rewardExpired').execute();
     expect(activity).toHaveLength(7);
     expect(await expireAllDueRewards(db(), x.id, new Date(), 3)).toBe(0);
@@ -647,8 +651,8 @@ describe('POST /v1/loyalty-memberships/{id}/claim', () => {
     const transaction = await db().selectFrom('loyalty_transactions').selectAll().where('organization_id', '=', o.id).where('id', '=', reward.loyaltyTransactionId).executeTakeFirstOrThrow();
     expect(transaction).toMatchObject({ kind: 'spent', points: -300, balance_after: 200, loyalty_rule_id: ruleId, loyalty_reward_id: reward.id });
     const issued = await eventsOf(o.id, 'loyaltyReward.issued');
-    expect(issued.map((event) => event.payload)).toEqual([reward]);
-    expect(issued[0]!.payload).toEqual(await get(o, reward.id));
+    expect(issued.map((event) => event.payload)).toEqual([base(reward)]);
+    expect(issued[0]!.payload).toEqual(await get(o, reward.id, ''));
     expect((await eventsOf(o.id, 'loyaltyTransaction.created')).map((event) => (event.payload as { id: string }).id)).toContain(reward.loyaltyTransactionId);
 
     // The snapshot keeps the rule as it was.

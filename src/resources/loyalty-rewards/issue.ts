@@ -42,18 +42,21 @@ export interface IssueOptions {
 
 export interface Issued {
   row: RewardRow;
-  /** The reward with customer, membership and rule embedded: the POST response and the event payload. */
+  /** The reward with customer, membership and rule embedded, as POST /loyalty-rewards answers. */
   reward: LoyaltyReward;
   /** loyaltyReward.issued: the caller records it (recordEvents, last in its transaction) with its own events. */
   events: EventToRecord[];
 }
 
-export const rewardEvent = (organizationId: string, name: string, reward: LoyaltyReward): EventToRecord => ({
-  organizationId,
-  name,
-  schema: LoyaltyReward,
-  record: reward,
-});
+/**
+ * A loyaltyReward.* event: the reward's sixteen fields, as GET /loyalty-rewards/{id} returns it without include;
+ * embeds given are left out. The nightly expiry sends one per reward by the hundred thousand, and embedded copies
+ * of the customer and membership would more than double what each event costs to load, serialize and store.
+ */
+export function rewardEvent(organizationId: string, name: string, reward: LoyaltyReward): EventToRecord {
+  const { customer: _customer, membership: _membership, rule: _rule, ...record } = reward;
+  return { organizationId, name, schema: LoyaltyReward, record };
+}
 
 /**
  * Issues one reward inside the caller's transaction: a fresh D18 code (unique per organization by index; drawn

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../events/outbox.js';
+import { recordEvents } from '../../events/outbox.js';
 import { conflict } from '../../http/errors.js';
 import { loadIncludes, withIncludes } from '../../lists/engine.js';
 import type { Fulfillment } from '../loyalty-common/reward-schemas.js';
@@ -13,7 +13,7 @@ import type { LoyaltyReward } from './schemas.js';
 
 export const FULL_EMBEDS = ['customer', 'membership', 'rule'] as const;
 
-/** Rewards as every loyaltyReward.* event and action response shows them: customer, membership and rule embedded. */
+/** Rewards as the action responses show them: customer, membership and rule embedded. */
 export async function withEmbeds(db: Kysely<DB>, organizationId: string, rows: readonly RewardRow[]): Promise<LoyaltyReward[]> {
   const includes = await loadIncludes(rewardList, { db, organizationId }, FULL_EMBEDS, rows.map((row) => row.id));
   return rows.map((row) => withIncludes(rewardList, toReward(row), row.id, includes));
@@ -60,7 +60,7 @@ export async function moveReward(
   }
   if (isLapsed(row, now)) {
     const [expired] = await expireRows(trx, organizationId, [row], now, provider);
-    return { reward: expired!, lapsed: true };
+    return { reward: toReward(expired!), lapsed: true };
   }
   const updated = await transitionReward(trx, organizationId, row.id, {
     status: to,
@@ -74,14 +74,14 @@ export async function moveReward(
   return { reward: reward!, lapsed: false };
 }
 
-/** Expires locked pending rewards: one update, one activity insert, the embeds and one event per reward. */
+/** Expires locked pending rewards: one update, one feed insert and one event per reward, whatever their number. */
 async function expireRows(
   trx: Transaction<DB>,
   organizationId: string,
   rows: readonly RewardRow[],
   now: Date,
   provider: FulfillmentProvider,
-): Promise<LoyaltyReward[]> {
+): Promise<RewardRow[]> {
   const updated = await expireRewards(
     trx,
     organizationId,
@@ -89,10 +89,8 @@ async function expireRows(
     now,
   );
   await recordActivity(trx, organizationId, updated.map((row) => activityOf(row, 'expired', null)));
-  const rewards = await withEmbeds(trx, organizationId, updated);
-  const events: EventToRecord[] = rewards.map((reward) => rewardEvent(organizationId, 'loyaltyReward.expired', reward));
-  await recordEvents(trx, events);
-  return rewards;
+  await recordEvents(trx, updated.map((row) => rewardEvent(organizationId, 'loyaltyReward.expired', toReward(row))));
+  return updated;
 }
 
 /**
