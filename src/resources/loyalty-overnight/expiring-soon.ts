@@ -3,8 +3,7 @@ import type { DB } from '../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../events/outbox.js';
 import { LoyaltyPointsExpiringSoon } from '../loyalty-earning/schemas.js';
 import { rewardEvent } from '../loyalty-rewards/issue.js';
-import type { RewardRow } from '../loyalty-rewards/queries.js';
-import { withEmbeds } from '../loyalty-rewards/transitions.js';
+import { toReward, type RewardRow } from '../loyalty-rewards/queries.js';
 
 const BATCH = 1000;
 
@@ -22,7 +21,7 @@ async function inBatches(db: Kysely<DB>, step: (trx: Transaction<DB>) => Promise
   }
 }
 
-/** loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), with its embeds. */
+/** loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), shaped as rewardEvent shapes every loyaltyReward.* event. */
 export async function announceExpiringRewards(db: Kysely<DB>, organizationId: string, now: Date, days: number, batchSize = BATCH) {
   const until = new Date(now.getTime() + days * 86_400_000);
   return inBatches(db, async (trx) => {
@@ -39,8 +38,7 @@ export async function announceExpiringRewards(db: Kysely<DB>, organizationId: st
       returning r.*`.execute(trx);
     if (rows.length === 0) return 0;
     rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
-    const rewards = await withEmbeds(trx, organizationId, rows);
-    await recordEvents(trx, rewards.map((reward) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', reward)));
+    await recordEvents(trx, rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))));
     return rows.length;
   }, batchSize);
 }
