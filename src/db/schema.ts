@@ -230,6 +230,9 @@ export interface WebhookEndpointsTable {
   /** The dispatcher holding this endpoint's queue, and until when. */
   lease_owner: string | null;
   lease_expires_at: Date | null;
+  /** The dispatch cursor (migration 0011): deliveries up to dispatched_through were claimed, up to settled_through finished. */
+  dispatched_through: ColumnType<string, string | number | undefined, string | number>;
+  settled_through: ColumnType<string, string | number | undefined, string | number>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -246,7 +249,7 @@ export interface WebhookDeliveriesTable {
   event_name: string;
   idempotency_key: string;
   url: string;
-  /** The envelope sent, as JSON text in the API's key order. */
+  /** The envelope sent, as JSON text in the API's key order; null for a recorded event's delivery (composed from the event). */
   payload: ColumnType<unknown, string, string>;
   status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
   error: string | null;
@@ -462,6 +465,8 @@ export interface DB {
   reviews: ReviewsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  /** View (migration 0011): deliveries as the API shows them, the envelope composed where the row does not store it. */
+  webhook_delivery_records: WebhookDeliveriesTable;
   loyalty_programs: LoyaltyProgramsTable;
   loyalty_tiers: LoyaltyTiersTable;
   loyalty_rules: LoyaltyRulesTable;

@@ -58,58 +58,19 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: Even
 }
 
 /**
- * One statement, so a change in an organization without subscribed endpoints costs one round trip: insert the
- * events; lock the active endpoints of the batch's organizations subscribed to any of its names (in key order, so
- * two transactions never deadlock on them); hand out each endpoint's next sequences; insert one pending delivery per
- * (event, endpoint) holding the envelope exactly as it will be sent, composed around the serialized record text.
- * Every value travels as one array parameter per column (unnest), however many events there are. The envelope's
- * timestamp is now(), the transaction's start, which is also the events' created_at default.
+ * One round trip, so a change in an organization without subscribed endpoints costs one statement's work:
+ * patron_record_events (migration 0011, PL/pgSQL so its plans are cached per connection) inserts the events; locks
+ * the active endpoints of the batch's organizations subscribed to any of its names (in key order, so two
+ * transactions never deadlock on them); hands out each endpoint's next sequences; inserts one pending delivery per
+ * (event, endpoint), which references the event instead of copying its envelope (webhook_envelope composes it when
+ * sent or read); and, when it created any, NOTIFYs the dispatchers (delivered at commit, once per transaction).
+ * Every value travels as one array parameter per column, however many events there are.
  *
  * The sequence update reads the row version the lock returned (READ COMMITTED re-checks an updated row against
  * its newest version), so a concurrent recorder that committed first is never overwritten.
  */
 async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly EventToRecord[], ids: readonly string[]) {
-  const organizations = [...new Set(events.map((event) => event.organizationId))];
-  const names = [...new Set(events.map((event) => event.name))];
-  await sql`
-    with input as (
-      select * from unnest(
-        ${events.map((event) => event.organizationId)}::uuid[], ${ids}::uuid[], ${events.map((event) => event.name)}::text[],
-        ${events.map((event) => serializeRecord(event.schema, event.record))}::json[]
-      ) with ordinality as i(organization_id, id, name, payload, ord)
-    ),
-    inserted as (
-      insert into events (organization_id, id, name, payload)
-      select organization_id, id, name, payload from input order by ord
-    ),
-    targets as (
-      select e.organization_id, e.id, e.url, e.events from webhook_endpoints e
-      where e.organization_id = any(${organizations}::uuid[]) and e.is_active and e.events && ${names}::text[]
-      order by e.organization_id, e.id
-      for update
-    ),
-    pairs as (
-      select t.organization_id, t.id as webhook_id, t.url, i.id as event_id, i.name, i.payload, i.ord,
-        row_number() over (partition by t.organization_id, t.id order by i.ord) as n
-      from targets t join input i on i.organization_id = t.organization_id and i.name = any(t.events)
-    ),
-    bumped as (
-      update webhook_endpoints w set last_sequence = w.last_sequence + c.n
-      from (select organization_id, webhook_id, max(n) as n from pairs group by organization_id, webhook_id) c
-      where w.organization_id = c.organization_id and w.id = c.webhook_id
-      returning w.organization_id, w.id, w.last_sequence - c.n as base
-    ),
-    deliveries as (
-      insert into webhook_deliveries (organization_id, id, webhook_id, sequence, event_id, event_name, idempotency_key, url, payload)
-      select p.organization_id, ${SQL_UUID_V7}, p.webhook_id, b.base + p.n, p.event_id, p.name, p.event_id::text, p.url,
-        ('{"event":' || to_json(p.name)::text
-          || ',"timestamp":"' || to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-          || '","idempotencyKey":"' || p.event_id::text
-          || '","data":' || p.payload::text || '}')::json
-      from pairs p
-      join bumped b on b.organization_id = p.organization_id and b.id = p.webhook_id
-      order by p.organization_id, p.webhook_id, p.n
-      returning 1
-    )
-    select (select count(*) from (select pg_notify(${DELIVERIES_CHANNEL}, '') from deliveries limit 1) notified) as notified`.execute(trx);
+  await sql`select patron_record_events(
+    ${events.map((event) => event.organizationId)}::uuid[], ${ids}::uuid[], ${events.map((event) => event.name)}::text[],
+    ${events.map((event) => serializeRecord(event.schema, event.record))}::json[])`.execute(trx);
 }

@@ -25,7 +25,7 @@ async function endpoint(organizationId: string, events: string[], isActive = tru
 }
 
 const deliveriesOf = (webhookId: string) =>
-  db().selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
+  db().selectFrom('webhook_delivery_records').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
 
 const thing = (name: string) => ({ id: uuidv7(), name, createdAt: new Date('2026-01-02T03:04:05.678Z') });
 const event = (organizationId: string, name: string, record = thing(name)): EventToRecord => ({ organizationId, name, schema: Thing, record });

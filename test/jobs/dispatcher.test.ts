@@ -32,7 +32,7 @@ const start = (options: Parameters<typeof dispatcherFor>[2] = {}) => {
   return dispatcher;
 };
 const deliveriesOf = (webhookId: string) =>
-  db().selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
+  db().selectFrom('webhook_delivery_records').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
 const settled = (webhookId: string, count: number) =>
   until(async () => {
     const rows = await deliveriesOf(webhookId);

@@ -7,6 +7,7 @@ import * as webhooks from './0005_webhooks.js';
 import * as customerSearch from './0006_customer_search.js';
 import * as webhookDispatch from './0007_webhook_dispatch.js';
 import * as loyalty from './0009_loyalty.js';
+import * as webhookDispatchSpeed from './0011_webhook_dispatch_speed.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006_customer_search': customerSearch,
   '0007_webhook_dispatch': webhookDispatch,
   '0009_loyalty': loyalty,
+  '0011_webhook_dispatch_speed': webhookDispatchSpeed,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,7 +6,6 @@ import type { Database } from '../../db/engine.js';
 import { createSecretBox } from '../../events/secret-box.js';
 import { createDispatcherMetrics } from './metrics.js';
 import { claimEndpoints, failInterrupted, releaseAll, type ClaimedEndpoint } from './queue.js';
-import { StatusRecorder } from './recorder.js';
 import { WebhookSender } from './sender.js';
 import { listenForDeliveries, type Listener } from './wake.js';
 import { runEndpoint, type WorkerContext } from './worker.js';
@@ -32,8 +31,12 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** How long a claim stays valid without progress; must exceed the send time-out. */
   leaseMs?: number;
-  batchSize?: number;
-  maxPerClaim?: number;
+  /** Deliveries of one endpoint claimed at once (sent in order): the most a crash leaves recorded "interrupted" per endpoint. */
+  windowSize?: number;
+  /** Windows an endpoint gets before it is given back, so endpoints beyond the concurrency limit get their turn. */
+  maxWindows?: number;
+  /** A POST starts only if its endpoint was seen active, with the URL and secret used, at most this long before. */
+  recheckMs?: number;
   /** On stop, how long in-flight POSTs may finish before they are aborted (and recorded "interrupted"). */
   stopGraceMs?: number;
 }
@@ -62,7 +65,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? (database.engine === 'postgres' ? 250 : 100);
   const leaseMs = options.leaseMs ?? config.webhookTimeoutMs + 5_000;
-  if (leaseMs <= config.webhookTimeoutMs) throw new Error('The dispatcher lease must outlast the webhook time-out.');
+  // A window starts a POST only while the lease still covers its time-out plus a second for the outcome write.
+  if (leaseMs < config.webhookTimeoutMs + 2_000) throw new Error('The dispatcher lease must outlast the webhook time-out by 2 s.');
   const box = createSecretBox(config.secretKey);
   const stopController = new AbortController();
   const sender = new WebhookSender({
@@ -73,13 +77,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const context: WorkerContext = {
     db,
     owner,
-    recorder: new StatusRecorder(db, owner, leaseMs),
     sender,
     metrics: createDispatcherMetrics(options.registry),
     openSecret: (ciphertext) => box.open(ciphertext),
     stop: stopController.signal,
-    batchSize: options.batchSize ?? 100,
-    maxPerClaim: options.maxPerClaim ?? 1_000,
+    leaseMs,
+    timeoutMs: config.webhookTimeoutMs,
+    windowSize: options.windowSize ?? 50,
+    maxWindows: options.maxWindows ?? 20,
+    recheckMs: options.recheckMs ?? 100,
   };
   const active = new Map<string, Promise<void>>();
 
@@ -121,11 +127,16 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       try {
         if (Date.now() >= nextSweep) {
           const interrupted = await failInterrupted(db, leaseMs);
-          if (interrupted > 0) logger.warn({ interrupted }, 'recorded deliveries interrupted by a stopped sender as failed');
+          if (interrupted > 0) logger.warn({ interrupted }, 'recorded deliveries sent by hand and interrupted as failed');
           nextSweep = Date.now() + SWEEP_EVERY_MS;
         }
         const free = concurrency - active.size;
-        if (free > 0) for (const endpoint of await claimEndpoints(db, owner, free, leaseMs)) spawn(endpoint);
+        if (free > 0) {
+          for (const endpoint of await claimEndpoints(db, owner, free, leaseMs)) {
+            if (endpoint.interrupted > 0) logger.warn({ webhookId: endpoint.id, interrupted: endpoint.interrupted }, 'recorded a stopped dispatcher\'s window as failed (interrupted)');
+            spawn(endpoint);
+          }
+        }
         failures = 0;
       } catch (error) {
         if (stopped) break;

@@ -1,80 +1,217 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { SendOutcome } from './sender.js';
 
 /**
  * The dispatcher's work queue in SQL. An endpoint is the unit of work: whoever holds its lease (lease_owner,
- * lease_expires_at on webhook_endpoints) is the only one sending its deliveries, one at a time in sequence order.
- * This is cross-tenant by nature (a background job, not a request), so these statements span organizations.
+ * lease_expires_at on webhook_endpoints) is the only one sending its deliveries, in sequence order. The queue is a
+ * cursor on the endpoint row (migration 0011): deliveries up to settled_through have their outcome, those up to
+ * dispatched_through form the window being sent, the rest wait. This is cross-tenant by nature (a background job,
+ * not a request), so the claim spans organizations.
  */
 
 export interface ClaimedEndpoint {
   organizationId: string;
   id: string;
   isActive: boolean;
+  /** Every delivery up to this sequence has its outcome; the next window starts after it. */
+  position: number;
+  /** Deliveries of a dead dispatcher's window recorded failed "interrupted" by this claim. */
+  interrupted: number;
 }
 
-export interface PendingDelivery {
+export interface WindowDelivery {
   id: string;
+  sequence: number;
   idempotencyKey: string;
-  /** The envelope as stored: the exact bytes to send. */
+  /** The envelope: the exact bytes to send. */
   body: string;
+}
+
+export interface Target {
+  url: string;
+  secretCiphertext: string | null;
+}
+
+export interface Window extends Target {
+  /** The pending deliveries of the window, in sequence order (rows sent by hand are skipped). */
+  deliveries: WindowDelivery[];
+  /** The window's last sequence, skipped rows included: the position once all of it is settled. */
+  through: number;
+}
+
+export interface Outcome {
+  deliveryId: string;
+  url: string;
+  attemptedAt: Date;
+  outcome: SendOutcome;
 }
 
 export const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs / 1000})`;
 
 /**
- * Leases up to `limit` endpoints that have pending deliveries and no live lease. SKIP LOCKED lets several
- * dispatchers claim at once without waiting on each other; an expired lease (a dead dispatcher) is taken over.
+ * Leases up to `limit` endpoints with deliveries not yet settled and no live lease. SKIP LOCKED lets several
+ * dispatchers claim at once without waiting on each other (or on a recording transaction); an expired lease (a
+ * dead dispatcher) is taken over, and the window it left unsettled is recorded failed "interrupted" (D23: what may
+ * have been sent is not sent again) in the same statement.
  */
 export async function claimEndpoints(db: Kysely<DB>, owner: string, limit: number, leaseMs: number): Promise<ClaimedEndpoint[]> {
-  const { rows } = await sql<{ organization_id: string; id: string; is_active: boolean }>`
+  const { rows } = await sql<{ organization_id: string; id: string; is_active: boolean; position: string; interrupted: string }>`
     with candidates as (
-      select e.organization_id, e.id from webhook_endpoints e
-      where (e.lease_owner is null or e.lease_expires_at < now())
-        and exists (
-          select 1 from webhook_deliveries d
-          where d.organization_id = e.organization_id and d.webhook_id = e.id and d.status = 'pending')
+      select e.organization_id, e.id, e.settled_through, e.dispatched_through from webhook_endpoints e
+      where e.last_sequence > e.settled_through and (e.lease_owner is null or e.lease_expires_at < now())
       limit ${limit}
       for update of e skip locked
+    ),
+    interrupted as (
+      update webhook_deliveries d set status = 'failed', error = 'interrupted', updated_at = now()
+      from candidates c
+      where d.organization_id = c.organization_id and d.webhook_id = c.id
+        and d.sequence > c.settled_through and d.sequence <= c.dispatched_through and d.status = 'pending'
+      returning d.organization_id, d.webhook_id
+    ),
+    leased as (
+      update webhook_endpoints e set lease_owner = ${owner}, lease_expires_at = now() + ${leaseInterval(leaseMs)},
+        settled_through = c.dispatched_through
+      from candidates c
+      where e.organization_id = c.organization_id and e.id = c.id
+      returning e.organization_id, e.id, e.is_active, e.settled_through
     )
-    update webhook_endpoints e set lease_owner = ${owner}, lease_expires_at = now() + ${leaseInterval(leaseMs)}
-    from candidates c
-    where e.organization_id = c.organization_id and e.id = c.id
-    returning e.organization_id, e.id, e.is_active`.execute(db);
-  return rows.map((row) => ({ organizationId: row.organization_id, id: row.id, isActive: row.is_active }));
-}
-
-/** The endpoint's next pending deliveries in sequence (commit) order. */
-export async function fetchPending(db: Kysely<DB>, endpoint: ClaimedEndpoint, limit: number): Promise<PendingDelivery[]> {
-  const { rows } = await sql<{ id: string; idempotency_key: string; body: string }>`
-    select id, idempotency_key, payload::text as body from webhook_deliveries
-    where organization_id = ${endpoint.organizationId} and webhook_id = ${endpoint.id} and status = 'pending'
-    order by sequence
-    limit ${limit}`.execute(db);
-  return rows.map((row) => ({ id: row.id, idempotencyKey: row.idempotency_key, body: row.body }));
+    select l.organization_id, l.id, l.is_active, l.settled_through as position,
+      (select count(*) from interrupted i where i.organization_id = l.organization_id and i.webhook_id = l.id) as interrupted
+    from leased l`.execute(db);
+  return rows.map((row) => ({
+    organizationId: row.organization_id,
+    id: row.id,
+    isActive: row.is_active,
+    position: Number(row.position),
+    interrupted: Number(row.interrupted),
+  }));
 }
 
 /**
- * An endpoint made inactive receives nothing more: its queued deliveries are recorded failed. The lock re-checks
- * that it is still inactive (and still ours), so a reactivation that commits first keeps them pending.
+ * Claims the next window: up to `size` deliveries after `position`, by moving the endpoint's cursor in one small
+ * update that also records everything up to `position` as settled and renews the lease. When nothing is left it
+ * gives the endpoint back instead (so an idle endpoint costs no separate release). Resolves null when the lease is
+ * no longer ours or the endpoint became inactive or was deleted; `deliveries` is empty when the endpoint was
+ * released. The envelope is composed from the event here (webhook_envelope), at read time.
+ */
+export async function claimWindow(
+  db: Kysely<DB>,
+  owner: string,
+  endpoint: ClaimedEndpoint,
+  position: number,
+  size: number,
+  leaseMs: number,
+): Promise<Window | null> {
+  const { organizationId, id } = endpoint;
+  const { rows } = await sql<{
+    url: string;
+    secret_ciphertext: string | null;
+    id: string | null;
+    sequence: string | null;
+    idempotency_key: string | null;
+    body: string | null;
+  }>`
+    with win as (
+      select d.id, d.sequence, d.status, d.event_id, d.idempotency_key, d.payload
+      from webhook_deliveries d
+      where d.organization_id = ${organizationId} and d.webhook_id = ${id} and d.sequence > ${position}
+      order by d.sequence
+      limit ${size}
+    ),
+    moved as (
+      update webhook_endpoints e set
+        settled_through = ${position},
+        dispatched_through = coalesce((select max(w.sequence) from win w), ${position}),
+        lease_owner = case when exists (select 1 from win) then e.lease_owner end,
+        lease_expires_at = case when exists (select 1 from win) then now() + ${leaseInterval(leaseMs)} end
+      where e.organization_id = ${organizationId} and e.id = ${id} and e.lease_owner = ${owner} and e.is_active
+      returning e.url, e.secret_ciphertext
+    )
+    select m.url, m.secret_ciphertext, w.id, w.sequence, w.idempotency_key,
+      case when w.status = 'pending' then coalesce(w.payload::text, webhook_envelope(ev.name, ev.created_at, ev.id, ev.payload)) end as body
+    from moved m
+    left join win w on true
+    left join events ev on ev.organization_id = ${organizationId} and ev.id = w.event_id
+    order by w.sequence`.execute(db);
+  if (rows.length === 0) return null;
+  const first = rows[0]!;
+  const window: Window = { url: first.url, secretCiphertext: first.secret_ciphertext, deliveries: [], through: position };
+  for (const row of rows) {
+    if (row.sequence === null) continue;
+    window.through = Number(row.sequence);
+    if (row.body !== null) window.deliveries.push({ id: row.id!, sequence: window.through, idempotencyKey: row.idempotency_key!, body: row.body });
+  }
+  return window;
+}
+
+/**
+ * The endpoint as it is now, while this dispatcher still holds it and it is active; null otherwise. Read between
+ * the POSTs of a window, so a PUT or DELETE applies within the dispatcher's re-check interval.
+ */
+export async function checkEndpoint(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint): Promise<Target | null> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(['url', 'secret_ciphertext'])
+    .where('organization_id', '=', endpoint.organizationId)
+    .where('id', '=', endpoint.id)
+    .where('lease_owner', '=', owner)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+  return row ? { url: row.url, secretCiphertext: row.secret_ciphertext } : null;
+}
+
+/**
+ * The outcomes of a window, in one statement. Written unconditionally: they are what happened, even if the rows
+ * were meanwhile declared interrupted by a dispatcher that took over an expired lease. It touches delivery rows
+ * only, never the endpoint, so it cannot deadlock with an endpoint's deletion (which locks the endpoint first).
+ */
+export async function writeOutcomes(db: Kysely<DB>, organizationId: string, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await sql`
+    update webhook_deliveries d
+    set status = o.status, error = o.error, response_status = o.response_status, url = o.url, attempted_at = o.attempted_at,
+      updated_at = now()
+    from unnest(
+      ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
+      ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[],
+      ${outcomes.map((o) => o.url)}::text[], ${outcomes.map((o) => o.attemptedAt.toISOString())}::timestamptz[]
+    ) as o(id, status, error, response_status, url, attempted_at)
+    where d.organization_id = ${organizationId} and d.id = o.id`.execute(db);
+}
+
+/**
+ * An endpoint made inactive receives nothing more: its waiting deliveries are recorded failed and its cursor moves
+ * past them. The lock re-checks that it is still inactive (and still ours), so a reactivation that commits first
+ * keeps them waiting. Gives the endpoint back.
  */
 export async function failInactive(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint): Promise<number> {
-  const result = await sql`
+  const { rows } = await sql<{ failed: string }>`
     with still_inactive as (
-      select 1 from webhook_endpoints
+      select organization_id, id, last_sequence from webhook_endpoints
       where organization_id = ${endpoint.organizationId} and id = ${endpoint.id} and lease_owner = ${owner} and not is_active
       for update
+    ),
+    failed as (
+      update webhook_deliveries d set status = 'failed', error = 'endpoint inactive', updated_at = now()
+      from still_inactive e
+      where d.organization_id = e.organization_id and d.webhook_id = e.id and d.sequence > ${endpoint.position} and d.status = 'pending'
+      returning 1
+    ),
+    released as (
+      update webhook_endpoints w set settled_through = e.last_sequence, dispatched_through = e.last_sequence,
+        lease_owner = null, lease_expires_at = null
+      from still_inactive e
+      where w.organization_id = e.organization_id and w.id = e.id
     )
-    update webhook_deliveries set status = 'failed', error = 'endpoint inactive', updated_at = now()
-    where organization_id = ${endpoint.organizationId} and webhook_id = ${endpoint.id} and status = 'pending'
-      and exists (select 1 from still_inactive)`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+    select count(*) as failed from failed`.execute(db);
+  return Number(rows[0]?.failed ?? 0);
 }
 
 /**
- * D23: a delivery left `sending` by a process that died is recorded failed, not sent again. Every `sending` row
- * was marked while its sender extended the endpoint's lease to at least attempted_at + lease, and a send never
- * outlives the time-out (< lease), so a row older than the lease belongs to no live sender.
+ * D23 for deliveries sent by hand (resend, test ping): they are inserted `sending` before their POST, outside any
+ * window. One older than the lease belongs to no live sender (a send never outlives the time-out, which is shorter).
  */
 export async function failInterrupted(db: Kysely<DB>, leaseMs: number): Promise<number> {
   const result = await sql`
@@ -83,14 +220,21 @@ export async function failInterrupted(db: Kysely<DB>, leaseMs: number): Promise<
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** Gives the endpoint back, so another dispatcher (or this one, later) can claim it. */
-export async function releaseEndpoint(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint): Promise<void> {
+/**
+ * Gives the endpoint back with everything up to `position` settled and nothing in flight, so another dispatcher
+ * (or this one, later) continues after it. A no-op when the lease is no longer ours.
+ */
+export async function releaseEndpoint(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint, position: number): Promise<void> {
   await sql`
-    update webhook_endpoints set lease_owner = null, lease_expires_at = null
+    update webhook_endpoints set settled_through = ${position}, dispatched_through = ${position}, lease_owner = null, lease_expires_at = null
     where organization_id = ${endpoint.organizationId} and id = ${endpoint.id} and lease_owner = ${owner}`.execute(db);
 }
 
-/** On shutdown: every lease this dispatcher still holds. */
+/**
+ * On shutdown: every lease this dispatcher still holds (normally none: each endpoint task releases its own). The
+ * cursors are left as they are, so a window whose outcomes were not written is recorded interrupted by the next
+ * claimer.
+ */
 export async function releaseAll(db: Kysely<DB>, owner: string): Promise<void> {
   // Locked in key order first, like every statement touching several endpoints, so it cannot deadlock a recorder.
   await sql`

@@ -8,7 +8,8 @@ import { DELIVERY_STATUSES } from './schemas.js';
  */
 export const deliveryList: ListDefinition = {
   name: 'webhook deliveries',
-  from: 'webhook_deliveries d',
+  // The view composes the envelope of a recorded event's delivery from the event (migration 0011).
+  from: 'webhook_delivery_records d',
   alias: 'd',
   select: 'd.*',
   joins: {},

@@ -4,6 +4,7 @@ import { SQL_UUID_V7 } from '../../events/outbox.js';
 import type { SendOutcome } from '../../jobs/dispatcher/sender.js';
 import type { WebhookDelivery } from './schemas.js';
 
+/** A row of the webhook_delivery_records view (the table's columns, payload always present). */
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -42,7 +43,7 @@ export const lockEndpoint = (trx: Db, organizationId: string, id: string) =>
 
 export const findDelivery = (db: Db, organizationId: string, webhookId: string, id: string) =>
   db
-    .selectFrom('webhook_deliveries')
+    .selectFrom('webhook_delivery_records')
     .select(['event_id', 'event_name', 'idempotency_key', sql<string>`payload::text`.as('body')])
     .where('organization_id', '=', organizationId)
     .where('webhook_id', '=', webhookId)
