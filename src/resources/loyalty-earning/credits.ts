@@ -22,7 +22,7 @@ export interface Credit {
 export interface Credited {
   /** Written now, in input order (credits already applied or refused are absent). */
   transactions: TransactionRow[];
-  /** key → the id of the earlier credit, for credits whose key had already been applied. */
+  /** The earlier credit's id per (member, key) already applied; read it with repeatOf. */
   repeats: Map<string, string>;
   /** loyaltyTransaction.created per credit, then loyaltyMembership.tierChanged per member moved up. */
   events: EventToRecord[];
