@@ -88,7 +88,10 @@ export async function startReceiver(): Promise<Receiver> {
 
 /** `patron <args>` from the sources (tsx) or, with BENCH_USE_DIST=1, from dist (run `npm run build` first). */
 export function patron(args: string[], env: Record<string, string>): ChildProcess {
-  const command = process.env.BENCH_USE_DIST === '1' ? ['dist/src/cli/main.js', ...args] : ['--import', 'tsx', 'src/cli/main.ts', ...args];
+  // BENCH_NODE_ARGS: extra node flags for the child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const entry = process.env.BENCH_USE_DIST === '1' ? ['dist/src/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const command = [...nodeArgs, ...entry, ...args];
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: { ...process.env, PATRON_SECRET_KEY: SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_HOSTS: '1', LOG_LEVEL: 'warn', ...env },

@@ -67,6 +67,51 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       join webhook_endpoints w on w.organization_id = d.organization_id and w.id = d.webhook_id
       left join events ev on ev.organization_id = d.organization_id and ev.id = d.event_id`,
 
+    // The dispatcher's two statements per window (src/jobs/dispatcher/queue.ts explains them), as PL/pgSQL so their
+    // plans are cached per connection: planned afresh, they cost more than they execute.
+    sql`create function webhook_claim_window(p_owner text, p_organization uuid, p_webhook uuid, p_position bigint, p_size integer,
+        p_lease interval)
+      returns table (url text, secret_ciphertext text, id uuid, sequence bigint, idempotency_key text, body text)
+      language plpgsql as $$
+      #variable_conflict use_column
+      begin
+        return query
+        with win as (
+          select d.id, d.sequence, d.status, d.event_id, d.idempotency_key, d.payload
+          from webhook_deliveries d
+          where d.organization_id = p_organization and d.webhook_id = p_webhook and d.sequence > p_position
+          order by d.sequence
+          limit p_size
+        ),
+        moved as (
+          update webhook_endpoints e set
+            settled_through = p_position,
+            dispatched_through = coalesce((select max(w.sequence) from win w), p_position),
+            lease_owner = case when exists (select 1 from win) then e.lease_owner end,
+            lease_expires_at = case when exists (select 1 from win) then now() + p_lease end
+          where e.organization_id = p_organization and e.id = p_webhook and e.lease_owner = p_owner and e.is_active
+          returning e.url, e.secret_ciphertext
+        )
+        select m.url, m.secret_ciphertext, w.id, w.sequence, w.idempotency_key,
+          case when w.status = 'pending' then coalesce(w.payload::text, (
+            select webhook_envelope(ev.name, ev.created_at, ev.id, ev.payload) from events ev
+            where ev.organization_id = p_organization and ev.id = w.event_id)) end
+        from moved m
+        left join win w on true
+        order by w.sequence;
+      end $$`,
+    sql`create function webhook_record_outcomes(p_organization uuid, p_id uuid[], p_status text[], p_error text[],
+        p_response_status integer[], p_url text[], p_attempted_at timestamptz[])
+      returns void language plpgsql as $$
+      begin
+        update webhook_deliveries d
+        set status = o.status, error = o.error, response_status = o.response_status, url = o.url,
+          attempted_at = o.attempted_at, updated_at = now()
+        from unnest(p_id, p_status, p_error, p_response_status, p_url, p_attempted_at)
+          as o(id, status, error, response_status, url, attempted_at)
+        where d.organization_id = p_organization and d.id = o.id;
+      end $$`,
+
     // recordEvents (src/events/outbox.ts explains the steps). PL/pgSQL so both statements keep their plans.
     sql`create function patron_record_events(p_organization uuid[], p_id uuid[], p_name text[], p_payload json[])
       returns integer language plpgsql as $$
@@ -123,6 +168,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   const statements = [
     sql`drop function patron_record_events`,
+    sql`drop function webhook_claim_window`,
+    sql`drop function webhook_record_outcomes`,
     sql`drop view webhook_delivery_records`,
     sql`update webhook_deliveries d set payload = webhook_envelope(ev.name, ev.created_at, ev.id, ev.payload)::json
       from events ev where d.payload is null and ev.organization_id = d.organization_id and ev.id = d.event_id`,

@@ -105,6 +105,11 @@ export async function claimWindow(
   leaseMs: number,
 ): Promise<Window | null> {
   const { organizationId, id } = endpoint;
+  // webhook_claim_window (migration 0011): the statement below, as a function so its plan is cached.
+  //   with win as (the next `size` deliveries after `position`, by the (organization_id, webhook_id, sequence) index),
+  //   moved as (update the endpoint, if still ours and active: settled_through = position, dispatched_through =
+  //     the window's last sequence, lease renewed; or, when the window is empty, lease released)
+  //   select the endpoint's url and secret, and each delivery with its envelope (pending ones only)
   const { rows } = await sql<{
     url: string;
     secret_ciphertext: string | null;
@@ -112,29 +117,7 @@ export async function claimWindow(
     sequence: string | null;
     idempotency_key: string | null;
     body: string | null;
-  }>`
-    with win as (
-      select d.id, d.sequence, d.status, d.event_id, d.idempotency_key, d.payload
-      from webhook_deliveries d
-      where d.organization_id = ${organizationId} and d.webhook_id = ${id} and d.sequence > ${position}
-      order by d.sequence
-      limit ${size}
-    ),
-    moved as (
-      update webhook_endpoints e set
-        settled_through = ${position},
-        dispatched_through = coalesce((select max(w.sequence) from win w), ${position}),
-        lease_owner = case when exists (select 1 from win) then e.lease_owner end,
-        lease_expires_at = case when exists (select 1 from win) then now() + ${leaseInterval(leaseMs)} end
-      where e.organization_id = ${organizationId} and e.id = ${id} and e.lease_owner = ${owner} and e.is_active
-      returning e.url, e.secret_ciphertext
-    )
-    select m.url, m.secret_ciphertext, w.id, w.sequence, w.idempotency_key,
-      case when w.status = 'pending' then coalesce(w.payload::text, webhook_envelope(ev.name, ev.created_at, ev.id, ev.payload)) end as body
-    from moved m
-    left join win w on true
-    left join events ev on ev.organization_id = ${organizationId} and ev.id = w.event_id
-    order by w.sequence`.execute(db);
+  }>`select * from webhook_claim_window(${owner}, ${organizationId}, ${id}, ${position}, ${size}, ${leaseInterval(leaseMs)})`.execute(db);
   if (rows.length === 0) return null;
   const first = rows[0]!;
   const window: Window = { url: first.url, secretCiphertext: first.secret_ciphertext, deliveries: [], through: position };
@@ -169,16 +152,11 @@ export async function checkEndpoint(db: Kysely<DB>, owner: string, endpoint: Cla
  */
 export async function writeOutcomes(db: Kysely<DB>, organizationId: string, outcomes: readonly Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  await sql`
-    update webhook_deliveries d
-    set status = o.status, error = o.error, response_status = o.response_status, url = o.url, attempted_at = o.attempted_at,
-      updated_at = now()
-    from unnest(
-      ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
-      ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[],
-      ${outcomes.map((o) => o.url)}::text[], ${outcomes.map((o) => o.attemptedAt.toISOString())}::timestamptz[]
-    ) as o(id, status, error, response_status, url, attempted_at)
-    where d.organization_id = ${organizationId} and d.id = o.id`.execute(db);
+  // webhook_record_outcomes (migration 0011): one UPDATE … FROM unnest(arrays), a function so its plan is cached.
+  await sql`select webhook_record_outcomes(${organizationId},
+    ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
+    ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[],
+    ${outcomes.map((o) => o.url)}::text[], ${outcomes.map((o) => o.attemptedAt.toISOString())}::timestamptz[])`.execute(db);
 }
 
 /**

@@ -110,25 +110,50 @@ export class WebhookSender {
     });
     const refused = this.refusal(url);
     if (refused) return done('failed', null, refused);
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    // One controller per POST, aborted by the time-out or by `stop` (cheaper than AbortSignal.timeout + any).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    const onStop = () => controller.abort();
+    stop?.addEventListener('abort', onStop, { once: true });
     try {
       const response = await request(url, {
         dispatcher: this.agent,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Patron-Webhooks/1', ...headers },
         body,
-        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
+        signal: controller.signal,
       });
       await response.body.dump({ limit: RESPONSE_BODY_LIMIT }).catch(() => {});
       const ok = response.statusCode >= 200 && response.statusCode < 300;
       return done(ok ? 'succeeded' : 'failed', response.statusCode, ok ? null : `receiver answered HTTP ${response.statusCode}`);
     } catch (error) {
+      if (timedOut && !stop?.aborted) return done('failed', null, `timed out after ${this.options.timeoutMs} ms`);
       return done('failed', null, describeFailure(error, this.options.timeoutMs, stop));
+    } finally {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
 
-  /** Checks made before any connection: the URL's form under today's policy, and IP literals (which skip DNS). */
+  /** URL → refusal (or null): the checks below depend on the URL and the fixed policy only, so one per URL is enough. */
+  private readonly refusals = new Map<string, string | null>();
+
   private refusal(url: string): string | null {
+    let refused = this.refusals.get(url);
+    if (refused === undefined) {
+      if (this.refusals.size >= 10_000) this.refusals.clear();
+      refused = this.checkUrl(url);
+      this.refusals.set(url, refused);
+    }
+    return refused;
+  }
+
+  /** Checks made before any connection: the URL's form under today's policy, and IP literals (which skip DNS). */
+  private checkUrl(url: string): string | null {
     const reason = checkWebhookUrlSyntax(url, this.options.policy);
     if (reason) return `url refused: ${reason}`;
     const host = unbracket(new URL(url).hostname);
