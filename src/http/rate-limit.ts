@@ -25,12 +25,15 @@ export async function chargeRequest(
   setRateLimitHeaders(reply, decision);
   if (decision.allowed) return;
 
-  const starved = decision.buckets.find((bucket) => bucket.tokens < cost) ?? decision.buckets[0]!;
+  const takeFrom = (i: number) => buckets[i]!.cost ?? cost;
+  const starvedIndex = Math.max(0, decision.buckets.findIndex((bucket, i) => bucket.tokens < takeFrom(i)));
+  const starved = decision.buckets[starvedIndex]!;
+  const take = takeFrom(starvedIndex);
   const scope = starved.key.startsWith('org:') ? 'organization' : `endpoint "${starved.key.split(':')[2]}"`;
   metrics.rateLimitRejections.inc({ bucket: starved.key.startsWith('org:') ? 'org' : starved.key.split(':')[2] });
   throw new ApiError(
     'TOO_MANY_REQUESTS',
-    `Rate limit exceeded for this ${scope}: the request costs ${cost} token${cost === 1 ? '' : 's'} and ` +
+    `Rate limit exceeded for this ${scope}: the request costs ${take} token${take === 1 ? '' : 's'} and ` +
       `${Math.floor(starved.tokens)} ${Math.floor(starved.tokens) === 1 ? 'is' : 'are'} left. ` +
       `Retry in ${decision.retryAfterSeconds} second${decision.retryAfterSeconds === 1 ? '' : 's'}.`,
     undefined,

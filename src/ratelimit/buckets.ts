@@ -17,11 +17,16 @@ export function organizationBucket(organizationId: string, plan: Plan): BucketSp
   };
 }
 
+/**
+ * An endpoint bucket counts requests: each takes 1 token, whatever the request costs the organization bucket, so
+ * POST /loyalty-history (cost 10) gets a burst of 30 requests and 1 per second, as service.md's table reads.
+ */
 export function endpointBucket(organizationId: string, plan: Plan, bucket: EndpointBucket): BucketSpec {
   return {
     key: `ep:${organizationId}:${bucket.name}`,
     capacity: bucket.capacity(plan),
     refillPerSecond: bucket.refillPerSecond(plan),
+    cost: 1,
   };
 }
 

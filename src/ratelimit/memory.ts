@@ -81,6 +81,7 @@ export class MemoryRateLimiter implements RateLimiter {
     for (let i = 0; i < n; i++) {
       const spec = buckets[i]!;
       const { capacity, refillPerSecond } = spec;
+      const take = spec.cost ?? cost;
       const entry = this.entries.get(spec.key);
       let tokens = capacity;
       if (entry !== undefined) {
@@ -90,8 +91,8 @@ export class MemoryRateLimiter implements RateLimiter {
         tokens = Math.min(capacity, entry.tokens + (elapsedMs * refillPerSecond) / 1000);
       }
       let wait = 0;
-      if (cost > capacity) wait = capacity / refillPerSecond; // can never succeed: report time to full
-      else if (tokens < cost) wait = (cost - tokens) / refillPerSecond;
+      if (take > capacity) wait = capacity / refillPerSecond; // can never succeed: report time to full
+      else if (tokens < take) wait = (take - tokens) / refillPerSecond;
       if (wait > 0) retryAfter = Math.max(retryAfter, Math.ceil(wait - EPSILON), 1);
       states.push({ key: spec.key, capacity, tokens, secondsUntilFull: 0 });
     }
@@ -103,7 +104,7 @@ export class MemoryRateLimiter implements RateLimiter {
     for (let i = 0; i < n; i++) {
       const spec = buckets[i]!;
       const state = states[i]!;
-      if (allowed) state.tokens -= cost;
+      if (allowed) state.tokens -= spec.cost ?? cost;
       const deficit = spec.capacity - state.tokens;
       const entry = this.entries.get(spec.key);
       // An unknown bucket is full anyway: don't allocate an entry just to say so.
@@ -128,6 +129,9 @@ export function checkCharge(buckets: readonly BucketSpec[], cost: number): void 
   if (!(cost >= 0 && Number.isFinite(cost))) throw new RangeError(`invalid cost: ${cost}`);
   for (let i = 0; i < buckets.length; i++) {
     const spec = buckets[i]!;
+    if (spec.cost !== undefined && !(spec.cost >= 0 && Number.isFinite(spec.cost))) {
+      throw new RangeError(`invalid cost for ${spec.key}: ${spec.cost}`);
+    }
     if (!(spec.capacity > 0 && Number.isFinite(spec.capacity))) {
       throw new RangeError(`invalid capacity for ${spec.key}: ${spec.capacity}`);
     }

@@ -8,7 +8,7 @@ export interface RedisRateLimiterOptions {
 }
 
 /*
- * KEYS: bucket keys. ARGV: cost, then capacity and refill-per-second for each key.
+ * KEYS: bucket keys. ARGV: capacity, refill-per-second and cost for each key.
  * Returns { allowed (0/1), retryAfterSeconds, tokens_1, secondsUntilFull_1, ... }.
  *
  * The whole decision runs inside Redis so it is atomic across processes, and it reads TIME on the
@@ -22,16 +22,16 @@ const EXPIRY_MARGIN_MS = 60_000;
 
 const CHARGE_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
-local cost = tonumber(ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local eps = 1e-9
 local n = #KEYS
-local caps, rates, tokens, exists = {}, {}, {}, {}
+local caps, rates, costs, tokens, exists = {}, {}, {}, {}, {}
 local retry = 0
 for i = 1, n do
-  local cap = tonumber(ARGV[2 * i])
-  local rate = tonumber(ARGV[2 * i + 1])
+  local cap = tonumber(ARGV[3 * i - 2])
+  local rate = tonumber(ARGV[3 * i - 1])
+  local cost = tonumber(ARGV[3 * i])
   local stored = redis.call('HMGET', KEYS[i], 'tokens', 'ts')
   local t = cap
   exists[i] = stored[1] and stored[2]
@@ -40,7 +40,7 @@ for i = 1, n do
     if elapsed < 0 then elapsed = 0 end
     t = math.min(cap, tonumber(stored[1]) + elapsed * rate / 1000000)
   end
-  caps[i], rates[i], tokens[i] = cap, rate, t
+  caps[i], rates[i], costs[i], tokens[i] = cap, rate, cost, t
   local wait = 0
   if cost > cap then wait = cap / rate
   elseif t < cost then wait = (cost - t) / rate end
@@ -50,7 +50,7 @@ local allowed = retry == 0 and 1 or 0
 local out = { allowed, retry }
 for i = 1, n do
   local t = tokens[i]
-  if allowed == 1 then t = t - cost end
+  if allowed == 1 then t = t - costs[i] end
   local deficit = caps[i] - t
   local untilFull = 0
   if deficit > 0 or exists[i] then
@@ -94,8 +94,7 @@ export class RedisRateLimiter implements RateLimiter {
     checkCharge(buckets, cost);
     const args: (string | number)[] = [];
     for (const b of buckets) args.push(this.keyPrefix + b.key);
-    args.push(cost);
-    for (const b of buckets) args.push(b.capacity, b.refillPerSecond);
+    for (const b of buckets) args.push(b.capacity, b.refillPerSecond, b.cost ?? cost);
     const reply = await this.command(buckets.length, ...args);
 
     const states: BucketState[] = buckets.map((b, i) => ({

@@ -6,6 +6,8 @@ export interface BucketSpec {
   key: string;
   capacity: number;
   refillPerSecond: number;
+  /** Tokens this charge takes from this bucket; defaults to the charge's cost. */
+  cost?: number;
 }
 
 export interface BucketState {
@@ -26,7 +28,7 @@ export interface ChargeDecision {
 }
 
 /**
- * Charges `cost` tokens from every bucket at once: either all of them can afford it and all are
+ * Charges `cost` tokens (or a bucket's own `cost`) from every bucket at once: either all of them can afford it and all are
  * charged, or none is charged. Implementations must be exact under concurrency.
  */
 export interface RateLimiter {

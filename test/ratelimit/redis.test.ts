@@ -44,6 +44,14 @@ describe.skipIf(!REDIS_URL)('RedisRateLimiter', () => {
     await Promise.all([a.quit(), b.quit()]);
   });
 
+  it('takes a bucket\'s own cost when it has one: an endpoint bucket counts requests while the org pays the cost', async () => {
+    const perRequest: BucketSpec = { ...endpoint(3), cost: 1 };
+    for (let i = 0; i < 3; i++) expect((await limiter.charge([org(100), perRequest], 10)).allowed).toBe(true);
+    const refused = await limiter.charge([org(100), perRequest], 10);
+    expect(refused.allowed).toBe(false);
+    expect(refused.buckets.map((bucket) => Math.round(bucket.tokens))).toEqual([70, 0]);
+  });
+
   it('starts an unknown bucket full: 600 of cost 1 allowed, the 601st refused', async () => {
     const first = await limiter.charge([org()], 1);
     expect(first).toEqual({

@@ -284,15 +284,21 @@ describe('POST /loyalty-history', () => {
     expect((await req(tenant, 'POST', '/loyalty-history', { data: Array.from({ length: 1001 }, () => ({ ...mine, kind: 'earned', points: 1 })) })).statusCode).toBe(413);
   });
 
-  it('has its own bucket of 30 tokens, which a request spends its cost of 10 from', async () => {
+  it('has its own bucket of 30 requests refilled at 1/s, while the organization bucket is charged the cost of 10', async () => {
     const tenant = await t.tenant({ apiRequestsPerMinute: 100_000 });
     const started = performance.now();
     let firstRefused = -1;
-    for (let i = 0; i < 60 && firstRefused < 0; i += 1) {
-      if ((await req(tenant, 'POST', '/loyalty-history', {})).statusCode === 429) firstRefused = i;
+    let refusal: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 200 && firstRefused < 0; i += 1) {
+      const response = await req(tenant, 'POST', '/loyalty-history', {});
+      if (response.statusCode === 429) [firstRefused, refusal] = [i, response];
     }
-    expect(firstRefused).toBeGreaterThanOrEqual(3);
-    expect(firstRefused).toBeLessThanOrEqual(3 + Math.ceil((performance.now() - started) / 10_000));
+    expect(firstRefused).toBeGreaterThanOrEqual(30);
+    expect(firstRefused).toBeLessThanOrEqual(30 + Math.ceil((performance.now() - started) / 1000));
+    expect(refusal!.json().error.message).toMatch(/endpoint "loyalty-history": the request costs 1 token/);
+    // The organization bucket paid 10 per request: 100,000 - 10 × (accepted requests), give or take the refill.
+    const orgLeft = Number(/r=(\d+)/.exec(String(refusal!.headers.ratelimit))![1]);
+    expect(orgLeft).toBeLessThanOrEqual(100_000 - 10 * firstRefused + Math.ceil((performance.now() - started) / 1000) * 1_667);
     expect((await req(tenant, 'POST', '/loyalty-events', {})).statusCode).toBe(400);
   });
 });
