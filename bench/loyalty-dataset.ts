@@ -3,9 +3,11 @@
 //   node --import tsx bench/loyalty-dataset.ts            reuse the rewards when they are all there
 //   node --import tsx bench/loyalty-dataset.ts --fresh    delete the bench organizations' loyalty rows and generate again
 //
-// In patron_bench_store (generated first when missing), set-based, for the 50 "Bench store" organizations:
-//   each organization's default program (created when missing); every customer (200,000) joins the organization's default program; 5 `rewards`-section rules per organization
-//   ("Reward rule 1".."Reward rule 5"); 5 rewards per member (1,000,000), created over the last 365 days, ids UUIDv7
+// In patron_bench_store (generated first when missing), set-based, for "Bench store 01".."Bench store 49" (50 is
+//   the import benches' organization, which add and remove loyalty rows there): each organization's default program
+//   (created when missing); every customer (196,000) joins it; 5 `rewards`-section rules per organization
+//   ("Reward rule 1".."Reward rule 5"); 1,000,000 rewards dealt round robin (5 or 6 per member, ~20,400 per
+//   organization), created over the last 365 days, ids UUIDv7
 //   of their creation time, codes in the D18 form (unique: a bijection of the row number onto the 31^12 codes).
 //   Status mix: 10 % pending and already due (expiresAt in the past: what the nightly expiry takes, 100,000),
 //   50 % pending and not due (half never expire), 25 % redeemed, 10 % expired, 5 % revoked. 40 % carry one of the
@@ -15,16 +17,18 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CODE_ALPHABET } from '../src/resources/loyalty-common/codes.js';
 import { MANUAL_NOTE } from '../src/resources/loyalty-rewards/fulfillment.js';
-import { databaseUrl, ensureDataset, log, table, type DatasetInfo } from './store-dataset.js';
+import { CUSTOMERS_PER_ORG, databaseUrl, ensureDataset, log, ORGANIZATIONS as ORGANIZATION_COUNT, table, type DatasetInfo } from './store-dataset.js';
 
-export const REWARDS_PER_MEMBER = 5;
 export const RULES_PER_ORG = 5;
 export const DUE_SHARE = 0.1;
 const CODE_SPACE = 31n ** 12n;
 /** Coprime with 31, so n ↦ n × MULTIPLIER mod 31^12 is a bijection: distinct rows get distinct codes. */
 const MULTIPLIER = 9_007_199_254_740_881n;
 
-const SCOPE = `organization_id in (select id from organizations where name like 'Bench store %')`;
+/** The store dataset's organizations but the last: "Bench store 50" belongs to the import benches, which add and remove rows there. */
+const ORGANIZATIONS = `select id from organizations where name like 'Bench store %' and name <> 'Bench store 50'`;
+const SCOPE = `organization_id in (${ORGANIZATIONS})`;
+export const REWARDS = 1_000_000;
 
 export interface LoyaltyDatasetInfo extends DatasetInfo {
   loyalty: Record<string, number>;
@@ -45,11 +49,12 @@ function steps(): [string, string][] {
   const uuid7 = `create function pg_temp.uuid7(ts timestamptz) returns uuid language sql volatile as $$
     select (lpad(to_hex(floor(extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(random()::text), 1, 3)
       || substr('89ab', 1 + floor(random() * 4)::int, 1) || substr(md5(random()::text), 1, 15))::uuid $$`;
-  // The n-th code: n × MULTIPLIER mod 31^12 written in base 31 over the D18 alphabet, grouped XXXX-XXXX-XXXX.
-  const code = `create function pg_temp.code(n bigint) returns text language sql immutable as $$
-    select substr(c, 1, 4) || '-' || substr(c, 5, 4) || '-' || substr(c, 9, 4) from (
-      select string_agg(substr('${CODE_ALPHABET}', (div((n::numeric * ${MULTIPLIER}) % ${CODE_SPACE}, 31::numeric ^ i) % 31)::int + 1, 1), '' order by i desc) as c
-      from generate_series(0, 11) i) s $$`;
+  // The n-th code: n × MULTIPLIER mod 31^12 (computed by the caller) written in base 31 over the D18 alphabet,
+  // grouped XXXX-XXXX-XXXX. One expression, so PostgreSQL inlines it.
+  const digit = (i: number) => `substr('${CODE_ALPHABET}', (x / ${31n ** BigInt(i)}::bigint % 31)::int + 1, 1)`;
+  const group = (from: number) => [0, 1, 2, 3].map((k) => digit(11 - from - k)).join(' || ');
+  const code = `create function pg_temp.code(x bigint) returns text language sql immutable as $$
+    select ${group(0)} || '-' || ${group(4)} || '-' || ${group(8)} $$`;
   const manual = (status: string) => `'${JSON.stringify({ mode: 'manual', status, platformDiscountId: null, platformDiscountGid: null, shop: null, note: MANUAL_NOTE })}'::jsonb`;
   return [
     ['functions', `${uuid7}; ${code}`],
@@ -58,7 +63,7 @@ function steps(): [string, string][] {
       'programs',
       `insert into loyalty_programs (organization_id, id, name)
          select o.id, pg_temp.uuid7(o.created_at), 'Loyalty program' from organizations o
-         where o.name like 'Bench store %' and not exists (select 1 from loyalty_programs p where p.organization_id = o.id)`,
+         where o.id in (${ORGANIZATIONS}) and not exists (select 1 from loyalty_programs p where p.organization_id = o.id)`,
     ],
     [
       'rules',
@@ -90,7 +95,7 @@ function steps(): [string, string][] {
                   when 1 then jsonb_build_object('type', 'percentageCoupon', 'percentageDiscount', 10, 'productFilter', null, 'minimumOrderTotalCents', 2000)
                   when 2 then jsonb_build_object('type', 'freeShipping', 'maximumValueCents', null)
                   else jsonb_build_object('type', 'giftCard', 'amountCents', 2500, 'expirySeconds', null) end,
-                s.status, pg_temp.code(s.n),
+                s.status, pg_temp.code(((s.n::numeric * ${MULTIPLIER}) % ${CODE_SPACE})::bigint),
                 case when s.status = 'redeemed' then s.created_at + (${now} - s.created_at) * s.r2 end,
                 case when s.status = 'pending' and s.r < ${DUE_SHARE} then ${now} - s.r2 * interval '30 days'
                      when s.status = 'pending' and s.r2 < 0.5 then ${now} + s.r2 * interval '360 days'
@@ -100,15 +105,16 @@ function steps(): [string, string][] {
                 case when r.id is not null then jsonb_build_object('id', r.id, 'name', 'Reward rule ' || r.ord, 'section', 'rewards', 'config', r.config) end,
                 s.created_at,
                 greatest(s.created_at, coalesce(case when s.status <> 'pending' then s.created_at + (${now} - s.created_at) * s.r2 end, s.created_at))
-         from (select m.organization_id, m.id as membership_id, m.customer_id, x.r, x.r2, x.kind, x.rule_ord, x.created_at,
-                      row_number() over () as n,
+         from (select m.organization_id, m.id as membership_id, m.customer_id, x.r, x.r2, x.kind, x.rule_ord, x.created_at, x.n,
                       case when x.r < 0.6 then 'pending' when x.r < 0.85 then 'redeemed' when x.r < 0.95 then 'expired' else 'revoked' end as status
-               from loyalty_memberships m
-               cross join lateral (select g, random() as r, random() as r2, floor(random() * 4)::int as kind,
-                                          case when random() < 0.4 then 1 + floor(random() * ${RULES_PER_ORG})::int end as rule_ord,
-                                          ${now} - random() * interval '365 days' as created_at
-                                   from generate_series(1, ${REWARDS_PER_MEMBER}) g where m.id is not null) x
-               where m.${SCOPE}) s
+               -- Round robin: reward n goes to member (n - 1) mod members + 1, so 1,000,000 spread 5 or 6 to a member.
+               from (select g as n, random() as r, random() as r2, floor(random() * 4)::int as kind,
+                            case when random() < 0.4 then 1 + floor(random() * ${RULES_PER_ORG})::int end as rule_ord,
+                            ${now} - random() * interval '365 days' as created_at,
+                            (g - 1) % (select count(*) from loyalty_memberships where ${SCOPE}) + 1 as member_ord
+                     from generate_series(1, ${REWARDS}) g) x
+               join (select organization_id, id, customer_id, row_number() over (order by organization_id, id) as ord
+                     from loyalty_memberships where ${SCOPE}) m on m.ord = x.member_ord) s
          left join b_rules r on r.organization_id = s.organization_id and r.ord = s.rule_ord
          order by s.created_at`,
     ],
@@ -144,7 +150,7 @@ export async function ensureLoyaltyDataset(options: { fresh?: boolean } = {}): P
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
-    const expected = { memberships: store.counts.customers!, rewards: store.counts.customers! * REWARDS_PER_MEMBER };
+    const expected = { memberships: (ORGANIZATION_COUNT - 1) * CUSTOMERS_PER_ORG, rewards: REWARDS };
     let counts = await loyaltyCounts(client);
     let generatedSeconds: number | null = null;
     if (options.fresh || counts.memberships !== expected.memberships || counts.rewards !== expected.rewards) {
