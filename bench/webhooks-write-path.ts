@@ -10,6 +10,7 @@
 // before the next. Per mode: one request at a time (wall-clock latency) and BENCH_CONNECTIONS (8) at once
 // (throughput), with the server's and its PostgreSQL backends' CPU per request, the figures a busy machine
 // distorts least. Tunables (env): BENCH_ROUNDS (3), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (2000).
+import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import { v7 as uuidv7 } from 'uuid';
 import { createKey } from '../src/auth/keys.js';
@@ -29,10 +30,17 @@ interface Sample {
   mode: Mode;
   sequentialP50Ms: number;
   sequentialMeanMs: number;
+  /** Server + PostgreSQL CPU per request, one request at a time. */
+  sequentialCpuUsPerRequest: number | null;
   concurrentPerSecond: number;
   serverCpuUsPerRequest: number | null;
   postgresCpuUsPerRequest: number | null;
 }
+
+const sumCpu = (serverBefore: number | null, serverAfter: number | null, pgBefore: number | null, pgAfter: number | null, requests: number) =>
+  serverBefore === null || serverAfter === null || pgBefore === null || pgAfter === null
+    ? null
+    : Math.round(((serverAfter - serverBefore + pgAfter - pgBefore) * 1000) / requests);
 
 async function main() {
   const scratch = await scratchDatabase();
@@ -92,11 +100,14 @@ async function main() {
       await database.db.updateTable('webhook_endpoints').set({ is_active: mode === 'three' }).where('organization_id', '=', organization.id).execute();
       for (let index = 0; index < 50; index++) await patch(); // warm-up, discarded
       const latencies: number[] = [];
+      const sequentialServerBefore = cpuMs(server!.pid);
+      const sequentialPgBefore = postgresCpuMs(scratch.url);
       for (let index = 0; index < SEQUENTIAL; index++) {
         const started = performance.now();
         await patch();
         latencies.push(performance.now() - started);
       }
+      const sequentialCpu = sumCpu(sequentialServerBefore, cpuMs(server!.pid), sequentialPgBefore, postgresCpuMs(scratch.url), SEQUENTIAL);
       latencies.sort((a, b) => a - b);
       const serverBefore = cpuMs(server!.pid);
       const pgBefore = postgresCpuMs(scratch.url);
@@ -118,6 +129,7 @@ async function main() {
         mode,
         sequentialP50Ms: Number(percentile(latencies, 50).toFixed(2)),
         sequentialMeanMs: Number((latencies.reduce((a, b) => a + b, 0) / latencies.length).toFixed(2)),
+        sequentialCpuUsPerRequest: sequentialCpu,
         concurrentPerSecond: Math.round(CONCURRENT / seconds),
         serverCpuUsPerRequest: perRequest(serverBefore, serverAfter),
         postgresCpuUsPerRequest: perRequest(pgBefore, pgAfter),
@@ -133,12 +145,18 @@ async function main() {
         samples.push(sample);
       }
     }
+    // How the endpoint rows, updated by every fanning-out transaction, held up (HOT updates keep their indexes still).
+    const { rows: tableStats } = await sql<{ relname: string; n_tup_upd: string; n_tup_hot_upd: string; pages: string }>`
+      select relname, n_tup_upd, n_tup_hot_upd, pg_relation_size(relid) / 8192 as pages from pg_stat_user_tables
+      where relname in ('webhook_endpoints', 'webhook_deliveries', 'events')`.execute(database.db);
+    log(`table stats ${JSON.stringify(tableStats)}`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const summary = (mode: Mode) => {
       const of = samples.filter((sample) => sample.mode === mode);
       return {
         sequentialP50Ms: median(of.map((s) => s.sequentialP50Ms)),
         sequentialMeanMs: median(of.map((s) => s.sequentialMeanMs)),
+        sequentialCpuUsPerRequest: median(of.map((s) => s.sequentialCpuUsPerRequest ?? NaN)),
         concurrentPerSecond: median(of.map((s) => s.concurrentPerSecond)),
         serverCpuUsPerRequest: median(of.map((s) => s.serverCpuUsPerRequest ?? NaN)),
         postgresCpuUsPerRequest: median(of.map((s) => s.postgresCpuUsPerRequest ?? NaN)),
@@ -155,8 +173,9 @@ async function main() {
       slowerPercent: {
         sequentialP50: pct(none.sequentialP50Ms, three.sequentialP50Ms),
         sequentialMean: pct(none.sequentialMeanMs, three.sequentialMeanMs),
+        sequentialCpuPerRequest: pct(none.sequentialCpuUsPerRequest, three.sequentialCpuUsPerRequest),
         concurrentThroughput: pct(three.concurrentPerSecond, none.concurrentPerSecond),
-        cpuPerRequest: pct(none.serverCpuUsPerRequest + none.postgresCpuUsPerRequest, three.serverCpuUsPerRequest + three.postgresCpuUsPerRequest),
+        concurrentCpuPerRequest: pct(none.serverCpuUsPerRequest + none.postgresCpuUsPerRequest, three.serverCpuUsPerRequest + three.postgresCpuUsPerRequest),
       },
     };
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

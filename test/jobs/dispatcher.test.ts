@@ -164,6 +164,58 @@ describe('webhook dispatcher', () => {
     expect(receiver.received.filter((request) => ['/paused', '/deleted', '/inactive'].includes(request.path))).toEqual([]);
   });
 
+  it('stops a window between POSTs when the endpoint is deactivated, recording the rest inactive', async () => {
+    const tenant = await t.tenant();
+    const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/paused-mid-window`, events: ['site.created'] });
+    for (let index = 0; index < 6; index++) await createSite(tenant);
+    receiver.answer = () => ({ delayMs: 150 });
+    // recheckMs 0: the endpoint is read again before every POST of the window.
+    start({ recheckMs: 0 });
+    await receiver.waitFor(1, '/paused-mid-window');
+    expect((await t.request({ method: 'PUT', url: `/v1/webhooks/${endpoint.id}`, key: tenant.key, body: { isActive: false } })).statusCode).toBe(200);
+    const rows = await settled(endpoint.id, 6);
+    const sent = receiver.received.filter((request) => request.path === '/paused-mid-window').length;
+    // The POST in flight when the PUT committed completes; nothing starts after it.
+    expect(sent).toBeLessThanOrEqual(2);
+    expect(rows.filter((row) => row.status === 'succeeded')).toHaveLength(sent);
+    expect(rows.filter((row) => row.status === 'failed').map((row) => row.error)).toEqual(Array(6 - sent).fill('endpoint inactive'));
+  });
+
+  it('gives the unsent rest of a window back on stop, for the next dispatcher to send once', async () => {
+    const tenant = await t.tenant();
+    const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/handover`, events: ['site.created'] });
+    for (let index = 0; index < 5; index++) await createSite(tenant);
+    receiver.answer = () => ({ delayMs: 100 });
+    const first = start({ stopGraceMs: 2_000 });
+    await receiver.waitFor(1, '/handover');
+    await first.stop();
+    const between = await deliveriesOf(endpoint.id);
+    // The POST in flight finished within the grace period; the rest waits, claimed by no one.
+    expect(between.filter((row) => row.status === 'succeeded').length).toBeGreaterThanOrEqual(1);
+    expect(between.filter((row) => row.status !== 'succeeded').map((row) => row.status)).toEqual(
+      Array(between.filter((row) => row.status !== 'succeeded').length).fill('pending'),
+    );
+    receiver.answer = () => ({});
+    start();
+    const rows = await settled(endpoint.id, 5);
+    expect(rows.map((row) => row.status)).toEqual(Array(5).fill('succeeded'));
+    const keys = receiver.received.filter((request) => request.path === '/handover').map((request) => bodyOf(request).idempotencyKey);
+    expect(keys).toEqual(rows.map((row) => row.idempotency_key));
+  });
+
+  it('sends a backlog in several windows, in order, without a stored envelope copy', async () => {
+    const tenant = await t.tenant();
+    const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/windows`, events: ['site.created'] });
+    for (let index = 0; index < 12; index++) await createSite(tenant);
+    const stored = await db().selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', endpoint.id).execute();
+    expect(stored.map((row) => row.payload)).toEqual(Array(12).fill(null));
+    start({ windowSize: 5 });
+    const received = await receiver.waitFor(12, '/windows');
+    const rows = await settled(endpoint.id, 12);
+    expect(received.map((request) => bodyOf(request).idempotencyKey)).toEqual(rows.map((row) => row.idempotency_key));
+    expect(received.map((request) => request.body.toString('utf8'))).toEqual(rows.map((row) => JSON.stringify(row.payload)));
+  });
+
   it('refuses at send a host that resolves to a private address when the policy forbids it', async () => {
     const tenant = await t.tenant();
     // Created while private hosts were allowed; the dispatcher runs under the default policy.

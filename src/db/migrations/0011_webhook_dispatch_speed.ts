@@ -104,6 +104,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         p_response_status integer[], p_url text[], p_attempted_at timestamptz[])
       returns void language plpgsql as $$
       begin
+        -- Not waited for: losing it in a database crash leaves the rows pending inside a claimed window, which the
+        -- next claimer records failed "interrupted", never sent again. The claim, which must be durable before any
+        -- POST, still waits for its commit.
+        perform set_config('synchronous_commit', 'off', true);
         update webhook_deliveries d
         set status = o.status, error = o.error, response_status = o.response_status, url = o.url,
           attempted_at = o.attempted_at, updated_at = now()
@@ -126,9 +130,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         with input as (
           select * from unnest(p_organization, p_id, p_name) with ordinality as i(organization_id, id, name, ord)
         ),
+        -- Found by the primary key's organization prefix, the subscription tested on the row: an organization has few
+        -- endpoints, and their rows change often (sequences, leases), which a bitmap scan of the GIN index on events
+        -- pays for in dead entries until a vacuum.
         targets as (
           select e.organization_id, e.id, e.url, e.events from webhook_endpoints e
-          where e.organization_id = any(p_organization) and e.is_active and e.events && p_name
+          where e.organization_id = any(p_organization) and coalesce(e.is_active and e.events && p_name, false)
           order by e.organization_id, e.id
           for update
         ),
