@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config/index.js';
@@ -69,6 +70,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   if (leaseMs < config.webhookTimeoutMs + 2_000) throw new Error('The dispatcher lease must outlast the webhook time-out by 2 s.');
   const box = createSecretBox(config.secretKey);
   const stopController = new AbortController();
+  // Every POST in flight (up to `concurrency` of them) listens for the stop.
+  setMaxListeners(0, stopController.signal);
   const sender = new WebhookSender({
     timeoutMs: config.webhookTimeoutMs,
     policy: { allowHttp: config.allowHttpWebhooks, allowPrivateHosts: config.webhookAllowPrivateHosts },
