@@ -536,6 +536,22 @@ describe('DELETE /v1/customers/{id}', () => {
     expect(recreated!.id).not.toBe(record!.id);
   });
 
+  it('records loyaltyMembership.deleted for each membership the deletion removes', async () => {
+    const tenant = await t.tenant();
+    const organizationId = tenant.organization.id;
+    const [customer, other] = await importCustomers(tenant, [{ email: 'm@example.com' }, { email: 'n@example.com' }]);
+    const join = async (customerId: string) => {
+      const response = await t.request({ method: 'POST', url: '/v1/loyalty-memberships', key: tenant.key, body: { data: { customerId } } });
+      expect(response.statusCode).toBe(201);
+      return response.json();
+    };
+    const membership = await join(customer!.id);
+    await join(other!.id);
+    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${customer!.id}`, key: tenant.key })).statusCode).toBe(200);
+    expect((await eventsOf(organizationId, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([membership]);
+    expect((await t.request({ url: `/v1/loyalty-memberships/${membership.id}`, key: tenant.key })).statusCode).toBe(404);
+  });
+
   it('answers 409 while orders reference the customer, and keeps them', async () => {
     const tenant = await t.tenant();
     const [record] = await importCustomers(tenant, [{ email: 'buyer@example.com', tags: ['vip'] }]);

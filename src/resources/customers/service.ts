@@ -22,6 +22,8 @@ import {
 } from './queries.js';
 import { Customer, type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
 import { toCustomer, type CustomerRow } from './serialize.js';
+import { membershipsOfCustomer } from '../loyalty-memberships/queries.js';
+import { membershipEvent } from '../loyalty-memberships/serialize.js';
 
 const customerEvent = (organizationId: string, name: string, row: CustomerRow) => ({
   organizationId,
@@ -70,9 +72,15 @@ export class CustomerService {
           `The customer has ${orders} order${orders === 1 ? '' : 's'}; delete ${orders === 1 ? 'it' : 'them'} first, since every order references its customer.`,
         );
       }
+      // The cascade removes the customer's loyalty memberships (with their ledger and rewards); receivers hear of
+      // each membership's removal too, as service.md's loyaltyMembership.deleted promises.
+      const memberships = await membershipsOfCustomer(trx, organizationId, id);
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
-      await recordEvents(trx, [customerEvent(organizationId, 'customer.deleted', row)]);
+      await recordEvents(trx, [
+        customerEvent(organizationId, 'customer.deleted', row),
+        ...memberships.map((membership) => membershipEvent(organizationId, 'loyaltyMembership.deleted', membership)),
+      ]);
       return toCustomer(row);
     });
   }

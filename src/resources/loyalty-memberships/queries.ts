@@ -7,6 +7,16 @@ import type { MembershipRow } from './serialize.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** A customer's memberships (every program, left or not): deleting the customer removes them by cascade. */
+export const membershipsOfCustomer = (db: Db, organizationId: string, customerId: string) =>
+  db
+    .selectFrom('loyalty_memberships')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+
 export const findMembership = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('loyalty_memberships').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 
