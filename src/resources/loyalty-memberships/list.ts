@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
 import { toCustomer } from '../customers/serialize.js';
 import { customersOfMemberships } from './queries.js';
+import { customerSearchText, joinedCustomerFields } from '../customers/list.js';
 
 const customerJoin = 'join customers c on c.organization_id = m.organization_id and c.id = m.customer_id';
 
@@ -27,11 +28,7 @@ export const membershipList: ListDefinition = {
     lifetimePoints: { type: 'integer', column: 'm.lifetime_points' },
     createdAt: { type: 'timestamp', column: 'm.created_at' },
     updatedAt: { type: 'timestamp', column: 'm.updated_at' },
-    'customer.id': { type: 'uuid', column: 'c.id', join: 'customer' },
-    'customer.email': { type: 'string', column: 'c.email', join: 'customer' },
-    'customer.firstName': { type: 'string', column: 'c.first_name', join: 'customer' },
-    'customer.lastName': { type: 'string', column: 'c.last_name', join: 'customer' },
-    'customer.metadata': { type: 'metadata', column: 'c.metadata', join: 'customer' },
+    ...joinedCustomerFields('m.customer_id'),
   },
   sorts: {
     createdAt: { column: 'm.created_at', type: 'timestamp', nullable: false },
@@ -42,7 +39,7 @@ export const membershipList: ListDefinition = {
   // The referral code, or the member's customer by the customers search expression (its trigram index, 0006).
   search: (pattern) => sql`(m.referral_code ilike ${pattern} or exists (select 1 from customers sc
     where sc.organization_id = m.organization_id and sc.id = m.customer_id
-      and (lower(sc.email) || ' ' || coalesce(lower(sc.first_name), '') || ' ' || coalesce(lower(sc.last_name), '') || ' ' || coalesce(sc.phone, '')) like lower(${pattern})))`,
+      and ${customerSearchText('sc')} like lower(${pattern})))`,
   includes: {
     customer: {
       load: async ({ db, organizationId }, ids) => {

@@ -4,6 +4,7 @@ import { toCustomer } from '../customers/serialize.js';
 import { membershipsByIds } from '../loyalty-memberships/queries.js';
 import { toMembership } from '../loyalty-memberships/serialize.js';
 import { TRANSACTION_KINDS } from './schemas.js';
+import { customerSearchText, joinedCustomerFields } from '../customers/list.js';
 
 /** What GET /loyalty-activity (the points ledger) can filter, sort, search and include. */
 export const activityList: ListDefinition = {
@@ -28,11 +29,7 @@ export const activityList: ListDefinition = {
     expiresAt: { type: 'timestamp', column: 't.expires_at' },
     metadata: { type: 'metadata', column: 't.metadata' },
     createdAt: { type: 'timestamp', column: 't.created_at' },
-    'customer.id': { type: 'uuid', column: 'c.id', join: 'customer' },
-    'customer.email': { type: 'string', column: 'c.email', join: 'customer' },
-    'customer.firstName': { type: 'string', column: 'c.first_name', join: 'customer' },
-    'customer.lastName': { type: 'string', column: 'c.last_name', join: 'customer' },
-    'customer.metadata': { type: 'metadata', column: 'c.metadata', join: 'customer' },
+    ...joinedCustomerFields('t.customer_id'),
   },
   sorts: {
     createdAt: { column: 't.created_at', type: 'timestamp', nullable: false },
@@ -42,7 +39,7 @@ export const activityList: ListDefinition = {
   defaultSort: '-createdAt',
   search: (pattern) => sql`(t.reason ilike ${pattern} or exists (select 1 from customers sc
     where sc.organization_id = t.organization_id and sc.id = t.customer_id
-      and (lower(sc.email) || ' ' || coalesce(lower(sc.first_name), '') || ' ' || coalesce(lower(sc.last_name), '') || ' ' || coalesce(sc.phone, '')) like lower(${pattern})))`,
+      and ${customerSearchText('sc')} like lower(${pattern})))`,
   includes: {
     customer: {
       load: async ({ db, organizationId }, ids) => {

@@ -3,6 +3,7 @@ import type { ListDefinition } from '../../lists/types.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../customers/schemas.js';
 import { customersOfRewards, membershipsOfRewards, rulesOfRewards } from './queries.js';
 import { REWARD_STATUSES } from './schemas.js';
+import { customerSearchText, joinedCustomerFields } from '../customers/list.js';
 
 /** What GET /loyalty-rewards can filter, sort, search and include (service.md Loyalty rewards table, D8–D11). */
 export const rewardList: ListDefinition = {
@@ -28,11 +29,7 @@ export const rewardList: ListDefinition = {
     expiresAt: { type: 'timestamp', column: 'r.expires_at' },
     revokedAt: { type: 'timestamp', column: 'r.revoked_at' },
     createdAt: { type: 'timestamp', column: 'r.created_at' },
-    'customer.id': { type: 'uuid', column: 'r.customer_id' },
-    'customer.email': { type: 'string', column: 'c.email', join: 'customer' },
-    'customer.firstName': { type: 'string', column: 'c.first_name', join: 'customer' },
-    'customer.lastName': { type: 'string', column: 'c.last_name', join: 'customer' },
-    'customer.metadata': { type: 'metadata', column: 'c.metadata', join: 'customer' },
+    ...joinedCustomerFields('r.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
     'customer.emailOptOutSource': { type: 'enum', column: 'c.email_opt_out_source', join: 'customer', enumValues: EMAIL_OPT_OUT_SOURCES },
     'customer.createdAt': { type: 'timestamp', column: 'c.created_at', join: 'customer' },
@@ -51,7 +48,7 @@ export const rewardList: ListDefinition = {
   // array computed once, so the OR is two index scans (BitmapOr) rather than a probe per reward.
   search: (pattern, organizationId) => sql`(lower(r.code) like lower(${pattern}) or r.customer_id = any(array(
     select s.id from customers s where s.organization_id = ${organizationId ?? sql`r.organization_id`}
-      and (lower(s.email) || ' ' || coalesce(lower(s.first_name), '') || ' ' || coalesce(lower(s.last_name), '') || ' ' || coalesce(s.phone, '')) like lower(${pattern})
+      and ${customerSearchText('s')} like lower(${pattern})
       and (lower(s.email) || ' ' || coalesce(lower(s.first_name), '') || ' ' || coalesce(lower(s.last_name), '')) like lower(${pattern}))))`,
   includes: {
     customer: { load: ({ db, organizationId }, ids) => customersOfRewards(db, organizationId, ids), empty: () => null },

@@ -5,6 +5,7 @@ import { latestImportJobs } from '../common/imports.js';
 import { tagNamesOf } from '../common/tags.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../customers/schemas.js';
 import { customersOfOrders, itemsOfOrders } from './queries.js';
+import { joinedCustomerFields } from '../customers/list.js';
 
 /** What GET /orders can filter, sort, search and include (service.md Orders table, D9–D11). */
 export const orderList: ListDefinition = {
@@ -33,11 +34,7 @@ export const orderList: ListDefinition = {
     metadata: { type: 'metadata', column: 'o.metadata' },
     createdAt: { type: 'timestamp', column: 'o.created_at' },
     // Every order has its customer (foreign key), so customer.id needs no join.
-    'customer.id': { type: 'uuid', column: 'o.customer_id' },
-    'customer.email': { type: 'string', column: 'c.email', join: 'customer' },
-    'customer.firstName': { type: 'string', column: 'c.first_name', join: 'customer' },
-    'customer.lastName': { type: 'string', column: 'c.last_name', join: 'customer' },
-    'customer.metadata': { type: 'metadata', column: 'c.metadata', join: 'customer' },
+    ...joinedCustomerFields('o.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
     'customer.emailOptOutSource': { type: 'enum', column: 'c.email_opt_out_source', join: 'customer', enumValues: EMAIL_OPT_OUT_SOURCES },
     'customer.createdAt': { type: 'timestamp', column: 'c.created_at', join: 'customer' },
