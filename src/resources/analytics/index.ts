@@ -1,0 +1,7 @@
+import type { ResourceModule } from '../../http/types.js';
+
+export const analyticsResource: ResourceModule = {
+  name: 'analytics',
+  description: 'Chart-ready aggregation over the eight resources (D25–D27).',
+  routes: () => {},
+};

@@ -1,0 +1,7 @@
+import type { ResourceModule } from '../../http/types.js';
+
+export const reviewsResource: ResourceModule = {
+  name: 'reviews',
+  description: 'Product reviews (D30): import, list, edit, publish, delete and bulk-update.',
+  routes: () => {},
+};
