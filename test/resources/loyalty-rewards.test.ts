@@ -446,6 +446,69 @@ describe('redeem, revoke and expiry (D19)', () => {
   });
 });
 
+describe("D19: a reward code among an imported order's discountCodes is redeemed", () => {
+  let o: Org;
+  let carol: Member;
+  beforeAll(async () => {
+    o = await org();
+    carol = await member(o, 'carol@example.com');
+    const site = await t.request({ method: 'POST', url: '/v1/sites', key: o.key, body: { data: { name: 'Shop', domain: 'shop.example', platform: 'custom', currencyCode: 'EUR' } } });
+    expect(site.statusCode, site.body).toBe(201);
+  });
+  const importOrders = async (rows: Record<string, unknown>[], extra: Record<string, unknown> = {}) => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/orders/import',
+      key: o.key,
+      body: { data: rows.map((row) => ({ site: 'shop.example', customer: carol.email, number: String(row.remoteId), totalCents: 1000, currencyCode: 'EUR', ...row })), ...extra },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data as { id: string }[];
+  };
+  const fresh = () => issueOk(o, { loyaltyMembershipId: carol.membershipId, reward: coupon });
+
+  it('redeems the reward on that order (typed any way), with its event after the order event; a re-sync changes nothing', async () => {
+    const reward = await fresh();
+    const typed = (reward.code as string).toLowerCase().replace(/-/g, ' ');
+    const [order] = await importOrders([{ remoteId: 'd19-1', discountCodes: ['SUMMER10', typed] }]);
+    const redeemed = await get(o, reward.id, '');
+    expect(redeemed).toMatchObject({ status: 'redeemed', fulfillment: { status: 'deactivated' } });
+    expect(redeemed.redeemedAt).toMatch(ISO);
+    const stored = await db().selectFrom('loyalty_rewards').select('order_id').where('organization_id', '=', o.id).where('id', '=', reward.id).executeTakeFirstOrThrow();
+    expect(stored.order_id).toBe(order!.id);
+    const events = await eventsOf(o.id);
+    const names = events.map((event) => event.name);
+    expect(names.filter((name) => name === 'loyaltyReward.redeemed')).toHaveLength(1);
+    expect(names.lastIndexOf('order.updated')).toBeLessThan(names.indexOf('loyaltyReward.redeemed'));
+    expect(events.find((event) => event.name === 'loyaltyReward.redeemed')!.payload).toEqual(redeemed);
+
+    await importOrders([{ remoteId: 'd19-1', discountCodes: [reward.code] }]);
+    expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).length).toBe(1);
+    expect((await get(o, reward.id, '')).redeemedAt).toBe(redeemed.redeemedAt);
+  });
+
+  it('redeems on historical imports too, never a revoked reward, and expires a lapsed one instead of redeeming it', async () => {
+    const historical = await fresh();
+    const revoked = await fresh();
+    expect((await revoke(o, revoked.id)).statusCode).toBe(200);
+    const lapsed = await fresh();
+    await db().updateTable('loyalty_rewards').set({ expires_at: new Date(Date.now() - 1000) }).where('organization_id', '=', o.id).where('id', '=', lapsed.id).execute();
+    await importOrders([{ remoteId: 'd19-2', discountCodes: [historical.code, revoked.code, lapsed.code, 'NOT-A-CODE'] }], { earnLoyalty: false });
+    expect((await get(o, historical.id, '')).status).toBe('redeemed');
+    expect((await get(o, revoked.id, '')).status).toBe('revoked');
+    expect((await get(o, lapsed.id, '')).status).toBe('expired');
+    expect((await eventsOf(o.id, 'loyaltyReward.expired')).map((event) => (event.payload as { id: string }).id)).toEqual([lapsed.id]);
+  });
+
+  it("never touches another organization's reward with the same code text", async () => {
+    const other = await org();
+    const otherMember = await member(other, 'dave@example.com');
+    const foreign = await issueOk(other, { loyaltyMembershipId: otherMember.membershipId, reward: coupon });
+    await importOrders([{ remoteId: 'd19-3', discountCodes: [foreign.code] }]);
+    expect((await get(other, foreign.id, '')).status).toBe('pending');
+  });
+});
+
 describe('GET /v1/loyalty-rewards', () => {
   let o: Org;
   let alice: Member;

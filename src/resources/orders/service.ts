@@ -12,6 +12,7 @@ import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, varian
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
 import { earnFromOrders } from '../loyalty-earning/earn-orders.js';
+import { redeemOrderCodes } from '../loyalty-rewards/order-codes.js';
 import { orderList } from './list.js';
 import {
   findOrder,
@@ -250,5 +251,12 @@ async function writeOrders(
   // Only orders this import creates earn (never an update, so never twice), in the same transaction.
   const earned = options.earnLoyalty ? await earnFromOrders(trx, organizationId, created) : [];
   await recordEvents(trx, [...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })), ...earned]);
+  // After the order events, so a receiver hears of the order before the reward redeemed on it. Redeeming is the
+  // reward's state, not earning: historical imports (earnLoyalty false) redeem their codes too.
+  await redeemOrderCodes(
+    trx,
+    organizationId,
+    accepted.filter((entry) => entry.write.discountCodes?.length).map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
+  );
   return records;
 }
