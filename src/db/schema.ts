@@ -213,6 +213,8 @@ export interface ReviewsTable {
   language: string | null;
   answers: Json<{ question: string; step: number }[]>;
   metadata: Json<Metadata>;
+  /** Identifier in the system the review was imported from (migration 0012); import matches on it. */
+  remote_id: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

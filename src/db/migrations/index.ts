@@ -8,6 +8,7 @@ import * as customerSearch from './0006_customer_search.js';
 import * as webhookDispatch from './0007_webhook_dispatch.js';
 import * as loyalty from './0009_loyalty.js';
 import * as webhookDispatchSpeed from './0011_webhook_dispatch_speed.js';
+import * as reviews from './0012_reviews.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007_webhook_dispatch': webhookDispatch,
   '0009_loyalty': loyalty,
   '0011_webhook_dispatch_speed': webhookDispatchSpeed,
+  '0012_reviews': reviews,
 };
 
 export const migrationProvider: MigrationProvider = {
