@@ -462,7 +462,15 @@ describe('DELETE /v1/products/{id}', () => {
     const { result: response, events } = await eventsDuring(orgOf(owner), () => t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: owner.key }));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(doomed);
-    expect(events).toEqual([{ name: 'product.deleted', payload: doomed }]);
+    // Each unlinked review sends review.updated (unlinked, unpublished) before product.deleted.
+    expect(events.map((event) => [event.name, event.payload.id ?? null])).toEqual([
+      ['review.updated', expect.any(String)],
+      ['review.updated', expect.any(String)],
+      ['product.deleted', doomed.id],
+    ]);
+    expect(events.slice(0, 2).map((event) => event.payload.id).sort()).toEqual([reviews.published, reviews.hidden].sort());
+    expect(events.slice(0, 2).map((event) => [event.payload.productId, event.payload.published])).toEqual([[null, false], [null, false]]);
+    expect(events[2]).toEqual({ name: 'product.deleted', payload: doomed });
 
     expect((await t.request({ url: `/v1/products/${doomed.id}`, key: owner.key })).statusCode).toBe(404);
     const org = orgOf(owner);

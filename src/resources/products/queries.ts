@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
 import { productsBySlug } from '../common/references.js';
+import { REVIEW_FIELDS, type ReviewFields } from '../reviews/serialize.js';
 import type { Variant } from './schemas.js';
 
 export type ProductRow = Selectable<ProductsTable>;
@@ -56,18 +57,26 @@ export async function productIdsBySlug(trx: Db, organizationId: string, slugs: r
   return new Map(rows.map((row) => [row.slug, row.id]));
 }
 
-/** Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. */
-export async function detachReviews(trx: Db, organizationId: string, productId: string, cascade: boolean) {
+/**
+ * Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. Returns
+ * the reviews as they are now (unlinked) or were (deleted), for their events.
+ */
+export async function detachReviews(trx: Db, organizationId: string, productId: string, cascade: boolean): Promise<ReviewFields[]> {
   if (cascade) {
-    await trx.deleteFrom('reviews').where('organization_id', '=', organizationId).where('product_id', '=', productId).execute();
-  } else {
-    await trx
-      .updateTable('reviews')
-      .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
+    return trx
+      .deleteFrom('reviews')
       .where('organization_id', '=', organizationId)
       .where('product_id', '=', productId)
+      .returning(REVIEW_FIELDS)
       .execute();
   }
+  return trx
+    .updateTable('reviews')
+    .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productId)
+    .returning(REVIEW_FIELDS)
+    .execute();
 }
 
 export const cascadeDeleteReviews = async (trx: Db, organizationId: string) =>

@@ -11,6 +11,8 @@ import { deleteRecord, updateEditable } from '../common/records.js';
 import { resolveSites } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { normalizeTags } from '../common/text.js';
+import { publishedReviewsChanged } from '../review-summaries/triggers.js';
+import { reviewEvent } from '../reviews/events.js';
 import { productList } from './list.js';
 import {
   cascadeDeleteReviews,
@@ -84,10 +86,13 @@ export class ProductService {
   async delete(organizationId: string, id: string): Promise<Product> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
-      await detachReviews(trx, organizationId, id, await cascadeDeleteReviews(trx, organizationId));
+      const cascade = await cascadeDeleteReviews(trx, organizationId);
+      const reviews = await detachReviews(trx, organizationId, id, cascade);
       const row = await deleteRecord(trx, 'products', organizationId, id);
       if (!row) throw notFound('The product');
-      await recordEvents(trx, [productEvent(organizationId, 'product.deleted', row)]);
+      if (reviews.length) await publishedReviewsChanged(trx, organizationId, [id]);
+      const reviewEvents = reviews.map((review) => reviewEvent(organizationId, cascade ? 'review.deleted' : 'review.updated', review));
+      await recordEvents(trx, [...reviewEvents, productEvent(organizationId, 'product.deleted', row)]);
       return toProduct(row);
     });
   }

@@ -35,3 +35,71 @@ export async function productsOfReviews(db: Db, organizationId: string, reviewId
     where r.organization_id = ${organizationId}::uuid and r.id = any(${[...reviewIds]}::uuid[])`.execute(db);
   return new Map(rows.map(({ review_id, ...product }) => [review_id, toProduct(product)]));
 }
+
+/** What a PATCH changes; undefined leaves a field alone. */
+export interface ReviewEdit {
+  published?: boolean | undefined;
+  flagged?: boolean | undefined;
+  metadata?: Record<string, string> | undefined;
+}
+
+/**
+ * Applies a PATCH to a review the caller has locked; returns the new row, or undefined when the values sent are
+ * the stored ones (nothing written: updatedAt stays and no event is due).
+ */
+export async function editReview(trx: Db, organizationId: string, id: string, edit: ReviewEdit): Promise<ReviewFields | undefined> {
+  const published = edit.published ?? null;
+  const flagged = edit.flagged ?? null;
+  const metadata = edit.metadata === undefined ? null : JSON.stringify(edit.metadata);
+  const { rows } = await sql<ReviewFields>`
+    update reviews set
+      published = coalesce(${published}::boolean, published),
+      flagged = coalesce(${flagged}::boolean, flagged),
+      metadata = coalesce(${metadata}::jsonb, metadata),
+      updated_at = now()
+    where organization_id = ${organizationId}::uuid and id = ${id}::uuid
+      and (published, flagged, metadata) is distinct from
+        (coalesce(${published}::boolean, published), coalesce(${flagged}::boolean, flagged), coalesce(${metadata}::jsonb, metadata))
+    returning ${reviewColumns()}`.execute(trx);
+  return rows[0];
+}
+
+export async function deleteReview(trx: Db, organizationId: string, id: string): Promise<ReviewFields | undefined> {
+  const { rows } = await sql<ReviewFields>`
+    delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${reviewColumns()}`.execute(trx);
+  return rows[0];
+}
+
+/** A changed review with the state it had before: bulk updates and imports need both (summaries, events). */
+export type ChangedReview = ReviewFields & { old_published: boolean; old_flagged: boolean };
+
+/**
+ * The bulk-update write over the locked ids: publication and flag set, metadata merged and pruned. Only reviews
+ * whose values change are written (and returned, with their previous publication and flag).
+ */
+export async function bulkEditReviews(
+  trx: Db,
+  organizationId: string,
+  ids: readonly string[],
+  changes: { published?: boolean | undefined; flagged?: boolean | undefined; addMetadata?: Record<string, string> | undefined; removeMetadataKeys?: string[] | undefined },
+): Promise<ChangedReview[]> {
+  if (ids.length === 0) return [];
+  const published = changes.published ?? null;
+  const flagged = changes.flagged ?? null;
+  const add = JSON.stringify(changes.addMetadata ?? {});
+  const remove = changes.removeMetadataKeys ?? [];
+  // The self-join reads each row as it was before this statement: the previous publication for summaries.
+  const { rows } = await sql<ChangedReview>`
+    update reviews t set
+      published = coalesce(${published}::boolean, o.published),
+      flagged = coalesce(${flagged}::boolean, o.flagged),
+      metadata = (o.metadata || ${add}::jsonb) - ${remove}::text[],
+      updated_at = now()
+    from reviews o
+    where o.organization_id = ${organizationId}::uuid and o.id = any(${[...ids]}::uuid[])
+      and t.organization_id = o.organization_id and t.id = o.id
+      and (o.published, o.flagged, o.metadata) is distinct from
+        (coalesce(${published}::boolean, o.published), coalesce(${flagged}::boolean, o.flagged), (o.metadata || ${add}::jsonb) - ${remove}::text[])
+    returning ${reviewColumns('t')}, o.published as old_published, o.flagged as old_flagged`.execute(trx);
+  return rows;
+}

@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { recordEvents } from '../../events/outbox.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { compileSelection, listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../lists/query.js';
+import { MAX_METADATA_KEYS } from '../common/text.js';
+import { notifySummaries, reviewEvent } from './events.js';
+import { importReviews } from './import.js';
+import { reviewList } from './list.js';
+import { bulkEditReviews, deleteReview, editReview, findReview } from './queries.js';
+import type { Review, ReviewBulkUpdateBody, ReviewImportBody, ReviewPatch } from './schemas.js';
+import { toReview, type ReviewRow } from './serialize.js';
+
+export class ReviewService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<ReviewRow>(this.db, reviewList, organizationId, params);
+    return {
+      data: page.rows.map((row) => withIncludes(reviewList, toReview(row), row.id, page.includes)),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async get(organizationId: string, id: string, include?: string): Promise<Review> {
+    const names = parseIncludes(reviewList, include);
+    const row = await findReview(this.db, organizationId, id);
+    if (!row) throw notFound('The review');
+    const includes = await loadIncludes(reviewList, { db: this.db, organizationId }, names, [row.id]);
+    return withIncludes(reviewList, toReview(row), row.id, includes);
+  }
+
+  /**
+   * Publication, flag and metadata (replaced wholesale). A change sends review.updated; a PATCH that changes nothing
+   * writes nothing and sends no event (service.md: the event is for an edit or a change of published state).
+   */
+  async update(organizationId: string, id: string, patch: ReviewPatch): Promise<Review> {
+    return this.db.transaction().execute(async (trx) => {
+      const before = await findReview(trx, organizationId, id, true);
+      if (!before) throw notFound('The review');
+      const after = await editReview(trx, organizationId, id, patch);
+      if (!after) return toReview(before);
+      await notifySummaries(trx, organizationId, [{ before, after }]);
+      await recordEvents(trx, [reviewEvent(organizationId, 'review.updated', after)]);
+      return toReview(after);
+    });
+  }
+
+  async delete(organizationId: string, id: string): Promise<Review> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await deleteReview(trx, organizationId, id);
+      if (!row) throw notFound('The review');
+      await notifySummaries(trx, organizationId, [{ before: row }]);
+      await recordEvents(trx, [reviewEvent(organizationId, 'review.deleted', row)]);
+      return toReview(row);
+    });
+  }
+
+  /**
+   * PATCH /reviews/bulk-update: every review the filter and search select (all of the organization's without them)
+   * gets the body's publication, flag and metadata changes, in one transaction. Returns how many were selected;
+   * review.updated goes out for each review that actually changed.
+   */
+  async bulkUpdate(organizationId: string, selection: SelectionParams, changes: ReviewBulkUpdateBody): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const compiled = compileSelection(reviewList, organizationId, selection);
+      const { rows: selected } = await sql<{ id: string }>`
+        select r.id from reviews r ${compiled.joins} where ${compiled.where} order by r.id for update of r`.execute(trx);
+      const changed = await bulkEditReviews(trx, organizationId, selected.map((row) => row.id), changes);
+      const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+      if (overfull.length) {
+        throw validationError(
+          `addMetadata would leave ${overfull.length} of the selected reviews with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
+          [{ path: 'body.addMetadata', message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} review(s), e.g. ${overfull[0]!.id}` }],
+        );
+      }
+      await notifySummaries(
+        trx,
+        organizationId,
+        changed.map((after) => ({ before: { ...after, published: after.old_published, flagged: after.old_flagged }, after })),
+      );
+      await recordEvents(trx, changed.map((row) => reviewEvent(organizationId, 'review.updated', row)));
+      return selected.length;
+    });
+  }
+
+  async import(organizationId: string, body: ReviewImportBody) {
+    return this.db.transaction().execute((trx) => importReviews(trx, organizationId, body));
+  }
+}
