@@ -593,6 +593,25 @@ describe('DELETE /v1/products/{id} and its reviews', () => {
   });
 });
 
+describe('DELETE /v1/customers/{id} and their reviews', () => {
+  it("deletes the customer's reviews with review.deleted each, before customer.deleted; other reviews stay", async () => {
+    const f = await fixture();
+    await imported(f.key, {
+      data: [
+        { product: 'shirt', customer: f.alice.email, rating: 5, title: 'Great', body: 'Fits well.', published: true },
+        { product: 'mug', customer: f.alice.email, rating: 3, title: 'Fine', body: 'Small.' },
+        { product: 'shirt', customer: f.bob.email, rating: 4, title: 'Good', body: 'Soft linen.', published: true },
+      ],
+    });
+    const { result, events } = await eventsDuring(f.org, () => t.request({ method: 'DELETE', url: `/v1/customers/${f.alice.id}`, key: f.key }));
+    expect(result.statusCode, result.body).toBe(200);
+    expect(events.map((event) => event.name)).toEqual(['review.deleted', 'review.deleted', 'customer.deleted']);
+    expect(events.slice(0, 2).every((event) => event.payload.customerId === f.alice.id)).toBe(true);
+    const left = await get(f.key, '/v1/reviews');
+    expect(left.data.map((review: any) => review.customerId)).toEqual([f.bob.id]);
+  });
+});
+
 describe('permissions and costs', () => {
   it('reviews:read can read but not write; a key without reviews permissions cannot read', async () => {
     const f = await fixture();

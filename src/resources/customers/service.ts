@@ -24,6 +24,8 @@ import { Customer, type CustomerImportBody, type CustomerImportRow, type Custome
 import { toCustomer, type CustomerRow } from './serialize.js';
 import { membershipsOfCustomer } from '../loyalty-memberships/queries.js';
 import { membershipEvent } from '../loyalty-memberships/serialize.js';
+import { notifySummaries, reviewEvent } from '../reviews/events.js';
+import { deleteReviewsOfCustomer } from '../reviews/queries.js';
 
 const customerEvent = (organizationId: string, name: string, row: CustomerRow) => ({
   organizationId,
@@ -75,9 +77,13 @@ export class CustomerService {
       // The cascade removes the customer's loyalty memberships (with their ledger and rewards); receivers hear of
       // each membership's removal too, as service.md's loyaltyMembership.deleted promises.
       const memberships = await membershipsOfCustomer(trx, organizationId, id);
+      // Their reviews go too (review.deleted each), and the summaries they fed are refreshed without them.
+      const reviews = await deleteReviewsOfCustomer(trx, organizationId, id);
+      await notifySummaries(trx, organizationId, reviews.map((review) => ({ before: review })));
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
       await recordEvents(trx, [
+        ...reviews.map((review) => reviewEvent(organizationId, 'review.deleted', review)),
         customerEvent(organizationId, 'customer.deleted', row),
         ...memberships.map((membership) => membershipEvent(organizationId, 'loyaltyMembership.deleted', membership)),
       ]);

@@ -70,6 +70,13 @@ export async function deleteReview(trx: Db, organizationId: string, id: string):
   return rows[0];
 }
 
+/** Every review the customer wrote, deleted (a deleted customer's words go with them). */
+export async function deleteReviewsOfCustomer(trx: Db, organizationId: string, customerId: string): Promise<ReviewFields[]> {
+  const { rows } = await sql<ReviewFields>`
+    delete from reviews where organization_id = ${organizationId}::uuid and customer_id = ${customerId}::uuid returning ${reviewColumns()}`.execute(trx);
+  return rows;
+}
+
 /** A changed review with the state it had before: bulk updates and imports need both (summaries, events). */
 export type ChangedReview = ReviewFields & { old_published: boolean; old_flagged: boolean };
 
