@@ -1,11 +1,21 @@
 import { pino } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config/index.js';
 import { createJobRunner } from '../jobs/runner/runner.js';
+import type { JobDefinition } from '../jobs/runner/types.js';
 import { allOrganizations } from '../resources/organization/service.js';
 import { overnightJob } from '../resources/loyalty-overnight/overnight.js';
+import { createSummaryGenerator } from '../resources/review-summaries/generators/index.js';
+import { reviewSummaryJobs } from '../resources/review-summaries/jobs.js';
 import { withCli } from './context.js';
 
-/** The jobs `patron serve` runs on its schedule; `patron jobs run` runs one by hand. */
-export const scheduledJobs = [overnightJob];
+/**
+ * The jobs `patron serve` runs, daily on each organization's clock or when queued (review summary generations);
+ * `patron jobs run` runs one by hand. The review summary generator is the one the configuration chooses.
+ */
+export function scheduledJobs(config: Pick<Config, 'reviewSummaryGenerator'>, registry?: Registry): JobDefinition[] {
+  return [overnightJob, ...reviewSummaryJobs({ generator: createSummaryGenerator(config.reviewSummaryGenerator), registry })];
+}
 
 /**
  * `patron jobs run <name> --org ID [--now ISO]`: runs one job for one organization at once, through the job table
@@ -21,7 +31,7 @@ export async function runJob(name: string, options: { org: string; now?: string 
     if (!(await allOrganizations(database.db)).some((organization) => organization.id === options.org)) {
       throw new Error(`No organization has the id ${options.org}.`);
     }
-    const runner = createJobRunner({ db: database.db, jobs: scheduledJobs, logger: pino({ level: config.logLevel }, pino.destination(2)), now: () => now });
+    const runner = createJobRunner({ db: database.db, jobs: scheduledJobs(config), logger: pino({ level: config.logLevel }, pino.destination(2)), now: () => now });
     const job = await runner.runNow(options.org, name, `manual:${now.toISOString()}`);
     process.stdout.write(
       JSON.stringify({ id: job.id, name: job.name, organizationId: job.organization_id, runKey: job.run_key, status: job.status, result: job.result, error: job.last_error }) + '\n',

@@ -45,7 +45,8 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
     dispatcher = startDispatcher({ database, config, logger: runtime.app.log, registry: runtime.metrics.registry });
   }
   if (options.jobs !== false) {
-    jobs = startJobRunner({ db: database.db, jobs: scheduledJobs, logger: runtime.app.log, registry: runtime.metrics.registry });
+    // Queued jobs (review summary generations) are woken at once by the request that queued them, not the poll.
+    jobs = startJobRunner({ db: database.db, jobs: scheduledJobs(config, runtime.metrics.registry), logger: runtime.app.log, registry: runtime.metrics.registry });
   }
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');

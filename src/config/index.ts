@@ -16,7 +16,17 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Type.Optional(Flag),
   ALLOW_HTTP_WEBHOOKS: Type.Optional(Flag),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+  REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
+  REVIEW_SUMMARY_OPENAI_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  REVIEW_SUMMARY_OPENAI_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  REVIEW_SUMMARY_OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
 });
+
+/** Which generator writes review summaries: the built-in extractive one, or an OpenAI-compatible chat API. */
+export type ReviewSummaryGeneratorConfig =
+  | { kind: 'builtin' }
+  | { kind: 'openai'; url: string; apiKey: string | undefined; model: string; timeoutMs: number };
 
 export interface Config {
   port: number;
@@ -30,6 +40,7 @@ export interface Config {
   webhookAllowPrivateHosts: boolean;
   allowHttpWebhooks: boolean;
   webhookTimeoutMs: number;
+  reviewSummaryGenerator: ReviewSummaryGeneratorConfig;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookTimeoutMs = Number(values.WEBHOOK_TIMEOUT_MS ?? 10000);
   if (webhookTimeoutMs < 1) throw new ConfigError(`Invalid WEBHOOK_TIMEOUT_MS: ${describe('WEBHOOK_TIMEOUT_MS')}`);
   return {
+    reviewSummaryGenerator: reviewSummaryGenerator(values),
     port,
     host: values.HOST ?? '127.0.0.1',
     dataDir: values.PATRON_DATA_DIR ?? './.patron',
@@ -64,6 +76,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateHosts: isOn(values.WEBHOOK_ALLOW_PRIVATE_HOSTS),
     allowHttpWebhooks: isOn(values.ALLOW_HTTP_WEBHOOKS),
     webhookTimeoutMs,
+  };
+}
+
+function reviewSummaryGenerator(values: Static<typeof EnvSchema>): ReviewSummaryGeneratorConfig {
+  if ((values.REVIEW_SUMMARY_GENERATOR ?? 'builtin') === 'builtin') return { kind: 'builtin' };
+  for (const name of ['REVIEW_SUMMARY_OPENAI_URL', 'REVIEW_SUMMARY_OPENAI_MODEL'] as const) {
+    if (!values[name]) throw new ConfigError(`Missing ${name}: REVIEW_SUMMARY_GENERATOR=openai needs ${describe(name)}`);
+  }
+  const timeoutMs = Number(values.REVIEW_SUMMARY_OPENAI_TIMEOUT_MS ?? 30_000);
+  if (timeoutMs < 1) throw new ConfigError(`Invalid REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: ${describe('REVIEW_SUMMARY_OPENAI_TIMEOUT_MS')}`);
+  return {
+    kind: 'openai',
+    url: values.REVIEW_SUMMARY_OPENAI_URL!.replace(/\/+$/, ''),
+    apiKey: values.REVIEW_SUMMARY_OPENAI_KEY,
+    model: values.REVIEW_SUMMARY_OPENAI_MODEL!,
+    timeoutMs,
   };
 }
 
@@ -80,6 +108,16 @@ function describe(name: string): string {
     case 'PATRON_SECRET_KEY':
       return 'expected at least 32 characters (e.g. `openssl rand -base64 32`).';
     case 'WEBHOOK_TIMEOUT_MS':
+      return 'expected a positive number of milliseconds.';
+    case 'REVIEW_SUMMARY_GENERATOR':
+      return 'expected builtin (the default, no network) or openai (an OpenAI-compatible chat completions API).';
+    case 'REVIEW_SUMMARY_OPENAI_URL':
+      return 'the base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 (POST {url}/chat/completions).';
+    case 'REVIEW_SUMMARY_OPENAI_MODEL':
+      return 'the model name the API is asked for, e.g. gpt-4o-mini.';
+    case 'REVIEW_SUMMARY_OPENAI_KEY':
+      return 'the API key sent as a Bearer token (leave unset for servers that need none).';
+    case 'REVIEW_SUMMARY_OPENAI_TIMEOUT_MS':
       return 'expected a positive number of milliseconds.';
     case 'WEBHOOK_ALLOW_PRIVATE_HOSTS':
     case 'ALLOW_HTTP_WEBHOOKS':

@@ -447,6 +447,25 @@ export interface JobsTable {
   updated_at: UpdatedAt;
 }
 
+/**
+ * A product's generated review summary (migration 0013). `current`/`previous` are versions in their API shape;
+ * the fingerprints tell the overnight refresh whether the product's summarizable reviews changed since.
+ */
+export interface ReviewSummariesTable {
+  organization_id: string;
+  product_id: string;
+  current: ColumnType<unknown, string | null | undefined, string | null>;
+  previous: ColumnType<unknown, string | null | undefined, string | null>;
+  suppressed_at: Date | null;
+  pending_since: Date | null;
+  pending_reason: 'threshold' | 'manual' | 'refresh' | null;
+  regenerate_requested_at: Date | null;
+  reviews_fingerprint: string | null;
+  summary_fingerprint: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -479,4 +498,5 @@ export interface DB {
   loyalty_activity: LoyaltyActivityTable;
   referrals: ReferralsTable;
   jobs: JobsTable;
+  review_summaries: ReviewSummariesTable;
 }

@@ -30,6 +30,21 @@ export async function enqueue(db: Kysely<DB>, organizationId: string, name: stri
 }
 
 /**
+ * Queues one run per run key of a job for one organization in one statement, inside the caller's transaction
+ * when given one (the runs then exist only if it commits). Keys already queued or run are left alone; returns
+ * the number of runs queued.
+ */
+export async function enqueueMany(db: Kysely<DB>, organizationId: string, name: string, runKeys: readonly string[], now: Date): Promise<number> {
+  if (runKeys.length === 0) return 0;
+  const result = await sql`
+    insert into jobs (organization_id, id, name, run_key, run_after)
+    select ${organizationId}::uuid, ${SQL_UUID_V7}, ${name}, run_key, ${now}::timestamptz
+    from unnest(${[...runKeys]}::text[]) as keys (run_key)
+    on conflict (organization_id, name, run_key) do nothing`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
  * Claims one due job of the given names, or one whose runner's lease ran out (a process that died mid-run), under
  * a lease: SKIP LOCKED makes concurrent claimers take different rows, and the status change makes the claim
  * exclusive once committed. `only` restricts the claim to one job row (running a queued job by hand).

@@ -6,6 +6,7 @@ import type { DB } from '../../db/schema.js';
 import { createJobMetrics } from './metrics.js';
 import { claimJob, enqueue, extendLease, finishJob, scheduleDaily, type JobRow } from './queue.js';
 import type { JobDefinition, JobLogger } from './types.js';
+import { onJobsQueued } from './wake.js';
 
 export interface JobRunnerOptions {
   db: Kysely<DB>;
@@ -16,6 +17,12 @@ export interface JobRunnerOptions {
   now?: () => Date;
   /** How often to schedule and look for due jobs. */
   pollMs?: number;
+  /**
+   * After a wake-up (wake(), or jobsQueued() in this process once started), how often to look for due jobs and for
+   * how long: the job may have been queued in a transaction that commits a moment later.
+   */
+  wakePollMs?: number;
+  wakeWindowMs?: number;
   /** How long a claim lasts without a heartbeat; a dead runner's job is taken over after it. */
   leaseMs?: number;
   /** Attempts before a job is left failed (a retry waits retryDelayMs). */
@@ -29,8 +36,10 @@ export interface JobRunner {
   tick(): Promise<number>;
   /** Queues (or finds) the run `runKey` of a job for one organization and runs it now, in this process. */
   runNow(organizationId: string, name: string, runKey: string): Promise<JobRow>;
-  /** Ticks every pollMs until stopped. */
+  /** Ticks every pollMs until stopped; a wake-up (below, or jobsQueued() in this process) ticks at once. */
   start(): void;
+  /** Looks for due jobs now and every wakePollMs for wakeWindowMs (a started runner; no-op otherwise). */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -64,7 +73,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     heartbeat.unref();
     const timer = metrics.duration.startTimer({ job: job.name });
     try {
-      const result = await definition.run({ db, organizationId: job.organization_id, runKey: job.run_key, now: started, logger });
+      const result = await definition.run({
+        db,
+        organizationId: job.organization_id,
+        runKey: job.run_key,
+        now: started,
+        logger,
+        attempt: job.attempts,
+        finalAttempt: job.attempts >= maxAttempts,
+      });
       await finishJob(db, job, owner, { status: 'succeeded', result }, now());
       metrics.runs.inc({ job: job.name, outcome: 'succeeded' });
       logger.info({ ...log, durationMs: Math.round(performance.now() - startedAt), result }, 'job succeeded');
@@ -103,13 +120,33 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  let started = false;
+  let ticking = false;
+  let wokenDuringTick = false;
+  let fastUntil = 0;
+  let unsubscribe: (() => void) | undefined;
   const loop = () => {
     if (stopped) return;
+    ticking = true;
+    wokenDuringTick = false;
     running = tick()
       .catch((error: unknown) => logger.error({ err: error }, 'job runner could not reach the database; retrying'))
       .finally(() => {
-        if (!stopped) timer = setTimeout(loop, options.pollMs ?? 30_000);
+        ticking = false;
+        if (stopped) return;
+        const fast = wokenDuringTick || Date.now() < fastUntil;
+        timer = setTimeout(loop, wokenDuringTick ? 0 : fast ? (options.wakePollMs ?? 100) : (options.pollMs ?? 30_000));
       });
+  };
+  const wake = () => {
+    if (!started || stopped) return;
+    fastUntil = Date.now() + (options.wakeWindowMs ?? 3_000);
+    if (ticking) {
+      wokenDuringTick = true;
+      return;
+    }
+    clearTimeout(timer);
+    loop();
   };
 
   return {
@@ -122,9 +159,16 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (!claimed) return queued;
       return run(claimed);
     },
-    start: loop,
+    start() {
+      if (started) return;
+      started = true;
+      unsubscribe = onJobsQueued(wake);
+      loop();
+    },
+    wake,
     async stop() {
       stopped = true;
+      unsubscribe?.();
       clearTimeout(timer);
       await running;
     },

@@ -16,12 +16,19 @@ export interface JobContext {
   /** The runner's clock when the run started: what "due" means for the job. */
   now: Date;
   logger: JobLogger;
+  /** 1 for the first run of this job row, counting retries. */
+  attempt: number;
+  /** True when a failure now leaves the job failed for good (no retry follows). */
+  finalAttempt: boolean;
 }
 
 export interface JobDefinition {
   /** Unique; stored in jobs.name. */
   name: string;
-  /** HH:MM on each organization's clock (organizations.timezone): the job runs once per local day from then on. */
+  /**
+   * HH:MM on each organization's clock (organizations.timezone): the job runs once per local day from then on.
+   * Without it the job only runs when queued (a row inserted with enqueue/enqueueMany, e.g. one per product).
+   */
   dailyAt?: string;
   /** Does the work, in short transactions of its own; the result is stored on the job row and logged. */
   run(context: JobContext): Promise<Record<string, number>>;

@@ -1,0 +1,41 @@
+import type { GeneratedSummary } from '../schemas.js';
+
+/** A published review as a generator reads it. */
+export interface ReviewText {
+  id: string;
+  rating: number;
+  title: string;
+  body: string;
+  /** The language tag stored on the review, when the store sent one. */
+  language: string | null;
+  createdAt: Date;
+}
+
+/**
+ * Writes a product's summary from its published reviews. Implementations: the built-in extractive one (no
+ * network) and an OpenAI-compatible chat API, chosen by configuration (REVIEW_SUMMARY_GENERATOR).
+ */
+export interface SummaryGenerator {
+  /** For logs and metrics: builtin or openai. */
+  readonly kind: 'builtin' | 'openai';
+  /** Stored on each summary: which model wrote it. */
+  readonly modelId: string;
+  /** Stored on each summary: the version of the method or prompt, bumped when its output would change. */
+  readonly promptVersion: number;
+  /** The most reviews one generation reads (the newest ones); undefined reads them all. */
+  readonly maxReviews?: number | undefined;
+  generate(reviews: readonly ReviewText[]): Promise<GeneratedSummary>;
+}
+
+export type GenerationFailure = 'http_error' | 'timeout' | 'network_error' | 'invalid_output' | 'no_text';
+
+/** A generation that produced nothing usable; `reason` labels the failure metric. */
+export class GenerationError extends Error {
+  constructor(
+    readonly reason: GenerationFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GenerationError';
+  }
+}

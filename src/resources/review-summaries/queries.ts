@@ -1,0 +1,255 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { ReviewSummaryVersion } from './schemas.js';
+
+/** A queued generation that has not finished after this long is taken to be lost (its process died for good). */
+export const PENDING_EXPIRES_MS = 60 * 60 * 1000;
+
+export type PendingReason = 'threshold' | 'manual' | 'refresh';
+
+/**
+ * The reviews a summary is made from: published, not flagged for moderation, linked to the product. `r` must be
+ * the reviews alias of the query.
+ */
+const summarizable = (organizationId: string) =>
+  sql`r.organization_id = ${organizationId}::uuid and r.published and not r.flagged`;
+
+/**
+ * A digest of everything a summary reads from a product's summarizable reviews (which ones, rating, language,
+ * date, text). Equal digests mean a regeneration would read the same input. Aggregate over the alias `r`.
+ */
+const FINGERPRINT: RawBuilder<string> = sql<string>`coalesce(md5(string_agg(
+  r.id::text || ':' || r.rating::text || ':' || coalesce(r.language, '') || ':' ||
+  (extract(epoch from r.created_at) * 1000000)::bigint::text || ':' || md5(r.title || chr(31) || r.body),
+  ',' order by r.id)), '')`;
+
+export interface SummaryRecordRow {
+  product_id: string;
+  current: ReviewSummaryVersion | null;
+  previous: ReviewSummaryVersion | null;
+  suppressed_at: Date | null;
+}
+
+/** The product (undefined when it is not this organization's) with its summary row's fields (null without one). */
+export async function findProductSummary(db: Kysely<DB>, organizationId: string, productId: string): Promise<SummaryRecordRow | undefined> {
+  const { rows } = await sql<SummaryRecordRow>`
+    select p.id as product_id, s.current, s.previous, s.suppressed_at
+    from products p
+    left join review_summaries s on s.organization_id = p.organization_id and s.product_id = p.id
+    where p.organization_id = ${organizationId}::uuid and p.id = ${productId}::uuid`.execute(db);
+  return rows[0];
+}
+
+/** Hides (keeping the first hiding time) or shows a written summary; undefined when there is none. */
+export async function setSuppressed(db: Kysely<DB>, organizationId: string, productId: string, suppressed: boolean, now: Date): Promise<SummaryRecordRow | undefined> {
+  const { rows } = await sql<SummaryRecordRow>`
+    update review_summaries
+    set suppressed_at = ${suppressed ? sql`coalesce(suppressed_at, ${now}::timestamptz)` : sql`null`}, updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null
+    returning product_id, current, previous, suppressed_at`.execute(db);
+  return rows[0];
+}
+
+/** Forgets `previous`; undefined when the product has no written summary. */
+export async function forgetPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
+  const { rows } = await sql<SummaryRecordRow>`
+    update review_summaries
+    set previous = null, updated_at = case when previous is null then updated_at else ${now}::timestamptz end
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null
+    returning product_id, current, previous, suppressed_at`.execute(db);
+  return rows[0];
+}
+
+/**
+ * Makes `previous` current again and discards the summary that replaced it; undefined when there is nothing to
+ * revert to. The reviews the discarded summary had read stay "seen" (summary_fingerprint is kept), so the
+ * overnight refresh does not regenerate it back without a new review.
+ */
+export async function revertToPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
+  const { rows } = await sql<SummaryRecordRow>`
+    update review_summaries
+    set current = previous, previous = null, updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null and previous is not null
+    returning product_id, current, previous, suppressed_at`.execute(db);
+  return rows[0];
+}
+
+export interface ReviewStatsRow {
+  product_id: string;
+  /** Summarizable reviews now. */
+  eligible: number;
+  fingerprint: string;
+  /** The organization's reviewSummaryMinReviews. */
+  threshold: number;
+  has_row: boolean;
+  has_summary: boolean;
+  /** A generation is queued or running (and not so old that it must have been lost). */
+  pending: boolean;
+  reviews_fingerprint: string | null;
+  regenerate_requested_at: Date | null;
+}
+
+/**
+ * Locks the summary rows of these products (in key order, so concurrent review changes never deadlock on them).
+ * Run before reviewStats: under READ COMMITTED the next statement then sees every change committed by a
+ * transaction that held the lock before us.
+ */
+export async function lockSummaries(db: Kysely<DB>, organizationId: string, productIds: readonly string[]): Promise<void> {
+  await sql`
+    select 1 from review_summaries
+    where organization_id = ${organizationId}::uuid and product_id = any(${[...productIds]}::uuid[])
+    order by product_id
+    for update`.execute(db);
+}
+
+/** Per product of this organization (unknown ids are left out): its summarizable reviews and its summary's state. */
+export async function reviewStats(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<ReviewStatsRow[]> {
+  const { rows } = await sql<ReviewStatsRow>`
+    select p.id as product_id,
+      (select count(*)::int from reviews r where ${summarizable(organizationId)} and r.product_id = p.id) as eligible,
+      (select ${FINGERPRINT} from reviews r where ${summarizable(organizationId)} and r.product_id = p.id) as fingerprint,
+      o.review_summary_min_reviews as threshold,
+      s.product_id is not null as has_row,
+      coalesce(s.current is not null, false) as has_summary,
+      coalesce(s.pending_since > ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz, false) as pending,
+      s.reviews_fingerprint,
+      s.regenerate_requested_at
+    from products p
+    join organizations o on o.id = p.organization_id
+    left join review_summaries s on s.organization_id = p.organization_id and s.product_id = p.id
+    where p.organization_id = ${organizationId}::uuid and p.id = any(${[...productIds]}::uuid[])
+    order by p.id`.execute(db);
+  return rows;
+}
+
+/** Records what the products' summarizable reviews look like now (rows that exist). */
+export async function saveReviewsFingerprints(db: Kysely<DB>, organizationId: string, rows: readonly { productId: string; fingerprint: string }[], now: Date): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    update review_summaries s set reviews_fingerprint = u.fingerprint, updated_at = ${now}::timestamptz
+    from unnest(${rows.map((row) => row.productId)}::uuid[], ${rows.map((row) => row.fingerprint)}::text[]) as u (product_id, fingerprint)
+    where s.organization_id = ${organizationId}::uuid and s.product_id = u.product_id`.execute(db);
+}
+
+/**
+ * Marks a first generation pending for products without a written summary nor a live pending one, creating their
+ * rows; returns those it marked. A concurrent transaction that marked one first wins (the conflict re-checks it).
+ */
+export async function markFirstGenerations(
+  db: Kysely<DB>,
+  organizationId: string,
+  rows: readonly { productId: string; fingerprint: string }[],
+  now: Date,
+): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const { rows: marked } = await sql<{ product_id: string }>`
+    insert into review_summaries as s (organization_id, product_id, pending_since, pending_reason, reviews_fingerprint, created_at, updated_at)
+    select ${organizationId}::uuid, u.product_id, ${now}::timestamptz, 'threshold', u.fingerprint, ${now}::timestamptz, ${now}::timestamptz
+    from unnest(${rows.map((row) => row.productId)}::uuid[], ${rows.map((row) => row.fingerprint)}::text[]) as u (product_id, fingerprint)
+    on conflict (organization_id, product_id) do update
+      set pending_since = excluded.pending_since, pending_reason = excluded.pending_reason,
+        reviews_fingerprint = excluded.reviews_fingerprint, updated_at = excluded.updated_at
+      where s.current is null and (s.pending_since is null or s.pending_since <= ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz)
+    returning s.product_id`.execute(db);
+  return marked.map((row) => row.product_id);
+}
+
+/** Creates the product's summary row when missing (so it can be locked); the product must exist. */
+export async function ensureSummaryRow(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+  await sql`
+    insert into review_summaries (organization_id, product_id, created_at, updated_at)
+    values (${organizationId}::uuid, ${productId}::uuid, ${now}::timestamptz, ${now}::timestamptz)
+    on conflict (organization_id, product_id) do nothing`.execute(db);
+}
+
+/** Marks a regeneration asked for by hand pending; it counts against the daily allowance (D21). */
+export async function markManualRegeneration(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+  await sql`
+    update review_summaries
+    set pending_since = ${now}::timestamptz, pending_reason = 'manual', regenerate_requested_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
+}
+
+/**
+ * The overnight refresh: marks pending every shown summary of the organization whose summarizable reviews changed
+ * since it was generated (and failed first generations), and returns their products.
+ */
+export async function markStaleForRefresh(db: Kysely<DB>, organizationId: string, now: Date): Promise<string[]> {
+  const { rows } = await sql<{ product_id: string }>`
+    update review_summaries
+    set pending_since = ${now}::timestamptz, pending_reason = 'refresh', updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid
+      and suppressed_at is null and reviews_fingerprint is distinct from summary_fingerprint
+      and (pending_since is null or pending_since <= ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz)
+    returning product_id`.execute(db);
+  return rows.map((row) => row.product_id).sort();
+}
+
+export interface PendingRow {
+  pending_since: Date | null;
+  pending_reason: PendingReason | null;
+  threshold: number;
+}
+
+export async function findPending(db: Kysely<DB>, organizationId: string, productId: string): Promise<PendingRow | undefined> {
+  const { rows } = await sql<PendingRow>`
+    select s.pending_since, s.pending_reason, o.review_summary_min_reviews as threshold
+    from review_summaries s join organizations o on o.id = s.organization_id
+    where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid`.execute(db);
+  return rows[0];
+}
+
+export interface SummarizableReviewRow {
+  id: string;
+  rating: number;
+  title: string;
+  body: string;
+  language: string | null;
+  created_at: Date;
+  fingerprint: string;
+}
+
+/** The product's summarizable reviews, oldest first, each carrying the fingerprint of the whole set (one snapshot). */
+export async function summarizableReviews(db: Kysely<DB>, organizationId: string, productId: string): Promise<{ reviews: SummarizableReviewRow[]; fingerprint: string }> {
+  const { rows } = await sql<SummarizableReviewRow>`
+    with input as (
+      select r.id, r.rating, r.title, r.body, r.language, r.created_at from reviews r
+      where ${summarizable(organizationId)} and r.product_id = ${productId}::uuid
+    ), digest as (select ${FINGERPRINT} as fingerprint from input r)
+    select input.*, digest.fingerprint from digest left join input on true
+    order by input.created_at, input.id`.execute(db);
+  const fingerprint = rows[0]?.fingerprint ?? '';
+  return { reviews: rows.filter((row) => row.id !== null), fingerprint };
+}
+
+/**
+ * Writes a generated summary: it goes live at once and the one it replaces becomes `previous` (a first
+ * generation has none to keep). Suppression is untouched. False when the row is gone (product deleted).
+ */
+export async function writeGenerated(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  version: ReviewSummaryVersion,
+  fingerprint: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await sql`
+    update review_summaries
+    set previous = current, current = ${JSON.stringify(version)}::jsonb, summary_fingerprint = ${fingerprint},
+      pending_since = null, pending_reason = null, updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/**
+ * Ends a pending generation without a new summary. A regeneration asked for by hand that did not happen gives the
+ * daily allowance back (D21 counts regenerations, not attempts).
+ */
+export async function clearPending(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+  await sql`
+    update review_summaries
+    set regenerate_requested_at = case when pending_reason = 'manual' then null else regenerate_requested_at end,
+      pending_since = null, pending_reason = null, updated_at = ${now}::timestamptz
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
+}

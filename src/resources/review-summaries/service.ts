@@ -1,0 +1,109 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { ApiError, conflict, notFound } from '../../http/errors.js';
+import { jobsQueued } from '../../jobs/runner/wake.js';
+import {
+  ensureSummaryRow,
+  findProductSummary,
+  forgetPrevious,
+  lockSummaries,
+  markManualRegeneration,
+  revertToPrevious,
+  reviewStats,
+  setSuppressed,
+  type SummaryRecordRow,
+} from './queries.js';
+import { queueGenerations } from './queue.js';
+import type { ReviewSummary } from './schemas.js';
+
+/** D21: one regeneration by hand per product per rolling day. */
+export const REGENERATION_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+const noProduct = () => notFound('The product');
+const noSummary = () => new ApiError('NOT_FOUND', 'This product has no review summary yet: it is written once the product has enough published reviews.');
+
+function toSummary(row: SummaryRecordRow): ReviewSummary {
+  return {
+    productId: row.product_id,
+    ...(row.current as NonNullable<SummaryRecordRow['current']>),
+    suppressedAt: row.suppressed_at ? row.suppressed_at.toISOString() : null,
+    previous: row.previous,
+  };
+}
+
+export class ReviewSummaryService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** The summary, hidden or not (suppressedAt says which); null until one is written (D20). */
+  async get(organizationId: string, productId: string): Promise<ReviewSummary | null> {
+    const row = await findProductSummary(this.db, organizationId, productId);
+    if (!row) throw noProduct();
+    return row.current ? toSummary(row) : null;
+  }
+
+  async setSuppressed(organizationId: string, productId: string, suppressed: boolean): Promise<ReviewSummary> {
+    const row = await setSuppressed(this.db, organizationId, productId, suppressed, this.clock());
+    if (row) return toSummary(row);
+    return this.refuseMissing(organizationId, productId);
+  }
+
+  /** The current summary stays and `previous` is forgotten; with nothing to forget it is returned unchanged (D20). */
+  async accept(organizationId: string, productId: string): Promise<ReviewSummary> {
+    const row = await forgetPrevious(this.db, organizationId, productId, this.clock());
+    if (row) return toSummary(row);
+    return this.refuseMissing(organizationId, productId);
+  }
+
+  /** `previous` becomes current and the summary that replaced it is discarded; 409 with nothing to revert to. */
+  async revert(organizationId: string, productId: string): Promise<ReviewSummary> {
+    const row = await revertToPrevious(this.db, organizationId, productId, this.clock());
+    if (row) return toSummary(row);
+    await this.refuseMissing(organizationId, productId);
+    throw conflict('There is nothing to revert to: only the most recent regeneration can be undone, and it was already accepted or reverted (or the summary was never regenerated).');
+  }
+
+  /**
+   * Queues a regeneration by hand (D21): once per rolling 24 hours per product (429 with Retry-After past it);
+   * `queued: false` when one is already queued or the product has too few published reviews. A suppressed summary
+   * may be regenerated and stays suppressed.
+   */
+  async regenerate(organizationId: string, productId: string): Promise<{ queued: boolean }> {
+    const now = this.clock();
+    const queued = await this.db.transaction().execute(async (trx) => {
+      if ((await reviewStats(trx, organizationId, [productId], now)).length === 0) throw noProduct();
+      await ensureSummaryRow(trx, organizationId, productId, now);
+      await lockSummaries(trx, organizationId, [productId]);
+      // Read again under the lock: a concurrent request that held it has committed by now.
+      const [state] = await reviewStats(trx, organizationId, [productId], now);
+      if (!state) throw noProduct();
+      const requestedAt = state.regenerate_requested_at?.getTime();
+      if (requestedAt !== undefined && now.getTime() - requestedAt < REGENERATION_INTERVAL_MS) {
+        const retryAfter = Math.max(1, Math.ceil((requestedAt + REGENERATION_INTERVAL_MS - now.getTime()) / 1000));
+        throw new ApiError(
+          'TOO_MANY_REQUESTS',
+          `This product's summary was already regenerated at ${new Date(requestedAt).toISOString()}; a summary can be regenerated once per 24 hours. Retry in ${retryAfter} seconds.`,
+          undefined,
+          { 'retry-after': String(retryAfter) },
+        );
+      }
+      if (state.eligible < state.threshold || state.pending) return false;
+      await markManualRegeneration(trx, organizationId, productId, now);
+      await queueGenerations(trx, organizationId, [productId], now);
+      return true;
+    });
+    if (queued) jobsQueued();
+    return { queued };
+  }
+
+  /** After an update that found no written summary: the 404 that fits (no such product, or no summary yet). */
+  private async refuseMissing(organizationId: string, productId: string): Promise<ReviewSummary> {
+    const row = await findProductSummary(this.db, organizationId, productId);
+    if (!row) throw noProduct();
+    if (!row.current) throw noSummary();
+    // Only revert gets here with a summary: it has no previous to go back to.
+    return toSummary(row);
+  }
+}
