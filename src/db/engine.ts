@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { RetryingKysely } from './retry.js';
 import type { DB } from './schema.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -59,7 +60,12 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
   });
   // An idle client losing its server must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // pg-pool listens for a client's errors only while it is idle, yet pg also emits a lost connection as an 'error'
+  // event on a client that is checked out (in a transaction, or between two queries): without a listener that
+  // event kills the process. The query in flight fails with the error anyway, later ones fail as "not queryable",
+  // and the pool discards the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new RetryingKysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     engine: 'postgres',
     db,

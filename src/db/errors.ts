@@ -12,12 +12,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // SQLSTATE class 08 (connection exception), 57P01..57P03 (admin shutdown, crash shutdown, cannot connect now).
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   }
-  if (typeof message === 'string') {
-    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
-  }
-  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
-  return false;
+  // Checked before the message: a failed connect to every address of a host name is an AggregateError whose own
+  // message may be empty.
+  if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+  );
 }
+
+/**
+ * SQLSTATE 40P01 (deadlock detected) / 40001 (serialization failure): PostgreSQL rolled the transaction back because
+ * of concurrent ones; running it again is the remedy (src/db/retry.ts does, a few times).
+ */
+export const isTransientConflict = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};
 
 /** SQLSTATE 23505: a unique index refused the write. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isNulCharacter, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -50,6 +50,15 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
       'retry-after': RETRY_AFTER_DATABASE_SECONDS,
     });
   }
+  if (isTransientConflict(error)) {
+    // Still losing to concurrent transactions after src/db/retry.ts ran it again: nothing was applied.
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'The request kept colliding with concurrent changes to the same records and was not applied; retry it.',
+      undefined,
+      { 'retry-after': '1' },
+    );
+  }
   if (isNulCharacter(error)) {
     // The transaction rolled back, so nothing changed: it is the caller's text that cannot be stored.
     return new ApiError('VALIDATION_ERROR', 'Text values must not contain the NUL character (\\u0000).', [
@@ -72,7 +81,12 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
 export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.code === 'SERVICE_UNAVAILABLE') {
+      // An outage, not a bug: one short line per refused request, without a stack, so a database outage under
+      // load does not bury the log in stack traces.
+      const cause = error as { code?: unknown; message?: unknown };
+      request.log.warn({ cause: { code: cause.code, message: cause.message } }, apiError.message);
+    } else if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ code: apiError.code, message: apiError.message }, 'request refused');
     if (apiError.headers) reply.headers(apiError.headers);
     return reply.code(apiError.statusCode).send(apiError.toBody());
