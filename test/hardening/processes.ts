@@ -1,0 +1,161 @@
+/**
+ * Patron as real child processes for the fault and scale-out suites: `serve` and `dispatch` started from the
+ * sources (as test/cli/serve.test.ts does), killed by signal, and a small HTTP client for their API.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = 'src/cli/main.ts';
+/** Configuration the parent's environment must not leak into a child (every child gets its own). */
+const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'PATRON_DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'LOG_LEVEL',
+  'PATRON_SECRET_KEY',
+  'WEBHOOK_ALLOW_PRIVATE_HOSTS',
+  'ALLOW_HTTP_WEBHOOKS',
+  'WEBHOOK_TIMEOUT_MS',
+  'NODE_EXTRA_CA_CERTS',
+];
+const READY_WITHIN_MS = 60_000;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface PatronProcess {
+  child: ChildProcess;
+  pid: number;
+  /** stdout and stderr so far (pino writes its JSON lines to stdout). */
+  output(): string;
+  exited(): Promise<Exit>;
+  /** Sends the signal and waits for the exit (SIGKILL after 15 s). */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+export interface ServeProcess extends PatronProcess {
+  baseUrl: string;
+}
+
+const children = new Set<ChildProcess>();
+
+function exitOf(child: ChildProcess): Promise<Exit> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Runs `patron <args>` with exactly the given configuration. */
+export function spawnPatron(args: string[], env: Record<string, string | undefined>): PatronProcess {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARIABLES) delete childEnv[name];
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return {
+    child,
+    pid: child.pid!,
+    output: () => output,
+    exited: () => exitOf(child),
+    stop: async (signal = 'SIGTERM') => {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const exit = await exitOf(child);
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+}
+
+/** `patron serve [flags]` on a free port; resolves once GET /readyz answers 200. */
+export async function startServe(env: Record<string, string | undefined>, flags: string[] = []): Promise<ServeProcess> {
+  const port = await freePort();
+  const process_ = spawnPatron(['serve', ...flags], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    if (process_.child.exitCode !== null || process_.child.signalCode !== null) {
+      throw new Error(`serve exited (${process_.child.exitCode ?? process_.child.signalCode}) before it was ready\n${process_.output()}`);
+    }
+    // The CLI reports a failed start as "patron: <message>" (the process may linger on open handles).
+    if (Date.now() > deadline || /^patron: /m.test(process_.output())) {
+      process_.child.kill('SIGKILL');
+      throw new Error(`serve was not ready within ${READY_WITHIN_MS} ms\n${process_.output()}`);
+    }
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  return { ...process_, baseUrl };
+}
+
+/** SIGKILLs every child still running (afterAll). */
+export async function killAll(): Promise<void> {
+  await Promise.all(
+    [...children].map((child) => {
+      child.kill('SIGKILL');
+      return exitOf(child);
+    }),
+  );
+}
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  ms: number;
+}
+
+/** One API call with a key; a body is sent as JSON. Rejects on a network error or after `timeoutMs`. */
+export async function call<T = any>(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 30_000,
+): Promise<Answer<T>> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: kept as text for the failure message
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, ms: performance.now() - started };
+}
