@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { ReviewSummaryVersion } from './schemas.js';
 
@@ -30,14 +31,21 @@ export interface SummaryRecordRow {
   suppressed_at: Date | null;
 }
 
+// Runs on every GET of a summary (the hot read), so it is built and compiled once.
+const selectProductSummary = prepared(
+  (db, organizationId: string, productId: string) =>
+    db
+      .selectFrom('products as p')
+      .leftJoin('review_summaries as s', (join) => join.onRef('s.organization_id', '=', 'p.organization_id').onRef('s.product_id', '=', 'p.id'))
+      .select(['p.id as product_id', 's.current', 's.previous', 's.suppressed_at'])
+      .where('p.organization_id', '=', organizationId)
+      .where('p.id', '=', productId),
+  ['organization-id', 'product-id'],
+);
+
 /** The product (undefined when it is not this organization's) with its summary row's fields (null without one). */
 export async function findProductSummary(db: Kysely<DB>, organizationId: string, productId: string): Promise<SummaryRecordRow | undefined> {
-  const { rows } = await sql<SummaryRecordRow>`
-    select p.id as product_id, s.current, s.previous, s.suppressed_at
-    from products p
-    left join review_summaries s on s.organization_id = p.organization_id and s.product_id = p.id
-    where p.organization_id = ${organizationId}::uuid and p.id = ${productId}::uuid`.execute(db);
-  return rows[0];
+  return (await selectProductSummary(db, organizationId, productId))[0] as SummaryRecordRow | undefined;
 }
 
 /** Hides (keeping the first hiding time) or shows a written summary; undefined when there is none. */
