@@ -108,6 +108,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   async function tick(): Promise<number> {
     const at = now();
     for (const job of options.jobs) if (job.dailyAt) await scheduleDaily(db, job.name, job.dailyAt, at);
+    return runDue();
+  }
+
+  /** Runs due jobs one after another until none is left. */
+  async function runDue(): Promise<number> {
     let ran = 0;
     while (!stopped) {
       const job = await claimJob(db, owner, names, now(), leaseMs);
@@ -128,8 +133,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const loop = () => {
     if (stopped) return;
     ticking = true;
+    // The quick looks after a wake-up only look for queued jobs; daily ones are scheduled at the regular poll.
+    const quick = wokenDuringTick || Date.now() < fastUntil;
     wokenDuringTick = false;
-    running = tick()
+    running = (quick ? runDue() : tick())
       .catch((error: unknown) => logger.error({ err: error }, 'job runner could not reach the database; retrying'))
       .finally(() => {
         ticking = false;

@@ -183,13 +183,21 @@ export async function markManualRegeneration(db: Kysely<DB>, organizationId: str
  * since it was generated (and failed first generations), and returns their products.
  */
 export async function markStaleForRefresh(db: Kysely<DB>, organizationId: string, now: Date): Promise<string[]> {
+  // Rows are locked in key order first, the order review changes lock them in (lockSummaries), so the two never deadlock.
   const { rows } = await sql<{ product_id: string }>`
-    update review_summaries
+    with stale as (
+      select product_id from review_summaries
+      where organization_id = ${organizationId}::uuid
+        and suppressed_at is null and reviews_fingerprint is distinct from summary_fingerprint
+        and (pending_since is null or pending_since <= ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz)
+      order by product_id
+      for update
+    )
+    update review_summaries s
     set pending_since = ${now}::timestamptz, pending_reason = 'refresh', updated_at = ${now}::timestamptz
-    where organization_id = ${organizationId}::uuid
-      and suppressed_at is null and reviews_fingerprint is distinct from summary_fingerprint
-      and (pending_since is null or pending_since <= ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz)
-    returning product_id`.execute(db);
+    from stale
+    where s.organization_id = ${organizationId}::uuid and s.product_id = stale.product_id
+    returning s.product_id`.execute(db);
   return rows.map((row) => row.product_id).sort();
 }
 
