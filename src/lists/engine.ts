@@ -35,8 +35,9 @@ export function compileSelection(
   params: SelectionParams,
   extraJoins: Iterable<string> = [],
   perRow: ReadonlySet<number> = new Set(),
+  filterPath = 'query.filter',
 ): Selection {
-  const filter = compileFilterParam(definition, params.filter, { perRow });
+  const filter = compileFilterParam(definition, params.filter, { perRow, path: filterPath });
   const conditions: RawBuilder<unknown>[] = [sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`, filter.where];
   const search = params.search?.trim();
   if (search) {

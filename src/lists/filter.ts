@@ -43,6 +43,8 @@ export interface FilterOptions {
    * into a semi-join, so a sorted page can walk its index and stop when full (src/lists/related.ts decides).
    */
   perRow?: ReadonlySet<number>;
+  /** Where the document came from, for error paths (default `query.filter`; analytics takes it in `body.filter`). */
+  path?: string;
 }
 
 class FilterError extends Error {
@@ -58,9 +60,10 @@ const fail = (path: string, message: string): never => {
 /** Parses the `filter` query parameter (a JSON document) and compiles it to a parameterised condition. */
 export function compileFilterParam(definition: ListDefinition, raw: string | undefined, options: FilterOptions = {}): CompiledFilter {
   if (raw === undefined || raw === '') return { where: sql`true`, joins: new Set(), related: [] };
+  const path = options.path ?? 'query.filter';
   if (Buffer.byteLength(raw) > FILTER_LIMITS.maxBytes) {
     throw validationError(`The filter is larger than ${FILTER_LIMITS.maxBytes / 1024} KiB.`, [
-      { path: 'query.filter', message: `must be at most ${FILTER_LIMITS.maxBytes} bytes` },
+      { path, message: `must be at most ${FILTER_LIMITS.maxBytes} bytes` },
     ]);
   }
   let document: unknown;
@@ -68,10 +71,10 @@ export function compileFilterParam(definition: ListDefinition, raw: string | und
     document = JSON.parse(raw);
   } catch {
     throw validationError('The filter is not valid JSON: send a JSON object such as {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}.', [
-      { path: 'query.filter', message: 'is not valid JSON' },
+      { path, message: 'is not valid JSON' },
     ]);
   }
-  return compileFilter(definition, document, 'query.filter', options);
+  return compileFilter(definition, document, path, options);
 }
 
 /** Compiles an already parsed filter document (bulk updates and analytics pass theirs through here too). */

@@ -10,6 +10,7 @@ import * as loyalty from './0009_loyalty.js';
 import * as webhookDispatchSpeed from './0011_webhook_dispatch_speed.js';
 import * as reviews from './0012_reviews.js';
 import * as reviewSummaries from './0013_review_summaries.js';
+import * as analytics from './0014_analytics.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0011_webhook_dispatch_speed': webhookDispatchSpeed,
   '0012_reviews': reviews,
   '0013_review_summaries': reviewSummaries,
+  '0014_analytics': analytics,
 };
 
 export const migrationProvider: MigrationProvider = {

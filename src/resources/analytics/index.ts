@@ -1,7 +1,8 @@
 import type { ResourceModule } from '../../http/types.js';
+import { analyticsRoutes } from './routes.js';
 
 export const analyticsResource: ResourceModule = {
   name: 'analytics',
   description: 'Chart-ready aggregation over the eight resources (D25–D27).',
-  routes: () => {},
+  routes: analyticsRoutes,
 };

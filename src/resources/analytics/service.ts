@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { validationError } from '../../http/errors.js';
+import { compileSelection } from '../../lists/engine.js';
+import type { ListDefinition } from '../../lists/types.js';
+import { dimensionNames, planQuery, type AnalyticsPlan } from './plan.js';
+import { analyticsStatement, MAX_BUCKETS, MAX_ROWS, runAnalytics, type AnalyticsSqlRow } from './queries.js';
+import type { AnalyticsQueryBody, AnalyticsResult, AnalyticsSchema } from './schemas.js';
+import { SOURCES } from './sources/index.js';
+import type { AnalyticsSource } from './types.js';
+
+const OTHER = 'Other';
+
+export class AnalyticsService {
+  private readonly schemaDocument: AnalyticsSchema = describeSources(SOURCES);
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  schema(): AnalyticsSchema {
+    return this.schemaDocument;
+  }
+
+  async query(organizationId: string, body: AnalyticsQueryBody): Promise<AnalyticsResult> {
+    const plan = planQuery(body);
+    const joinNames = [plan.date, ...plan.dimensions].flatMap((dimension) => (dimension?.def.join ? [dimension.def.join] : []));
+    const selection = compileSelection(listWithJoins(plan.source), organizationId, { filter: plan.filter }, joinNames, new Set(), 'body.filter');
+    let rows: AnalyticsSqlRow[];
+    try {
+      rows = await runAnalytics(this.db, analyticsStatement(plan, organizationId, selection));
+    } catch (error) {
+      // The zone passed the IANA check but the database's zone files may not know it.
+      if (isUnknownTimeZone(error)) {
+        throw validationError(`Unknown time zone "${plan.timezone ?? ''}": use an IANA name such as Europe/Berlin.`, [
+          { path: 'body.timezone', message: 'is not a time zone the database knows' },
+        ]);
+      }
+      // SQLSTATE 22008: a date the filter accepts as ISO 8601 (year 0000, say) that PostgreSQL cannot hold.
+      if ((error as { code?: unknown } | null)?.code === '22008') {
+        throw validationError('A date in the filter is outside the range PostgreSQL can hold (years 1 to 294276).', [
+          { path: 'body.filter', message: 'holds a date out of range' },
+        ]);
+      }
+      throw error;
+    }
+    const summary = rows[0];
+    if (!summary) throw new Error('the analytics statement answered no summary row');
+    if (summary.overflow) {
+      throw validationError(
+        `The date range holds more than ${MAX_BUCKETS} ${plan.granularity} buckets: narrow the filter on ${plan.date?.name}, use a coarser granularity or set fillGaps to false.`,
+        [{ path: 'body.granularity', message: `makes more than ${MAX_BUCKETS} buckets` }],
+      );
+    }
+    if (rows.length > MAX_ROWS) {
+      throw validationError(`The answer would hold more than ${MAX_ROWS} rows: narrow the filter, use a coarser granularity or a lower limit.`, [
+        { path: 'body', message: `makes more than ${MAX_ROWS} rows` },
+      ]);
+    }
+    return {
+      data: rows.filter((row) => row.rank !== null).map((row) => toRow(plan, row)),
+      meta: {
+        resource: plan.source.resource,
+        measures: plan.measures.map((measure) => measure.name),
+        groupBy: plan.groupBy,
+        granularity: plan.granularity,
+        timezone: summary.zone,
+        limit: plan.limit,
+        truncated: Boolean(summary.truncated),
+      },
+    };
+  }
+}
+
+/** The list's filter registry, with the to-one joins the dimensions need added beside its own. */
+const listsWithJoins = new Map<AnalyticsSource, ListDefinition>();
+function listWithJoins(source: AnalyticsSource): ListDefinition {
+  if (!source.joins) return source.list;
+  let list = listsWithJoins.get(source);
+  if (!list) {
+    list = { ...source.list, joins: { ...source.list.joins, ...source.joins } };
+    listsWithJoins.set(source, list);
+  }
+  return list;
+}
+
+/** D25: each groupBy dimension by name (dates as bucket starts in UTC, D5), then each measure by name. */
+function toRow(plan: AnalyticsPlan, row: AnalyticsSqlRow): Record<string, string | number | boolean | null> {
+  const other = Number(row.rank) > plan.limit;
+  const out: Record<string, string | number | boolean | null> = {};
+  let next = 0;
+  for (const name of plan.groupBy) {
+    if (plan.date?.name === name) {
+      out[name] = row.b === null || row.b === undefined ? null : new Date(row.b).toISOString();
+    } else {
+      const value = row[`d${next++}`];
+      out[name] = other ? OTHER : (value as string | number | boolean | null);
+    }
+  }
+  plan.measures.forEach((measure, i) => {
+    const value = row[`m${i}`];
+    out[measure.name] = value === null || value === undefined ? null : Number(value);
+  });
+  return out;
+}
+
+function isUnknownTimeZone(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '22023' && typeof message === 'string' && /time zone/i.test(message);
+}
+
+function describeSources(sources: readonly AnalyticsSource[]): AnalyticsSchema {
+  return {
+    data: sources.map((source) => ({
+      resource: source.resource,
+      description: source.description,
+      measures: Object.entries(source.measures).map(([name, def]) => ({
+        name,
+        description: def.description,
+        type: def.kind === 'average' ? ('number' as const) : ('integer' as const),
+      })),
+      dimensions: dimensionNames(source).map((name) => {
+        if (name === 'metadata.<key>') {
+          return { name, type: 'string' as const, description: `${source.metadata!.description} Any key of 1..40 characters, e.g. metadata.channel.` };
+        }
+        const def = source.dimensions[name]!;
+        return {
+          name,
+          type: def.type,
+          description: def.description + (def.type === 'date' ? ' Bucketed by granularity in the time zone.' : ''),
+          ...(def.enumValues ? { values: [...def.enumValues] } : {}),
+        };
+      }),
+    })),
+  };
+}
