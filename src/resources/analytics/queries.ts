@@ -37,8 +37,10 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
  * The whole query as one statement (requirement: one round trip, nothing summed in Node):
  *
  *   settings  the time zone (the request's, else the organization's)
- *   base      the selected rows (the list's filter, one organization) with their bucket key, dimensions and inputs
- *   groups    partial aggregates per bucket and combination: counts and sums, an average as sum and count
+ *   base      the selected rows (the list's filter, one organization) with their bucket key (or 15-minute slot),
+ *             dimensions and inputs
+ *   groups    partial aggregates per bucket and combination: counts and sums, an average as sum and count (through
+ *             slots when that is exact: slots, slot_range, suspect_days, aligned; see slottedGroups)
  *   ranked    the combinations of the non-date dimensions ranked by the first measure over the whole range (D26)
  *   top_rows  the groups of the first `limit` combinations
  *   other_rows the rest, one row per bucket, re-aggregated: from the partials when every measure adds up, from the
@@ -59,7 +61,7 @@ class StatementBuilder {
   private readonly measures: PlannedMeasure[];
   private readonly hasDate: boolean;
   private readonly fill: boolean;
-  /** Rows are first summed per 15-minute slot, and the slots bucketed in the zone (see slotted()). */
+  /** Rows are first summed per 15-minute slot, and the slots bucketed in the zone (see slottedGroups()). */
   private readonly slotted: boolean;
 
   constructor(
