@@ -2,7 +2,8 @@
 // against `patron serve` as a child process (the compiled build, with its dispatcher and job runner): reads, lists,
 // searches, PATCHes, bulk updates, order imports, reward issues and loyalty events, with a webhook endpoint on a
 // local receiver. Reports the errors beyond the 429s a client-side model of the buckets predicts (expected: 0),
-// the server's RSS (VmRSS of /proc/<pid>/status) at start and end with its trend, and latency p50/p99 per minute.
+// the server's RSS (VmRSS of /proc/<pid>/status) and V8 heap in use (its /metrics) at start and end with their
+// trends, and latency p50/p99 per minute.
 //
 //   npm run soak        (node --import tsx bench/soak.ts)
 //
@@ -102,6 +103,16 @@ async function ok(baseUrl: string, key: string, method: string, path: string, bo
   const answer = await call(baseUrl, key, { method, path, body });
   if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
+}
+
+async function heapUsedMb(baseUrl: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const match = /^patron_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+    return match ? Number(match[1]) / (1024 * 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 function rssKb(pid: number): number | null {
@@ -221,6 +232,8 @@ async function main() {
     const eventsBucket = new ModelBucket(120, 2);
     const outcomes: Outcome[] = [];
     const rss: { at: number; kb: number }[] = [];
+    /** V8 heap in use (the server's /metrics), beside RSS: a leak grows it; allocator and GC slack only move RSS. */
+    const heap: { at: number; mb: number }[] = [];
     let late = 0;
     let inFlight = 0;
     const warmupMs = WARMUP_SECONDS * 1000;
@@ -231,6 +244,9 @@ async function main() {
     const sampler = setInterval(() => {
       const kb = rssKb(pid);
       if (kb !== null) rss.push({ at: (performance.now() - measuredFrom) / 1000, kb });
+      void heapUsedMb(baseUrl).then((mb) => {
+        if (mb !== null) heap.push({ at: (performance.now() - measuredFrom) / 1000, mb });
+      });
     }, RSS_EVERY_MS);
     rss.push({ at: -WARMUP_SECONDS, kb: rssKb(pid) ?? 0 });
     log(`soak: ${WARMUP_SECONDS} s warm-up, then ${SECONDS} s measured at ${RPS} req/s (pid ${pid})`);
@@ -295,6 +311,7 @@ async function main() {
       const inMinute = measured.filter((outcome) => outcome.at >= minute * 60 && outcome.at < (minute + 1) * 60);
       const latencies = inMinute.map((outcome) => outcome.ms).sort((a, b) => a - b);
       const samples = rss.filter((sample) => sample.at >= minute * 60 && sample.at < (minute + 1) * 60);
+      const heapSamples = heap.filter((sample) => sample.at >= minute * 60 && sample.at < (minute + 1) * 60);
       return {
         minute,
         requests: inMinute.length,
@@ -304,6 +321,7 @@ async function main() {
         maxMs: Number((latencies.at(-1) ?? NaN).toFixed(1)),
         /** The minute's mean of the 5-second samples (one sample sits on a garbage collection's either side). */
         rssMb: samples.length ? Number((samples.reduce((sum, sample) => sum + sample.kb, 0) / samples.length / 1024).toFixed(1)) : null,
+        heapUsedMb: heapSamples.length ? Number((heapSamples.reduce((sum, sample) => sum + sample.mb, 0) / heapSamples.length).toFixed(1)) : null,
       };
     });
     const kinds = [...new Set(measured.map((outcome) => outcome.kind))].map((kind) => {
@@ -339,6 +357,11 @@ async function main() {
       rssMinMb: Number((Math.min(...measuredRss.map((s) => s.kb)) / 1024).toFixed(1)),
       rssMaxMb: Number((Math.max(...measuredRss.map((s) => s.kb)) / 1024).toFixed(1)),
       rssTrendSecondHalfMbPerHour: Number(trendMbPerHour.toFixed(1)),
+      heapUsedFirstMinuteMeanMb: perMinute[0]?.heapUsedMb,
+      heapUsedLastMinuteMeanMb: perMinute.at(-1)?.heapUsedMb,
+      heapTrendSecondHalfMbPerHour: Number(
+        (slope(heap.filter((sample) => sample.at >= SECONDS / 2).map((sample) => ({ x: sample.at, y: sample.mb }))) * 3600).toFixed(1),
+      ),
       p99FirstMinuteMs: perMinute[0]?.p99Ms,
       p99LastMinuteMs: perMinute.at(-1)?.p99Ms,
       webhooks: { received: receiver.count, duplicates: receiver.duplicates },
@@ -347,13 +370,13 @@ async function main() {
     };
     const line = (cells: (string | number | null)[]) => cells.map((cell) => String(cell ?? '-').padStart(9)).join(' ');
     log('');
-    log(line(['minute', 'requests', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'RSS MB']));
-    for (const row of perMinute) log(line([row.minute, row.requests, row.errors, row.p50Ms, row.p99Ms, row.maxMs, row.rssMb]));
+    log(line(['minute', 'requests', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'RSS MB', 'heap MB']));
+    for (const row of perMinute) log(line([row.minute, row.requests, row.errors, row.p50Ms, row.p99Ms, row.maxMs, row.rssMb, row.heapUsedMb]));
     log('');
     log(
       `soak: ${summary.requests} requests in ${SECONDS} s, ${summary.ok} ok, ${summary.observed429} × 429 (predicted ${summary.predicted429}), ` +
         `${summary.unexpectedErrors} unexpected errors, ${late} not sent (more than ${MAX_IN_FLIGHT} in flight); RSS ${summary.rssStartMb} → ${summary.rssEndMb} MB ` +
-        `(minute means ${summary.rssFirstMinuteMeanMb} → ${summary.rssLastMinuteMeanMb}; min ${summary.rssMinMb}, max ${summary.rssMaxMb}, second-half trend ${summary.rssTrendSecondHalfMbPerHour} MB/h); p99 ${summary.p99FirstMinuteMs} ms in the first minute, ` +
+        `(minute means ${summary.rssFirstMinuteMeanMb} → ${summary.rssLastMinuteMeanMb}; min ${summary.rssMinMb}, max ${summary.rssMaxMb}, second-half trend ${summary.rssTrendSecondHalfMbPerHour} MB/h; V8 heap used ${summary.heapUsedFirstMinuteMeanMb} → ${summary.heapUsedLastMinuteMeanMb} MB, trend ${summary.heapTrendSecondHalfMbPerHour} MB/h); p99 ${summary.p99FirstMinuteMs} ms in the first minute, ` +
         `${summary.p99LastMinuteMs} ms in the last; webhooks received ${receiver.count}, ${receiver.duplicates} twice`,
     );
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });

@@ -1,13 +1,13 @@
 /**
  * A TCP proxy the test controls, standing between a Patron process and the machine's PostgreSQL or Redis: cutting
- * it resets every open connection and every new one, the way a restarting server looks to its clients, without
- * touching the shared server other test runs use.
+ * it resets every open connection and every new one, the way a restarting server looks to its clients; stalling it
+ * keeps connections open but silent, the way a network partition or a frozen server looks. The shared servers other
+ * test runs use are never touched.
  */
 import { connect, createServer, type Socket } from 'node:net';
 
 export interface TcpProxy {
   port: number;
-  readonly isUp: boolean;
   /** Connections accepted (and forwarded) so far. */
   readonly forwarded: number;
   /** Local ports of the open connections to the target: how the target sees this proxy's clients. */
@@ -16,19 +16,29 @@ export interface TcpProxy {
   refuseNew(): void;
   /** refuseNew(), and every open connection is reset too. */
   cut(): void;
+  /** Nothing passes any more, in either direction, and nothing is closed: new connections are accepted and held. */
+  stall(): void;
+  /** Back to forwarding; connections held or stalled meanwhile are reset (the partition ended them). */
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const open = new Set<{ client: Socket; upstream: Socket }>();
-  let up = true;
+  const held = new Set<Socket>();
+  let mode: 'forward' | 'refuse' | 'stall' = 'forward';
   let forwarded = 0;
 
   const server = createServer((client) => {
-    if (!up) {
-      client.on('error', () => {});
+    client.on('error', () => {});
+    if (mode === 'refuse') {
       client.resetAndDestroy();
+      return;
+    }
+    if (mode === 'stall') {
+      client.pause();
+      held.add(client);
+      client.on('close', () => held.delete(client));
       return;
     }
     forwarded += 1;
@@ -51,36 +61,46 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
 
+  const resetAll = () => {
+    for (const { client, upstream } of open) {
+      client.resetAndDestroy();
+      upstream.destroy();
+    }
+    open.clear();
+    for (const client of held) client.resetAndDestroy();
+    held.clear();
+  };
+
   return {
     port,
-    get isUp() {
-      return up;
-    },
     get forwarded() {
       return forwarded;
     },
     upstreamPorts: () => [...open].map(({ upstream }) => upstream.localPort).filter((port): port is number => port !== undefined),
     refuseNew() {
-      up = false;
+      mode = 'refuse';
     },
     cut() {
-      up = false;
+      mode = 'refuse';
+      resetAll();
+    },
+    stall() {
+      mode = 'stall';
       for (const { client, upstream } of open) {
-        client.resetAndDestroy();
-        upstream.destroy();
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
       }
-      open.clear();
     },
     restore() {
-      up = true;
+      if (mode === 'stall') resetAll();
+      mode = 'forward';
     },
     close: () =>
       new Promise<void>((resolve) => {
-        up = false;
-        for (const { client, upstream } of open) {
-          client.destroy();
-          upstream.destroy();
-        }
+        mode = 'refuse';
+        resetAll();
         server.close(() => resolve());
       }),
   };
