@@ -240,6 +240,7 @@ describe('every resource and measure against the reference', () => {
     await check({ resource: 'reviews', measures: ['avgRating', 'count'], groupBy: ['published', 'language', 'customer.country'], limit: 5, timezone: 'UTC' });
     await check({ resource: 'review-answers', measures: ['averageStep', 'uniqueReviews'], groupBy: ['step', 'question', 'createdAt'], granularity: 'year', limit: 8, timezone: 'Asia/Kolkata' });
     await check({ resource: 'loyalty-rewards', measures: ['redeemedCount'], groupBy: ['status', 'fulfillment.status', 'metadata.origin'], limit: 6, timezone: 'UTC' });
+    await check({ resource: 'loyalty-rewards', measures: ['count'], groupBy: ['fulfillment.mode', 'customer.country'], limit: 4, timezone: 'UTC' });
     await check({ resource: 'loyalty-activity', measures: ['pointsSpent', 'count'], groupBy: ['eventName', 'metadata.campaign'], limit: 3, timezone: 'UTC' });
   });
 

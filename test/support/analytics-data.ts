@@ -285,7 +285,7 @@ export async function generateData(
     });
     rewards.push({
       id, createdAt, updatedAt: createdAt + HOUR, redeemedAt, expiresAt, revokedAt, status, 'reward.type': type,
-      'fulfillment.status': fulfillment?.status ?? null, loyaltyRuleId: null, loyaltyMembershipId: member.id,
+      'fulfillment.mode': fulfillment?.mode ?? null, 'fulfillment.status': fulfillment?.status ?? null, loyaltyRuleId: null, loyaltyMembershipId: member.id,
       'customer.id': member['customer.id'], 'customer.country': member['customer.country'], metadata,
     });
   }

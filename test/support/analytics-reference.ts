@@ -103,7 +103,8 @@ export const RESOURCES: Record<string, RefResource> = {
     measures: { count, redeemedCount: countWhere((r) => r.status === 'redeemed') },
     dimensions: {
       createdAt: 'date', updatedAt: 'date', redeemedAt: 'date', expiresAt: 'date', revokedAt: 'date', status: 'string', 'reward.type': 'string',
-      'fulfillment.status': 'string', loyaltyRuleId: 'uuid', loyaltyMembershipId: 'uuid', 'customer.id': 'uuid', 'customer.country': 'string',
+      'fulfillment.mode': 'string', 'fulfillment.status': 'string', loyaltyRuleId: 'uuid', loyaltyMembershipId: 'uuid', 'customer.id': 'uuid',
+      'customer.country': 'string',
     },
   },
 };

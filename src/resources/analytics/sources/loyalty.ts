@@ -62,6 +62,7 @@ export const loyaltyActivitySource: AnalyticsSource = {
 
 export const REWARD_TYPES = ['points', 'amountCoupon', 'percentageCoupon', 'freeShipping', 'giftCard'] as const;
 export const FULFILLMENT_STATUSES = ['pending', 'active', 'deactivated', 'failed'] as const;
+export const FULFILLMENT_MODES = ['platform', 'manual'] as const;
 
 export const loyaltyRewardsSource: AnalyticsSource = {
   resource: 'loyalty-rewards',
@@ -79,6 +80,7 @@ export const loyaltyRewardsSource: AnalyticsSource = {
     revokedAt: date('r.revoked_at', 'When the reward was withdrawn; null unless it was.'),
     status: oneOf('r.status', REWARD_STATUSES, 'pending, redeemed, expired or revoked.'),
     'reward.type': oneOf(`r.reward ->> 'type'`, REWARD_TYPES, 'What the member gets: the type of the reward object.'),
+    'fulfillment.mode': oneOf(`r.fulfillment ->> 'mode'`, FULFILLMENT_MODES, 'How the code is honored: a store discount (platform) or by hand (manual); null before fulfillment.', true),
     'fulfillment.status': oneOf(`r.fulfillment ->> 'status'`, FULFILLMENT_STATUSES, 'How far store fulfillment got; null before fulfillment.', true),
     loyaltyRuleId: uuid('r.loyalty_rule_id', 'The rule that issued it; null when issued by hand.'),
     loyaltyMembershipId: uuid('r.loyalty_membership_id', 'The membership the reward belongs to.', false),
