@@ -458,10 +458,14 @@ export interface ReviewSummariesTable {
   previous: ColumnType<unknown, string | null | undefined, string | null>;
   suppressed_at: Date | null;
   pending_since: Date | null;
-  pending_reason: 'threshold' | 'manual' | 'refresh' | null;
+  pending_reason: 'threshold' | 'manual' | 'refresh' | 'withdrawn' | null;
   regenerate_requested_at: Date | null;
   reviews_fingerprint: string | null;
   summary_fingerprint: string | null;
+  /** The reviews `current`'s words come from (0015); a summary drawing on a withdrawn one is regenerated at once. */
+  current_source_ids: string[] | null;
+  /** The reviews `previous`'s words come from (0015). */
+  previous_source_ids: string[] | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

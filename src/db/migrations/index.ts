@@ -11,6 +11,7 @@ import * as webhookDispatchSpeed from './0011_webhook_dispatch_speed.js';
 import * as reviews from './0012_reviews.js';
 import * as reviewSummaries from './0013_review_summaries.js';
 import * as analytics from './0014_analytics.js';
+import * as reviewSummarySources from './0015_review_summary_sources.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0012_reviews': reviews,
   '0013_review_summaries': reviewSummaries,
   '0014_analytics': analytics,
+  '0015_review_summary_sources': reviewSummarySources,
 };
 
 export const migrationProvider: MigrationProvider = {

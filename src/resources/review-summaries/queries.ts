@@ -6,14 +6,30 @@ import type { ReviewSummaryVersion } from './schemas.js';
 /** A queued generation that has not finished after this long is taken to be lost (its process died for good). */
 export const PENDING_EXPIRES_MS = 60 * 60 * 1000;
 
-export type PendingReason = 'threshold' | 'manual' | 'refresh';
+/** `withdrawn`: the current summary draws on a review that left what summaries read (see withdrawSources). */
+export type PendingReason = 'threshold' | 'manual' | 'refresh' | 'withdrawn';
+
+/** Published and not flagged for moderation: what a summary may read and quote (`r` is the reviews alias). */
+const READABLE = sql`r.published and not r.flagged`;
 
 /**
  * The reviews a summary is made from: published, not flagged for moderation, linked to the product. `r` must be
  * the reviews alias of the query.
  */
-const summarizable = (organizationId: string) =>
-  sql`r.organization_id = ${organizationId}::uuid and r.published and not r.flagged`;
+const summarizable = (organizationId: string) => sql`r.organization_id = ${organizationId}::uuid and ${READABLE}`;
+
+/**
+ * True when one of `ids` (a uuid[]: a version's source reviews) is no longer a readable review of the product of
+ * the summary row aliased `s`: unpublished, flagged, deleted or moved to another product. Sources are a few ids
+ * (up to 200 for a chat model), each one primary-key probe.
+ */
+const quotesWithdrawn = (ids: RawBuilder<unknown>) => sql<boolean>`exists (
+  select 1 from unnest(${ids}) as source (id)
+  where not exists (
+    select 1 from reviews r
+    where r.organization_id = s.organization_id and r.id = source.id and r.product_id = s.product_id and ${READABLE}))`;
+const CURRENT_WITHDRAWN = quotesWithdrawn(sql`s.current_source_ids`);
+const PREVIOUS_WITHDRAWN = quotesWithdrawn(sql`s.previous_source_ids`);
 
 /**
  * A digest of everything a summary reads from a product's summarizable reviews (which ones, rating, language,
@@ -48,6 +64,14 @@ export async function findProductSummary(db: Kysely<DB>, organizationId: string,
   return (await selectProductSummary(db, organizationId, productId))[0] as SummaryRecordRow | undefined;
 }
 
+/** The product's summary row (undefined without one), read inside a transaction that changed it. */
+export async function summaryRecord(db: Kysely<DB>, organizationId: string, productId: string): Promise<SummaryRecordRow | undefined> {
+  const { rows } = await sql<SummaryRecordRow>`
+    select product_id, current, previous, suppressed_at from review_summaries
+    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
+  return rows[0];
+}
+
 /** Hides (keeping the first hiding time) or shows a written summary; undefined when there is none. */
 export async function setSuppressed(db: Kysely<DB>, organizationId: string, productId: string, suppressed: boolean, now: Date): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
@@ -62,7 +86,7 @@ export async function setSuppressed(db: Kysely<DB>, organizationId: string, prod
 export async function forgetPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     update review_summaries
-    set previous = null, updated_at = case when previous is null then updated_at else ${now}::timestamptz end
+    set previous = null, previous_source_ids = null, updated_at = case when previous is null then updated_at else ${now}::timestamptz end
     where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null
     returning product_id, current, previous, suppressed_at`.execute(db);
   return rows[0];
@@ -70,15 +94,18 @@ export async function forgetPrevious(db: Kysely<DB>, organizationId: string, pro
 
 /**
  * Makes `previous` current again and discards the summary that replaced it; undefined when there is nothing to
- * revert to. The reviews the discarded summary had read stay "seen" (summary_fingerprint is kept), so the
- * overnight refresh does not regenerate it back without a new review.
+ * revert to, or when `previous` quotes a review withdrawn since (publishedReviewsChanged drops such a `previous`;
+ * this also keeps out one recorded before sources were, whose sources are a superset). The reviews the discarded
+ * summary had read stay "seen" (summary_fingerprint is kept), so the overnight refresh does not regenerate it back
+ * without a new review.
  */
 export async function revertToPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
-    update review_summaries
-    set current = previous, previous = null, updated_at = ${now}::timestamptz
-    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null and previous is not null
-    returning product_id, current, previous, suppressed_at`.execute(db);
+    update review_summaries s
+    set current = s.previous, current_source_ids = s.previous_source_ids, previous = null, previous_source_ids = null, updated_at = ${now}::timestamptz
+    where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid and s.current is not null and s.previous is not null
+      and not ${PREVIOUS_WITHDRAWN}
+    returning s.product_id, s.current, s.previous, s.suppressed_at`.execute(db);
   return rows[0];
 }
 
@@ -162,6 +189,47 @@ export async function markFirstGenerations(
   return marked.map((row) => row.product_id);
 }
 
+/**
+ * The summaries of these products (rows locked by the caller, lockSummaries) that draw on a review no longer
+ * readable for them, in one statement:
+ * - `previous` quoting one is dropped, so a revert cannot bring the words back;
+ * - `current` quoting one, with no readable review left, is removed (GET answers null again, as before a first
+ *   summary; summary_fingerprint takes the reviews' digest, so the overnight refresh has nothing to retry);
+ * - `current` quoting one, shown (not suppressed: D21 keeps automatic regeneration off hidden summaries, and showing
+ *   one again runs this check), with no generation pending, is marked pending with reason `withdrawn`; a pending
+ *   generation reads the reviews when it runs (and writeGenerated refuses sources withdrawn meanwhile), so it is
+ *   not doubled. Returns the products marked, to queue.
+ */
+export async function withdrawSources(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<string[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await sql<{ product_id: string; queue: boolean }>`
+    with state as (
+      select s.product_id, ${CURRENT_WITHDRAWN} as current_withdrawn, ${PREVIOUS_WITHDRAWN} as previous_withdrawn,
+        exists (select 1 from reviews r where ${summarizable(organizationId)} and r.product_id = s.product_id) as readable_left,
+        s.suppressed_at is null and coalesce(s.pending_since <= ${new Date(now.getTime() - PENDING_EXPIRES_MS)}::timestamptz, true) as can_queue
+      from review_summaries s
+      where s.organization_id = ${organizationId}::uuid and s.product_id = any(${[...productIds]}::uuid[]) and s.current is not null
+    ), decided as (
+      select product_id, previous_withdrawn,
+        current_withdrawn and not readable_left as remove,
+        current_withdrawn and readable_left and can_queue as queue
+      from state
+    )
+    update review_summaries s set
+      current = case when d.remove then null else s.current end,
+      current_source_ids = case when d.remove then null else s.current_source_ids end,
+      previous = case when d.remove or d.previous_withdrawn then null else s.previous end,
+      previous_source_ids = case when d.remove or d.previous_withdrawn then null else s.previous_source_ids end,
+      summary_fingerprint = case when d.remove then s.reviews_fingerprint else s.summary_fingerprint end,
+      pending_since = case when d.queue then ${now}::timestamptz else s.pending_since end,
+      pending_reason = case when d.queue then 'withdrawn' else s.pending_reason end,
+      updated_at = ${now}::timestamptz
+    from decided d
+    where s.organization_id = ${organizationId}::uuid and s.product_id = d.product_id and (d.remove or d.queue or d.previous_withdrawn)
+    returning s.product_id, d.queue`.execute(db);
+  return rows.filter((row) => row.queue).map((row) => row.product_id).sort();
+}
+
 /** Creates the product's summary row when missing (so it can be locked); the product must exist. */
 export async function ensureSummaryRow(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
   await sql`
@@ -205,11 +273,13 @@ export interface PendingRow {
   pending_since: Date | null;
   pending_reason: PendingReason | null;
   threshold: number;
+  /** The current summary draws on a review that is no longer readable (whatever the pending reason). */
+  quotes_withdrawn: boolean;
 }
 
 export async function findPending(db: Kysely<DB>, organizationId: string, productId: string): Promise<PendingRow | undefined> {
   const { rows } = await sql<PendingRow>`
-    select s.pending_since, s.pending_reason, o.review_summary_min_reviews as threshold
+    select s.pending_since, s.pending_reason, o.review_summary_min_reviews as threshold, ${CURRENT_WITHDRAWN} as quotes_withdrawn
     from review_summaries s join organizations o on o.id = s.organization_id
     where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid`.execute(db);
   return rows[0];
@@ -238,24 +308,63 @@ export async function summarizableReviews(db: Kysely<DB>, organizationId: string
   return { reviews: rows.filter((row) => row.id !== null), fingerprint };
 }
 
+/** `gone`: the row was deleted (with its product); `stale`: a source review was withdrawn while generating. */
+export type WriteOutcome = 'written' | 'gone' | 'stale';
+
 /**
- * Writes a generated summary: it goes live at once and the one it replaces becomes `previous` (a first
- * generation has none to keep). Suppression is untouched. False when the row is gone (product deleted).
+ * Writes a generated summary with its source reviews: it goes live at once and the one it replaces becomes
+ * `previous` (a first generation has none to keep), unless the replaced one quotes a withdrawn review (then
+ * `previous` is null: a revert must not bring those words back). Suppression is untouched. Refused (`stale`) when
+ * one of the new sources was withdrawn since the reviews were read: the caller generates again.
  */
 export async function writeGenerated(
   db: Kysely<DB>,
   organizationId: string,
   productId: string,
   version: ReviewSummaryVersion,
+  sourceReviewIds: readonly string[],
   fingerprint: string,
   now: Date,
-): Promise<boolean> {
-  const result = await sql`
-    update review_summaries
-    set previous = current, current = ${JSON.stringify(version)}::jsonb, summary_fingerprint = ${fingerprint},
-      pending_since = null, pending_reason = null, updated_at = ${now}::timestamptz
-    where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
-  return Number(result.numAffectedRows ?? 0) > 0;
+): Promise<WriteOutcome> {
+  return db.transaction().execute(async (trx) => {
+    // Locked in a statement of its own: the next one sees every review change whose transaction held the row
+    // (publishedReviewsChanged locks it before its change commits), so no withdrawal slips between check and write.
+    await lockSummaries(trx, organizationId, [productId]);
+    const sources = sql`${[...sourceReviewIds]}::uuid[]`;
+    const { rows } = await sql<{ stale: boolean; replaced_withdrawn: boolean }>`
+      select ${quotesWithdrawn(sources)} as stale, ${CURRENT_WITHDRAWN} as replaced_withdrawn
+      from review_summaries s where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid`.execute(trx);
+    const state = rows[0];
+    if (!state) return 'gone';
+    if (state.stale) return 'stale';
+    const keep = !state.replaced_withdrawn;
+    await sql`
+      update review_summaries
+      set previous = ${keep ? sql`current` : sql`null`}, previous_source_ids = ${keep ? sql`current_source_ids` : sql`null`},
+        current = ${JSON.stringify(version)}::jsonb, current_source_ids = ${sources}, summary_fingerprint = ${fingerprint},
+        pending_since = null, pending_reason = null, updated_at = ${now}::timestamptz
+      where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(trx);
+    return 'written';
+  });
+}
+
+/**
+ * Removes the current summary (and `previous`) when it quotes a withdrawn review and no clean one can replace it
+ * now: no readable review is left, or its regeneration failed. GET then answers null as before a first summary.
+ * `fingerprint` is what the summary counts as having seen: the reviews' digest when there is nothing to summarize,
+ * null after a failure (so the next review change or the overnight refresh tries again). False when the summary
+ * quotes no withdrawn review (or is gone).
+ */
+export async function removeWithdrawnSummary(db: Kysely<DB>, organizationId: string, productId: string, fingerprint: string | null, now: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await lockSummaries(trx, organizationId, [productId]);
+    const result = await sql`
+      update review_summaries s
+      set current = null, current_source_ids = null, previous = null, previous_source_ids = null,
+        summary_fingerprint = ${fingerprint}, updated_at = ${now}::timestamptz
+      where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid and s.current is not null and ${CURRENT_WITHDRAWN}`.execute(trx);
+    return Number(result.numAffectedRows ?? 0) > 0;
+  });
 }
 
 /**

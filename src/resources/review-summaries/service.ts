@@ -11,6 +11,8 @@ import {
   revertToPrevious,
   reviewStats,
   setSuppressed,
+  summaryRecord,
+  withdrawSources,
   type SummaryRecordRow,
 } from './queries.js';
 import { queueGenerations } from './queue.js';
@@ -44,10 +46,27 @@ export class ReviewSummaryService {
     return row.current ? toSummary(row) : null;
   }
 
+  /**
+   * Hides or shows the summary. A hidden summary is left alone when a review it quotes is withdrawn (D21: no
+   * automatic regeneration while hidden); showing it again catches up at once, in the same transaction: it is
+   * queued for regeneration (not counted against the daily allowance) when it quotes a review withdrawn meanwhile.
+   */
   async setSuppressed(organizationId: string, productId: string, suppressed: boolean): Promise<ReviewSummary> {
-    const row = await setSuppressed(this.db, organizationId, productId, suppressed, this.clock());
-    if (row) return toSummary(row);
-    return this.refuseMissing(organizationId, productId);
+    const now = this.clock();
+    if (suppressed) {
+      const row = await setSuppressed(this.db, organizationId, productId, true, now);
+      return row ? toSummary(row) : this.refuseMissing(organizationId, productId);
+    }
+    const { row, queued } = await this.db.transaction().execute(async (trx) => {
+      await lockSummaries(trx, organizationId, [productId]);
+      if (!(await setSuppressed(trx, organizationId, productId, false, now))) return { row: undefined, queued: false };
+      const withdrawn = await withdrawSources(trx, organizationId, [productId], now);
+      await queueGenerations(trx, organizationId, withdrawn, now);
+      return { row: await summaryRecord(trx, organizationId, productId), queued: withdrawn.length > 0 };
+    });
+    if (queued) jobsQueued();
+    // No current summary left: it quoted only withdrawn reviews and none is readable any more (404 as before one).
+    return row?.current ? toSummary(row) : this.refuseMissing(organizationId, productId);
   }
 
   /** The current summary stays and `previous` is forgotten; with nothing to forget it is returned unchanged (D20). */
@@ -57,12 +76,18 @@ export class ReviewSummaryService {
     return this.refuseMissing(organizationId, productId);
   }
 
-  /** `previous` becomes current and the summary that replaced it is discarded; 409 with nothing to revert to. */
+  /**
+   * `previous` becomes current and the summary that replaced it is discarded; 409 with nothing to revert to, or
+   * when `previous` quotes a review withdrawn since (its words must not come back).
+   */
   async revert(organizationId: string, productId: string): Promise<ReviewSummary> {
     const row = await revertToPrevious(this.db, organizationId, productId, this.clock());
     if (row) return toSummary(row);
-    await this.refuseMissing(organizationId, productId);
-    throw conflict('There is nothing to revert to: only the most recent regeneration can be undone, and it was already accepted or reverted (or the summary was never regenerated).');
+    const summary = await this.refuseMissing(organizationId, productId);
+    if (summary.previous) {
+      throw conflict('The previous summary cannot come back: it quotes a review that has since been unpublished, flagged, deleted or moved to another product.');
+    }
+    throw conflict('There is nothing to revert to: only the most recent regeneration can be undone, and it was already accepted or reverted (or the summary was never regenerated, or the summary it replaced quoted a review since withdrawn).');
   }
 
   /**
@@ -103,7 +128,7 @@ export class ReviewSummaryService {
     const row = await findProductSummary(this.db, organizationId, productId);
     if (!row) throw noProduct();
     if (!row.current) throw noSummary();
-    // Only revert gets here with a summary: it has no previous to go back to.
+    // Only revert gets here with a summary: it has no previous to go back to, or one it must not go back to.
     return toSummary(row);
   }
 }

@@ -1,4 +1,5 @@
 import { errors, request } from 'undici';
+import type { GeneratedSummary } from '../schemas.js';
 import { GenerationError, type ReviewText, type SummaryGenerator } from './types.js';
 
 export interface OpenAiGeneratorOptions {
@@ -144,7 +145,8 @@ export function createOpenAiGenerator(options: OpenAiGeneratorOptions): SummaryG
         throw new GenerationError('invalid_output', 'The chat completions API did not answer with JSON.');
       }
       if (typeof content !== 'string') throw new GenerationError('invalid_output', 'The chat completion has no message content.');
-      return parseContent(content) as Awaited<ReturnType<SummaryGenerator['generate']>>;
+      // The model may paraphrase any review it was sent, so all of them are its sources.
+      return { ...(parseContent(content) as GeneratedSummary), sourceReviewIds: input.map((review) => review.id) };
     },
   };
 }

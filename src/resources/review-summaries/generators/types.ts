@@ -12,6 +12,15 @@ export interface ReviewText {
 }
 
 /**
+ * What a generator writes: the summary's fields (checked against GeneratedSummary before anything is replaced)
+ * and the ids of the reviews its text draws on, among those it was given. Not part of the API response: stored
+ * beside the summary, so that a summary whose source review is withdrawn (unpublished, flagged, deleted, moved)
+ * is regenerated at once. A generator that cannot tell which reviews it used (a model may paraphrase any) reports
+ * every review it read.
+ */
+export type GeneratorOutput = GeneratedSummary & { sourceReviewIds: string[] };
+
+/**
  * Writes a product's summary from its published reviews. Implementations: the built-in extractive one (no
  * network) and an OpenAI-compatible chat API, chosen by configuration (REVIEW_SUMMARY_GENERATOR).
  */
@@ -24,7 +33,7 @@ export interface SummaryGenerator {
   readonly promptVersion: number;
   /** The most reviews one generation reads (the newest ones); undefined reads them all. */
   readonly maxReviews?: number | undefined;
-  generate(reviews: readonly ReviewText[]): Promise<GeneratedSummary>;
+  generate(reviews: readonly ReviewText[]): Promise<GeneratorOutput>;
 }
 
 export type GenerationFailure = 'http_error' | 'timeout' | 'network_error' | 'invalid_output' | 'no_text';

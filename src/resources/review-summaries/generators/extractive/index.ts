@@ -1,5 +1,5 @@
 import type { GeneratedSummary, Theme, ThemeSentiment } from '../../schemas.js';
-import { GenerationError, type ReviewText, type SummaryGenerator } from '../types.js';
+import { GenerationError, type GeneratorOutput, type ReviewText, type SummaryGenerator } from '../types.js';
 import { dominantLanguage, reviewLanguage } from './language.js';
 import { mentionPolarity, polarity, ratingSign } from './polarity.js';
 import { pickRepresentative, rankByCentrality, type Candidate, type Ranked } from './select.js';
@@ -16,7 +16,7 @@ export function createExtractiveGenerator(): SummaryGenerator {
     kind: 'builtin',
     modelId: EXTRACTIVE_MODEL_ID,
     promptVersion: EXTRACTIVE_VERSION,
-    generate: async (reviews) => summarizeReviews(reviews),
+    generate: async (reviews) => summarizeWithSources(reviews),
   };
 }
 
@@ -35,12 +35,20 @@ const CLEAR_MAJORITY = 0.7;
 const HEARD_MINORITY = 0.2;
 
 export function summarizeReviews(input: readonly ReviewText[]): GeneratedSummary {
+  const { summary, themes, language } = summarizeWithSources(input);
+  return { summary, themes, language };
+}
+
+/** The summary and the reviews its sentences are copied from (themes only count mentions: they quote nothing). */
+export function summarizeWithSources(input: readonly ReviewText[]): GeneratorOutput {
   if (input.length === 0) throw new GenerationError('no_text', 'There are no published reviews to summarize.');
   // Input order must not matter: the same reviews give the same summary.
   const reviews = [...input].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const analyzed = reviews.map((review, index) => ({ review, index, language: reviewLanguage(review.language, review.title, review.body) }));
   const language = dominantLanguage(analyzed.map((review) => review.language));
-  return { summary: summaryText(analyzed, language), themes: themes(analyzed), language };
+  const text = summaryText(analyzed, language);
+  const sourceReviewIds = [...new Set(text.sources.map((index) => analyzed[index]!.review.id))].sort();
+  return { summary: text.summary, themes: themes(analyzed), language, sourceReviewIds };
 }
 
 function themes(reviews: readonly AnalyzedReview[]): Theme[] {
@@ -114,15 +122,15 @@ function candidates(reviews: readonly AnalyzedReview[], language: string, strict
 /**
  * Two or three sentences taken word for word from the reviews in the summary's language: the most central ones
  * (see select.ts), with one sentence for the praise or the complaints when at least a fifth of the reviews say so
- * and no pick does. Praise reads first, complaints last.
+ * and no pick does. Praise reads first, complaints last. `sources` are the indexes of the reviews they come from.
  */
-function summaryText(reviews: readonly AnalyzedReview[], language: string): string {
+function summaryText(reviews: readonly AnalyzedReview[], language: string): { summary: string; sources: number[] } {
   const strict = candidates(reviews, language, true);
   if (strict.length === 0) {
     // Only fragments ("Great!", "Love it") or titles: the single most central one, as written.
     const loose = rankByCentrality(candidates(reviews, language, false));
     if (loose.length === 0) throw new GenerationError('no_text', 'The published reviews have no text to summarize.');
-    return loose[0]!.candidate.text;
+    return { summary: loose[0]!.candidate.text, sources: [loose[0]!.candidate.review] };
   }
   const ranked = rankByCentrality(strict);
   const count = reviews.length >= 8 ? 3 : 2;
@@ -139,5 +147,5 @@ function summaryText(reviews: readonly AnalyzedReview[], language: string): stri
     else picks[picks.indexOf(replaceable)] = voice;
   }
   const ordered = [...picks.filter((pick) => polarityOf(pick) >= 0), ...picks.filter((pick) => polarityOf(pick) < 0)];
-  return ordered.map((pick) => pick.candidate.text).join(' ');
+  return { summary: ordered.map((pick) => pick.candidate.text).join(' '), sources: ordered.map((pick) => pick.candidate.review) };
 }
