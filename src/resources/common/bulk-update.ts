@@ -41,8 +41,12 @@ export async function bulkUpdate<Row extends { id: string }>(
   const removeTags = normalizeTags(changes.removeTags ?? [], 'body.removeTags');
   const { definition } = target;
   const compiled = compileSelection(definition, organizationId, selection);
+  // Locked in id order before anything else is touched: every writer (PATCH, imports) locks records before their
+  // tag links and in id order, so concurrent writers queue instead of deadlocking.
+  const alias = sql.raw(definition.alias);
   const { rows: selected } = await sql<{ id: string }>`
-    select ${sql.raw(definition.alias)}.id from ${sql.raw(definition.from)} ${compiled.joins} where ${compiled.where}`.execute(trx);
+    select ${alias}.id from ${sql.raw(definition.from)} ${compiled.joins} where ${compiled.where}
+    order by ${alias}.id for update of ${alias}`.execute(trx);
   const ids = selected.map((row) => row.id);
   if (ids.length === 0) return 0;
 

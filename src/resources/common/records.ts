@@ -37,3 +37,14 @@ export async function deleteRecord<T extends EditableTable>(
     delete from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning *`.execute(trx);
   return rows[0];
 }
+
+/**
+ * PATCH's first step: locks the record (false when the organization has none). Locking the record before its tag
+ * links keeps the order every writer uses, record then links (imports and bulk updates lock records by id first),
+ * so concurrent writers wait for each other instead of deadlocking.
+ */
+export async function lockRecord(trx: Db, table: EditableTable | 'customers', organizationId: string, id: string): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid for update`.execute(trx);
+  return rows.length > 0;
+}

@@ -7,6 +7,7 @@ import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
 import { checkImportSize, recordImportRows, type Skipped } from '../common/imports.js';
+import { lockRecord } from '../common/records.js';
 import { replaceTags } from '../common/tags.js';
 import { normalizeTags } from '../common/text.js';
 import { customerList } from './list.js';
@@ -56,7 +57,7 @@ export class CustomerService {
   async update(organizationId: string, id: string, patch: CustomerPatch): Promise<Customer> {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
-      if (!(await findCustomer(trx, organizationId, id))) throw notFound('The customer');
+      if (!(await lockRecord(trx, 'customers', organizationId, id))) throw notFound('The customer');
       if (tags) await replaceTags(trx, organizationId, 'customer', new Map([[id, tags]]));
       const row = await updateCustomer(trx, organizationId, id, patch);
       await recordEvents(trx, [customerEvent(organizationId, 'customer.updated', row)]);

@@ -128,11 +128,10 @@ export async function itemsOfOrders(db: Db, organizationId: string, orderIds: re
  */
 export async function ordersByRemoteId(trx: Db, organizationId: string, remoteIds: readonly string[]): Promise<Map<string, string>> {
   if (remoteIds.length === 0) return new Map();
+  // Locked in id order, as every writer of orders locks them, so concurrent imports and bulk updates never deadlock.
   const { rows } = await sql<{ id: string; remote_id: string }>`
-    select o.id, o.remote_id from unnest(${[...remoteIds]}::text[]) as r(remote_id)
-    cross join lateral (
-      select id, remote_id from orders where organization_id = ${organizationId}::uuid and remote_id = r.remote_id for update
-    ) o`.execute(trx);
+    select id, remote_id from orders where organization_id = ${organizationId}::uuid and remote_id = any(${[...remoteIds]}::text[])
+    order by id for update`.execute(trx);
   return new Map(rows.map((row) => [row.remote_id, row.id]));
 }
 

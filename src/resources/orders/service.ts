@@ -7,7 +7,7 @@ import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
 import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
-import { deleteRecord, updateEditable } from '../common/records.js';
+import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
 import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, variantsOfProducts } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
@@ -55,7 +55,7 @@ export class OrderService {
   async update(organizationId: string, id: string, patch: OrderPatch): Promise<Order> {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
-      if (!(await findOrder(trx, organizationId, id))) throw notFound('The order');
+      if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
       if (tags) await replaceTags(trx, organizationId, 'order', new Map([[id, tags]]));
       const row = await updateEditable(trx, 'orders', organizationId, id, patch);
       await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);

@@ -7,7 +7,7 @@ import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
 import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
-import { deleteRecord, updateEditable } from '../common/records.js';
+import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
 import { resolveSites } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { normalizeTags } from '../common/text.js';
@@ -75,7 +75,7 @@ export class ProductService {
   ): Promise<Product> {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
-      if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
+      if (!(await lockRecord(trx, 'products', organizationId, id))) throw notFound('The product');
       if (tags) await replaceTags(trx, organizationId, 'product', new Map([[id, tags]]));
       const row = await updateEditable(trx, 'products', organizationId, id, patch);
       await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
