@@ -258,7 +258,10 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
       if (typeof operand !== 'string' || !TIMESTAMP.test(operand) || Number.isNaN(Date.parse(operand)) || !isCalendarDate(operand)) {
         fail(path, 'must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T00:00:00Z');
       }
-      return new Date(operand as string).toISOString();
+      const instant = new Date(operand as string);
+      // PostgreSQL has no year 0 and JavaScript writes years outside 0001..9999 in a form it cannot read.
+      if (instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999) fail(path, 'must fall between the years 0001 and 9999');
+      return instant.toISOString();
     }
     case 'enum':
       if (typeof operand !== 'string' || !field.enumValues?.includes(operand)) {

@@ -246,8 +246,10 @@ describe('operators on every value type (probe over variants)', () => {
       [{ createdAt: { $gt: '2026-01-03 00:00:00Z' } }, 'query.filter.createdAt.$gt'],
       [{ createdAt: { $in: ['2026-01-01T00:00:00Z', 'x'] } }, 'query.filter.createdAt.$in[1]'],
       [{ createdAt: { $contains: '2026' } }, 'query.filter.createdAt.$contains'],
+      [{ createdAt: '0000-01-01T00:00:00Z' }, 'query.filter.createdAt'],
+      [{ createdAt: { $gt: '0001-01-01T00:30:00+01:00' } }, 'query.filter.createdAt.$gt'],
     ] as const) {
-      await refused(owner, `/v1/probe-variants?filter=${q(filter)}`, path, /ISO 8601|text fields only/);
+      await refused(owner, `/v1/probe-variants?filter=${q(filter)}`, path, /ISO 8601|text fields only|years 0001 and 9999/);
     }
   });
 
