@@ -5,8 +5,12 @@
  * nothing; a hidden summary catches up when shown again; `previous` never brings withdrawn words back; a failed
  * regeneration removes the summary rather than leave the words up. Through HTTP, with the job runner ticked by hand.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SummaryGenerator } from '../../src/resources/review-summaries/generators/types.js';
+import { summarizeWithSources } from '../../src/resources/review-summaries/generators/extractive/index.js';
+import { createOpenAiGenerator } from '../../src/resources/review-summaries/generators/openai.js';
+import type { ReviewText, SummaryGenerator } from '../../src/resources/review-summaries/generators/types.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { api, DAY, drain, importProducts, importReviews, ok, recordingLogger, summaryRunner, type Clock, type ReviewRow } from '../fixtures/reviews/harness.js';
 
@@ -193,6 +197,47 @@ describe('a review the current summary quotes is withdrawn', () => {
     const after = await ok(p.client.summary(p.productId));
     // Written from the five reviews left; the summary it replaced quoted the withdrawn review, so it is not kept.
     expect(after).toMatchObject({ summary: BODIES[4], reviewCount: 5, previous: null });
+  });
+});
+
+describe('the sources each generator reports', () => {
+  const texts = (bodies: string[]): ReviewText[] =>
+    bodies.map((body, index) => ({ id: `0190a000-0000-7000-8000-${String(index).padStart(12, '0')}`, rating: 5, title: '', body, language: 'en', createdAt: new Date(Date.now() - (bodies.length - index) * DAY) }));
+
+  it('built-in: exactly the reviews its sentences are copied from', () => {
+    const reviews = texts(BODIES);
+    const output = summarizeWithSources(reviews);
+    const quoting = reviews.filter((review) => output.summary.includes(review.body)).map((review) => review.id);
+    expect(quoting.length).toBeGreaterThan(1);
+    expect(output.sourceReviewIds).toEqual(quoting.sort());
+  });
+
+  it('openai: every review it sent (the newest within its budget), whatever the model answers', async () => {
+    let sentLines = 0;
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        const prompt: string = JSON.parse(body).messages[1].content;
+        sentLines = prompt.split('\n').length - 1;
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ summary: 'Reviewers like it.', themes: [], language: 'en' }) } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const generator = createOpenAiGenerator({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'stand-in', timeoutMs: 5_000 });
+      const few = texts(BODIES.slice(0, 3));
+      expect(await generator.generate(few)).toEqual({ summary: 'Reviewers like it.', themes: [], language: 'en', sourceReviewIds: few.map((review) => review.id) });
+      // 40 long reviews exceed the 60,000-character budget: only the newest are sent, and only they are sources.
+      const many = texts(Array.from({ length: 40 }, (_, index) => `${'Very long review text. '.repeat(90)}Number ${index}.`));
+      const output = await generator.generate(many);
+      expect(sentLines).toBeGreaterThan(1);
+      expect(sentLines).toBeLessThan(40);
+      expect(output.sourceReviewIds).toEqual(many.slice(-sentLines).map((review) => review.id));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
