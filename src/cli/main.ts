@@ -62,8 +62,8 @@ program
   .command('jobs')
   .description('Scheduled jobs.')
   .command('run')
-  .description('Run a job for one organization now (e.g. loyalty.overnight) and print its outcome as JSON.')
-  .argument('<name>', 'job name: loyalty.overnight')
+  .description('Run a job for one organization now (e.g. loyalty.overnight, reviewSummary.refresh) and print its outcome as JSON.')
+  .argument('<name>', 'job name: loyalty.overnight, reviewSummary.refresh or reviewSummary.generate')
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--now <timestamp>', "the job's clock (ISO 8601 with offset); default now")
   .action(runJob);
