@@ -38,3 +38,12 @@ export const isNulCharacter = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '22021' || code === '22P05';
 };
+
+/**
+ * SQLSTATE 22008 / 22007: a date-time the database cannot hold or read (year 0, month 13 in a text the list engine
+ * passed through, an interval that runs past the year 294276). Only a caller's value can be one.
+ */
+export const isDateTimeOutOfRange = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22008' || code === '22007';
+};

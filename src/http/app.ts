@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../config/index.js';
 import { ApiError } from './errors.js';
@@ -51,6 +51,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     routerOptions: { ignoreTrailingSlash: true },
     // Replaced by closeConnectionsWhenClosing, which answers in the D3 envelope.
     return503OnClosing: false,
+    frameworkErrors: answerRoutingError,
   }).withTypeProvider<TypeBoxTypeProvider>() as PatronApp;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -78,6 +79,21 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
 }
 
 /**
+ * Errors the router raises before any hook runs: a path that is not valid percent-encoding, or a path parameter
+ * longer than the router takes (no identifier is). Fastify's own answers would be a 400 and a 414 outside the D3
+ * envelope; both are a malformed path, so both are a 400 VALIDATION_ERROR in the envelope, with the request id.
+ */
+function answerRoutingError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const refusal = new ApiError(
+    'VALIDATION_ERROR',
+    tooLong ? 'A path parameter is too long to be an identifier.' : 'The request URL is malformed (invalid percent-encoding).',
+    [{ path: 'path', message: tooLong ? 'has a parameter longer than 100 characters' : 'is not valid percent-encoding' }],
+  );
+  void reply.code(refusal.statusCode).header('x-request-id', request.id).send(refusal.toBody());
+}
+
+/**
  * Only JSON bodies are accepted (anything else is 415). An empty body counts as no body, so actions that take
  * none can be called by clients that always send Content-Type: application/json.
  */
@@ -87,9 +103,56 @@ function registerJsonBodies(app: PatronApp): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error);
+      // Only a \uD800-style escape can put a lone surrogate in a string (decoded bytes cannot): strings are only
+      // tested when the text has one.
+      const problem = bodyProblem(value, SURROGATE_ESCAPE.test(text), 0);
+      if (problem) return done(problem);
+      done(null, value);
+    });
   });
 }
+
+/** Far deeper than any body of the API (a rule's config is the deepest, at 5); code that walks bodies recurses. */
+export const MAX_BODY_DEPTH = 64;
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What a parsed body must not hold. Nesting past MAX_BODY_DEPTH: the body's fingerprint (Idempotency-Key) and
+ * serializers recurse, and a body of 20,000 nested objects overflowed the stack (a 500). Half a surrogate pair:
+ * JSON can write one, but it is not text; PostgreSQL refuses it in jsonb (a 500) and the driver silently turns it
+ * into U+FFFD in text columns.
+ */
+function bodyProblem(value: unknown, checkStrings: boolean, depth: number): ApiError | null {
+  if (typeof value === 'string') return checkStrings && LONE_SURROGATE.test(value) ? loneSurrogate() : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_BODY_DEPTH) {
+    return new ApiError('VALIDATION_ERROR', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`, [
+      { path: 'body', message: `is nested more than ${MAX_BODY_DEPTH} levels deep` },
+    ]);
+  }
+  // Index and for-in loops: this runs on every body, and allocating entries made it as slow as the parse.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = bodyProblem(value[i], checkStrings, depth + 1);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  for (const key in value) {
+    if (checkStrings && LONE_SURROGATE.test(key)) return loneSurrogate();
+    const problem = bodyProblem((value as Record<string, unknown>)[key], checkStrings, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+const loneSurrogate = () =>
+  new ApiError('VALIDATION_ERROR', 'Text values must be well-formed Unicode: a \\uD800-\\uDFFF escape must be half of a surrogate pair.', [
+    { path: 'body', message: 'contains a lone surrogate (\\uD800-\\uDFFF)' },
+  ]);
 
 /**
  * Shutdown waits for in-flight requests, but a keep-alive connection would then sit idle and hold the server

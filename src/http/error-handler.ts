@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isDateTimeOutOfRange, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -63,6 +63,13 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
     // The transaction rolled back, so nothing changed: it is the caller's text that cannot be stored.
     return new ApiError('VALIDATION_ERROR', 'Text values must not contain the NUL character (\\u0000).', [
       { path: 'body', message: 'contains a NUL character (\\u0000)' },
+    ]);
+  }
+  if (isDateTimeOutOfRange(error)) {
+    // As for NUL: the statement failed on the caller's value (a filter operand, a cursor, a date computed from an
+    // input), and its transaction rolled back.
+    return new ApiError('VALIDATION_ERROR', 'A date-time in the request is outside what can be stored: use years 0001 to 9999 (UTC).', [
+      { path: 'request', message: 'has a date-time out of range' },
     ]);
   }
   if (isUniqueViolation(error)) {

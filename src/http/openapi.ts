@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './errors.js';
-import type { PatronApp, ResourceModule } from './types.js';
+import type { PatronApp, Refusals, ResourceModule } from './types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
@@ -16,6 +16,25 @@ const BODY_ERRORS: Record<string, string> = {
   '413': 'PAYLOAD_TOO_LARGE: the body exceeds 10 MiB.',
   '415': 'UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.',
 };
+/** Every method but GET may carry a body, which is parsed (and refused) whatever the route does with it. */
+const METHODS_WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
+const PATH_RECORD_MISSING = 'NOT_FOUND: no record with this id in the organization (another organization\'s answers the same).';
+const IDEMPOTENCY_CONFLICT = 'the Idempotency-Key was already used for another request, or that request is still running';
+
+/**
+ * The error statuses an operation may answer: the common ones; 413 and 415 where a body may be sent; 404 where
+ * the path names a record; 409 on every POST (D16, Idempotency-Key); and the route's own declared refusals.
+ */
+function errorResponses(method: string, url: string, refusals: Refusals = {}): Record<string, string> {
+  const errors: Record<string, string> = { ...COMMON_ERRORS, ...(METHODS_WITH_BODY.includes(method) ? BODY_ERRORS : {}) };
+  const own: Record<string, string | undefined> = { ...refusals };
+  if (url.includes(':')) errors['404'] = own['404'] ? `${PATH_RECORD_MISSING} Also: ${own['404']}.` : PATH_RECORD_MISSING;
+  else if (own['404']) errors['404'] = `NOT_FOUND: ${own['404']}.`;
+  const conflicts = [own['409'], method === 'POST' ? IDEMPOTENCY_CONFLICT : undefined].filter(Boolean);
+  if (conflicts.length) errors['409'] = `CONFLICT: ${conflicts.join('; or ')}.`;
+  if (own['422']) errors['422'] = `UNPROCESSABLE: ${own['422']}.`;
+  return errors;
+}
 
 const errorResponse = (description: string) => ({ description, $ref: 'ErrorEnvelope#' });
 
@@ -42,7 +61,7 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
       const config = (route as RouteOptions).config ?? {};
       if (!config.permission || !url.startsWith('/v1')) return { schema, url };
       const method = String(route.method).toUpperCase();
-      const errors = { ...COMMON_ERRORS, ...(['POST', 'PUT', 'PATCH'].includes(method) ? BODY_ERRORS : {}) };
+      const errors = errorResponses(method, url, config.refusals);
       const documented = { ...(schema?.response as Record<string, unknown> | undefined) };
       for (const [status, description] of Object.entries(errors)) {
         if (!(status in documented)) documented[status] = errorResponse(description);

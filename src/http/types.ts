@@ -46,11 +46,19 @@ declare module 'fastify' {
     cost?: number;
     /** Separate per-endpoint buckets charged together with the organization bucket. */
     buckets?: readonly EndpointBucket[];
+    /**
+     * The refusals this route answers beyond those the platform documents for it (src/http/openapi.ts), each
+     * with when it happens. Documentation only: it puts every status a client may get into /openapi.json.
+     */
+    refusals?: Refusals;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
   }
 }
+
+/** A route's own refusals by status: 404 beyond a missing path record, 409 state conflicts, 422 missing references. */
+export type Refusals = Partial<Record<404 | 409 | 422, string>>;
 
 /** What the platform hands every resource module. */
 export interface PlatformServices {

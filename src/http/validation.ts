@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import type { ErrorDetail } from './errors.js';
 
@@ -13,9 +14,26 @@ const common: Options = {
   messages: true,
 };
 
+/** What toISOString writes without an extended year, and PostgreSQL stores (it has no year 0). */
+const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const rfc3339DateTime = fullFormats['date-time'] as { validate: (text: string) => boolean; compare: (a: string, b: string) => number | undefined };
+
+/**
+ * RFC 3339 (offset required, D5), and an instant the service can hold: between years 0001 and 9999 in UTC and not
+ * a leap second, which JavaScript dates cannot represent. Before this, such values passed validation and failed
+ * later with a 500 (Invalid Date, or PostgreSQL's year 0 refusal).
+ */
+function isStorableDateTime(text: string): boolean {
+  if (!rfc3339DateTime.validate(text)) return false;
+  const instant = Date.parse(text);
+  return Number.isFinite(instant) && instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+}
+
 function makeAjv(options: Options) {
   const ajv = new Ajv({ ...common, ...options });
   addFormats.default(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime, compare: rfc3339DateTime.compare });
   return ajv;
 }
 
@@ -101,7 +119,7 @@ function formatMessage(format: string): string {
     case 'uuid':
       return 'must be a UUID';
     case 'date-time':
-      return 'must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T12:00:00Z';
+      return 'must be an ISO 8601 date-time with a time-zone offset, from year 0001 to 9999 (UTC), e.g. 2026-01-31T12:00:00Z';
     case 'uri':
       return 'must be an absolute URL';
     case 'email':

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/db/engine.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, MAX_BODY_DEPTH } from '../../src/http/app.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
@@ -28,6 +28,19 @@ describe('D3/D4 errors', () => {
     }
   });
 
+  it('answers a path that is not valid percent-encoding, or an over-long path parameter, with VALIDATION_ERROR', async () => {
+    // Both are refused by the router before any hook: Fastify's own answers were a bare 400 and a 414.
+    for (const url of ['/v1/probe/things/%E0%A4%A', `/v1/probe/things/${'a'.repeat(101)}`]) {
+      const response = await t.request({ url, key: tenant.key });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path: 'path', message: expect.any(String) }] } });
+      expect(response.headers['x-request-id']).toBeTruthy();
+    }
+    const justShorter = await t.request({ url: `/v1/probe/things/${'a'.repeat(100)}`, key: tenant.key });
+    expect(justShorter.statusCode).toBe(400);
+    expect(justShorter.json().error.details[0].path).toBe('path.id');
+  });
+
   it('refuses malformed JSON with VALIDATION_ERROR and runs nothing', async () => {
     const before = state.handled;
     const response = await t.request({
@@ -40,6 +53,35 @@ describe('D3/D4 errors', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(envelope('VALIDATION_ERROR'));
     expect(response.json().error.message).toMatch(/not valid JSON/);
+    expect(state.handled).toBe(before);
+  });
+
+  it('refuses half a surrogate pair in a JSON string, and runs nothing', async () => {
+    // Found by the bad-input fuzzer: in a jsonb value (metadata) PostgreSQL refused it with a 500; in text the
+    // driver would have stored U+FFFD instead of what was sent.
+    const before = state.handled;
+    for (const body of ['{"name":"a\\ud800"}', '{"name":"\\udc00b"}', '{"name":"x","\\ud83d":"y"}']) {
+      const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body, headers: { 'content-type': 'application/json' } });
+      expect(response.statusCode, body).toBe(400);
+      expect(response.json()).toEqual(envelope('VALIDATION_ERROR'));
+    }
+    expect(state.handled).toBe(before);
+    // A whole pair is text like any other.
+    const paired = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: '{"name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+    expect(paired.statusCode).toBe(201);
+    expect(paired.json().name).toBe('😀');
+  });
+
+  it(`refuses a body nested more than ${MAX_BODY_DEPTH} levels deep, and runs nothing`, async () => {
+    const nested = (depth: number) => `{"name":"x","count":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const before = state.handled;
+    const tooDeep = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: nested(MAX_BODY_DEPTH + 1), headers: { 'content-type': 'application/json' } });
+    expect(tooDeep.statusCode).toBe(400);
+    expect(tooDeep.json().error.message).toMatch(/nested more than 64 levels/);
+    // At the limit the body is parsed and validated like any other (count is not an array).
+    const atLimit = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: nested(MAX_BODY_DEPTH), headers: { 'content-type': 'application/json' } });
+    expect(atLimit.statusCode).toBe(400);
+    expect(atLimit.json().error.details).toEqual([{ path: 'body.count', message: 'must be an integer' }]);
     expect(state.handled).toBe(before);
   });
 
@@ -124,6 +166,19 @@ describe('D3/D4 errors', () => {
     expect(noOffset.json().error.details[0]).toEqual({ path: 'query.at', message: expect.stringMatching(/time-zone offset/) });
     const withOffset = await t.request({ url: '/v1/probe?at=2026-01-01T10:00:00%2B02:00', key: tenant.key });
     expect(withOffset.statusCode).toBe(200);
+  });
+
+  it('refuses date-times that cannot be stored: a leap second, year 0, past year 9999 (UTC)', async () => {
+    // Found by the bad-input fuzzer: RFC 3339 allows them, and they failed later with a 500 (Invalid Date in
+    // JavaScript, "out of range" in PostgreSQL).
+    for (const at of ['2016-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '0001-01-01T00:30:00%2B01:00', '9999-12-31T23:00:00-05:00']) {
+      const response = await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key });
+      expect(response.statusCode, at).toBe(400);
+      expect(response.json().error.details[0]).toEqual({ path: 'query.at', message: expect.stringMatching(/0001 to 9999/) });
+    }
+    for (const at of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-06-30T23:59:59.123456789Z']) {
+      expect((await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key })).statusCode, at).toBe(200);
+    }
   });
 
   it('accepts an empty body sent with a JSON content type on routes that take none', async () => {

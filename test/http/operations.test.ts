@@ -48,6 +48,18 @@ describe('/openapi.json', () => {
     expect(post.requestBody.content['application/json'].schema.properties.name).toBeTruthy();
     expect(document.components.schemas.ErrorEnvelope).toBeTruthy();
   });
+
+  it('lists every refusal an operation can answer: 404 under a path id, 409 on POST, 413/415 with a body, its own', async () => {
+    const document = (await t.request({ url: '/openapi.json' })).json();
+    const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses).sort();
+    expect(statuses('/probe', 'get')).toEqual(['400', '401', '403', '429', '500', '503']);
+    expect(statuses('/probe/things/{id}', 'get')).toEqual(['400', '401', '403', '404', '429', '500', '503']);
+    // D16: any POST may meet a reused Idempotency-Key; the route's own 409 and 422 are declared in its config.
+    expect(statuses('/probe/things', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    const post = document.paths['/probe/things'].post.responses;
+    expect(post['409'].description).toMatch(/^CONFLICT: a thing with this name exists; or the Idempotency-Key/);
+    expect(post['422'].description).toBe('UNPROCESSABLE: the name refers to nothing.');
+  });
 });
 
 describe('/docs', () => {

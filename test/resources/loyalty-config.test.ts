@@ -216,6 +216,11 @@ describe('loyalty rules', () => {
       expect(response.json().error.details.map((detail: { path: string }) => detail.path), JSON.stringify(config)).toContain(path);
     }
     expect((await req(tenant, 'POST', '/loyalty-rules', { section: 'bonus', name: 'x', config: {} })).statusCode).toBe(400);
+    // Found by the bad-input fuzzer: config takes any object, and with an Idempotency-Key a deeply nested one
+    // overflowed the stack while the body was fingerprinted (a 500).
+    const deep = `{"section":"rules","name":"x","config":{"type":"orderSpend","pointsPerUnit":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}}`;
+    const nested = await t.request({ method: 'POST', url: '/v1/loyalty-rules', key: tenant.key, body: deep, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
+    expect(nested.statusCode).toBe(400);
     expect(await eventsOf(tenant.organization.id)).toEqual([]);
   });
 

@@ -329,5 +329,9 @@ describe('POST /loyalty-activity/bulk-expire', () => {
     expect(await ok(req(tenant, 'POST', '/loyalty-activity/bulk-expire'))).toEqual({ count: 1, points: 40 });
     expect(await balance(other, lee.id)).toBe(9);
     expect((await req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${encodeURIComponent('{"nope":1}')}`)).statusCode).toBe(400);
+    // A JSON null is not "no body" (found by the bad-input fuzzer), and changes nothing.
+    const nullBody = await t.request({ method: 'POST', url: '/v1/loyalty-activity/bulk-expire', key: other.key, body: 'null', headers: { 'content-type': 'application/json' } });
+    expect(nullBody.statusCode).toBe(400);
+    expect(await balance(other, lee.id)).toBe(9);
   });
 });

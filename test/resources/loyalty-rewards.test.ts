@@ -385,6 +385,9 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect((await redeem(o, { code: reward.code, extra: 1 })).statusCode).toBe(400);
     expect((await redeem(o, {})).statusCode).toBe(400);
     expect((await revoke(o, reward.id, { reason: 5 })).statusCode).toBe(400);
+    // A JSON null is not "no body" (found by the bad-input fuzzer).
+    const nullBody = await t.request({ method: 'POST', url: `/v1/loyalty-rewards/${reward.id}/revoke`, key: o.key, body: 'null', headers: { 'content-type': 'application/json' } });
+    expect(nullBody.statusCode).toBe(400);
     expect((await revoke(o, uuidv7())).statusCode).toBe(404);
     expect((await get(o, reward.id, '')).status).toBe('pending');
   });

@@ -436,6 +436,18 @@ describe('GET /v1/sites', () => {
     expect(response.json().error.code).toBe('VALIDATION_ERROR');
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
   });
+
+  it('answers a filter date-time or a cursor position the database cannot hold with a 400, not a 500', async () => {
+    // Found by the bad-input fuzzer: both pass the list engine's own checks, and PostgreSQL refused them.
+    const first = await list(tenant, 'limit=1');
+    const position = JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString());
+    const tampered = Buffer.from(JSON.stringify({ ...position, v: '9999-99-99T99:99:99.999999Z' })).toString('base64url');
+    for (const query of [filterQuery({ createdAt: { $gt: '0000-01-01T00:00:00Z' } }), `limit=1&cursor=${tampered}`]) {
+      const response = await t.request({ url: `/v1/sites?${query}`, key: tenant.key });
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().error.code).toBe('VALIDATION_ERROR');
+    }
+  });
 });
 
 describe('permissions and costs', () => {

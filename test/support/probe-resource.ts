@@ -58,6 +58,11 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
           return { ok: true };
         },
       );
+      app.get(
+        '/probe/things/:id',
+        { config: { permission: 'products:read', cost: 1 }, schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } },
+        async (_request, reply) => reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'The thing was not found.' } }),
+      );
       app.get('/probe/boom', { config: { permission: 'any', cost: 1 } }, async () => {
         throw new Error('relation "secret_table" does not exist at SELECT * FROM secret_table');
       });
@@ -75,7 +80,7 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
       app.post(
         '/probe/things',
         {
-          config: { permission: 'products:write', cost: 1 },
+          config: { permission: 'products:write', cost: 1, refusals: { 409: 'a thing with this name exists', 422: 'the name refers to nothing' } },
           schema: {
             body: Type.Object(
               { name: Type.String({ minLength: 1, maxLength: 100 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },

@@ -61,7 +61,7 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => customers.update(authOf(request).organizationId, request.params.id, request.body));
 
   app.delete('/customers/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the customer has orders' } },
     schema: {
       operationId: 'deleteCustomer',
       summary: 'Delete a customer and their tag links (409 while orders reference them)',

@@ -31,7 +31,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
   }, async (request) => memberships.list(authOf(request).organizationId, request.query));
 
   app.post('/loyalty-memberships', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the customer is already an active member', 422: 'customerId or loyaltyProgramId names no record of the organization' } },
     schema: {
       operationId: 'joinLoyaltyProgram',
       summary: 'A customer joins a program (201); a member who left is restored with their balances (200); triggers loyaltyMembership.created',
@@ -43,7 +43,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
   });
 
   app.post('/loyalty-memberships/import', {
-    config: { permission: 'loyalty:write', cost: 10 },
+    config: { permission: 'loyalty:write', cost: 10, refusals: { 422: 'with strict true, a row names a customer, program or tier that does not exist' } },
     schema: {
       operationId: 'importLoyaltyMemberships',
       summary: 'Create or update memberships (D34 rows: customer, loyaltyProgramId, pointsBalance, loyaltyTierId); at most 1,000 rows',
@@ -62,7 +62,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
   }, async (request) => memberships.get(authOf(request).organizationId, request.params.id, request.query.include));
 
   app.patch('/loyalty-memberships/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'tierAssignedManually true for a member without a tier', 422: "loyaltyTierId names no tier of the member's program" } },
     schema: {
       operationId: 'updateLoyaltyMembership',
       summary: 'Pin a tier (loyaltyTierId, or tierAssignedManually true) or unpin it (tierAssignedManually false: recalculated at once); a new tier triggers loyaltyMembership.tierChanged',
@@ -71,7 +71,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
   }, async (request) => memberships.update(authOf(request).organizationId, request.params.id, request.body));
 
   app.post('/loyalty-memberships/:id/leave', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the member has already left' } },
     schema: {
       operationId: 'leaveLoyaltyProgram',
       summary: 'The member leaves (leftAt set; balances kept for a rejoin); 409 if already left',

@@ -29,7 +29,7 @@ export function pointsRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => points.activity(authOf(request).organizationId, request.query));
 
   app.post('/loyalty-memberships/:id/points-adjustments', {
-    config: { permission: 'loyalty:write', cost: 1 },
+    config: { permission: 'loyalty:write', cost: 1, refusals: { 409: 'the member has left, or the balance would go below 0 or above 2^53-1' } },
     schema: {
       operationId: 'adjustLoyaltyPoints',
       summary: 'Add or remove points by hand (D31; never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',

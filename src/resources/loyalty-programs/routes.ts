@@ -43,7 +43,7 @@ export function programRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => programs.update(authOf(request).organizationId, request.params.id, request.body));
 
   app.delete('/loyalty-programs/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: "the program has members, or is the organization's last one" } },
     schema: {
       operationId: 'deleteLoyaltyProgram',
       summary: 'Delete a loyalty program with its tiers and rules (409 while it has members, or when it is the only one); triggers loyaltyProgram.deleted',

@@ -26,7 +26,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => rewards.list(authOf(request).organizationId, request.query));
 
   app.post('/loyalty-rewards', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the member has left, or the reward would be born expired', 422: 'loyaltyMembershipId names no membership of the organization' } },
     schema: {
       operationId: 'issueLoyaltyReward',
       summary: 'Issue a reward to one member by hand (D17): a fresh code, customer, membership and rule embedded; triggers loyaltyReward.issued',
@@ -35,7 +35,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request, reply) => reply.code(201).send(await rewards.issue(authOf(request).organizationId, request.body)));
 
   app.post('/loyalty-rewards/redeem', {
-    config: write,
+    config: { ...write, refusals: { 404: 'no reward of the organization has this code', 409: 'the reward is not pending (or has just expired)', 422: 'orderId names no order of the organization' } },
     schema: {
       operationId: 'redeemLoyaltyReward',
       summary: 'Redeem a pending reward by its code (D19), optionally naming the order; triggers loyaltyReward.redeemed',
@@ -49,10 +49,10 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => rewards.get(authOf(request).organizationId, request.params.id, request.query.include));
 
   app.post('/loyalty-rewards/:id/revoke', {
-    config: write,
-    // The body is optional (only a reason): no body at all reads as {}.
+    config: { ...write, refusals: { 409: 'the reward is not pending (or has just expired)' } },
+    // The body is optional (only a reason): no body at all reads as {}. A JSON null is a body, and not an object.
     preValidation: async (request) => {
-      request.body ??= {};
+      if (request.body === undefined) request.body = {};
     },
     schema: {
       operationId: 'revokeLoyaltyReward',
@@ -62,7 +62,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => rewards.revoke(authOf(request).organizationId, request.params.id, request.body));
 
   app.post('/loyalty-memberships/:id/claim', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the member has left, the rule is inactive or the balance is short', 422: "loyaltyRuleId names no live rewards rule of the member's program" } },
     schema: {
       operationId: 'claimLoyaltyReward',
       summary: "Claim a rule of the rewards section for the member's points: spends its pointsCost (409 when short) and issues its reward; triggers loyaltyTransaction.created and loyaltyReward.issued",

@@ -20,7 +20,7 @@ export function ruleRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => rules.list(authOf(request).organizationId, request.query));
 
   app.post('/loyalty-rules', {
-    config: write,
+    config: { ...write, refusals: { 422: 'loyaltyProgramId names no program of the organization' } },
     schema: {
       operationId: 'createLoyaltyRule',
       summary: 'Create a rule in one of the sections rules, rewards, offers, stampCards (section, name, config required); triggers loyaltyRule.created',

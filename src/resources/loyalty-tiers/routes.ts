@@ -20,7 +20,7 @@ export function tierRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => tiers.list(authOf(request).organizationId, request.query));
 
   app.post('/loyalty-tiers', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the program already has a tier at this threshold', 422: 'loyaltyProgramId names no program of the organization' } },
     schema: {
       operationId: 'createLoyaltyTier',
       summary: 'Create a tier (name and thresholdPoints required); members are recalculated at once; triggers loyaltyTier.created',
@@ -34,7 +34,7 @@ export function tierRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => tiers.get(authOf(request).organizationId, request.params.id));
 
   app.patch('/loyalty-tiers/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'the program already has a tier at this threshold' } },
     schema: {
       operationId: 'updateLoyaltyTier',
       summary: 'Change a tier; a new threshold recalculates members at once; triggers loyaltyTier.updated',
@@ -43,7 +43,7 @@ export function tierRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => tiers.update(authOf(request).organizationId, request.params.id, request.body));
 
   app.delete('/loyalty-tiers/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'members hold the tier' } },
     schema: {
       operationId: 'deleteLoyaltyTier',
       summary: 'Delete a tier (409 while members hold it); triggers loyaltyTier.deleted',

@@ -31,7 +31,7 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => ({ count: await orders.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
 
   app.post('/orders/import', {
-    config: { permission: 'orders:write', cost: 10 },
+    config: { permission: 'orders:write', cost: 10, refusals: { 422: 'with strict true, a row names a site, customer, product or variant that does not exist' } },
     schema: {
       operationId: 'importOrders',
       summary: 'Create or update orders by remoteId, with their line items and tags; site, customer and products must exist',

@@ -31,7 +31,7 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => ({ count: await products.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
 
   app.post('/products/import', {
-    config: { permission: 'products:write', cost: 10 },
+    config: { permission: 'products:write', cost: 10, refusals: { 422: 'with strict true, a row names a site that does not exist' } },
     schema: {
       operationId: 'importProducts',
       summary: 'Create or update products by slug, with their variants, site links and tags',

@@ -20,7 +20,7 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => sites.list(authOf(request).organizationId, request.query));
 
   app.post('/sites', {
-    config: write,
+    config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
     schema: {
       operationId: 'createSite',
       summary: 'Create a site (name and domain required; platform defaults to custom, currencyCode to USD); triggers site.created',
@@ -37,7 +37,7 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => sites.get(authOf(request).organizationId, request.params.id));
 
   app.patch('/sites/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
     schema: {
       operationId: 'updateSite',
       summary: 'Change a site\'s name, domain, platform or currency; triggers site.updated',
@@ -46,7 +46,7 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => sites.update(authOf(request).organizationId, request.params.id, request.body));
 
   app.delete('/sites/:id', {
-    config: write,
+    config: { ...write, refusals: { 409: 'orders use the site' } },
     schema: {
       operationId: 'deleteSite',
       summary: 'Delete a site and its product links (409 while orders use it); triggers site.deleted',

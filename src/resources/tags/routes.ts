@@ -35,7 +35,7 @@ function kindRoutes(app: PatronApp, service: TagService, info: TagKindInfo): voi
   }, async (request) => service.get(authOf(request).organizationId, request.params.id, request.query.include));
 
   app.patch(`${path}/:id`, {
-    config: write,
+    config: { ...write, refusals: { 409: 'another tag of this kind already has the name' } },
     schema: {
       operationId: `rename${name}`,
       summary: `Rename a ${kind} tag on every one of its ${records}; a name another ${kind} tag has is 409`,

@@ -38,7 +38,7 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
     }, async (request) => deliveries.list(authOf(request).organizationId, request.params.id, request.query));
 
     app.post('/webhooks/:id/events/:deliveryId/resend', {
-      config: write,
+      config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
       schema: {
         operationId: 'resendWebhookDelivery',
         summary: 'Send a delivery again now (a new record with the same idempotencyKey); answers with its outcome',
@@ -50,7 +50,7 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
     });
 
     app.post('/webhooks/:id/test', {
-      config: write,
+      config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
       schema: {
         operationId: 'testWebhook',
         summary: 'Send a webhook.test ping now (data: the endpoint); answers with the delivery record and its outcome',
