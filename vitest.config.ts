@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The hardening suites take minutes: `npm run test:hardening` (vitest.hardening.config.ts).
+    exclude: [...configDefaults.exclude, 'test/hardening/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

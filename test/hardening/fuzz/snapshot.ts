@@ -1,0 +1,36 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * Tables a request may write without changing the organization's data, so they are left out of the comparison:
+ * D16 stores the answer to a POST with an Idempotency-Key, a 4xx included (docs/api.md, Idempotency-Key).
+ */
+export const TABLES_WRITTEN_BY_ANY_REQUEST = ['idempotency_keys'];
+
+export interface TableState {
+  rows: number;
+  hash: string;
+}
+
+/** Row count and a hash of every row's text, per table of the public schema (the migrator's own tables aside). */
+export async function snapshotTables(db: Kysely<any>): Promise<Record<string, TableState>> {
+  const tables = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
+    order by table_name`.execute(db);
+  const state: Record<string, TableState> = {};
+  for (const { name } of tables.rows) {
+    if (TABLES_WRITTEN_BY_ANY_REQUEST.includes(name)) continue;
+    const { rows } = await sql<{ rows: string; hash: string | null }>`
+      select count(*)::text as rows, md5(string_agg(t::text, E'\n' order by t::text)) as hash from ${sql.table(name)} t`.execute(db);
+    state[name] = { rows: Number(rows[0]!.rows), hash: rows[0]!.hash ?? '' };
+  }
+  return state;
+}
+
+/** Tables whose state differs, with before and after. */
+export function changedTables(before: Record<string, TableState>, after: Record<string, TableState>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names]
+    .filter((name) => before[name]?.rows !== after[name]?.rows || before[name]?.hash !== after[name]?.hash)
+    .map((name) => `${name}: ${before[name]?.rows ?? '-'} rows → ${after[name]?.rows ?? '-'} rows${before[name]?.hash !== after[name]?.hash ? ' (contents differ)' : ''}`);
+}

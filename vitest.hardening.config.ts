@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+/** The hardening suites (issue 8): long-running, so kept out of `npm test`. Run with `npm run test:hardening`. */
+export default defineConfig({
+  test: {
+    include: ['test/hardening/**/*.test.ts'],
+    testTimeout: 15 * 60_000,
+    hookTimeout: 5 * 60_000,
+    pool: 'forks',
+    // One suite at a time: their figures (time, throughput) mean something only on an otherwise quiet machine.
+    maxWorkers: 1,
+  },
+});
