@@ -45,15 +45,7 @@ const INVALID_SHARE = 0.3;
  * Operations whose failures are reported but not asserted, because another change is rebuilding them right now.
  * Each entry is an operationId; empty it as those land.
  */
-const OPERATIONS_UNDER_CONSTRUCTION: readonly string[] = [
-  // 422 (strict import miss) is answered but not documented: its route declares no refusals.
-  'importReviews',
-  // A JSON null body is taken for "no body" (`request.body ??= {}`): regenerate queues (202, a review_summaries row),
-  // revert and accept run (404) where the published schema requires an object (400).
-  'regenerateReviewSummary',
-  'revertReviewSummary',
-  'acceptReviewSummary',
-];
+const OPERATIONS_UNDER_CONSTRUCTION: readonly string[] = [];
 
 /** The rate limit is not under test here: every bucket is made 1,000 times larger so requests reach validation. */
 class RoomyLimiter implements RateLimiter {

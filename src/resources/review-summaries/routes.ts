@@ -10,9 +10,9 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
   const summaries = new ReviewSummaryService(db);
   const read = { permission: 'reviews:read', cost: 1 };
   const write = { permission: 'reviews:write', cost: 1 };
-  // The actions take no input: no body reads as {}, so only an object with fields is refused (400).
+  // The actions take no input: no body reads as {}, so only an object with fields, or JSON null, is refused (400).
   const noBody = async (request: { body: unknown }) => {
-    request.body ??= {};
+    if (request.body === undefined) request.body = {};
   };
 
   app.get('/products/:id/review-summary', {

@@ -31,7 +31,7 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
   }, async (request) => ({ count: await reviews.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
 
   app.post('/reviews/import', {
-    config: { permission: 'reviews:write', cost: 10 },
+    config: { permission: 'reviews:write', cost: 10, refusals: { 422: 'with strict true, a row names a product or customer that does not exist' } },
     schema: {
       operationId: 'importReviews',
       summary: 'Create or update reviews by remoteId (else by customer and product); products and customers must exist',
