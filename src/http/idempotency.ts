@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { conflict, validationError } from './errors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PatronApp } from './types.js';
 
 const RETENTION_HOURS = 24;
@@ -11,9 +12,14 @@ const ABANDONED_AFTER_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
+interface IdempotencyClaim {
+  organizationId: string;
+  key: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyClaim: { organizationId: string; key: string } | null;
+    idempotencyClaim: IdempotencyClaim | null;
   }
 }
 
@@ -24,16 +30,23 @@ declare module 'fastify' {
 export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || !request.auth) return;
+  // Callback-style hooks with a synchronous fast path: most requests carry no key, and an async hook costs every
+  // request a promise and a microtask turn.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST' || !request.auth || request.headers['idempotency-key'] === undefined) return done();
+    claimOrReplay(request, reply).then(() => {
+      if (!reply.sent) done();
+    }, done);
+  });
+
+  async function claimOrReplay(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
+    const organizationId = request.auth!.organizationId;
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
       throw validationError('The Idempotency-Key header must be 1 to 255 visible ASCII characters, sent once.', [
         { path: 'header.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
       ]);
     }
-    const organizationId = request.auth.organizationId;
     const fingerprint = createHash('sha256')
       .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
       .digest('hex');
@@ -91,12 +104,16 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
     reply.code(existing.status_code ?? 200).header('idempotent-replayed', 'true');
     if (existing.content_type) reply.type(existing.content_type);
     return reply.send(existing.response_body ?? '');
+  }
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return done(null, payload);
+    request.idempotencyClaim = null;
+    settleClaim(claim, reply, payload).then((settled) => done(null, settled), done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotencyClaim;
-    if (!claim) return payload;
-    request.idempotencyClaim = null;
+  async function settleClaim(claim: IdempotencyClaim, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const scope = db
       .updateTable('idempotency_keys')
       .where('organization_id', '=', claim.organizationId)
@@ -119,7 +136,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
       })
       .execute();
     return payload;
-  });
+  }
 
   const sweeper = setInterval(() => {
     db.deleteFrom('idempotency_keys')
