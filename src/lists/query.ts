@@ -8,12 +8,26 @@ export const MAX_SEARCH_LENGTH = 200;
 
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Records per page, 1..250.' });
 const Cursor = Type.String({ minLength: 1, maxLength: 2048, description: 'The nextCursor of the previous page.' });
-const Filter = Type.String({
-  maxLength: FILTER_LIMITS.maxBytes,
-  description:
-    'JSON filter document: {"field": value} or {"field": {"$op": value}} with $eq $ne $gt $gte $lt $lte $in $nin ' +
-    '$exists $contains $startsWith, combined with $and, $or, $not. See docs/api.md.',
-});
+const FILTER_GRAMMAR =
+  'JSON filter document: {"field": value} or {"field": {"$op": value}} with $eq $ne $gt $gte $lt $lte $in $nin ' +
+  '$exists $contains $startsWith, combined with $and, $or, $not. See docs/api.md.';
+
+/** One field as the documentation names it: `metadata` fields are filtered per key. */
+function describeField(name: string, field: ListDefinition['fields'][string]): string {
+  if (field.type === 'metadata') return `${name}.<key> (string)`;
+  if (field.type === 'enum' && field.enumValues) return `${name} (one of ${field.enumValues.join(', ')})`;
+  return `${name} (${field.type === 'timestamp' ? 'ISO 8601 date-time' : field.type})`;
+}
+
+/** The filter parameter of one list, naming the fields it accepts so callers need not guess (nor the fuzzer). */
+function filterSchema(definition: ListDefinition) {
+  const fields = Object.entries(definition.fields).map(([name, field]) => describeField(name, field));
+  return Type.String({
+    maxLength: FILTER_LIMITS.maxBytes,
+    description: `${FILTER_GRAMMAR} Fields: ${fields.join('; ')}.`,
+    'x-filterable-fields': Object.keys(definition.fields),
+  });
+}
 const Search = Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Case-insensitive text search.' });
 
 /** The static shape every list query has; search and include exist only where the list offers them. */
@@ -38,7 +52,7 @@ export function listQuerySchema(definition: ListDefinition): TObject<ListQueryPr
         Type.Union(sorts.map((value) => Type.Literal(value)), { description: `Default ${definition.defaultSort}.` }),
       ),
       ...(definition.search ? { search: Type.Optional(Search) } : {}),
-      filter: Type.Optional(Filter),
+      filter: Type.Optional(filterSchema(definition)),
       ...(includes.length ? { include: Type.Optional(includeSchema(definition)) } : {}),
     },
     { additionalProperties: false },
@@ -55,7 +69,7 @@ export function includeSchema(definition: ListDefinition) {
 /** Filter and search only: what bulk updates take in their query string. */
 export function selectionQuerySchema(definition: ListDefinition): TObject<Pick<ListQueryProperties, 'filter' | 'search'>> {
   return Type.Object(
-    { filter: Type.Optional(Filter), ...(definition.search ? { search: Type.Optional(Search) } : {}) },
+    { filter: Type.Optional(filterSchema(definition)), ...(definition.search ? { search: Type.Optional(Search) } : {}) },
     { additionalProperties: false },
   ) as unknown as TObject<Pick<ListQueryProperties, 'filter' | 'search'>>;
 }
