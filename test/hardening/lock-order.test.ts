@@ -52,3 +52,55 @@ describe.skipIf(!postgresUrl)('lock order of concurrent writers (PostgreSQL)', (
     expect(await deadlocks()).toBe(before);
   }, 120_000);
 });
+
+describe.skipIf(!postgresUrl)('lock order of concurrent loyalty writers (PostgreSQL)', () => {
+  const MEMBERS = 30;
+  let t: TestApp;
+  let tenant: Tenant;
+  let membershipIds: string[];
+  const emails = Array.from({ length: MEMBERS }, (_, i) => `m${i}@lock.example`);
+
+  const call = async (method: 'PATCH' | 'POST', url: string, body: unknown) => {
+    const response = await t.request({ method, url: `/v1${url}`, key: tenant.key, body });
+    return `${response.statusCode}${response.statusCode >= 300 ? ` ${response.body}` : ''}`;
+  };
+  const deadlocks = async () => {
+    const { rows: stats } = await sql<{ deadlocks: string }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(t.testDatabase.database.db);
+    return Number(stats[0]!.deadlocks);
+  };
+  const shuffled = <T>(items: T[], seed: number) => [...items].sort((x, y) => ((items.indexOf(x) * seed) % 97) - ((items.indexOf(y) * seed) % 97));
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenant = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+    expect(await call('POST', '/sites', { data: { name: 'Lock', domain: 'loyalty.lock.example', platform: 'custom', currencyCode: 'EUR' } })).toBe('201');
+    expect(await call('POST', '/customers/import', { data: emails.map((email) => ({ email })) })).toBe('200');
+    expect(await call('POST', '/loyalty-memberships/import', { data: emails.map((email) => ({ customer: email })) })).toBe('200');
+    expect(await call('POST', '/loyalty-rules', { data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } } })).toBe('201');
+    const members = await t.request({ url: '/v1/loyalty-memberships?limit=250', key: tenant.key });
+    membershipIds = members.json().data.map((membership: { id: string }) => membership.id);
+    expect(membershipIds).toHaveLength(MEMBERS);
+  });
+  afterAll(() => t?.close());
+
+  it('order imports that earn, history imports and bulk expiry over the same members never deadlock', async () => {
+    const before = await deadlocks();
+    const work: Promise<string>[] = [];
+    for (let round = 0; round < 4; round++) {
+      const customers = shuffled(emails, 7 + round * 13);
+      work.push(call('POST', '/orders/import', {
+        data: customers.map((email, i) => ({ site: 'loyalty.lock.example', customer: email, remoteId: `l-${round}-${i}`, number: `${round}-${i}`, totalCents: 1000, currencyCode: 'EUR' })),
+      }));
+      work.push(call('POST', '/loyalty-history', {
+        data: shuffled(emails, 11 + round * 5).map((email) => ({ customer: email, kind: 'earned', points: 5, createdAt: '2025-06-01T00:00:00Z' })),
+      }));
+      work.push(call('POST', '/loyalty-activity/bulk-expire', { reason: `round ${round}` }));
+      for (const id of [membershipIds[round]!, membershipIds[MEMBERS - 1 - round]!]) {
+        work.push(call('POST', `/loyalty-memberships/${id}/points-adjustments`, { points: 3, reason: 'lock' }));
+      }
+    }
+    const statuses = await Promise.all(work);
+    expect(statuses.filter((status) => status !== '200' && status !== '201')).toEqual([]);
+    expect(await deadlocks()).toBe(before);
+  }, 120_000);
+});
