@@ -1,4 +1,5 @@
 import { authOf } from '../../http/auth.js';
+import { optionalBody } from '../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { selectionQuerySchema } from '../../lists/query.js';
 import { ENDPOINT_BUCKETS } from '../../ratelimit/buckets.js';
@@ -49,10 +50,8 @@ export function earningRoutes(app: PatronApp, { db }: PlatformServices): void {
 
   app.post('/loyalty-activity/bulk-expire', {
     config: { permission: 'loyalty:write', cost: 5 },
-    // The body is optional (only a reason): no body at all reads as {}. A JSON null is a body, and not an object.
-    preValidation: async (request) => {
-      if (request.body === undefined) request.body = {};
-    },
+    // The body is optional (only a reason).
+    preValidation: optionalBody,
     schema: {
       operationId: 'bulkExpireLoyaltyPoints',
       summary: 'Expire what is left of the credits the filter and search of GET /loyalty-activity select (one expired entry per member); triggers loyaltyTransaction.created',

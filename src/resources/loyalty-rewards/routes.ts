@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
+import { optionalBody } from '../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../common/envelope.js';
@@ -50,10 +51,8 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
 
   app.post('/loyalty-rewards/:id/revoke', {
     config: { ...write, refusals: { 409: 'the reward is not pending (or has just expired)' } },
-    // The body is optional (only a reason): no body at all reads as {}. A JSON null is a body, and not an object.
-    preValidation: async (request) => {
-      if (request.body === undefined) request.body = {};
-    },
+    // The body is optional (only a reason).
+    preValidation: optionalBody,
     schema: {
       operationId: 'revokeLoyaltyReward',
       summary: 'Withdraw a pending reward (D19); the reason goes on the member\'s activity feed; triggers loyaltyReward.revoked',

@@ -1,4 +1,5 @@
 import { authOf } from '../../http/auth.js';
+import { optionalBody } from '../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { IdParams } from '../common/schemas.js';
 import { NoBody, RegenerateResult, ReviewSummary, ReviewSummaryOrNull, SuppressBody } from './schemas.js';
@@ -10,10 +11,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
   const summaries = new ReviewSummaryService(db);
   const read = { permission: 'reviews:read', cost: 1 };
   const write = { permission: 'reviews:write', cost: 1 };
-  // The actions take no input: no body reads as {}, so only an object with fields, or JSON null, is refused (400).
-  const noBody = async (request: { body: unknown }) => {
-    if (request.body === undefined) request.body = {};
-  };
+  // The actions take no input: only an object with fields, or JSON null, is refused (400).
 
   app.get('/products/:id/review-summary', {
     config: read,
@@ -35,7 +33,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
 
   app.post('/products/:id/review-summary/regenerate', {
     config: { permission: 'reviews:write', cost: 5 },
-    preValidation: noBody,
+    preValidation: optionalBody,
     schema: {
       operationId: 'regenerateReviewSummary',
       summary: 'Queue a new summary (D21: once per 24 hours per product, else 429 with Retry-After); it goes live when written and the replaced one becomes previous',
@@ -45,7 +43,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
 
   app.post('/products/:id/review-summary/accept', {
     config: write,
-    preValidation: noBody,
+    preValidation: optionalBody,
     schema: {
       operationId: 'acceptReviewSummary',
       summary: 'Keep the current summary and forget previous, so nothing remains to revert to',
@@ -55,7 +53,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
 
   app.post('/products/:id/review-summary/revert', {
     config: write,
-    preValidation: noBody,
+    preValidation: optionalBody,
     schema: {
       operationId: 'revertReviewSummary',
       summary: 'Make previous the current summary again and discard the one that replaced it (409 when there is nothing to revert to)',
