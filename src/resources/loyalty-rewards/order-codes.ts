@@ -17,9 +17,12 @@ export interface OrderCodes {
  */
 export async function redeemOrderCodes(trx: Transaction<DB>, organizationId: string, orders: readonly OrderCodes[]): Promise<number> {
   const orderByCode = new Map<string, string>();
-  for (const order of orders) for (const code of order.codes) if (!orderByCode.has(normalizeCode(code))) orderByCode.set(normalizeCode(code), order.orderId);
+  for (const order of orders) {
+    for (const code of order.codes.map(normalizeCode)) if (!orderByCode.has(code)) orderByCode.set(code, order.orderId);
+  }
   if (orderByCode.size === 0) return 0;
-  // Locked in id order so two imports naming the same codes cannot deadlock; a concurrent redeem waits or wins.
+  // Locked in id order so two imports naming the same codes cannot deadlock; a concurrent redeem waits or wins (a
+  // row it redeemed meanwhile no longer passes `status = 'pending'` once the lock is granted, so it is not returned).
   const { rows } = await sql<RewardRow>`
     select * from loyalty_rewards
     where organization_id = ${organizationId}::uuid and code = any(${[...orderByCode.keys()]}::text[]) and status = 'pending'
@@ -27,7 +30,6 @@ export async function redeemOrderCodes(trx: Transaction<DB>, organizationId: str
     for update`.execute(trx);
   let redeemed = 0;
   for (const row of rows) {
-    if (row.status !== 'pending') continue;
     const outcome = await moveReward(trx, organizationId, row, 'redeemed', { orderId: orderByCode.get(row.code!) });
     if (!outcome.lapsed) redeemed += 1;
   }
