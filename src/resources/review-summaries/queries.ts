@@ -141,8 +141,8 @@ export async function lockSummaries(db: Kysely<DB>, organizationId: string, prod
 export async function reviewStats(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<ReviewStatsRow[]> {
   const { rows } = await sql<ReviewStatsRow>`
     select p.id as product_id,
-      (select count(*)::int from reviews r where ${summarizable(organizationId)} and r.product_id = p.id) as eligible,
-      (select ${FINGERPRINT} from reviews r where ${summarizable(organizationId)} and r.product_id = p.id) as fingerprint,
+      summarizable.eligible,
+      summarizable.fingerprint,
       o.review_summary_min_reviews as threshold,
       s.product_id is not null as has_row,
       coalesce(s.current is not null, false) as has_summary,
@@ -152,6 +152,10 @@ export async function reviewStats(db: Kysely<DB>, organizationId: string, produc
     from products p
     join organizations o on o.id = p.organization_id
     left join review_summaries s on s.organization_id = p.organization_id and s.product_id = p.id
+    -- One pass over each product's reviews for both the count and the digest.
+    cross join lateral (
+      select count(*)::int as eligible, ${FINGERPRINT} as fingerprint
+      from reviews r where ${summarizable(organizationId)} and r.product_id = p.id) summarizable
     where p.organization_id = ${organizationId}::uuid and p.id = any(${[...productIds]}::uuid[])
     order by p.id`.execute(db);
   return rows;
