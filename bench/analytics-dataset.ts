@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createKey, hashKey } from '../src/auth/keys.js';
-import { migrateToLatest, openDatabase } from '../src/db/engine.js';
+import { prepareDataset } from './store-dataset.js';
+import { openDatabase } from '../src/db/engine.js';
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DATABASE = 'patron_bench_analytics';
@@ -178,51 +179,7 @@ async function ensureKey(organizationId: string): Promise<string> {
 
 /** Makes sure patron_bench_analytics holds the dataset (generating it when missing, incomplete or `fresh`). */
 export async function ensureAnalyticsDataset(options: { fresh?: boolean } = {}): Promise<AnalyticsDataset> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  let generatedSeconds: number | null = null;
-  try {
-    const exists = (await admin.query('select 1 from pg_database where datname = $1', [DATABASE])).rows.length > 0;
-    let reuse = false;
-    if (exists && !options.fresh) {
-      // New migrations (an added index) apply to the existing data.
-      const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
-      try {
-        const applied = await migrateToLatest(database.db);
-        if (applied.length) log(`applied migrations to the existing dataset: ${applied.join(', ')}`);
-      } finally {
-        await database.close();
-      }
-      const client = new pg.Client({ connectionString: databaseUrl() });
-      await client.connect();
-      try {
-        const found = await counts(client);
-        const mismatch = Object.entries(EXPECTED).filter(([name, n]) => found[name] !== n);
-        reuse = mismatch.length === 0;
-        if (!reuse) log(`dataset incomplete (${mismatch.map(([name, n]) => `${name} ${found[name]} ≠ ${n}`).join(', ')}): generating again`);
-      } finally {
-        await client.end();
-      }
-    }
-    if (!reuse) {
-      log(`creating database ${DATABASE}`);
-      await admin.query(`drop database if exists "${DATABASE}" with (force)`);
-      await admin.query(`create database "${DATABASE}"`);
-      const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
-      try {
-        log(`migrations: ${(await migrateToLatest(database.db)).join(', ')}`);
-      } finally {
-        await database.close();
-      }
-      log('generating the dataset');
-      generatedSeconds = await generate();
-      log(`generated in ${generatedSeconds.toFixed(1)} s`);
-    } else {
-      log(`reusing ${DATABASE} (pass --fresh to generate it again)`);
-    }
-  } finally {
-    await admin.end();
-  }
+  const generatedSeconds = await prepareDataset({ database: DATABASE, expected: EXPECTED, counts, generate }, options.fresh);
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {

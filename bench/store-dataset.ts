@@ -285,10 +285,6 @@ async function verify(client: pg.Client): Promise<void> {
   log('  references checked: none dangling');
 }
 
-async function databaseExists(admin: pg.Client): Promise<boolean> {
-  const { rows } = await admin.query('select 1 from pg_database where datname = $1', [DATABASE]);
-  return rows.length > 0;
-}
 
 async function ensureKeys(): Promise<Record<string, BenchOrganization>> {
   const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
@@ -327,52 +323,67 @@ async function ensureKeys(): Promise<Record<string, BenchOrganization>> {
   }
 }
 
-/** Makes sure patron_bench_store holds the dataset (generating it when missing, incomplete or `fresh`); returns its keys. */
-export async function ensureDataset(options: { fresh?: boolean } = {}): Promise<DatasetInfo> {
+/** A generated benchmark database: what it must hold, how to count it, how to generate it. */
+export interface DatasetSpec {
+  database: string;
+  expected: Record<string, number>;
+  counts(client: pg.Client): Promise<Record<string, number>>;
+  /** Fills the freshly migrated database; returns the seconds it took. */
+  generate(): Promise<number>;
+}
+
+/**
+ * Reuses `spec.database` when it holds the expected rows (after applying any new migration to it), else creates it
+ * again, migrates it and generates the data. Returns the seconds generating took, or null when reused.
+ */
+export async function prepareDataset(spec: DatasetSpec, fresh = false): Promise<number | null> {
+  const { database: name } = spec;
+  const migrate = async () => {
+    const database = await openDatabase({ databaseUrl: databaseUrl(name), dataDir: 'memory://', poolSize: 2 });
+    try {
+      return await migrateToLatest(database.db);
+    } finally {
+      await database.close();
+    }
+  };
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  let generatedSeconds: number | null = null;
   try {
-    let reuse = false;
-    if (!options.fresh && (await databaseExists(admin))) {
+    const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rows.length > 0;
+    if (exists && !fresh) {
       // New migrations (e.g. an added index) apply to the existing data.
-      const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
-      try {
-        const applied = await migrateToLatest(database.db);
-        if (applied.length) log(`applied migrations to the existing dataset: ${applied.join(', ')}`);
-      } finally {
-        await database.close();
-      }
-      const client = new pg.Client({ connectionString: databaseUrl() });
+      const applied = await migrate();
+      if (applied.length) log(`applied migrations to the existing dataset: ${applied.join(', ')}`);
+      const client = new pg.Client({ connectionString: databaseUrl(name) });
       await client.connect();
       try {
-        const found = await counts(client);
-        const mismatch = Object.entries(EXPECTED).filter(([name, n]) => found[name] !== n);
-        reuse = mismatch.length === 0;
-        if (!reuse) log(`dataset incomplete (${mismatch.map(([name, n]) => `${name} ${found[name]} ≠ ${n}`).join(', ')}): generating again`);
+        const found = await spec.counts(client);
+        const mismatch = Object.entries(spec.expected).filter(([table, n]) => found[table] !== n);
+        if (mismatch.length === 0) {
+          log(`reusing ${name} (pass --fresh to generate it again)`);
+          return null;
+        }
+        log(`dataset incomplete (${mismatch.map(([table, n]) => `${table} ${found[table]} ≠ ${n}`).join(', ')}): generating again`);
       } finally {
         await client.end();
       }
     }
-    if (!reuse) {
-      log(`creating database ${DATABASE}`);
-      await admin.query(`drop database if exists "${DATABASE}" with (force)`);
-      await admin.query(`create database "${DATABASE}"`);
-      const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
-      try {
-        log(`migrations: ${(await migrateToLatest(database.db)).join(', ')}`);
-      } finally {
-        await database.close();
-      }
-      log('generating the dataset');
-      generatedSeconds = await generate();
-      log(`generated in ${generatedSeconds.toFixed(1)} s`);
-    } else {
-      log(`reusing ${DATABASE} (pass --fresh to generate it again)`);
-    }
+    log(`creating database ${name}`);
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.query(`create database "${name}"`);
   } finally {
     await admin.end();
   }
+  log(`migrations: ${(await migrate()).join(', ')}`);
+  log('generating the dataset');
+  const seconds = await spec.generate();
+  log(`generated in ${seconds.toFixed(1)} s`);
+  return seconds;
+}
+
+/** Makes sure patron_bench_store holds the dataset (generating it when missing, incomplete or `fresh`); returns its keys. */
+export async function ensureDataset(options: { fresh?: boolean } = {}): Promise<DatasetInfo> {
+  const generatedSeconds = await prepareDataset({ database: DATABASE, expected: EXPECTED, counts, generate }, options.fresh);
   const organizations = await ensureKeys();
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
