@@ -34,12 +34,6 @@ export class AnalyticsService {
           { path: 'body.timezone', message: 'is not a time zone the database knows' },
         ]);
       }
-      // SQLSTATE 22008: a date the filter accepts as ISO 8601 (year 0000, say) that PostgreSQL cannot hold.
-      if ((error as { code?: unknown } | null)?.code === '22008') {
-        throw validationError('A date in the filter is outside the range PostgreSQL can hold (years 1 to 294276).', [
-          { path: 'body.filter', message: 'holds a date out of range' },
-        ]);
-      }
       throw error;
     }
     const summary = rows[0];
