@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertReward } from '../../src/resources/loyalty-rewards/queries.js';
+import { insertIssuedReward } from '../../src/resources/loyalty-rewards/queries.js';
 import { expireAllDueRewards } from '../../src/resources/loyalty-rewards/transitions.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
@@ -160,6 +160,32 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     // The event carries the sixteen fields, exactly as GET shows them without include.
     expect(events[0]!.payload).toEqual(base(reward));
     expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
+    // The answer is the stored reward, with the embeds GET shows.
+    expect(reward).toEqual(await get(o, reward.id));
+  });
+
+  it('fans loyaltyReward.issued out to the endpoints subscribed to it, in the statement that writes the reward', async () => {
+    const subscribed = await t.request({
+      method: 'POST', url: '/v1/webhooks', key: o.key,
+      body: { data: { url: 'https://93.184.215.14/hook', events: ['loyaltyReward.issued'], hmacSecret: 'whsec_0123456789abcdef' } },
+    });
+    expect(subscribed.statusCode, subscribed.body).toBe(201);
+    const endpointId = subscribed.json<{ id: string }>().id;
+    const first = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: coupon });
+    const second = await issueOk(o, { loyaltyMembershipId: alice.membershipId, reward: coupon });
+    const deliveries = await db()
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', (join) => join.onRef('e.organization_id', '=', 'd.organization_id').onRef('e.id', '=', 'd.event_id'))
+      .select(['d.sequence', 'd.status', 'd.event_name', 'e.payload'])
+      .where('d.organization_id', '=', o.id)
+      .where('d.webhook_id', '=', endpointId)
+      .orderBy('d.sequence')
+      .execute();
+    expect(deliveries.map((delivery) => [delivery.sequence, delivery.status, delivery.event_name, (delivery.payload as { id: string }).id])).toEqual([
+      [1, 'pending', 'loyaltyReward.issued', first.id],
+      [2, 'pending', 'loyaltyReward.issued', second.id],
+    ]);
+    await t.request({ method: 'DELETE', url: `/v1/webhooks/${endpointId}`, key: o.key });
   });
 
   it('accepts every coupon type and stores it as given', async () => {
@@ -298,12 +324,22 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     const codes = issued.map((reward) => reward.code as string);
     for (const code of codes) expect(code).toMatch(CODE);
     expect(new Set(codes).size).toBe(codes.length);
-    // A code already taken is not inserted again (the service then draws another one).
-    const taken = await insertReward(db(), {
-      id: uuidv7(), organizationId: o.id, membershipId: alice.membershipId, customerId: alice.customerId, loyaltyRuleId: null, stampCardId: null,
-      loyaltyTransactionId: null, reward: coupon, code: codes[0]!, expiresAt: null, fulfillment: null, ruleSnapshot: null, reason: null, createdAt: new Date(),
-    });
-    expect(taken).toBeUndefined();
+    // A code already taken is not inserted again (the service then draws another one), and nothing else is written.
+    const activityBefore = await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', o.id).execute();
+    const now = new Date();
+    const row = {
+      organization_id: o.id, id: uuidv7(), loyalty_membership_id: alice.membershipId, customer_id: alice.customerId, loyalty_rule_id: null,
+      stamp_card_id: null, loyalty_transaction_id: null, reward: coupon, status: 'pending' as const, code: codes[0]!, redeemed_at: null,
+      expires_at: null, revoked_at: null, metadata: {}, fulfillment: null, rule_snapshot: null, reason: null, order_id: null,
+      expiring_soon_sent_at: null, created_at: now, updated_at: now,
+    };
+    expect(await insertIssuedReward(db(), row, { id: uuidv7(), data: {} })).toBe('codeTaken');
+    // A membership left since it was read gets no reward, whatever the code.
+    const gone = await member(o, 'left-meanwhile@example.com', { leftAt: '2026-01-01T00:00:00Z' });
+    const forGone = { ...row, id: uuidv7(), code: 'ZZZZ-ZZZZ-ZZZZ', loyalty_membership_id: gone.membershipId, customer_id: gone.customerId };
+    expect(await insertIssuedReward(db(), forGone, { id: uuidv7(), data: {} })).toBe('memberLeft');
+    expect(await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('id', 'in', [row.id, forGone.id]).execute()).toEqual([]);
+    expect(await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', o.id).execute()).toHaveLength(activityBefore.length);
   });
 
   it('needs loyalty:write', async () => {

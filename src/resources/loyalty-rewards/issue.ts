@@ -1,14 +1,13 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
-import type { EventToRecord } from '../../events/outbox.js';
+import { recordEventsExpression, type EventToRecord } from '../../events/outbox.js';
 import { conflict } from '../../http/errors.js';
 import { toCustomer } from '../customers/serialize.js';
-import { recordActivity } from '../loyalty-common/activity.js';
 import { rewardCode } from '../loyalty-common/codes.js';
 import { rewardExpiresAt, type CouponReward } from '../loyalty-common/reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { insertReward, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow } from './queries.js';
+import { insertIssuedReward, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow } from './queries.js';
 import { LoyaltyReward, type RewardRule } from './schemas.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
@@ -38,13 +37,15 @@ export interface IssueOptions {
   rule?: RewardRule | null | undefined;
   now?: Date | undefined;
   fulfillment?: FulfillmentProvider | undefined;
+  /** Write loyaltyReward.issued with the reward (then Issued.events is empty): for a caller with no other change. */
+  recordEvents?: boolean | undefined;
 }
 
 export interface Issued {
   row: RewardRow;
   /** The reward with customer, membership and rule embedded, as POST /loyalty-rewards answers. */
   reward: LoyaltyReward;
-  /** loyaltyReward.issued: the caller records it (recordEvents, last in its transaction) with its own events. */
+  /** loyaltyReward.issued, unless options.recordEvents wrote it: the caller records it (last in its transaction). */
   events: EventToRecord[];
 }
 
@@ -59,17 +60,18 @@ export function rewardEvent(organizationId: string, name: string, reward: Loyalt
 }
 
 /**
- * Issues one reward inside the caller's transaction: a fresh D18 code (unique per organization by index; drawn
- * again on a clash), the expiry resolved per D17, fulfillment from the provider, and the member's activity entry.
- * Used by POST /loyalty-rewards, claims, stamp-card completion and earning alike. Throws 409 when the membership
- * has been left or the resolved expiry has already passed; the caller maps an unknown membership to its own error.
+ * Issues one reward: a fresh D18 code (unique per organization by index; drawn again on a clash), the expiry
+ * resolved per D17, fulfillment from the provider, and the member's activity entry. Used by POST /loyalty-rewards,
+ * claims, stamp-card completion and earning alike. Inside a caller's transaction, the loyaltyReward.issued event is
+ * returned for the caller to record with its own; with `recordEvents`, it is written by the same single statement
+ * as the reward, so a caller with nothing else to change needs no transaction at all. Throws 409 when the
+ * membership has been left or the resolved expiry has already passed; the caller maps an unknown membership to its
+ * own error.
  */
-export async function issueReward(trx: Transaction<DB>, organizationId: string, spec: IssueSpec, options: IssueOptions = {}): Promise<Issued> {
-  const member = options.member ?? (await loadMember(trx, organizationId, spec.loyaltyMembershipId, 'none'));
+export async function issueReward(db: Kysely<DB> | Transaction<DB>, organizationId: string, spec: IssueSpec, options: IssueOptions = {}): Promise<Issued> {
+  const member = options.member ?? (await loadMember(db, organizationId, spec.loyaltyMembershipId, 'none'));
   if (!member) throw new Error(`issueReward: membership ${spec.loyaltyMembershipId} does not exist in organization ${organizationId}`);
-  if (member.membership.left_at) {
-    throw conflict('The member has left the loyalty program; rejoin before issuing rewards to them.');
-  }
+  if (member.membership.left_at) throw memberLeft();
   const now = options.now ?? new Date();
   const expiresAt = rewardExpiresAt(now, {
     expiresAt: spec.expiresAt,
@@ -80,46 +82,50 @@ export async function issueReward(trx: Transaction<DB>, organizationId: string, 
     throw conflict(`The reward would already have expired (at ${expiresAt.toISOString()}); give a later expiry.`);
   }
   const provider = options.fulfillment ?? manualFulfillment;
-
   const id = spec.id ?? uuidv7();
-  let row: RewardRow | undefined;
-  for (let attempt = 0; attempt < CODE_ATTEMPTS && !row; attempt += 1) {
-    const code = rewardCode();
-    row = await insertReward(trx, {
-      id,
-      organizationId,
-      membershipId: member.membership.id,
-      customerId: member.membership.customer_id,
-      loyaltyRuleId: spec.loyaltyRuleId ?? null,
-      stampCardId: spec.stampCardId ?? null,
-      loyaltyTransactionId: spec.loyaltyTransactionId ?? null,
-      reward: spec.reward,
-      code,
-      expiresAt,
-      fulfillment: provider.issue(spec.reward, { organizationId, code }),
-      ruleSnapshot: spec.ruleSnapshot ?? null,
-      reason: spec.reason ?? null,
-      createdAt: now,
-    });
-  }
-  if (!row) throw new Error(`issueReward: no free reward code after ${CODE_ATTEMPTS} attempts`);
 
-  await recordActivity(trx, organizationId, [
-    {
-      membershipId: row.loyalty_membership_id,
-      customerId: row.customer_id,
-      type: 'rewardIssued',
-      reason: row.reason,
-      rewardId: row.id,
-      transactionId: row.loyalty_transaction_id,
-      data: { code: row.code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id },
-    },
-  ]);
-  const reward: LoyaltyReward = {
-    ...toReward(row),
-    customer: toCustomer(member.customer),
-    membership: toEmbeddedMembership(member.membership),
-    rule: options.rule ?? null,
-  };
-  return { row, reward, events: [rewardEvent(organizationId, 'loyaltyReward.issued', reward)] };
+  for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
+    const code = rewardCode();
+    // The row as the insert stores it (column defaults included), so the response and the event need no read-back.
+    const row: RewardRow = {
+      organization_id: organizationId,
+      id,
+      loyalty_membership_id: member.membership.id,
+      customer_id: member.membership.customer_id,
+      loyalty_rule_id: spec.loyaltyRuleId ?? null,
+      stamp_card_id: spec.stampCardId ?? null,
+      loyalty_transaction_id: spec.loyaltyTransactionId ?? null,
+      reward: spec.reward,
+      status: 'pending',
+      code,
+      redeemed_at: null,
+      expires_at: expiresAt,
+      revoked_at: null,
+      metadata: {},
+      fulfillment: provider.issue(spec.reward, { organizationId, code }),
+      rule_snapshot: spec.ruleSnapshot ?? null,
+      reason: spec.reason ?? null,
+      order_id: null,
+      expiring_soon_sent_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const reward: LoyaltyReward = {
+      ...toReward(row),
+      customer: toCustomer(member.customer),
+      membership: toEmbeddedMembership(member.membership),
+      rule: options.rule ?? null,
+    };
+    const events = [rewardEvent(organizationId, 'loyaltyReward.issued', reward)];
+    const activity = {
+      id: uuidv7(),
+      data: { code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id },
+    };
+    const outcome = await insertIssuedReward(db, row, activity, options.recordEvents ? recordEventsExpression(events).expression : undefined);
+    if (outcome === 'memberLeft') throw memberLeft();
+    if (outcome === 'issued') return { row, reward, events: options.recordEvents ? [] : events };
+  }
+  throw new Error(`issueReward: no free reward code after ${CODE_ATTEMPTS} attempts`);
 }
+
+const memberLeft = () => conflict('The member has left the loyalty program; rejoin before issuing rewards to them.');

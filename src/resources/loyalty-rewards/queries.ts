@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type {
   CustomersTable,
   DB,
@@ -139,37 +139,58 @@ export async function loadMember(trx: Db, organizationId: string, membershipId: 
   return { membership, customer: { ...customer, organization_id: organizationId }, programDefaultExpiry: row.program_default_expiry };
 }
 
-export interface RewardInsert {
+/** The issued reward's activity entry (its membership, customer, reason and transaction are the reward's). */
+export interface IssuedActivity {
   id: string;
-  organizationId: string;
-  membershipId: string;
-  customerId: string;
-  loyaltyRuleId: string | null;
-  stampCardId: string | null;
-  loyaltyTransactionId: string | null;
-  reward: Record<string, unknown>;
-  code: string;
-  expiresAt: Date | null;
-  fulfillment: Record<string, unknown> | null;
-  ruleSnapshot: Record<string, unknown> | null;
-  reason: string | null;
-  createdAt: Date;
+  data: Record<string, unknown>;
 }
 
-/** Inserts the reward unless its code is taken in the organization (then undefined: draw another code). */
-export async function insertReward(trx: Db, values: RewardInsert): Promise<RewardRow | undefined> {
-  const { rows } = await sql<RewardRow>`
-    insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
-      loyalty_transaction_id, reward, code, expires_at, fulfillment, rule_snapshot, reason, created_at, updated_at)
-    values (${values.organizationId}::uuid, ${values.id}::uuid, ${values.membershipId}::uuid, ${values.customerId}::uuid,
-      ${values.loyaltyRuleId}::uuid, ${values.stampCardId}::uuid, ${values.loyaltyTransactionId}::uuid,
-      ${JSON.stringify(values.reward)}::jsonb, ${values.code}, ${values.expiresAt}::timestamptz,
-      ${values.fulfillment === null ? null : JSON.stringify(values.fulfillment)}::jsonb,
-      ${values.ruleSnapshot === null ? null : JSON.stringify(values.ruleSnapshot)}::jsonb,
-      ${values.reason}, ${values.createdAt}::timestamptz, ${values.createdAt}::timestamptz)
-    on conflict (organization_id, code) do nothing
-    returning *`.execute(trx);
-  return rows[0];
+export type IssueOutcome = 'issued' | 'codeTaken' | 'memberLeft';
+
+const jsonOrNull = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
+
+/**
+ * Writes a new reward, as `row` has it, with its activity entry (and, given, its events) in one statement, so a
+ * caller without other changes needs no explicit transaction. The membership is re-checked and share-locked by
+ * the statement itself: one left since the caller read it gets no reward ('memberLeft'). 'codeTaken': the code is
+ * already used in the organization (nothing written; draw another).
+ */
+export async function insertIssuedReward(
+  db: Db,
+  row: RewardRow,
+  activity: IssuedActivity,
+  events?: RawBuilder<number>,
+): Promise<IssueOutcome> {
+  const organizationId = row.organization_id;
+  const { rows } = await sql<{ member: boolean; issued: boolean }>`
+    with member as (
+      select 1 from loyalty_memberships
+      where organization_id = ${organizationId}::uuid and id = ${row.loyalty_membership_id}::uuid and left_at is null
+      for share
+    ),
+    reward as (
+      insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
+        loyalty_transaction_id, reward, status, code, expires_at, metadata, fulfillment, rule_snapshot, reason, created_at, updated_at)
+      select ${organizationId}::uuid, ${row.id}::uuid, ${row.loyalty_membership_id}::uuid, ${row.customer_id}::uuid,
+        ${row.loyalty_rule_id}::uuid, ${row.stamp_card_id}::uuid, ${row.loyalty_transaction_id}::uuid,
+        ${JSON.stringify(row.reward)}::jsonb, ${row.status}, ${row.code}, ${row.expires_at}::timestamptz, ${JSON.stringify(row.metadata)}::jsonb,
+        ${jsonOrNull(row.fulfillment)}::jsonb, ${jsonOrNull(row.rule_snapshot)}::jsonb,
+        ${row.reason}, ${row.created_at}::timestamptz, ${row.updated_at}::timestamptz
+      from member
+      on conflict (organization_id, code) do nothing
+      returning id
+    ),
+    activity as (
+      insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type, reason, loyalty_reward_id,
+        loyalty_transaction_id, data, created_at)
+      select ${organizationId}::uuid, ${activity.id}::uuid, ${row.loyalty_membership_id}::uuid, ${row.customer_id}::uuid, 'rewardIssued',
+        ${row.reason}, reward.id, ${row.loyalty_transaction_id}::uuid, ${JSON.stringify(activity.data)}::jsonb, ${row.created_at}::timestamptz
+      from reward
+    )
+    select exists (select 1 from member) as member, exists (select 1 from reward) as issued
+      ${events ? sql`, (select ${events} from reward) as deliveries` : sql``}`.execute(db);
+  const outcome = rows[0]!;
+  return outcome.issued ? 'issued' : outcome.member ? 'codeTaken' : 'memberLeft';
 }
 
 /* ---- transitions ---- */

@@ -61,22 +61,21 @@ export class LoyaltyRewardService {
     checkFuture(expiresAt, `${path}.expiresAt`, now);
     if (reward.expiry?.type === 'fixedDate') checkFuture(new Date(reward.expiry.expiresAt), `${path}.reward.expiry.expiresAt`, now);
 
-    return this.db.transaction().execute(async (trx) => {
-      const member = await loadMember(trx, organizationId, fields.loyaltyMembershipId!, 'share');
-      if (!member) {
-        throw unprocessable(`Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`, [
-          { path: `${path}.loyaltyMembershipId`, message: 'does not exist in this organization' },
-        ]);
-      }
-      const issued = await issueReward(
-        trx,
-        organizationId,
-        { loyaltyMembershipId: member.membership.id, reward: normalizeReward(reward), expiresAt, reason: fields.reason ?? null },
-        { member, now },
-      );
-      await recordEvents(trx, issued.events);
-      return issued.reward;
-    });
+    // No explicit transaction: the member is read unlocked, and one statement writes the reward, its activity and
+    // its event after re-checking (and share-locking) that the membership still stands (insertIssuedReward).
+    const member = await loadMember(this.db, organizationId, fields.loyaltyMembershipId!, 'none');
+    if (!member) {
+      throw unprocessable(`Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`, [
+        { path: `${path}.loyaltyMembershipId`, message: 'does not exist in this organization' },
+      ]);
+    }
+    const issued = await issueReward(
+      this.db,
+      organizationId,
+      { loyaltyMembershipId: member.membership.id, reward: normalizeReward(reward), expiresAt, reason: fields.reason ?? null },
+      { member, now, recordEvents: true },
+    );
+    return issued.reward;
   }
 
   /**
