@@ -7,11 +7,12 @@
 // whose site, customers and products the rows reference the way a store sync does: site by domain, customer by
 // email, product by slug (variant omitted: each product has one). Patron is the compiled server as a child process.
 // Sequence: 1 warm-up batch (creates, not reported), BENCH_BATCHES batches creating new remoteIds, then the same
-// remoteIds again as updates (new totals and item quantities, so the items are replaced). One request at a time.
+// remoteIds again as updates (new totals and item quantities, so the items are replaced), one request at a time;
+// then BENCH_STREAMS (2) clients at once doing the same with their own remoteIds (a sync with parallel workers).
 // Then one create batch and one update batch run in process with a Kysely query log, to show where the time goes
 // per statement. Everything imported (remoteId "imp-…") is deleted at the end, with its provenance and events, so
 // the dataset keeps its counts.
-// Tunables (env): BENCH_BATCHES (5), BENCH_ROWS (1000), BENCH_SKIP_BUILD=1.
+// Tunables (env): BENCH_BATCHES (5), BENCH_ROWS (1000), BENCH_STREAMS (2), BENCH_SKIP_BUILD=1.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,8 @@ import {
   ITEMS_PER_ORDER,
   build,
   capture,
+  cpuMs,
+  databaseCpuMs,
   databaseUrl,
   ensureDataset,
   log,
@@ -35,6 +38,8 @@ import {
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const TARGET_ROWS_PER_SEC = 10_000;
+/** Concurrent request streams of the second phase (a store sync with parallel workers). */
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 2);
 
 export interface References {
   site: string;
@@ -90,6 +95,9 @@ interface BatchResult {
   rowsPerSec: number;
   requestBytes: number;
   responseBytes: number;
+  /** CPU the Patron process and the database backends spent on the batch (null where /proc is unavailable). */
+  serverCpuMs: number | null;
+  databaseCpuMs: number | null;
 }
 
 async function post(server: Server, key: string, payload: unknown): Promise<{ status: number; text: string; ms: number; requestBytes: number }> {
@@ -105,14 +113,20 @@ async function post(server: Server, key: string, payload: unknown): Promise<{ st
 }
 
 async function runBatch(server: Server, key: string, kind: 'create' | 'update', batch: number, payload: { data: unknown[] }): Promise<BatchResult> {
+  const cpuBefore = [cpuMs(server.child.pid), databaseCpuMs()] as const;
   const { status, text, ms, requestBytes } = await post(server, key, payload);
+  const cpuAfter = [cpuMs(server.child.pid), databaseCpuMs()] as const;
+  const delta = (index: 0 | 1) => (cpuBefore[index] === null || cpuAfter[index] === null ? null : cpuAfter[index]! - cpuBefore[index]!);
   if (status !== 200) throw new Error(`POST /v1/orders/import (${kind} batch ${batch}) answered ${status}: ${text.slice(0, 2000)}`);
   const answer = JSON.parse(text) as { data: unknown[]; skipped: unknown[] };
   if (answer.data.length !== payload.data.length || answer.skipped.length) {
     throw new Error(`POST /v1/orders/import (${kind} batch ${batch}): ${answer.data.length} imported, skipped ${JSON.stringify(answer.skipped).slice(0, 2000)}`);
   }
-  const result = { kind, batch, ms, rowsPerSec: (payload.data.length * 1000) / ms, requestBytes, responseBytes: Buffer.byteLength(text) };
-  log(`  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s`);
+  const result = {
+    kind, batch, ms, rowsPerSec: (payload.data.length * 1000) / ms, requestBytes, responseBytes: Buffer.byteLength(text),
+    serverCpuMs: delta(0), databaseCpuMs: delta(1),
+  };
+  log(`  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s, CPU Patron ${result.serverCpuMs} ms, PostgreSQL ${result.databaseCpuMs} ms`);
   return result;
 }
 
@@ -129,6 +143,9 @@ export async function cleanUp(organizationId: string, url = databaseUrl()): Prom
     await client.end();
   }
 }
+
+const medianBatch = (results: BatchResult[]) => [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!;
+const median = (results: BatchResult[]) => medianBatch(results).rowsPerSec;
 
 async function main(): Promise<void> {
   const dataset = await ensureDataset();
@@ -148,6 +165,26 @@ async function main(): Promise<void> {
     for (let batch = 1; batch <= BATCHES; batch++) creates.push(await runBatch(server, org.key, 'create', batch, body(refs, prefix, batch, 0)));
     const updates: BatchResult[] = [];
     for (let batch = 1; batch <= BATCHES; batch++) updates.push(await runBatch(server, org.key, 'update', batch, body(refs, prefix, batch, 1)));
+
+    // Phase 2: STREAMS clients at once, each sending BATCHES create batches then the same rows as updates: the
+    // throughput a sync with parallel workers gets (the two cores then serve Node and PostgreSQL at the same time).
+    const concurrent: Record<string, unknown> = { streams: STREAMS };
+    for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+      const started = performance.now();
+      const batches = await Promise.all(
+        Array.from({ length: STREAMS }, async (_, stream) => {
+          const results: BatchResult[] = [];
+          for (let batch = 1; batch <= BATCHES; batch++) {
+            results.push(await runBatch(server!, org.key, kind, batch, body(refs, `${prefix}-s${stream}`, batch, version)));
+          }
+          return results;
+        }),
+      );
+      const wallMs = performance.now() - started;
+      const rowsPerSec = (STREAMS * BATCHES * ROWS * 1000) / wallMs;
+      concurrent[kind] = { rowsPerSec: Math.round(rowsPerSec), wallMs: Math.round(wallMs), medianBatchMs: Math.round(medianBatch(batches.flat()).ms) };
+      log(`${STREAMS} streams, ${kind}: ${rowsPerSec.toFixed(0)} rows/s (${STREAMS * BATCHES} batches in ${wallMs.toFixed(0)} ms)`);
+    }
     await server.stop();
     server = null;
 
@@ -167,17 +204,23 @@ async function main(): Promise<void> {
     }
 
     const overall = (results: BatchResult[]) => (results.length * ROWS * 1000) / results.reduce((sum, r) => sum + r.ms, 0);
-    const median = (results: BatchResult[]) => [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!.rowsPerSec;
     console.log(`POST /v1/orders/import, ${ROWS} rows × ${ITEMS_PER_ORDER} items, ${BATCHES} batches each, one request at a time, node ${process.version}`);
     console.log(
       table(
-        ['batch', 'kind', 'ms', 'rows/s', 'request KB', 'response KB'],
-        [...creates, ...updates].map((r) => [String(r.batch), r.kind, r.ms.toFixed(0), r.rowsPerSec.toFixed(0), (r.requestBytes / 1024).toFixed(0), (r.responseBytes / 1024).toFixed(0)]),
+        ['batch', 'kind', 'ms', 'rows/s', 'request KB', 'response KB', 'Patron CPU ms', 'PostgreSQL CPU ms'],
+        [...creates, ...updates].map((r) => [
+          String(r.batch), r.kind, r.ms.toFixed(0), r.rowsPerSec.toFixed(0), (r.requestBytes / 1024).toFixed(0), (r.responseBytes / 1024).toFixed(0),
+          String(r.serverCpuMs ?? '–'), String(r.databaseCpuMs ?? '–'),
+        ]),
       ),
     );
     const createRate = overall(creates);
     const updateRate = overall(updates);
     console.log(`creates: ${createRate.toFixed(0)} rows/s overall, median batch ${median(creates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${createRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    for (const kind of ['create', 'update'] as const) {
+      const phase = concurrent[kind] as { rowsPerSec: number; medianBatchMs: number };
+      console.log(`${STREAMS} streams, ${kind}s: ${phase.rowsPerSec} rows/s, median batch ${phase.medianBatchMs} ms (target ≥ ${TARGET_ROWS_PER_SEC}: ${phase.rowsPerSec >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    }
     console.log(`updates: ${updateRate.toFixed(0)} rows/s overall, median batch ${median(updates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${updateRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
     saveResult('orders-import', {
       date: new Date().toISOString(),
@@ -195,6 +238,7 @@ async function main(): Promise<void> {
       medianUpdateRowsPerSec: Math.round(median(updates)),
       meetsCreate: createRate >= TARGET_ROWS_PER_SEC,
       meetsUpdate: updateRate >= TARGET_ROWS_PER_SEC,
+      concurrent,
       breakdown,
     });
   } finally {

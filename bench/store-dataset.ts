@@ -519,6 +519,24 @@ export function backgroundCpuMs(exclude: (number | undefined)[]): number | null 
   }
 }
 
+/** CPU ms of the PostgreSQL backends serving patron_bench_store (null where /proc is unavailable). */
+export function databaseCpuMs(): number | null {
+  try {
+    let total = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(DATABASE)) total += cpuMs(Number(entry)) ?? 0;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 export interface Captured {
   sql: string;
   parameters: unknown[];

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
+import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
 import type { DB } from '../db/schema.js';
 import { serializeRecord } from './serialize.js';
 
@@ -75,8 +76,8 @@ async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly E
 
 const recordEventsCall = (events: readonly EventToRecord[], ids: readonly string[]) =>
   sql<number>`patron_record_events(
-    ${events.map((event) => event.organizationId)}::uuid[], ${ids}::uuid[], ${events.map((event) => event.name)}::text[],
-    ${events.map((event) => serializeRecord(event.schema, event.record))}::json[])`;
+    ${plainArrayLiteral(events.map((event) => event.organizationId))}::uuid[], ${plainArrayLiteral(ids)}::uuid[],
+    ${events.map((event) => event.name)}::text[], ${jsonArrayOf(events.map((event) => serializeRecord(event.schema, event.record)))})`;
 
 /**
  * The events as an SQL expression for a caller that writes its change and its events in one statement (a

@@ -31,6 +31,15 @@ const thing = (name: string) => ({ id: uuidv7(), name, createdAt: new Date('2026
 const event = (organizationId: string, name: string, record = thing(name)): EventToRecord => ({ organizationId, name, schema: Thing, record });
 
 describe('fan-out in recordEvents', () => {
+  it('stores payloads exactly, in order, whatever characters they hold', async () => {
+    const { organization } = await t.tenant();
+    const names = ['quote " and backslash \\ and \\" both', 'braces {a,b} and commas, "NULL"', 'unicode é ✓ 😀, a NUL \u0000, a newline \n and a \ttab', '[]'];
+    const recorded = await db().transaction().execute((trx) => recordEvents(trx, names.map((name) => event(organization.id, 'probe.created', thing(name)))));
+    const stored = await db().selectFrom('events').select(['id', 'payload']).where('organization_id', '=', organization.id).orderBy('position').execute();
+    expect(stored.map((row) => row.id)).toEqual(recorded.map((event) => event.id));
+    expect(stored.map((row) => (row.payload as { name: string }).name)).toEqual(names);
+  });
+
   it('creates one pending delivery per subscribed active endpoint, holding the envelope around the stored payload', async () => {
     const { organization } = await t.tenant();
     const other = await t.tenant();

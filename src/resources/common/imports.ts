@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Static } from 'typebox';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import type { DB } from '../../db/schema.js';
 import { ApiError, unprocessable, validationError } from '../../http/errors.js';
 import { MAX_IMPORT_ROWS, type SkippedRow } from './schemas.js';
@@ -57,7 +58,7 @@ export async function recordImportRows(
   await sql`
     insert into import_job_records (organization_id, import_job_id, record_id, type, action, "row")
     select ${organizationId}::uuid, ${importJobId}::uuid, u.record_id, ${type}, u.action, u."row"
-    from unnest(${rows.map((row) => row.recordId)}::uuid[], ${rows.map((row) => row.action)}::text[], ${rows.map((row) => row.row)}::int[])
+    from unnest(${plainArrayLiteral(rows.map((row) => row.recordId))}::uuid[], ${rows.map((row) => row.action)}::text[], ${plainArrayLiteral(rows.map((row) => row.row))}::int[])
       as u(record_id, action, "row")
     on conflict (organization_id, record_id, import_job_id) do update set action = excluded.action, "row" = excluded."row"`.execute(trx);
 }

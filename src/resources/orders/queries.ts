@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
 import { toCustomer } from '../customers/serialize.js';
 import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
@@ -287,11 +288,11 @@ export async function replaceItems(
   }
   for (let start = 0; start < items.length; start += ITEM_CHUNK) {
     const chunk = items.slice(start, start + ITEM_CHUNK);
-    const column = <T>(pick: (item: ItemWrite) => T) => chunk.map(pick);
+    const column = (pick: (item: ItemWrite) => string | number) => plainArrayLiteral(chunk.map(pick));
     await sql`
       insert into order_items (organization_id, id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)
       select ${organizationId}::uuid, u.* from unnest(
-        ${chunk.map(() => newIds())}::uuid[], ${column((item) => item.orderId)}::uuid[], ${column((item) => item.productId)}::uuid[],
+        ${plainArrayLiteral(chunk.map(() => newIds()))}::uuid[], ${column((item) => item.orderId)}::uuid[], ${column((item) => item.productId)}::uuid[],
         ${column((item) => item.variantId)}::uuid[], ${column((item) => item.quantity)}::int[], ${column((item) => item.unitPriceCents)}::bigint[],
         ${column((item) => item.position)}::int[]
       ) as u(id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)`.execute(trx);
