@@ -100,35 +100,59 @@ interface BatchResult {
   databaseCpuMs: number | null;
 }
 
-async function post(server: Server, key: string, payload: unknown): Promise<{ status: number; text: string; ms: number; requestBytes: number }> {
-  const text = JSON.stringify(payload);
+/** A request body serialized ahead of time, so the client's own work stays out of the timed (and shared) CPU. */
+interface Prepared {
+  kind: 'create' | 'update';
+  batch: number;
+  rows: number;
+  text: string;
+}
+
+function prepare(kind: 'create' | 'update', batch: number, payload: { data: unknown[] }): Prepared {
+  return { kind, batch, rows: payload.data.length, text: JSON.stringify(payload) };
+}
+
+interface Sent extends Prepared {
+  status: number;
+  answer: string;
+  ms: number;
+  serverCpuMs: number | null;
+  databaseCpuMs: number | null;
+}
+
+async function send(server: Server, key: string, prepared: Prepared): Promise<Sent> {
+  const cpuBefore = [cpuMs(server.child.pid), databaseCpuMs()] as const;
   const t0 = performance.now();
   const response = await fetch(`${server.baseUrl}/v1/orders/import`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: text,
+    body: prepared.text,
   });
   const answer = await response.text();
-  return { status: response.status, text: answer, ms: performance.now() - t0, requestBytes: Buffer.byteLength(text) };
-}
-
-async function runBatch(server: Server, key: string, kind: 'create' | 'update', batch: number, payload: { data: unknown[] }): Promise<BatchResult> {
-  const cpuBefore = [cpuMs(server.child.pid), databaseCpuMs()] as const;
-  const { status, text, ms, requestBytes } = await post(server, key, payload);
+  const ms = performance.now() - t0;
   const cpuAfter = [cpuMs(server.child.pid), databaseCpuMs()] as const;
   const delta = (index: 0 | 1) => (cpuBefore[index] === null || cpuAfter[index] === null ? null : cpuAfter[index]! - cpuBefore[index]!);
+  return { ...prepared, status: response.status, answer, ms, serverCpuMs: delta(0), databaseCpuMs: delta(1) };
+}
+
+/** Checks the answer (every row imported, none skipped) once the timing is over. */
+function verify(sent: Sent): BatchResult {
+  const { kind, batch, status, answer: text, ms } = sent;
   if (status !== 200) throw new Error(`POST /v1/orders/import (${kind} batch ${batch}) answered ${status}: ${text.slice(0, 2000)}`);
   const answer = JSON.parse(text) as { data: unknown[]; skipped: unknown[] };
-  if (answer.data.length !== payload.data.length || answer.skipped.length) {
+  if (answer.data.length !== sent.rows || answer.skipped.length) {
     throw new Error(`POST /v1/orders/import (${kind} batch ${batch}): ${answer.data.length} imported, skipped ${JSON.stringify(answer.skipped).slice(0, 2000)}`);
   }
   const result = {
-    kind, batch, ms, rowsPerSec: (payload.data.length * 1000) / ms, requestBytes, responseBytes: Buffer.byteLength(text),
-    serverCpuMs: delta(0), databaseCpuMs: delta(1),
+    kind, batch, ms, rowsPerSec: (sent.rows * 1000) / ms, requestBytes: Buffer.byteLength(sent.text), responseBytes: Buffer.byteLength(text),
+    serverCpuMs: sent.serverCpuMs, databaseCpuMs: sent.databaseCpuMs,
   };
   log(`  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s, CPU Patron ${result.serverCpuMs} ms, PostgreSQL ${result.databaseCpuMs} ms`);
   return result;
 }
+
+const runBatch = async (server: Server, key: string, kind: 'create' | 'update', batch: number, payload: { data: unknown[] }) =>
+  verify(await send(server, key, prepare(kind, batch, payload)));
 
 export async function cleanUp(organizationId: string, url = databaseUrl()): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -162,25 +186,33 @@ async function main(): Promise<void> {
 
     const busy = await waitForQuiet('import batches');
     const creates: BatchResult[] = [];
-    for (let batch = 1; batch <= BATCHES; batch++) creates.push(await runBatch(server, org.key, 'create', batch, body(refs, prefix, batch, 0)));
+    for (let batch = 1; batch <= BATCHES; batch++) {
+      const prepared = prepare('create', batch, body(refs, prefix, batch, 0));
+      creates.push(verify(await send(server, org.key, prepared)));
+    }
     const updates: BatchResult[] = [];
-    for (let batch = 1; batch <= BATCHES; batch++) updates.push(await runBatch(server, org.key, 'update', batch, body(refs, prefix, batch, 1)));
+    for (let batch = 1; batch <= BATCHES; batch++) {
+      const prepared = prepare('update', batch, body(refs, prefix, batch, 1));
+      updates.push(verify(await send(server, org.key, prepared)));
+    }
 
     // Phase 2: STREAMS clients at once, each sending BATCHES create batches then the same rows as updates: the
     // throughput a sync with parallel workers gets (the two cores then serve Node and PostgreSQL at the same time).
     const concurrent: Record<string, unknown> = { streams: STREAMS };
     for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+      const prepared = Array.from({ length: STREAMS }, (_, stream) =>
+        Array.from({ length: BATCHES }, (_, index) => prepare(kind, index + 1, body(refs, `${prefix}-s${stream}`, index + 1, version))),
+      );
       const started = performance.now();
-      const batches = await Promise.all(
-        Array.from({ length: STREAMS }, async (_, stream) => {
-          const results: BatchResult[] = [];
-          for (let batch = 1; batch <= BATCHES; batch++) {
-            results.push(await runBatch(server!, org.key, kind, batch, body(refs, `${prefix}-s${stream}`, batch, version)));
-          }
+      const sent = await Promise.all(
+        prepared.map(async (stream) => {
+          const results: Sent[] = [];
+          for (const batch of stream) results.push(await send(server!, org.key, batch));
           return results;
         }),
       );
       const wallMs = performance.now() - started;
+      const batches = sent.map((stream) => stream.map(verify));
       const rowsPerSec = (STREAMS * BATCHES * ROWS * 1000) / wallMs;
       concurrent[kind] = { rowsPerSec: Math.round(rowsPerSec), wallMs: Math.round(wallMs), medianBatchMs: Math.round(medianBatch(batches.flat()).ms) };
       log(`${STREAMS} streams, ${kind}: ${rowsPerSec.toFixed(0)} rows/s (${STREAMS * BATCHES} batches in ${wallMs.toFixed(0)} ms)`);

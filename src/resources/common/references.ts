@@ -83,7 +83,7 @@ export const productsBySlug = (organizationId: string, slugs: readonly string[])
   select p.id, p.slug from unnest(${[...slugs]}::text[]) as s(slug)
   cross join lateral (select id, slug from products where organization_id = ${organizationId}::uuid and slug = s.slug) p`;
 
-/** The variants of some products, one query: for resolving a variant by id or slug within its product. */
+/** A product's variants, for resolving one by id or slug within it. */
 export interface ProductVariants {
   /** Variant ids of the product, in position order. */
   ids: string[];
@@ -91,21 +91,48 @@ export interface ProductVariants {
   byReference: Map<string, string>;
 }
 
-export async function variantsOfProducts(db: Db, organizationId: string, productIds: readonly string[]): Promise<Map<string, ProductVariants>> {
+/**
+ * Products named by id or slug (D34) and the variants of each, in one statement (an order import's items name
+ * both): reference → product id, and product id → its variants for resolveVariant.
+ */
+export async function resolveProductsWithVariants(
+  db: Db,
+  organizationId: string,
+  references: readonly string[],
+): Promise<{ products: Map<string, string>; variants: Map<string, ProductVariants> }> {
+  const products = new Map<string, string>();
   const variants = new Map<string, ProductVariants>();
-  if (productIds.length === 0) return variants;
-  const { rows } = await sql<{ id: string; product_id: string; slug: string }>`
-    select id, product_id, slug from product_variants
-    where organization_id = ${organizationId}::uuid and product_id = any(${[...new Set(productIds)]}::uuid[])
-    order by product_id, position, id`.execute(db);
+  if (references.length === 0) return { products, variants };
+  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  const { rows } = await sql<{ id: string; slug: string; variants: [id: string, slug: string][] | null }>`
+    with found as (
+      select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
+      union all
+      ${productsBySlug(organizationId, [...new Set(references)])}
+    )
+    select f.id, f.slug, (
+      select json_agg(json_build_array(v.id, v.slug) order by v.position, v.id) from product_variants v
+      where v.organization_id = ${organizationId}::uuid and v.product_id = f.id) as variants
+    from found f`.execute(db);
+  const byId = new Map<string, string>();
+  const bySlug = new Map<string, string>();
   for (const row of rows) {
-    let entry = variants.get(row.product_id);
-    if (!entry) variants.set(row.product_id, (entry = { ids: [], byReference: new Map() }));
-    entry.ids.push(row.id);
-    if (!entry.byReference.has(row.slug)) entry.byReference.set(row.slug, row.id);
+    byId.set(row.id, row.id);
+    bySlug.set(row.slug, row.id);
+    if (variants.has(row.id)) continue;
+    const entry: ProductVariants = { ids: [], byReference: new Map() };
+    for (const [id, slug] of row.variants ?? []) {
+      entry.ids.push(id);
+      if (!entry.byReference.has(slug)) entry.byReference.set(slug, id);
+    }
+    for (const id of entry.ids) entry.byReference.set(id, id);
+    variants.set(row.id, entry);
   }
-  for (const entry of variants.values()) for (const id of entry.ids) entry.byReference.set(id, id);
-  return variants;
+  for (const reference of references) {
+    const id = byId.get(reference.toLowerCase()) ?? bySlug.get(reference);
+    if (id) products.set(reference, id);
+  }
+  return { products, variants };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
 import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
 import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
-import { resolveCustomers, resolveProducts, resolveSites, resolveVariant, variantsOfProducts } from '../common/references.js';
+import { resolveCustomers, resolveProductsWithVariants, resolveSites, resolveVariant, type ProductVariants } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
 import { earnFromOrders } from '../loyalty-earning/earn-orders.js';
@@ -123,7 +123,7 @@ interface Resolved {
   sites: Map<string, string>;
   customers: Map<string, string>;
   products: Map<string, string>;
-  variants: Awaited<ReturnType<typeof variantsOfProducts>>;
+  variants: Map<string, ProductVariants>;
   orders: Map<string, string>;
 }
 
@@ -132,8 +132,11 @@ async function resolveReferences(trx: Transaction<DB>, organizationId: string, r
   const unique = (values: Iterable<string>) => [...new Set(values)];
   const sites = await resolveSites(trx, organizationId, unique(rows.map((row) => row.site)));
   const customers = await resolveCustomers(trx, organizationId, unique(rows.map((row) => row.customer)));
-  const products = await resolveProducts(trx, organizationId, unique(rows.flatMap((row) => (row.items ?? []).map((item) => item.product))));
-  const variants = await variantsOfProducts(trx, organizationId, unique(products.values()));
+  const { products, variants } = await resolveProductsWithVariants(
+    trx,
+    organizationId,
+    unique(rows.flatMap((row) => (row.items ?? []).map((item) => item.product))),
+  );
   const orders = await ordersByRemoteId(trx, organizationId, rows.map((row) => row.remoteId));
   return { sites, customers, products, variants, orders };
 }
