@@ -689,6 +689,9 @@ export interface LoadMeasurement {
   non2xx: number;
   errors: number;
   serverCpuUsPerRequest: number | null;
+  /** CPU of the PostgreSQL backends serving the bench database, and of this process (autocannon), per request. */
+  databaseCpuUsPerRequest: number | null;
+  clientCpuUsPerRequest: number | null;
   /** Busy fraction of the machine just before the run (other engineers' work). */
   machineBusyBefore: number | null;
   /** Cores other processes used on average during the run (not Patron/floor, not its PostgreSQL backends, not this process). */
@@ -713,9 +716,13 @@ export async function load(
   log(`  ${name}: measuring ${durationS} s`);
   const cpuBefore = cpuMs(server.child.pid);
   const bgBefore = backgroundCpuMs([server.child.pid]);
+  const dbBefore = databaseCpuMs();
+  const clientBefore = process.cpuUsage();
   const result = await autocannon({ ...base, duration: durationS });
+  const client = process.cpuUsage(clientBefore);
   const cpuAfter = cpuMs(server.child.pid);
   const bgAfter = backgroundCpuMs([server.child.pid]);
+  const dbAfter = databaseCpuMs();
   const requests = result.requests.total;
   const m: LoadMeasurement = {
     name,
@@ -729,12 +736,16 @@ export async function load(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+    databaseCpuUsPerRequest: dbBefore !== null && dbAfter !== null && requests > 0 ? ((dbAfter - dbBefore) * 1000) / requests : null,
+    clientCpuUsPerRequest: requests > 0 ? (client.user + client.system) / requests : null,
     machineBusyBefore: quietBusy === null ? null : Math.round(quietBusy * 100) / 100,
     backgroundCores: bgBefore !== null && bgAfter !== null ? Math.round(((bgAfter - bgBefore) / (result.duration * 1000)) * 100) / 100 : null,
   };
   log(
     `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, non-2xx ${m.non2xx}, errors ${m.errors}` +
       (m.serverCpuUsPerRequest !== null ? `, server CPU ${m.serverCpuUsPerRequest.toFixed(0)} µs/req` : '') +
+      (m.databaseCpuUsPerRequest !== null ? `, PostgreSQL ${m.databaseCpuUsPerRequest.toFixed(0)} µs/req` : '') +
+      (m.clientCpuUsPerRequest !== null ? `, client ${m.clientCpuUsPerRequest.toFixed(0)} µs/req` : '') +
       (m.backgroundCores !== null ? `, background ${m.backgroundCores} cores` : ''),
   );
   return m;

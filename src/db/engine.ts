@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { prepareMarkedStatements } from './prepared.js';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
@@ -64,7 +65,10 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
   // event on a client that is checked out (in a transaction, or between two queries): without a listener that
   // event kills the process. The query in flight fails with the error anyway, later ones fail as "not queryable",
   // and the pool discards the client when it is released.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    prepareMarkedStatements(client);
+  });
   const db = new RetryingKysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     engine: 'postgres',

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { PREPARE } from '../../db/prepared.js';
 import type {
   CustomersTable,
   DB,
@@ -123,7 +124,7 @@ const CUSTOMER_COLUMNS = [
 export async function loadMember(trx: Db, organizationId: string, membershipId: string, lock: 'share' | 'update' | 'none'): Promise<Member | undefined> {
   const customerColumns = sql.join(CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`));
   const locking = { share: sql`for share of m`, update: sql`for no key update of m`, none: sql`` }[lock];
-  const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`
+  const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`${PREPARE}
     select m.*, p.default_reward_expiry as program_default_expiry, ${customerColumns}
     from loyalty_memberships m
     join customers c on c.organization_id = m.organization_id and c.id = m.customer_id
@@ -162,11 +163,10 @@ export async function insertIssuedReward(
   events?: RawBuilder<number>,
 ): Promise<IssueOutcome> {
   const organizationId = row.organization_id;
-  const { rows } = await sql<{ member: boolean; issued: boolean }>`
+  const { rows } = await sql<{ member: boolean; issued: boolean }>`${PREPARE}
     with member as (
       select 1 from loyalty_memberships
       where organization_id = ${organizationId}::uuid and id = ${row.loyalty_membership_id}::uuid and left_at is null
-      for share
     ),
     reward as (
       insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
