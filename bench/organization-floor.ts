@@ -57,9 +57,10 @@ async function getOrganization(authorization: string | undefined, res: ServerRes
   const key = authorization ? BEARER.exec(authorization)?.[1] : undefined;
   if (!key || !KEY_PATTERN.test(key)) return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
   const hash = createHash('sha256').update(key).digest('hex');
-  const keyRow = (await pool.query<KeyRow>(FIND_KEY_SQL, [hash])).rows[0];
+  // Named (prepared once per connection), as Patron prepares its per-request statements.
+  const keyRow = (await pool.query<KeyRow>({ name: 'find-key', text: FIND_KEY_SQL, values: [hash] })).rows[0];
   if (!keyRow) return fail(res, 401, 'UNAUTHORIZED', 'The API key is unknown or has been revoked.');
-  const row = (await pool.query<OrganizationRow>(FIND_ORGANIZATION_SQL, [keyRow.organizationId])).rows[0];
+  const row = (await pool.query<OrganizationRow>({ name: 'find-organization', text: FIND_ORGANIZATION_SQL, values: [keyRow.organizationId] })).rows[0];
   if (!row) return fail(res, 404, 'NOT_FOUND', 'The organization was not found.');
   send(res, 200, {
     id: row.id,

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
+import { PREPARE } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { serializeRecord } from './serialize.js';
 
@@ -71,7 +72,7 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: Even
  * its newest version), so a concurrent recorder that committed first is never overwritten.
  */
 async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly EventToRecord[], ids: readonly string[]) {
-  await sql`select ${recordEventsCall(events, ids)}`.execute(trx);
+  await sql`${PREPARE}select ${recordEventsCall(events, ids)}`.execute(trx);
 }
 
 const recordEventsCall = (events: readonly EventToRecord[], ids: readonly string[]) =>

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Static } from 'typebox';
 import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import { ApiError, unprocessable, validationError } from '../../http/errors.js';
 import { MAX_IMPORT_ROWS, type SkippedRow } from './schemas.js';
@@ -55,7 +56,7 @@ export async function recordImportRows(
   rows: readonly { recordId: string; action: 'created' | 'updated'; row: number }[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  await sql`
+  await sql`${PREPARE}
     insert into import_job_records (organization_id, import_job_id, record_id, type, action, "row")
     select ${organizationId}::uuid, ${importJobId}::uuid, u.record_id, ${type}, u.action, u."row"
     from unnest(${plainArrayLiteral(rows.map((row) => row.recordId))}::uuid[], ${rows.map((row) => row.action)}::text[], ${plainArrayLiteral(rows.map((row) => row.row))}::int[])

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
 import { toCustomer } from '../customers/serialize.js';
 import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
@@ -196,7 +197,7 @@ const WRITE_COLUMNS = sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_i
  */
 export async function insertOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], earnLoyalty: boolean) {
   if (writes.length === 0) return [];
-  const { rows } = await sql<OrderFields>`
+  const { rows } = await sql<OrderFields>`${PREPARE}
     insert into orders (organization_id, id, site_id, customer_id, remote_id, number, total_cents, subtotal_cents, shipping_cents,
       tax_cents, currency_code, shipped_at, delivered_at, cancelled_at, metadata, earn_loyalty, discount_codes, created_at, updated_at)
     select ${organizationId}::uuid, u.id, u.site_id, u.customer_id, u.remote_id, u.number,
@@ -216,7 +217,7 @@ export async function insertOrders(trx: Transaction<DB>, organizationId: string,
  */
 export async function updateOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], mergeMetadata: boolean) {
   if (writes.length === 0) return [];
-  const { rows } = await sql<OrderFields>`
+  const { rows } = await sql<OrderFields>`${PREPARE}
     update orders o set
       site_id = u.site_id,
       customer_id = u.customer_id,
@@ -289,7 +290,7 @@ export async function replaceItems(
   for (let start = 0; start < items.length; start += ITEM_CHUNK) {
     const chunk = items.slice(start, start + ITEM_CHUNK);
     const column = (pick: (item: ItemWrite) => string | number) => plainArrayLiteral(chunk.map(pick));
-    await sql`
+    await sql`${PREPARE}
       insert into order_items (organization_id, id, order_id, product_id, product_variant_id, quantity, unit_price_cents, position)
       select ${organizationId}::uuid, u.* from unnest(
         ${plainArrayLiteral(chunk.map(() => newIds()))}::uuid[], ${column((item) => item.orderId)}::uuid[], ${column((item) => item.productId)}::uuid[],
