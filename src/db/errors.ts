@@ -30,6 +30,13 @@ export const isTransientConflict = (error: unknown) => {
   return code === '40P01' || code === '40001';
 };
 
+/**
+ * SQLSTATE 23503: a foreign key refused the write. Services check references before writing, so only a concurrent
+ * change gets here: the referenced record was deleted while the request worked, or a record was deleted that rows
+ * written meanwhile now refer to.
+ */
+export const isForeignKeyViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503';
+
 /** SQLSTATE 23505: a unique index refused the write. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505';
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isDateTimeOutOfRange, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseUnavailable, isDateTimeOutOfRange, isForeignKeyViolation, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -71,6 +71,12 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
     return new ApiError('VALIDATION_ERROR', 'A date-time in the request is outside what can be stored: use years 0001 to 9999 (UTC).', [
       { path: 'request', message: 'has a date-time out of range' },
     ]);
+  }
+  if (isForeignKeyViolation(error)) {
+    return new ApiError(
+      'CONFLICT',
+      'A record this change refers to no longer exists, or is still referred to (it changed while the request ran); nothing was applied.',
+    );
   }
   if (isUniqueViolation(error)) {
     return new ApiError('CONFLICT', 'The change conflicts with an existing record (a unique value is already taken).');

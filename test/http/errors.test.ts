@@ -202,6 +202,15 @@ describe('D3/D4 errors', () => {
   });
 });
 
+describe('a write referring to a record that is gone', () => {
+  it('answers 409 CONFLICT (a foreign key refused it), not an internal error', async () => {
+    const response = await t.request({ method: 'POST', url: '/v1/probe/dangling', key: tenant.key });
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toEqual(envelope('CONFLICT'));
+    expect(response.json().error.message).toMatch(/no longer exists/);
+  });
+});
+
 describe('database unavailable', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz says not ready', async () => {
     // A real connection attempt to a port where nothing listens: the pool reports ECONNREFUSED.

@@ -338,8 +338,40 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     const gone = await member(o, 'left-meanwhile@example.com', { leftAt: '2026-01-01T00:00:00Z' });
     const forGone = { ...row, id: uuidv7(), code: 'ZZZZ-ZZZZ-ZZZZ', loyalty_membership_id: gone.membershipId, customer_id: gone.customerId };
     expect(await insertIssuedReward(db(), forGone, { id: uuidv7(), data: {} })).toBe('memberLeft');
-    expect(await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('id', 'in', [row.id, forGone.id]).execute()).toEqual([]);
+    // Nor one deleted since it was read.
+    const deleted = { ...row, id: uuidv7(), code: 'YYYY-YYYY-YYYY', loyalty_membership_id: uuidv7() };
+    expect(await insertIssuedReward(db(), deleted, { id: uuidv7(), data: {} })).toBe('memberGone');
+    expect(
+      await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('id', 'in', [row.id, forGone.id, deleted.id]).execute(),
+    ).toEqual([]);
     expect(await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', o.id).execute()).toHaveLength(activityBefore.length);
+  });
+
+  it('issues racing a leave and a delete answer 201 or 409, never an error, and leave no half-written reward', async () => {
+    const racer = await member(o, 'racer@example.com');
+    const issues = Array.from({ length: 12 }, () => issue(o, { data: { loyaltyMembershipId: racer.membershipId, reward: coupon } }));
+    const leave = t.request({ method: 'POST', url: `/v1/loyalty-memberships/${racer.membershipId}/leave`, key: o.key });
+    const answers = await Promise.all([...issues, leave]);
+    expect(answers.at(-1)!.statusCode, answers.at(-1)!.body).toBe(200);
+    const statuses = answers.slice(0, -1).map((answer) => answer.statusCode);
+    for (const status of statuses) expect([201, 409]).toContain(status);
+    const issued = answers.slice(0, -1).filter((answer) => answer.statusCode === 201).map((answer) => answer.json<{ id: string }>().id);
+    const stored = await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('loyalty_membership_id', '=', racer.membershipId).execute();
+    expect(stored.map((row) => row.id).sort()).toEqual([...issued].sort());
+    const activity = await db()
+      .selectFrom('loyalty_activity').select('loyalty_reward_id').where('organization_id', '=', o.id).where('loyalty_membership_id', '=', racer.membershipId)
+      .where('type', '=', 'rewardIssued').execute();
+    expect(activity.map((row) => row.loyalty_reward_id).sort()).toEqual([...issued].sort());
+    const events = (await eventsOf(o.id, 'loyaltyReward.issued')).map((event) => (event.payload as { id: string }).id);
+    for (const id of issued) expect(events).toContain(id);
+
+    const doomed = await member(o, 'doomed@example.com');
+    const more = Array.from({ length: 12 }, () => issue(o, { data: { loyaltyMembershipId: doomed.membershipId, reward: coupon } }));
+    const removal = t.request({ method: 'DELETE', url: `/v1/loyalty-memberships/${doomed.membershipId}`, key: o.key });
+    const outcomes = await Promise.all([...more, removal]);
+    expect(outcomes.at(-1)!.statusCode, outcomes.at(-1)!.body).toBe(200);
+    for (const answer of outcomes.slice(0, -1)) expect([201, 409, 422], answer.body).toContain(answer.statusCode);
+    expect(await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('loyalty_membership_id', '=', doomed.membershipId).execute()).toEqual([]);
   });
 
   it('needs loyalty:write', async () => {

@@ -19,7 +19,7 @@ export interface ProbeState {
 
 /**
  * A resource module used only by tests: it plugs into the platform exactly like a real resource (no platform
- * change), and exposes routes with every cost, an endpoint bucket, a throwing route and a slow one.
+ * change), and exposes routes with every cost, an endpoint bucket, a throwing route, a dangling write and a slow one.
  */
 export function probeResource(state: ProbeState = { handled: 0, failNext: false }): ResourceModule {
   return {
@@ -63,6 +63,13 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
         { config: { permission: 'products:read', cost: 1 }, schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } },
         async (_request, reply) => reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'The thing was not found.' } }),
       );
+      // A write that refers to a record that does not exist (as when it is deleted while a request works).
+      app.post('/probe/dangling', { config: { permission: 'any', cost: 1 } }, async (request) => {
+        const { organizationId } = authOf(request);
+        await sql`insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type)
+          values (${organizationId}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, 'probe')`.execute(db);
+        return { ok: true };
+      });
       app.get('/probe/boom', { config: { permission: 'any', cost: 1 } }, async () => {
         throw new Error('relation "secret_table" does not exist at SELECT * FROM secret_table');
       });

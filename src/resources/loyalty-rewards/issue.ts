@@ -123,6 +123,7 @@ export async function issueReward(db: Kysely<DB> | Transaction<DB>, organization
     };
     const outcome = await insertIssuedReward(db, row, activity, options.recordEvents ? recordEventsExpression(events).expression : undefined);
     if (outcome === 'memberLeft') throw memberLeft();
+    if (outcome === 'memberGone') throw conflict('The loyalty membership was deleted while the reward was being issued; nothing was issued.');
     if (outcome === 'issued') return { row, reward, events: options.recordEvents ? [] : events };
   }
   throw new Error(`issueReward: no free reward code after ${CODE_ATTEMPTS} attempts`);

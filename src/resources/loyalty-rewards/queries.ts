@@ -117,13 +117,13 @@ const CUSTOMER_COLUMNS = [
 ] as const;
 
 /**
- * The member in one statement. `share` keeps the membership from being left or deleted until the issuing
- * transaction ends, without blocking other issues to the same member; `update` is for a caller about to change
- * the membership row itself (a claim spends points), so it never has to upgrade a shared lock.
+ * The member in one statement. `update` is for a caller about to change the membership row itself (a claim spends
+ * points): locked up front, so it never has to upgrade a weaker lock. Issuing alone reads it unlocked: the insert
+ * re-checks and locks the membership itself (insertIssuedReward).
  */
-export async function loadMember(trx: Db, organizationId: string, membershipId: string, lock: 'share' | 'update' | 'none'): Promise<Member | undefined> {
+export async function loadMember(trx: Db, organizationId: string, membershipId: string, lock: 'update' | 'none'): Promise<Member | undefined> {
   const customerColumns = sql.join(CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`));
-  const locking = { share: sql`for share of m`, update: sql`for no key update of m`, none: sql`` }[lock];
+  const locking = lock === 'update' ? sql`for no key update of m` : sql``;
   const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`${PREPARE}
     select m.*, p.default_reward_expiry as program_default_expiry, ${customerColumns}
     from loyalty_memberships m
@@ -146,15 +146,17 @@ export interface IssuedActivity {
   data: Record<string, unknown>;
 }
 
-export type IssueOutcome = 'issued' | 'codeTaken' | 'memberLeft';
+export type IssueOutcome = 'issued' | 'codeTaken' | 'memberLeft' | 'memberGone';
 
 const jsonOrNull = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
 
 /**
  * Writes a new reward, as `row` has it, with its activity entry (and, given, its events) in one statement, so a
- * caller without other changes needs no explicit transaction. The membership is re-checked and share-locked by
- * the statement itself: one left since the caller read it gets no reward ('memberLeft'). 'codeTaken': the code is
- * already used in the organization (nothing written; draw another).
+ * caller without other changes needs no explicit transaction. The statement re-checks the membership under a share
+ * lock: one left since the caller read it gets no reward ('memberLeft'), nor one deleted meanwhile ('memberGone':
+ * the lock waits for the deleting transaction, then finds the row gone, where a bare foreign key check would fail
+ * the insert). Once locked, the membership can be neither left nor deleted before the reward commits.
+ * 'codeTaken': the code is already used in the organization (nothing written; draw another).
  */
 export async function insertIssuedReward(
   db: Db,
@@ -163,10 +165,11 @@ export async function insertIssuedReward(
   events?: RawBuilder<number>,
 ): Promise<IssueOutcome> {
   const organizationId = row.organization_id;
-  const { rows } = await sql<{ member: boolean; issued: boolean }>`${PREPARE}
+  const { rows } = await sql<{ active: boolean | null; issued: boolean }>`${PREPARE}
     with member as (
-      select 1 from loyalty_memberships
-      where organization_id = ${organizationId}::uuid and id = ${row.loyalty_membership_id}::uuid and left_at is null
+      select left_at is null as active from loyalty_memberships
+      where organization_id = ${organizationId}::uuid and id = ${row.loyalty_membership_id}::uuid
+      for share
     ),
     reward as (
       insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
@@ -176,7 +179,7 @@ export async function insertIssuedReward(
         ${JSON.stringify(row.reward)}::jsonb, ${row.status}, ${row.code}, ${row.expires_at}::timestamptz, ${JSON.stringify(row.metadata)}::jsonb,
         ${jsonOrNull(row.fulfillment)}::jsonb, ${jsonOrNull(row.rule_snapshot)}::jsonb,
         ${row.reason}, ${row.created_at}::timestamptz, ${row.updated_at}::timestamptz
-      from member
+      from member where member.active
       on conflict (organization_id, code) do nothing
       returning id
     ),
@@ -187,10 +190,11 @@ export async function insertIssuedReward(
         ${row.reason}, reward.id, ${row.loyalty_transaction_id}::uuid, ${JSON.stringify(activity.data)}::jsonb, ${row.created_at}::timestamptz
       from reward
     )
-    select exists (select 1 from member) as member, exists (select 1 from reward) as issued
+    select (select active from member) as active, exists (select 1 from reward) as issued
       ${events ? sql`, (select ${events} from reward) as deliveries` : sql``}`.execute(db);
   const outcome = rows[0]!;
-  return outcome.issued ? 'issued' : outcome.member ? 'codeTaken' : 'memberLeft';
+  if (outcome.issued) return 'issued';
+  return outcome.active === null ? 'memberGone' : outcome.active ? 'codeTaken' : 'memberLeft';
 }
 
 /* ---- transitions ---- */

@@ -62,7 +62,7 @@ export class LoyaltyRewardService {
     if (reward.expiry?.type === 'fixedDate') checkFuture(new Date(reward.expiry.expiresAt), `${path}.reward.expiry.expiresAt`, now);
 
     // No explicit transaction: the member is read unlocked, and one statement writes the reward, its activity and
-    // its event after re-checking (and share-locking) that the membership still stands (insertIssuedReward).
+    // its event after re-checking that the membership still stands (insertIssuedReward).
     const member = await loadMember(this.db, organizationId, fields.loyaltyMembershipId!, 'none');
     if (!member) {
       throw unprocessable(`Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`, [
