@@ -120,4 +120,29 @@ describe('order import with earnLoyalty', () => {
       'updated', 'completed', // J3 fills ann's second card
     ]);
   });
+  it('issues the rewards of several members completing cards and winning offers in one import, each with its feed entry and event', async () => {
+    const { tenant, ann, cy } = await shop();
+    const gift = await ok(req(tenant, 'POST', '/loyalty-rules', { section: 'offers', name: 'March gift', config: { type: 'reward', reward: coupon, startsAt: '2025-03-01T00:00:00Z', endsAt: '2025-04-01T00:00:00Z' } }), 201);
+    const card = await ok(req(tenant, 'POST', '/loyalty-rules', { section: 'stampCards', name: 'Every order', config: { stampsRequired: 1, reward: { type: 'freeShipping', maximumValueCents: null }, minimumOrderTotalCents: null } }), 201);
+    await importOrders(tenant, [
+      order('ann@example.com', 'M1', 2_000, { createdAt: '2025-03-10T12:00:00Z' }),
+      order('cy@example.com', 'M2', 2_000, { createdAt: '2025-03-11T12:00:00Z' }),
+      order('ann@example.com', 'M3', 2_000, { createdAt: '2025-03-12T12:00:00Z' }),
+    ]);
+    const rewards = (await ok(req(tenant, 'GET', '/loyalty-rewards?limit=100'))).data;
+    const held = (membershipId: string, ruleId: string) => rewards.filter((reward: any) => reward.loyaltyMembershipId === membershipId && reward.loyaltyRuleId === ruleId);
+    // Every order fills a card: ann two, cy one; the offer once per member.
+    expect(held(ann.id, card.id)).toHaveLength(2);
+    expect(held(cy.id, card.id)).toHaveLength(1);
+    expect(held(ann.id, gift.id)).toHaveLength(1);
+    expect(held(cy.id, gift.id)).toHaveLength(1);
+    const cards = await db().selectFrom('stamp_cards').select(['id', 'loyalty_reward_id']).where('organization_id', '=', tenant.organization.id).execute();
+    expect(cards.map((c) => c.loyalty_reward_id).sort()).toEqual([...held(ann.id, card.id), ...held(cy.id, card.id)].map((reward: any) => reward.id).sort());
+    for (const reward of rewards) expect(reward.stampCardId === null || cards.some((c) => c.id === reward.stampCardId)).toBe(true);
+    const feed = await db().selectFrom('loyalty_activity').select('loyalty_reward_id').where('organization_id', '=', tenant.organization.id).where('type', '=', 'rewardIssued').execute();
+    expect(feed.map((entry) => entry.loyalty_reward_id).sort()).toEqual(rewards.map((reward: any) => reward.id).sort());
+    const issued = await db().selectFrom('events').select('payload').where('organization_id', '=', tenant.organization.id).where('name', '=', 'loyaltyReward.issued').execute();
+    expect(issued.map((event) => (event.payload as { id: string }).id).sort()).toEqual(rewards.map((reward: any) => reward.id).sort());
+    expect(new Set(rewards.map((reward: any) => reward.code)).size).toBe(rewards.length);
+  });
 });

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertIssuedReward } from '../../src/resources/loyalty-rewards/queries.js';
+import { insertIssuedRewards } from '../../src/resources/loyalty-rewards/queries.js';
 import { expireAllDueRewards } from '../../src/resources/loyalty-rewards/transitions.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
@@ -333,17 +333,22 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
       expires_at: null, revoked_at: null, metadata: {}, fulfillment: null, rule_snapshot: null, reason: null, order_id: null,
       expiring_soon_sent_at: null, created_at: now, updated_at: now,
     };
-    expect(await insertIssuedReward(db(), row, { id: uuidv7(), data: {} })).toBe('codeTaken');
-    // A membership left since it was read gets no reward, whatever the code.
+    const write = (reward: typeof row) => ({ row: reward, activity: { id: uuidv7(), data: {} } });
+    expect(await insertIssuedRewards(db(), o.id, [write(row)])).toEqual({ issued: new Set(), members: new Map([[alice.membershipId, true]]) });
+    // A membership left since it was read gets no reward, whatever the code, nor one deleted meanwhile; in a batch,
+    // the others are still written.
     const gone = await member(o, 'left-meanwhile@example.com', { leftAt: '2026-01-01T00:00:00Z' });
     const forGone = { ...row, id: uuidv7(), code: 'ZZZZ-ZZZZ-ZZZZ', loyalty_membership_id: gone.membershipId, customer_id: gone.customerId };
-    expect(await insertIssuedReward(db(), forGone, { id: uuidv7(), data: {} })).toBe('memberLeft');
-    // Nor one deleted since it was read.
     const deleted = { ...row, id: uuidv7(), code: 'YYYY-YYYY-YYYY', loyalty_membership_id: uuidv7() };
-    expect(await insertIssuedReward(db(), deleted, { id: uuidv7(), data: {} })).toBe('memberGone');
+    const fine = { ...row, id: uuidv7(), code: 'XXXX-XXXX-XXXX' };
+    const batch = await insertIssuedRewards(db(), o.id, [write(forGone), write(deleted), write(fine)]);
+    expect(batch.issued).toEqual(new Set([fine.id]));
+    expect(batch.members).toEqual(new Map([[gone.membershipId, false], [alice.membershipId, true]]));
     expect(
       await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', o.id).where('id', 'in', [row.id, forGone.id, deleted.id]).execute(),
     ).toEqual([]);
+    await db().deleteFrom('loyalty_activity').where('organization_id', '=', o.id).where('loyalty_reward_id', '=', fine.id).execute();
+    await db().deleteFrom('loyalty_rewards').where('organization_id', '=', o.id).where('id', '=', fine.id).execute();
     expect(await db().selectFrom('loyalty_activity').select('id').where('organization_id', '=', o.id).execute()).toHaveLength(activityBefore.length);
   });
 

@@ -4,9 +4,8 @@ import type { EventToRecord } from '../../events/outbox.js';
 import type { MembershipRow } from '../loyalty-memberships/serialize.js';
 import { creditPoints, type Credit } from './credits.js';
 import type { CouponReward } from '../loyalty-common/reward-schemas.js';
-import type { Member } from '../loyalty-rewards/queries.js';
 import { attributeReferrals } from './referrals.js';
-import { issueRuleReward } from './rule-rewards.js';
+import { issueRuleRewards } from './rule-rewards.js';
 import { earningConfig, inWindow, multiplied, multiplierAt, orderPoints, type EarningConfig } from './rules.js';
 import { stampCards, type StampRequest } from './stamp-cards.js';
 
@@ -117,13 +116,14 @@ async function offerCredits(
       where organization_id = ${organizationId}::uuid and loyalty_rule_id = any(${[...new Set(coupons.map((win) => win.offer.id))]}::uuid[])
         and loyalty_membership_id = any(${[...new Set(coupons.map((win) => win.member.id))]}::uuid[])`.execute(trx);
     const holds = new Set(held.map((row) => `${row.loyalty_membership_id}/${row.loyalty_rule_id}`));
-    const events: EventToRecord[] = [];
-    const options = { now: new Date(), members: new Map<string, Member>() };
-    for (const { member, offer, reward } of coupons) {
-      if (holds.has(`${member.id}/${offer.id}`)) continue;
-      const issued = await issueRuleReward(trx, organizationId, member.id, offer, reward, { ...options, reason: `Offer "${offer.name}"` });
-      if (issued) events.push(...issued.events);
-    }
+    const fresh = coupons.filter(({ member, offer }) => !holds.has(`${member.id}/${offer.id}`));
+    const issued = await issueRuleRewards(
+      trx,
+      organizationId,
+      fresh.map(({ member, offer, reward }) => ({ membershipId: member.id, rule: offer, reward, reason: `Offer "${offer.name}"` })),
+      new Date(),
+    );
+    const events: EventToRecord[] = issued.flatMap((reward) => reward?.events ?? []);
     return events;
   };
   return { credits, issue };

@@ -1,42 +1,54 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { rewardExpiresAt, type CouponReward } from '../loyalty-common/reward-schemas.js';
-import { issueReward, type Issued } from '../loyalty-rewards/issue.js';
-import { loadMember, type Member } from '../loyalty-rewards/queries.js';
+import type { CouponReward } from '../loyalty-common/reward-schemas.js';
+import { issueExpiry, issueRewards, type Issued, type IssueRequest } from '../loyalty-rewards/issue.js';
+import { loadMembers } from '../loyalty-rewards/queries.js';
 import type { RuleRow } from '../loyalty-rules/queries.js';
 
+export interface RuleGrant {
+  /** A member the caller has locked. */
+  membershipId: string;
+  rule: RuleRow;
+  reward: CouponReward;
+  stampCardId?: string | undefined;
+  reason: string;
+}
+
 /**
- * Issues a rule's reward to a member the caller has locked (a full stamp card, a reward offer): loyaltyRuleId and
- * ruleSnapshot name the rule as it is now. A reward that would be born expired (a fixedDate already past) is not
- * issued (undefined): an order import or a stamp must not fail on a stale rule. `members` caches loaded members.
+ * Issues rules' rewards to members (full stamp cards, reward offers) in one statement: loyaltyRuleId and ruleSnapshot
+ * name each rule as it is now. A reward that would be born expired (a fixedDate already past) is not issued
+ * (undefined at its place): an order import or a stamp must not fail on a stale rule.
  */
-export async function issueRuleReward(
+export async function issueRuleRewards(
   trx: Transaction<DB>,
   organizationId: string,
-  membershipId: string,
-  rule: RuleRow,
-  reward: CouponReward,
-  options: { stampCardId?: string; reason: string; now: Date; members: Map<string, Member> },
-): Promise<Issued | undefined> {
-  let member = options.members.get(membershipId);
-  if (!member) {
-    member = await loadMember(trx, organizationId, membershipId, 'none');
-    if (!member) throw new Error(`issueRuleReward: membership ${membershipId} vanished inside its own lock`);
-    options.members.set(membershipId, member);
-  }
-  const expiresAt = rewardExpiresAt(options.now, { rewardExpiry: reward.expiry, programDefault: member.programDefaultExpiry });
-  if (expiresAt && expiresAt.getTime() <= options.now.getTime()) return undefined;
-  return issueReward(
-    trx,
-    organizationId,
-    {
-      loyaltyMembershipId: membershipId,
-      reward,
-      loyaltyRuleId: rule.id,
-      ruleSnapshot: { id: rule.id, name: rule.name, section: rule.section, config: rule.config },
-      stampCardId: options.stampCardId ?? null,
-      reason: options.reason,
-    },
-    { member, rule: { id: rule.id, name: rule.name, section: rule.section }, now: options.now },
-  );
+  grants: readonly RuleGrant[],
+  now: Date,
+): Promise<(Issued | undefined)[]> {
+  if (grants.length === 0) return [];
+  const members = await loadMembers(trx, organizationId, grants.map((grant) => grant.membershipId), 'none');
+  const requests = grants.map((grant): IssueRequest => {
+    const member = members.get(grant.membershipId);
+    if (!member) throw new Error(`issueRuleRewards: membership ${grant.membershipId} vanished inside its own lock`);
+    const { rule } = grant;
+    return {
+      spec: {
+        loyaltyMembershipId: grant.membershipId,
+        reward: grant.reward,
+        loyaltyRuleId: rule.id,
+        ruleSnapshot: { id: rule.id, name: rule.name, section: rule.section, config: rule.config },
+        stampCardId: grant.stampCardId ?? null,
+        reason: grant.reason,
+      },
+      member,
+      rule: { id: rule.id, name: rule.name, section: rule.section },
+    };
+  });
+  const live = requests.map((request) => {
+    const expiresAt = issueExpiry(request, now);
+    return !expiresAt || expiresAt.getTime() > now.getTime();
+  });
+  const issued = await issueRewards(trx, organizationId, requests.filter((_, index) => live[index]), { now });
+  let next = 0;
+  return live.map((isLive) => (isLive ? issued[next++] : undefined));
 }

@@ -4,9 +4,8 @@ import type { DB, StampCardsTable } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import type { TransactionRow } from '../loyalty-points/serialize.js';
 import type { Issued } from '../loyalty-rewards/issue.js';
-import type { Member } from '../loyalty-rewards/queries.js';
 import { creditPoints } from './credits.js';
-import { issueRuleReward } from './rule-rewards.js';
+import { issueRuleRewards } from './rule-rewards.js';
 import type { Rule, StampCardConfig } from './rules.js';
 import { StampCard } from './schemas.js';
 
@@ -157,7 +156,6 @@ async function insertCards(trx: Transaction<DB>, organizationId: string, rows: r
 /** Issues the reward of each completed card (or credits its points) and links the card to it. */
 async function rewardCompletions(trx: Transaction<DB>, organizationId: string, completed: readonly Plan[], now: Date) {
   const rewards: Issued[] = [];
-  const members = new Map<string, Member>();
   const pointCards = completed.filter((plan) => plan.rule.config.reward.type === 'points');
   const credited = await creditPoints(
     trx,
@@ -170,19 +168,28 @@ async function rewardCompletions(trx: Transaction<DB>, organizationId: string, c
       ruleId: plan.rule.id,
     })),
   );
-  for (const plan of completed) {
+  const couponCards = completed.flatMap((plan) => {
     const reward = plan.rule.config.reward;
-    if (reward.type === 'points') continue;
-    const issued = await issueRuleReward(trx, organizationId, plan.row.loyalty_membership_id, plan.rule, reward, {
+    return reward.type === 'points' ? [] : [{ plan, reward }];
+  });
+  const issued = await issueRuleRewards(
+    trx,
+    organizationId,
+    couponCards.map(({ plan, reward }) => ({
+      membershipId: plan.row.loyalty_membership_id,
+      rule: plan.rule,
+      reward,
       stampCardId: plan.row.id,
       reason: `Stamp card "${plan.rule.name}" completed`,
-      now,
-      members,
-    });
-    if (!issued) continue;
-    plan.row.loyalty_reward_id = issued.row.id;
-    rewards.push(issued);
-  }
+    })),
+    now,
+  );
+  couponCards.forEach(({ plan }, index) => {
+    const reward = issued[index];
+    if (!reward) return;
+    plan.row.loyalty_reward_id = reward.row.id;
+    rewards.push(reward);
+  });
   const linked = completed.filter((plan) => plan.row.loyalty_reward_id);
   if (linked.length) {
     await sql`

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import { PREPARE } from '../../db/prepared.js';
 import type {
   CustomersTable,
@@ -117,28 +118,48 @@ const CUSTOMER_COLUMNS = [
 ] as const;
 
 /**
- * The member in one statement. `update` is for a caller about to change the membership row itself (a claim spends
- * points): locked up front, so it never has to upgrade a weaker lock. Issuing alone reads it unlocked: the insert
- * re-checks and locks the membership itself (insertIssuedReward).
+ * The members, by membership id, in one statement (absent ids are left out). `update` is for a caller about to
+ * change the membership rows themselves (a claim spends points): locked up front, in id order, so it never has to
+ * upgrade a weaker lock. Issuing alone reads them unlocked: the insert re-checks and locks the memberships itself
+ * (insertIssuedRewards).
  */
-export async function loadMember(trx: Db, organizationId: string, membershipId: string, lock: 'update' | 'none'): Promise<Member | undefined> {
+export async function loadMembers(
+  trx: Db,
+  organizationId: string,
+  membershipIds: readonly string[],
+  lock: 'update' | 'none',
+): Promise<Map<string, Member>> {
+  if (membershipIds.length === 0) return new Map();
   const customerColumns = sql.join(CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`));
-  const locking = lock === 'update' ? sql`for no key update of m` : sql``;
+  const locking = lock === 'update' ? sql`order by m.id for no key update of m` : sql``;
+  // One member by equality: a prepared statement with `= any($n)` is planned again on every execution (its generic
+  // plan is costed above the custom ones), which costs 5 times the lookup itself.
+  const unique = [...new Set(membershipIds)];
+  const matching = unique.length === 1 ? sql`m.id = ${unique[0]}::uuid` : sql`m.id = any(${plainArrayLiteral(unique)}::uuid[])`;
   const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`${PREPARE}
     select m.*, p.default_reward_expiry as program_default_expiry, ${customerColumns}
     from loyalty_memberships m
     join customers c on c.organization_id = m.organization_id and c.id = m.customer_id
     join loyalty_programs p on p.organization_id = m.organization_id and p.id = m.loyalty_program_id
-    where m.organization_id = ${organizationId}::uuid and m.id = ${membershipId}::uuid
+    where m.organization_id = ${organizationId}::uuid and ${matching}
     ${locking}`.execute(trx);
-  const row = rows[0];
-  if (!row) return undefined;
-  const customer = Object.fromEntries(CUSTOMER_COLUMNS.map((column) => [column, row[`c_${column}`]])) as unknown as CustomerRow;
-  const membership = Object.fromEntries(
-    Object.entries(row).filter(([key]) => !key.startsWith('c_') && key !== 'program_default_expiry'),
-  ) as unknown as MembershipRow;
-  return { membership, customer: { ...customer, organization_id: organizationId }, programDefaultExpiry: row.program_default_expiry };
+  const members = new Map<string, Member>();
+  for (const row of rows) {
+    const customer = Object.fromEntries(CUSTOMER_COLUMNS.map((column) => [column, row[`c_${column}`]])) as unknown as CustomerRow;
+    const membership = Object.fromEntries(
+      Object.entries(row).filter(([key]) => !key.startsWith('c_') && key !== 'program_default_expiry'),
+    ) as unknown as MembershipRow;
+    members.set(membership.id, {
+      membership,
+      customer: { ...customer, organization_id: organizationId },
+      programDefaultExpiry: row.program_default_expiry,
+    });
+  }
+  return members;
 }
+
+export const loadMember = async (trx: Db, organizationId: string, membershipId: string, lock: 'update' | 'none'): Promise<Member | undefined> =>
+  (await loadMembers(trx, organizationId, [membershipId], lock)).get(membershipId);
 
 /** The issued reward's activity entry (its membership, customer, reason and transaction are the reward's). */
 export interface IssuedActivity {
@@ -146,55 +167,94 @@ export interface IssuedActivity {
   data: Record<string, unknown>;
 }
 
-export type IssueOutcome = 'issued' | 'codeTaken' | 'memberLeft' | 'memberGone';
+/** A reward to write, as `row` has it (column defaults included), with its activity entry. */
+export interface RewardWrite {
+  row: RewardRow;
+  activity: IssuedActivity;
+}
 
-const jsonOrNull = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
+export interface IssueWritten {
+  /** Ids of the rewards written; a write missing here was refused for its member or its code (see members). */
+  issued: Set<string>;
+  /** Each named membership that exists: true while it stands, false once left; a deleted one is absent. */
+  members: Map<string, boolean>;
+}
+
+const rewardWritesJson = (writes: readonly RewardWrite[]) =>
+  JSON.stringify(
+    writes.map(({ row, activity }) => ({
+      id: row.id,
+      loyalty_membership_id: row.loyalty_membership_id,
+      customer_id: row.customer_id,
+      loyalty_rule_id: row.loyalty_rule_id,
+      stamp_card_id: row.stamp_card_id,
+      loyalty_transaction_id: row.loyalty_transaction_id,
+      reward: row.reward,
+      status: row.status,
+      code: row.code,
+      expires_at: row.expires_at,
+      metadata: row.metadata,
+      fulfillment: row.fulfillment,
+      rule_snapshot: row.rule_snapshot,
+      reason: row.reason,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      activity_id: activity.id,
+      activity_data: activity.data,
+    })),
+  );
 
 /**
- * Writes a new reward, as `row` has it, with its activity entry (and, given, its events) in one statement, so a
- * caller without other changes needs no explicit transaction. The statement re-checks the membership under a share
- * lock: one left since the caller read it gets no reward ('memberLeft'), nor one deleted meanwhile ('memberGone':
- * the lock waits for the deleting transaction, then finds the row gone, where a bare foreign key check would fail
- * the insert). Once locked, the membership can be neither left nor deleted before the reward commits.
- * 'codeTaken': the code is already used in the organization (nothing written; draw another).
+ * Writes new rewards with their activity entries (and, given, the single reward's events) in one statement, so a
+ * caller without other changes needs no explicit transaction. The statement re-checks the memberships under a share
+ * lock (in id order): a reward whose member has left since the caller read it, or been deleted meanwhile, is not
+ * written (the lock waits for a deleting transaction, then finds the row gone, where a bare foreign key check would
+ * fail the whole insert). Once locked, the memberships can be neither left nor deleted before the rewards commit.
+ * A reward whose code is already used in the organization is not written either (draw another code).
  */
-export async function insertIssuedReward(
+export async function insertIssuedRewards(
   db: Db,
-  row: RewardRow,
-  activity: IssuedActivity,
+  organizationId: string,
+  writes: readonly RewardWrite[],
   events?: RawBuilder<number>,
-): Promise<IssueOutcome> {
-  const organizationId = row.organization_id;
-  const { rows } = await sql<{ active: boolean | null; issued: boolean }>`${PREPARE}
-    with member as (
-      select left_at is null as active from loyalty_memberships
-      where organization_id = ${organizationId}::uuid and id = ${row.loyalty_membership_id}::uuid
+): Promise<IssueWritten> {
+  if (writes.length === 0) return { issued: new Set(), members: new Map() };
+  if (events && writes.length !== 1) throw new Error('insertIssuedRewards: events can only ride along with a single reward');
+  const { rows } = await sql<{ issued: string[]; members: Record<string, boolean> }>`${PREPARE}
+    with input as (
+      select * from json_to_recordset(${rewardWritesJson(writes)}::json) as i(id uuid, loyalty_membership_id uuid, customer_id uuid,
+        loyalty_rule_id uuid, stamp_card_id uuid, loyalty_transaction_id uuid, reward jsonb, status text, code text, expires_at timestamptz,
+        metadata jsonb, fulfillment jsonb, rule_snapshot jsonb, reason text, created_at timestamptz, updated_at timestamptz,
+        activity_id uuid, activity_data jsonb)
+    ),
+    member as (
+      select id, left_at is null as active from loyalty_memberships
+      where organization_id = ${organizationId}::uuid and id in (select loyalty_membership_id from input)
+      order by id
       for share
     ),
     reward as (
       insert into loyalty_rewards (organization_id, id, loyalty_membership_id, customer_id, loyalty_rule_id, stamp_card_id,
         loyalty_transaction_id, reward, status, code, expires_at, metadata, fulfillment, rule_snapshot, reason, created_at, updated_at)
-      select ${organizationId}::uuid, ${row.id}::uuid, ${row.loyalty_membership_id}::uuid, ${row.customer_id}::uuid,
-        ${row.loyalty_rule_id}::uuid, ${row.stamp_card_id}::uuid, ${row.loyalty_transaction_id}::uuid,
-        ${JSON.stringify(row.reward)}::jsonb, ${row.status}, ${row.code}, ${row.expires_at}::timestamptz, ${JSON.stringify(row.metadata)}::jsonb,
-        ${jsonOrNull(row.fulfillment)}::jsonb, ${jsonOrNull(row.rule_snapshot)}::jsonb,
-        ${row.reason}, ${row.created_at}::timestamptz, ${row.updated_at}::timestamptz
-      from member where member.active
+      select ${organizationId}::uuid, i.id, i.loyalty_membership_id, i.customer_id, i.loyalty_rule_id, i.stamp_card_id,
+        i.loyalty_transaction_id, i.reward, i.status, i.code, i.expires_at, i.metadata, i.fulfillment, i.rule_snapshot, i.reason,
+        i.created_at, i.updated_at
+      from input i join member m on m.id = i.loyalty_membership_id and m.active
       on conflict (organization_id, code) do nothing
       returning id
     ),
     activity as (
       insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type, reason, loyalty_reward_id,
         loyalty_transaction_id, data, created_at)
-      select ${organizationId}::uuid, ${activity.id}::uuid, ${row.loyalty_membership_id}::uuid, ${row.customer_id}::uuid, 'rewardIssued',
-        ${row.reason}, reward.id, ${row.loyalty_transaction_id}::uuid, ${JSON.stringify(activity.data)}::jsonb, ${row.created_at}::timestamptz
-      from reward
+      select ${organizationId}::uuid, i.activity_id, i.loyalty_membership_id, i.customer_id, 'rewardIssued', i.reason, i.id,
+        i.loyalty_transaction_id, i.activity_data, i.created_at
+      from input i join reward r on r.id = i.id
     )
-    select (select active from member) as active, exists (select 1 from reward) as issued
+    select coalesce((select json_agg(id) from reward), '[]') as issued,
+      coalesce((select json_object_agg(id, active) from member), '{}') as members
       ${events ? sql`, (select ${events} from reward) as deliveries` : sql``}`.execute(db);
   const outcome = rows[0]!;
-  if (outcome.issued) return 'issued';
-  return outcome.active === null ? 'memberGone' : outcome.active ? 'codeTaken' : 'memberLeft';
+  return { issued: new Set(outcome.issued), members: new Map(Object.entries(outcome.members)) };
 }
 
 /* ---- transitions ---- */
