@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { recalculateTiers } from '../loyalty-memberships/tiers.js';
@@ -72,8 +73,8 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
   const column = <T>(pick: (credit: Credit) => T) => fresh.map(pick);
   const { rows } = await sql<TransactionRow>`
     with c as (
-      select * from unnest(${ids}::uuid[], ${column((c) => c.membershipId)}::uuid[],
-        ${column((c) => Math.min(c.points, MAX_POINTS))}::bigint[], ${column((c) => c.reason)}::text[],
+      select * from unnest(${plainArrayLiteral(ids)}::uuid[], ${plainArrayLiteral(column((c) => c.membershipId))}::uuid[],
+        ${plainArrayLiteral(column((c) => Math.min(c.points, MAX_POINTS)))}::bigint[], ${column((c) => c.reason)}::text[],
         ${column((c) => c.ruleId ?? null)}::uuid[], ${column((c) => c.orderId ?? null)}::uuid[],
         ${column((c) => c.eventName ?? null)}::text[], ${column((c) => c.key)}::text[],
         ${column((c) => JSON.stringify(c.metadata ?? {}))}::jsonb[])
