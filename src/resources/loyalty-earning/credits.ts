@@ -5,6 +5,7 @@ import type { DB, Metadata } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { recalculateTiers } from '../loyalty-memberships/tiers.js';
 import { transactionEvent, type TransactionRow } from '../loyalty-points/serialize.js';
+import { lockMemberships } from '../loyalty-common/locks.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 
@@ -42,12 +43,9 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
   const repeats = new Map<string, string>();
   const wanted = credits.filter((credit) => credit.points > 0);
   if (wanted.length === 0) return { transactions: [], repeats, events: [] };
-  const memberIds = [...new Set(wanted.map((credit) => credit.membershipId))].sort();
-  const { rows: active } = await sql<{ id: string }>`
-    select id from loyalty_memberships
-    where organization_id = ${organizationId}::uuid and id = any(${memberIds}::uuid[]) and left_at is null
-    order by id for update`.execute(trx);
-  const activeIds = new Set(active.map((row) => row.id));
+  const activeIds = new Set(
+    await lockMemberships(trx, organizationId, wanted.map((credit) => credit.membershipId), { where: sql`left_at is null` }),
+  );
 
   const keyed = wanted.filter((credit) => credit.key !== null && activeIds.has(credit.membershipId));
   if (keyed.length) {

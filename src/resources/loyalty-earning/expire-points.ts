@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { recordEvents, SQL_UUID_V7, type EventToRecord } from '../../events/outbox.js';
 import { transactionEvent, type TransactionRow } from '../loyalty-points/serialize.js';
+import { lockMemberships } from '../loyalty-common/locks.js';
 
 export interface ExpiredPoints {
   transactions: TransactionRow[];
@@ -24,15 +25,12 @@ export async function expireCredits(
   options: { skipLocked?: boolean } = {},
 ): Promise<ExpiredPoints> {
   if (membershipIds.length === 0) return { transactions: [], events: [] };
-  const { rows: locked } = await sql<{ id: string }>`
-    select id from loyalty_memberships
-    where organization_id = ${organizationId}::uuid and id = any(${[...membershipIds]}::uuid[])
-    order by id for update ${options.skipLocked ? sql`skip locked` : sql``}`.execute(trx);
+  const locked = await lockMemberships(trx, organizationId, membershipIds, { skipLocked: options.skipLocked ?? false });
   if (locked.length === 0) return { transactions: [], events: [] };
   const { rows } = await sql<TransactionRow>`
     with due as (
       select t.id, t.loyalty_membership_id, t.remaining from loyalty_transactions t
-      where t.organization_id = ${organizationId}::uuid and t.loyalty_membership_id = any(${locked.map((row) => row.id)}::uuid[])
+      where t.organization_id = ${organizationId}::uuid and t.loyalty_membership_id = any(${locked}::uuid[])
         and t.remaining > 0 and (${credits})
       for update
     ),

@@ -8,6 +8,7 @@ import { applyPoints } from '../loyalty-points/ledger.js';
 import { toTransaction, type TransactionRow } from '../loyalty-points/serialize.js';
 import { resolveProgram } from '../loyalty-programs/queries.js';
 import type { LoyaltyHistoryBody, LoyaltyHistoryRow } from './schemas.js';
+import { lockMemberships } from '../loyalty-common/locks.js';
 
 const SIGN: Record<LoyaltyHistoryRow['kind'], 'positive' | 'negative' | 'either'> = {
   earned: 'positive',
@@ -36,6 +37,8 @@ export async function importHistory(trx: Transaction<DB>, organizationId: string
   const order = body.data
     .map((row, index) => ({ row, index, createdAt: new Date(row.createdAt) }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.index - b.index);
+  // Applied in createdAt order, so members are reached in any order: lock them all first, in id order.
+  await lockMemberships(trx, organizationId, [...members.values()].filter((member): member is string => typeof member === 'string'));
   const written: TransactionRow[] = [];
   const events: EventToRecord[] = [];
   for (const { row, index, createdAt } of order) {
