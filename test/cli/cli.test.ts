@@ -5,10 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/compose.js';
@@ -18,14 +16,11 @@ import { openDatabase, type Database } from '../../src/db/engine.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
+import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'src/cli/main.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^sk_[0-9A-Za-z]{32,}$/;
 const ANY_KEY = /sk_[0-9A-Za-z]{32,}/;
-/** Variables the CLI reads: never inherited from the shell running the tests, only set explicitly. */
-const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
 
 interface Run {
   code: number | null;
@@ -36,13 +31,6 @@ interface Run {
 
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
-
-function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARIABLES) delete env[name];
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
-  return env;
-}
 
 function spawnCli(args: string[], env: Record<string, string | undefined>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
@@ -75,20 +63,6 @@ function runCli(args: string[], env: Record<string, string | undefined>, timeout
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function waitReady(baseUrl: string, child: ChildProcess, output: () => string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -104,13 +78,6 @@ async function waitReady(baseUrl: string, child: ChildProcess, output: () => str
     await sleep(100);
   }
   throw new Error(`serve was not ready within ${timeoutMs} ms:\n${output()}`);
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 /** Parses stdout that must be exactly one JSON object (one line). */

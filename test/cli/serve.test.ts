@@ -5,39 +5,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
+import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'src/cli/main.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ANY_KEY = /sk_[0-9A-Za-z]{32,}/g;
-const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
 /** How long SIGTERM may take to end an idle server. */
 const SHUTDOWN_LIMIT_MS = 5_000;
 
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Served {
   child: ChildProcess;
@@ -47,24 +29,12 @@ interface Served {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
 }
 
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
 /** Spawns `serve`, waits until GET /readyz answers 200 and the start-up banner has been printed. */
 async function serve(env: Record<string, string | undefined>): Promise<Served> {
   const port = await freePort();
-  const childEnvironment: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARIABLES) delete childEnvironment[name];
-  for (const [name, value] of Object.entries({ ...env, PORT: String(port), HOST: '127.0.0.1' })) {
-    if (value !== undefined) childEnvironment[name] = value;
-  }
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     cwd: ROOT,
-    env: childEnvironment,
+    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

@@ -18,7 +18,8 @@ import { createOrganization } from '../../src/resources/organization/service.js'
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { until } from '../support/webhooks.js';
-import { call, killAll, sleep, startServe, type Answer, type ServeProcess } from './processes.js';
+import { sleep } from '../support/processes.js';
+import { call, killAll, startServe, type Answer, type ServeProcess } from './processes.js';
 import { orderRows, seedStore, type Store } from './store.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 

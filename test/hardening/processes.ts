@@ -3,45 +3,9 @@
  * sources (as test/cli/serve.test.ts does), killed by signal, and a small HTTP client for their API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'src/cli/main.ts';
-/** Configuration the parent's environment must not leak into a child (every child gets its own). */
-const CONFIG_VARIABLES = [
-  'PORT',
-  'HOST',
-  'PATRON_DATA_DIR',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'LOG_LEVEL',
-  'PATRON_SECRET_KEY',
-  'WEBHOOK_ALLOW_PRIVATE_HOSTS',
-  'ALLOW_HTTP_WEBHOOKS',
-  'WEBHOOK_TIMEOUT_MS',
-  'NODE_EXTRA_CA_CERTS',
-];
 const READY_WITHIN_MS = 60_000;
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 export interface PatronProcess {
   child: ChildProcess;
@@ -59,19 +23,9 @@ export interface ServeProcess extends PatronProcess {
 
 const children = new Set<ChildProcess>();
 
-function exitOf(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
 /** Runs `patron <args>` with exactly the given configuration. */
 export function spawnPatron(args: string[], env: Record<string, string | undefined>): PatronProcess {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARIABLES) delete childEnv[name];
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';

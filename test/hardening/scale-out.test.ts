@@ -21,7 +21,8 @@ import { createOrganization } from '../../src/resources/organization/service.js'
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { until } from '../support/webhooks.js';
-import { call, killAll, sleep, spawnPatron, startServe, type PatronProcess, type ServeProcess } from './processes.js';
+import { sleep } from '../support/processes.js';
+import { call, killAll, spawnPatron, startServe, type PatronProcess, type ServeProcess } from './processes.js';
 import { orderRows, seedStore, type Store } from './store.js';
 
 const CAPACITY = 600;

@@ -5,17 +5,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
+import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'src/cli/main.ts';
-const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
 
 const TOTAL_REQUESTS = 1_000;
 const IN_FLIGHT = 50;
@@ -23,15 +19,6 @@ const BURST = 600; // apiRequestsPerMinute default
 const REFILL_PER_SECOND = BURST / 60;
 
 const children = new Set<ChildProcess>();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARIABLES) delete env[name];
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
-  return env;
-}
-
 function spawnCli(args: string[], env: Record<string, string | undefined>) {
   let stdout = '';
   let stderr = '';
@@ -47,13 +34,6 @@ function spawnCli(args: string[], env: Record<string, string | undefined>) {
   return { child, stdout: () => stdout, stderr: () => stderr };
 }
 
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
 /** Runs a `--json` CLI command and returns its one JSON object. */
 async function cliJson(args: string[], env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
   const run = spawnCli([...args, '--json'], env);
@@ -64,18 +44,6 @@ async function cliJson(args: string[], env: Record<string, string | undefined>):
   const lines = run.stdout().trim().split('\n');
   expect(lines).toHaveLength(1);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Server {

@@ -1,0 +1,62 @@
+/**
+ * What every suite that runs Patron as a real child process needs: the CLI entry point run from the sources, an
+ * environment holding only the configuration the test gives, the exit of a child, a free port.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Run as `node --import tsx <CLI> <args>` with cwd ROOT. */
+export const CLI = 'src/cli/main.ts';
+
+/** Configuration the parent's environment must not leak into a child (every child gets its own). */
+const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'PATRON_DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'LOG_LEVEL',
+  'PATRON_SECRET_KEY',
+  'WEBHOOK_ALLOW_PRIVATE_HOSTS',
+  'ALLOW_HTTP_WEBHOOKS',
+  'WEBHOOK_TIMEOUT_MS',
+  'NODE_EXTRA_CA_CERTS',
+];
+
+/** This process's environment without Patron's configuration, plus exactly `extra` (undefined values left out). */
+export function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARIABLES) delete env[name];
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** How the child ended: at once if it already has, else when it does. */
+export function exitOf(child: ChildProcess): Promise<Exit> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A TCP port free on 127.0.0.1 at the time of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
