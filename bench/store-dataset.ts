@@ -496,19 +496,14 @@ export async function waitForQuiet(label: string): Promise<number | null> {
   return busy;
 }
 
-/**
- * CPU ms used by every process except this one, the given server and the PostgreSQL backends serving
- * patron_bench_store: the other work on the machine while a run measures.
- */
-export function backgroundCpuMs(exclude: (number | undefined)[]): number | null {
+/** CPU ms of the processes `counts` picks by pid and command line (null where /proc is unavailable). */
+function processesCpuMs(counts: (pid: number, cmdline: string) => boolean): number | null {
   try {
-    const skip = new Set([process.pid, ...exclude.filter((pid): pid is number => pid !== undefined)]);
     let total = 0;
     for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
+      if (!/^\d+$/.test(entry)) continue;
       try {
-        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(DATABASE)) continue;
-        total += cpuMs(Number(entry)) ?? 0;
+        if (counts(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) total += cpuMs(Number(entry)) ?? 0;
       } catch {
         // the process ended meanwhile
       }
@@ -519,23 +514,17 @@ export function backgroundCpuMs(exclude: (number | undefined)[]): number | null 
   }
 }
 
-/** CPU ms of the PostgreSQL backends serving patron_bench_store (null where /proc is unavailable). */
-export function databaseCpuMs(): number | null {
-  try {
-    let total = 0;
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(DATABASE)) total += cpuMs(Number(entry)) ?? 0;
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-    return total;
-  } catch {
-    return null;
-  }
+/**
+ * CPU ms used by every process except this one, the given server and the PostgreSQL backends serving
+ * patron_bench_store: the other work on the machine while a run measures.
+ */
+export function backgroundCpuMs(exclude: (number | undefined)[]): number | null {
+  const skip = new Set([process.pid, ...exclude.filter((pid): pid is number => pid !== undefined)]);
+  return processesCpuMs((pid, cmdline) => !skip.has(pid) && !cmdline.includes(DATABASE));
 }
+
+/** CPU ms of the PostgreSQL backends serving patron_bench_store (null where /proc is unavailable). */
+export const databaseCpuMs = (): number | null => processesCpuMs((_pid, cmdline) => cmdline.includes(DATABASE));
 
 export interface Captured {
   sql: string;
