@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
+import { registeredMetric } from '../registered-metric.js';
 
 export interface DispatcherMetrics {
   outcomes: Counter<'outcome'>;
@@ -10,26 +11,23 @@ export interface DispatcherMetrics {
  * `patron serve` (so /metrics shows them), on a private one otherwise.
  */
 export function createDispatcherMetrics(registry: Registry = new Registry()): DispatcherMetrics {
-  const existing = registry.getSingleMetric('patron_webhook_deliveries_total');
-  if (existing) {
-    return {
-      outcomes: existing as Counter<'outcome'>,
-      duration: registry.getSingleMetric('patron_webhook_delivery_duration_seconds') as Histogram<'outcome'>,
-    };
-  }
   return {
-    outcomes: new Counter({
-      name: 'patron_webhook_deliveries_total',
-      help: 'Webhook deliveries finished by the dispatcher, by outcome (succeeded, failed, inactive).',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: 'patron_webhook_delivery_duration_seconds',
-      help: 'Time from the start of a webhook POST to its outcome, by outcome.',
-      labelNames: ['outcome'] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    }),
+    outcomes: registeredMetric(registry, 'patron_webhook_deliveries_total', (name) =>
+      new Counter({
+        name,
+        help: 'Webhook deliveries finished by the dispatcher, by outcome (succeeded, failed, inactive).',
+        labelNames: ['outcome'] as const,
+        registers: [registry],
+      }),
+    ),
+    duration: registeredMetric(registry, 'patron_webhook_delivery_duration_seconds', (name) =>
+      new Histogram({
+        name,
+        help: 'Time from the start of a webhook POST to its outcome, by outcome.',
+        labelNames: ['outcome'] as const,
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+    ),
   };
 }
