@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createKey, hashKey } from '../src/auth/keys.js';
-import { prepareDataset } from './store-dataset.js';
+import { bulkLoad, prepareDataset } from './store-dataset.js';
 import { openDatabase } from '../src/db/engine.js';
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -133,16 +133,7 @@ async function generate(): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
-    await client.query(`set synchronous_commit = off; set maintenance_work_mem = '512MB'; set work_mem = '256MB';
-                        set session_replication_role = replica`);
-    await client.query('begin');
-    for (const [name, statement] of steps()) {
-      const t0 = performance.now();
-      await client.query(statement);
-      log(`  ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    }
-    await client.query('commit');
-    await client.query('set session_replication_role = origin');
+    await bulkLoad(client, steps());
     const t0 = performance.now();
     await client.query('vacuum (analyze)');
     log(`  vacuum (analyze): ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CODE_ALPHABET } from '../src/resources/loyalty-common/codes.js';
 import { MANUAL_NOTE } from '../src/resources/loyalty-rewards/fulfillment.js';
-import { CUSTOMERS_PER_ORG, databaseUrl, ensureDataset, log, ORGANIZATIONS as ORGANIZATION_COUNT, table, type DatasetInfo } from './store-dataset.js';
+import { bulkLoad, CUSTOMERS_PER_ORG, databaseUrl, ensureDataset, log, ORGANIZATIONS as ORGANIZATION_COUNT, table, type DatasetInfo } from './store-dataset.js';
 
 export const RULES_PER_ORG = 5;
 export const DUE_SHARE = 0.1;
@@ -123,21 +123,10 @@ function steps(): [string, string][] {
 
 async function generate(client: pg.Client): Promise<number> {
   const started = performance.now();
-  await client.query(`set synchronous_commit = off; set maintenance_work_mem = '512MB'; set work_mem = '256MB';
-                      set session_replication_role = replica`);
-  await client.query('begin');
-  for (const tableName of ['loyalty_activity', 'loyalty_rewards', 'stamp_cards', 'loyalty_transactions', 'referrals', 'loyalty_memberships', 'loyalty_rules']) {
-    const t0 = performance.now();
-    await client.query(`delete from ${tableName} where ${SCOPE}`);
-    log(`  cleared ${tableName}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  for (const [name, statement] of steps()) {
-    const t0 = performance.now();
-    await client.query(statement);
-    log(`  ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  await client.query('commit');
-  await client.query('set session_replication_role = origin');
+  const clearing = ['loyalty_activity', 'loyalty_rewards', 'stamp_cards', 'loyalty_transactions', 'referrals', 'loyalty_memberships', 'loyalty_rules'].map(
+    (tableName): [string, string] => [`cleared ${tableName}`, `delete from ${tableName} where ${SCOPE}`],
+  );
+  await bulkLoad(client, [...clearing, ...steps()]);
   const t0 = performance.now();
   for (const tableName of ['loyalty_rules', 'loyalty_memberships', 'loyalty_rewards']) await client.query(`vacuum (analyze) ${tableName}`);
   log(`  vacuum (analyze): ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -241,24 +241,31 @@ function generationSteps(): [string, string][] {
   ];
 }
 
+/**
+ * Runs named generation statements as one transaction, each timed and logged: a bulk load, so no synchronous
+ * commit, more memory for sorts and index builds, and no row-by-row foreign-key checks (session_replication_role =
+ * replica skips the RI triggers); the generators build every reference from rows that exist.
+ */
+export async function bulkLoad(client: pg.Client, steps: readonly (readonly [name: string, statement: string])[]): Promise<void> {
+  await client.query(`set synchronous_commit = off; set maintenance_work_mem = '512MB'; set work_mem = '256MB';
+                      set session_replication_role = replica`);
+  await client.query('begin');
+  for (const [name, statement] of steps) {
+    const t0 = performance.now();
+    await client.query(statement);
+    log(`  ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  await client.query('commit');
+  await client.query('set session_replication_role = origin');
+}
+
 async function generate(): Promise<number> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
-    // A bulk load: no synchronous commit, more memory for sorts and index builds. The foreign keys are not checked
-    // row by row (session_replication_role = replica skips the RI triggers): every reference is built from the
-    // organization's own rows, and verify() checks them once, set-based, at the end.
-    await client.query(`set synchronous_commit = off; set maintenance_work_mem = '512MB'; set work_mem = '256MB';
-                        set session_replication_role = replica`);
-    await client.query('begin');
-    for (const [name, statement] of generationSteps()) {
-      const t0 = performance.now();
-      await client.query(statement);
-      log(`  ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    }
-    await client.query('commit');
-    await client.query('set session_replication_role = origin');
+    // Every reference is built from the organization's own rows; verify() checks them once, set-based.
+    await bulkLoad(client, generationSteps());
     await verify(client);
     const t0 = performance.now();
     await client.query('vacuum (analyze)');
