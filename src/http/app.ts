@@ -14,6 +14,7 @@ import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { chargeRequest } from './rate-limit.js';
 import type { PatronApp, PlatformServices, ResourceModule } from './types.js';
+import { buildSerializer } from './serialization.js';
 import { validatorCompiler } from './validation.js';
 
 export const API_PREFIX = '/v1';
@@ -52,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     // Replaced by closeConnectionsWhenClosing, which answers in the D3 envelope.
     return503OnClosing: false,
     frameworkErrors: answerRoutingError,
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>() as PatronApp;
 
   app.setValidatorCompiler(validatorCompiler);
