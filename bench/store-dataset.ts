@@ -663,11 +663,15 @@ export async function startServer(label: string, args: string[], env: NodeJS.Pro
   };
 }
 
-/** Starts the compiled Patron against the bench database. */
+/**
+ * Starts the compiled Patron against the bench database. BENCH_SERVER_NODE_ARGS (space-separated) go to the
+ * server's Node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives.
+ */
 export function startPatron(label: string, workDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   return startServer(
     label,
-    [CLI, 'serve'],
+    [...nodeArgs, CLI, 'serve'],
     serverEnv({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', PATRON_DATA_DIR: join(workDir, 'data'), ...extra }),
     workDir,
   );
