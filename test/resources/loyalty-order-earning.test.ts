@@ -120,6 +120,23 @@ describe('order import with earnLoyalty', () => {
       'updated', 'completed', // J3 fills ann's second card
     ]);
   });
+  it('moves members up a tier on the points of imported orders, with loyaltyMembership.tierChanged', async () => {
+    const { tenant, ann, cy } = await shop();
+    const silver = await ok(req(tenant, 'POST', '/loyalty-tiers', { name: 'Silver', thresholdPoints: 100 }), 201);
+    const gold = await ok(req(tenant, 'POST', '/loyalty-tiers', { name: 'Gold', thresholdPoints: 300 }), 201);
+    await importOrders(tenant, [order('ann@example.com', 'T1', 15_000), order('cy@example.com', 'T2', 5_000)]);
+    expect(await member(tenant, ann.id)).toMatchObject({ pointsBalance: 150, loyaltyTierId: silver.id, tierAssignedManually: false });
+    expect(await member(tenant, cy.id)).toMatchObject({ pointsBalance: 50, loyaltyTierId: null });
+    await importOrders(tenant, [order('ann@example.com', 'T3', 20_000)]);
+    expect(await member(tenant, ann.id)).toMatchObject({ pointsBalance: 350, loyaltyTierId: gold.id });
+    const changes = await db().selectFrom('events').select('payload').where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'loyaltyMembership.tierChanged').orderBy('position').execute();
+    expect(changes.map((event) => (event.payload as { id: string; loyaltyTierId: string }))).toMatchObject([
+      { id: ann.id, loyaltyTierId: silver.id },
+      { id: ann.id, loyaltyTierId: gold.id },
+    ]);
+  });
+
   it('issues the rewards of several members completing cards and winning offers in one import, each with its feed entry and event', async () => {
     const { tenant, ann, cy } = await shop();
     const gift = await ok(req(tenant, 'POST', '/loyalty-rules', { section: 'offers', name: 'March gift', config: { type: 'reward', reward: coupon, startsAt: '2025-03-01T00:00:00Z', endsAt: '2025-04-01T00:00:00Z' } }), 201);

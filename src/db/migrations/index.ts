@@ -13,6 +13,7 @@ import * as reviewSummaries from './0013_review_summaries.js';
 import * as analytics from './0014_analytics.js';
 import * as reviewSummarySources from './0015_review_summary_sources.js';
 import * as logTablesWithoutOrganizationFk from './0016_log_tables_without_organization_fk.js';
+import * as loyaltyUpdateRoom from './0017_loyalty_update_room.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0014_analytics': analytics,
   '0015_review_summary_sources': reviewSummarySources,
   '0016_log_tables_without_organization_fk': logTablesWithoutOrganizationFk,
+  '0017_loyalty_update_room': loyaltyUpdateRoom,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,7 +5,6 @@ import type { DB, Metadata } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { recalculateTiers } from '../loyalty-memberships/tiers.js';
 import { transactionEvent, type TransactionRow } from '../loyalty-points/serialize.js';
-import { lockMemberships } from '../loyalty-common/locks.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 
@@ -15,6 +14,11 @@ export interface Credit {
   points: number;
   reason: string | null;
   key: string | null;
+  /**
+   * The key names a record this transaction created (an order being imported), so it cannot have been applied
+   * before and is not looked up.
+   */
+  keyIsNew?: boolean;
   ruleId?: string | null;
   orderId?: string | null;
   eventName?: string | null;
@@ -34,20 +38,19 @@ const keyOf = (membershipId: string, key: string) => `${membershipId}\u0000${key
 
 /**
  * Earned credits for many members in a fixed number of statements (the set-based twin of applyPoints for credits,
- * which order imports need): the members are locked in id order, keys already applied are dropped, each member's
- * balance moves once by the sum of their credits, and the ledger rows get running balances in input order. Members
- * who left earn nothing (their credits are dropped), as does a member whose balance would pass 2^53-1. Expiry is
- * the program's points expiry counted from now, exactly as applyPoints counts it. Tiers can only move up here.
+ * which order imports need). The caller holds the members' row locks (taken in id order before its first write,
+ * as every multi-member writer does: see loyalty-common/locks.ts), which is what makes the keys checked here stay
+ * unapplied until commit. Keys already applied are dropped, each member's balance moves once by the sum of their
+ * credits, and the ledger rows get running balances in input order. Members who left earn nothing (their credits
+ * are dropped), as does a member whose balance would pass 2^53-1. Expiry is the program's points expiry counted
+ * from now, exactly as applyPoints counts it. Tiers can only move up here.
  */
 export async function creditPoints(trx: Transaction<DB>, organizationId: string, credits: readonly Credit[]): Promise<Credited> {
   const repeats = new Map<string, string>();
   const wanted = credits.filter((credit) => credit.points > 0);
   if (wanted.length === 0) return { transactions: [], repeats, events: [] };
-  const activeIds = new Set(
-    await lockMemberships(trx, organizationId, wanted.map((credit) => credit.membershipId), { where: sql`left_at is null` }),
-  );
 
-  const keyed = wanted.filter((credit) => credit.key !== null && activeIds.has(credit.membershipId));
+  const keyed = wanted.filter((credit) => credit.key !== null && !credit.keyIsNew);
   if (keyed.length) {
     const { rows } = await sql<{ loyalty_membership_id: string; source_key: string; id: string }>`
       select t.loyalty_membership_id, t.source_key, t.id from loyalty_transactions t
@@ -58,7 +61,6 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
   }
   const seen = new Set<string>();
   const fresh = wanted.filter((credit) => {
-    if (!activeIds.has(credit.membershipId)) return false;
     if (credit.key === null) return true;
     const id = keyOf(credit.membershipId, credit.key);
     if (repeats.has(id) || seen.has(id)) return false;
@@ -85,7 +87,7 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
         lifetime_points = least(m.lifetime_points + t.total, ${MAX_POINTS}::bigint),
         updated_at = now()
       from totals t
-      where m.organization_id = ${organizationId}::uuid and m.id = t.membership_id
+      where m.organization_id = ${organizationId}::uuid and m.id = t.membership_id and m.left_at is null
         and m.points_balance + t.total <= ${MAX_POINTS}::bigint
       returning m.id, m.customer_id, m.points_balance - t.total as balance_before,
         (select p.points_expiry_days from loyalty_programs p

@@ -62,6 +62,7 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
             points: multiplied(points, hundredths),
             reason: `Order ${order.number}`,
             key: `order:${order.id}:rule:${rule.id}`,
+            keyIsNew: true,
             ruleId: rule.id,
             orderId: order.id,
           });

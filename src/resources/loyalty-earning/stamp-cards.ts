@@ -55,7 +55,8 @@ interface Plan {
 
 /**
  * Stamps members' cards in a fixed number of statements, whatever the number of members (order imports stamp many):
- * the open cards are read under lock, the stamps are laid out in memory (a full card completes and the rest start
+ * the open cards are read (no row locks: every stamp locks the card's member first, which serializes the writers
+ * of a member's cards), the stamps are laid out in memory (a full card completes and the rest start
  * the next one, as many as needed), existing cards are updated in one statement and new ones inserted in another.
  * Each completed card then issues its rule's reward (points are credited instead: rule 3), skipped when the reward
  * would be born expired (a fixedDate in the past), and remembers it.
@@ -75,9 +76,7 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
     select c.* from stamp_cards c
     join unnest(${pairs.map((pair) => pair.membershipId)}::uuid[], ${pairs.map((pair) => pair.rule.id)}::uuid[]) as p(membership_id, rule_id)
       on c.loyalty_membership_id = p.membership_id and c.loyalty_rule_id = p.rule_id
-    where c.organization_id = ${organizationId}::uuid and c.completed_at is null
-    order by c.id
-    for update of c`.execute(trx);
+    where c.organization_id = ${organizationId}::uuid and c.completed_at is null`.execute(trx);
   const openOf = new Map(open.map((row) => [`${row.loyalty_membership_id}/${row.loyalty_rule_id}`, row]));
 
   const plans: Plan[] = [];

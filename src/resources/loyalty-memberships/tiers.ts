@@ -5,7 +5,8 @@ import { recordActivity } from '../loyalty-common/activity.js';
 import { membershipEvent, type MembershipRow } from './serialize.js';
 
 /**
- * - upgrade: after points were credited: a member only moves up (downgrades wait for a review or a config change).
+ * - upgrade: after points were credited: a member only moves up (downgrades wait for a review or a config change);
+ *   members of a program without tiers are not even read.
  * - full: after tier configuration changed or a tier was unpinned: the member gets exactly the tier the points earn.
  * - review: the nightly review of rolling tiers: as full, and a member who keeps the tier is reviewed again one
  *   window later.
@@ -38,6 +39,7 @@ export async function recalculateTiers(
       join loyalty_programs p on p.organization_id = m.organization_id and p.id = m.loyalty_program_id
       where m.organization_id = ${organizationId}::uuid and ${scopeCondition}
         and not m.tier_assigned_manually and m.left_at is null
+        ${mode === 'upgrade' ? sql`and exists (select 1 from loyalty_tiers t where t.organization_id = m.organization_id and t.loyalty_program_id = m.loyalty_program_id)` : sql``}
       order by m.id
       for update of m
     ),
