@@ -7,8 +7,9 @@ import { sql, type RawBuilder } from 'kysely';
  */
 
 /**
- * A uuid[] or integer[] parameter as its array literal. Only for values that cannot contain a quote, comma, brace,
- * backslash or space (uuids from this service or the database, integers), and never null.
+ * An array parameter as its literal. Only for values that cannot contain a quote, comma, brace, backslash or space
+ * and are never null or the word NULL: uuids from this service or the database, integers, and the names of the
+ * event catalog.
  */
 export const plainArrayLiteral = (values: readonly (string | number)[]): string => `{${values.join(',')}}`;
 

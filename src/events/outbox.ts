@@ -78,7 +78,7 @@ async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly E
 const recordEventsCall = (events: readonly EventToRecord[], ids: readonly string[]) =>
   sql<number>`patron_record_events(
     ${plainArrayLiteral(events.map((event) => event.organizationId))}::uuid[], ${plainArrayLiteral(ids)}::uuid[],
-    ${events.map((event) => event.name)}::text[], ${jsonArrayOf(events.map((event) => serializeRecord(event.schema, event.record)))})`;
+    ${plainArrayLiteral(events.map((event) => event.name))}::text[], ${jsonArrayOf(events.map((event) => serializeRecord(event.schema, event.record)))})`;
 
 /**
  * The events as an SQL expression for a caller that writes its change and its events in one statement (a

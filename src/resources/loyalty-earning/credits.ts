@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { recalculateTiers } from '../loyalty-memberships/tiers.js';
@@ -52,9 +53,9 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
 
   const keyed = wanted.filter((credit) => credit.key !== null && !credit.keyIsNew);
   if (keyed.length) {
-    const { rows } = await sql<{ loyalty_membership_id: string; source_key: string; id: string }>`
+    const { rows } = await sql<{ loyalty_membership_id: string; source_key: string; id: string }>`${PREPARE}
       select t.loyalty_membership_id, t.source_key, t.id from loyalty_transactions t
-      join unnest(${keyed.map((credit) => credit.membershipId)}::uuid[], ${keyed.map((credit) => credit.key)}::text[]) as k(membership_id, source_key)
+      join unnest(${plainArrayLiteral(keyed.map((credit) => credit.membershipId))}::uuid[], ${keyed.map((credit) => credit.key)}::text[]) as k(membership_id, source_key)
         on t.loyalty_membership_id = k.membership_id and t.source_key = k.source_key
       where t.organization_id = ${organizationId}::uuid`.execute(trx);
     for (const row of rows) repeats.set(keyOf(row.loyalty_membership_id, row.source_key), row.id);
@@ -71,7 +72,7 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
 
   const ids = fresh.map(() => uuidv7());
   const column = <T>(pick: (credit: Credit) => T) => fresh.map(pick);
-  const { rows } = await sql<TransactionRow>`
+  const { rows } = await sql<TransactionRow>`${PREPARE}
     with c as (
       select * from unnest(${plainArrayLiteral(ids)}::uuid[], ${plainArrayLiteral(column((c) => c.membershipId))}::uuid[],
         ${plainArrayLiteral(column((c) => Math.min(c.points, MAX_POINTS)))}::bigint[], ${column((c) => c.reason)}::text[],

@@ -1,4 +1,6 @@
 import { sql, type Transaction } from 'kysely';
+import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import type { MembershipRow } from '../loyalty-memberships/serialize.js';
@@ -32,9 +34,9 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
   const earning = orders.filter((order) => order.cancelled_at === null);
   if (earning.length === 0) return [];
   const customers = [...new Set(earning.map((order) => order.customer_id))];
-  const { rows: members } = await sql<MembershipRow>`
+  const { rows: members } = await sql<MembershipRow>`${PREPARE}
     select * from loyalty_memberships
-    where organization_id = ${organizationId}::uuid and customer_id = any(${customers}::uuid[]) and left_at is null
+    where organization_id = ${organizationId}::uuid and customer_id = any(${plainArrayLiteral(customers)}::uuid[]) and left_at is null
     order by id for update`.execute(trx);
   if (members.length === 0) return [];
 
@@ -80,22 +82,24 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
     }
   }
 
-  const events: EventToRecord[] = [];
-  const offers = await offerCredits(trx, organizationId, [...offerRewards.values()]);
-  const credited = await creditPoints(trx, organizationId, [...credits, ...offers.credits]);
-  events.push(...credited.events);
-  const stamped = await stampCards(trx, organizationId, stamps);
-  events.push(...stamped.events);
-  events.push(...(await offers.issue()));
-  events.push(...(await attributeReferrals(trx, organizationId, firstOrders)));
-  return events;
+  const offers = offerCredits(trx, organizationId, [...offerRewards.values()]);
+  // The four writers change different rows of members this transaction has locked, and their statements go to the
+  // transaction's one connection, which runs them in the order they are sent (the ledger first): awaiting them
+  // together lets Node build one writer's rows and events while the database runs another's statement.
+  const [credited, stamped, offerEvents, referralEvents] = await Promise.all([
+    creditPoints(trx, organizationId, [...credits, ...offers.credits]),
+    stampCards(trx, organizationId, stamps),
+    offers.issue(),
+    attributeReferrals(trx, organizationId, firstOrders),
+  ]);
+  return [...credited.events, ...stamped.events, ...offerEvents, ...referralEvents];
 }
 
 /**
  * Reward offers: a points reward becomes a credit keyed `offer:<id>` (once per member by the ledger's key); any
  * other reward is issued unless the member already holds one from the offer.
  */
-async function offerCredits(
+function offerCredits(
   trx: Transaction<DB>,
   organizationId: string,
   wins: readonly { member: MembershipRow; offer: EarningConfig['rewardOffers'][number] }[],

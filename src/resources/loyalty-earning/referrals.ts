@@ -1,5 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, ReferralsTable } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { conflict, unprocessable } from '../../http/errors.js';
@@ -79,9 +81,9 @@ export async function recordReferral(
  */
 export async function attributeReferrals(trx: Transaction<DB>, organizationId: string, firstOrders: ReadonlyMap<string, string>): Promise<EventToRecord[]> {
   if (firstOrders.size === 0) return [];
-  const { rows } = await sql<ReferralRow>`
+  const { rows } = await sql<ReferralRow>`${PREPARE}
     update referrals r set status = 'attributed', order_id = f.order_id, attributed_at = now(), updated_at = now()
-    from unnest(${[...firstOrders.keys()]}::uuid[], ${[...firstOrders.values()]}::uuid[]) as f(customer_id, order_id)
+    from unnest(${plainArrayLiteral([...firstOrders.keys()])}::uuid[], ${plainArrayLiteral([...firstOrders.values()])}::uuid[]) as f(customer_id, order_id)
     where r.organization_id = ${organizationId}::uuid and r.referred_customer_id = f.customer_id and r.status = 'pending'
     returning r.*`.execute(trx);
   return rows.map((row) => referralEvent(organizationId, row));

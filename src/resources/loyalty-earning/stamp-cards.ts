@@ -1,5 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, StampCardsTable } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import type { TransactionRow } from '../loyalty-points/serialize.js';
@@ -72,9 +74,10 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
   if (merged.size === 0) return { cards: [], rewards: [], transactions: [], events: [] };
   const pairs = [...merged.values()];
 
+  // Not prepared: its generic plan (planned for a 100-row unnest) ran 100 times slower than the custom one.
   const { rows: open } = await sql<StampCardRow>`
     select c.* from stamp_cards c
-    join unnest(${pairs.map((pair) => pair.membershipId)}::uuid[], ${pairs.map((pair) => pair.rule.id)}::uuid[]) as p(membership_id, rule_id)
+    join unnest(${plainArrayLiteral(pairs.map((pair) => pair.membershipId))}::uuid[], ${plainArrayLiteral(pairs.map((pair) => pair.rule.id))}::uuid[]) as p(membership_id, rule_id)
       on c.loyalty_membership_id = p.membership_id and c.loyalty_rule_id = p.rule_id
     where c.organization_id = ${organizationId}::uuid and c.completed_at is null`.execute(trx);
   const openOf = new Map(open.map((row) => [`${row.loyalty_membership_id}/${row.loyalty_rule_id}`, row]));
@@ -132,9 +135,9 @@ const newCard = (organizationId: string, pair: StampRequest, now: Date): StampCa
 
 async function updateCards(trx: Transaction<DB>, organizationId: string, rows: readonly StampCardRow[]) {
   if (rows.length === 0) return;
-  await sql`
+  await sql`${PREPARE}
     update stamp_cards c set stamps = u.stamps, completed_at = u.completed_at, updated_at = u.updated_at
-    from unnest(${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.stamps)}::int[],
+    from unnest(${plainArrayLiteral(rows.map((row) => row.id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.stamps))}::int[],
       ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.updated_at.toISOString())}::timestamptz[])
       as u(id, stamps, completed_at, updated_at)
     where c.organization_id = ${organizationId}::uuid and c.id = u.id`.execute(trx);
@@ -142,12 +145,12 @@ async function updateCards(trx: Transaction<DB>, organizationId: string, rows: r
 
 async function insertCards(trx: Transaction<DB>, organizationId: string, rows: readonly StampCardRow[]) {
   if (rows.length === 0) return;
-  await sql`
+  await sql`${PREPARE}
     insert into stamp_cards (organization_id, id, loyalty_membership_id, loyalty_rule_id, stamps, stamps_required, completed_at,
       created_at, updated_at)
     select ${organizationId}::uuid, u.id, u.membership_id, u.rule_id, u.stamps, u.stamps_required, u.completed_at, u.created_at, u.created_at
-    from unnest(${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.loyalty_membership_id)}::uuid[],
-      ${rows.map((row) => row.loyalty_rule_id)}::uuid[], ${rows.map((row) => row.stamps)}::int[], ${rows.map((row) => row.stamps_required)}::int[],
+    from unnest(${plainArrayLiteral(rows.map((row) => row.id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.loyalty_membership_id))}::uuid[],
+      ${plainArrayLiteral(rows.map((row) => row.loyalty_rule_id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.stamps))}::int[], ${plainArrayLiteral(rows.map((row) => row.stamps_required))}::int[],
       ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.created_at.toISOString())}::timestamptz[])
       as u(id, membership_id, rule_id, stamps, stamps_required, completed_at, created_at)`.execute(trx);
 }
@@ -191,9 +194,9 @@ async function rewardCompletions(trx: Transaction<DB>, organizationId: string, c
   });
   const linked = completed.filter((plan) => plan.row.loyalty_reward_id);
   if (linked.length) {
-    await sql`
+    await sql`${PREPARE}
       update stamp_cards c set loyalty_reward_id = u.reward_id
-      from unnest(${linked.map((plan) => plan.row.id)}::uuid[], ${linked.map((plan) => plan.row.loyalty_reward_id)}::uuid[]) as u(id, reward_id)
+      from unnest(${plainArrayLiteral(linked.map((plan) => plan.row.id))}::uuid[], ${plainArrayLiteral(linked.map((plan) => plan.row.loyalty_reward_id!))}::uuid[]) as u(id, reward_id)
       where c.organization_id = ${organizationId}::uuid and c.id = u.id`.execute(trx);
   }
   return { rewards, transactions: credited.transactions, pointEvents: credited.events };
