@@ -25,11 +25,11 @@ export const toStampCard = (row: StampCardRow): StampCard => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-const cardEvent = (organizationId: string, name: string, row: StampCardRow): EventToRecord => ({
+const cardEvent = (organizationId: string, name: string, record: StampCard): EventToRecord => ({
   organizationId,
   name,
   schema: StampCard,
-  record: toStampCard(row),
+  record,
 });
 
 /** Stamps for one member's card of one rule; the member must already be locked by the caller. */
@@ -112,9 +112,12 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
 
   const events: EventToRecord[] = [];
   for (const { row, isNew, before } of plans) {
-    if (isNew) events.push(cardEvent(organizationId, 'stampCard.created', { ...row, stamps: before, completed_at: null, loyalty_reward_id: null }));
-    events.push(cardEvent(organizationId, 'stampCard.updated', { ...row, completed_at: null, loyalty_reward_id: null }));
-    if (row.completed_at) events.push(cardEvent(organizationId, 'stampCard.completed', row));
+    // The card as each event saw it: started with the stamps it had, stamped, then (when full) completed.
+    const card = toStampCard(row);
+    const stamped = { ...card, completedAt: null, loyaltyRewardId: null };
+    if (isNew) events.push(cardEvent(organizationId, 'stampCard.created', { ...stamped, stamps: before }));
+    events.push(cardEvent(organizationId, 'stampCard.updated', stamped));
+    if (row.completed_at) events.push(cardEvent(organizationId, 'stampCard.completed', card));
   }
   events.push(...rewards.flatMap((issued) => issued.events), ...pointEvents);
   return { cards: plans.map((plan) => plan.row), rewards, transactions, events };
