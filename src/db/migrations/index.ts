@@ -14,6 +14,7 @@ import * as analytics from './0014_analytics.js';
 import * as reviewSummarySources from './0015_review_summary_sources.js';
 import * as logTablesWithoutOrganizationFk from './0016_log_tables_without_organization_fk.js';
 import * as loyaltyUpdateRoom from './0017_loyalty_update_room.js';
+import * as eventsWithoutUnreadIndexes from './0018_events_without_unread_indexes.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0015_review_summary_sources': reviewSummarySources,
   '0016_log_tables_without_organization_fk': logTablesWithoutOrganizationFk,
   '0017_loyalty_update_room': loyaltyUpdateRoom,
+  '0018_events_without_unread_indexes': eventsWithoutUnreadIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

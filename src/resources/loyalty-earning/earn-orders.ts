@@ -3,13 +3,15 @@ import { plainArrayLiteral } from '../../db/arrays.js';
 import { PREPARE } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
-import type { MembershipRow } from '../loyalty-memberships/serialize.js';
 import { creditPoints, type Credit } from './credits.js';
 import type { CouponReward } from '../loyalty-common/reward-schemas.js';
 import { attributeReferrals } from './referrals.js';
 import { issueRuleRewards } from './rule-rewards.js';
 import { earningConfig, inWindow, multiplied, multiplierAt, orderPoints, type EarningConfig } from './rules.js';
 import { stampCards, type StampRequest } from './stamp-cards.js';
+
+/** What earning reads of a member (they are locked, so nothing else of them changes meanwhile). */
+type EarningMember = { id: string; customer_id: string; loyalty_program_id: string };
 
 /** The columns of a newly created order that earning reads. */
 export interface EarningOrder {
@@ -34,8 +36,8 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
   const earning = orders.filter((order) => order.cancelled_at === null);
   if (earning.length === 0) return [];
   const customers = [...new Set(earning.map((order) => order.customer_id))];
-  const { rows: members } = await sql<MembershipRow>`${PREPARE}
-    select * from loyalty_memberships
+  const { rows: members } = await sql<EarningMember>`${PREPARE}
+    select id, customer_id, loyalty_program_id from loyalty_memberships
     where organization_id = ${organizationId}::uuid and customer_id = any(${plainArrayLiteral(customers)}::uuid[]) and left_at is null
     order by id for update`.execute(trx);
   if (members.length === 0) return [];
@@ -44,12 +46,12 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
   for (const programId of new Set(members.map((member) => member.loyalty_program_id))) {
     configs.set(programId, await earningConfig(trx, organizationId, programId));
   }
-  const membersOf = new Map<string, MembershipRow[]>();
+  const membersOf = new Map<string, EarningMember[]>();
   for (const member of members) membersOf.set(member.customer_id, [...(membersOf.get(member.customer_id) ?? []), member]);
 
   const credits: Credit[] = [];
   const stamps: StampRequest[] = [];
-  const offerRewards = new Map<string, { member: MembershipRow; offer: EarningConfig['rewardOffers'][number] }>();
+  const offerRewards = new Map<string, { member: EarningMember; offer: EarningConfig['rewardOffers'][number] }>();
   const firstOrders = new Map<string, string>();
   for (const order of [...earning].sort((a, b) => a.created_at.getTime() - b.created_at.getTime())) {
     if (!firstOrders.has(order.customer_id)) firstOrders.set(order.customer_id, order.id);
@@ -102,10 +104,10 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
 function offerCredits(
   trx: Transaction<DB>,
   organizationId: string,
-  wins: readonly { member: MembershipRow; offer: EarningConfig['rewardOffers'][number] }[],
+  wins: readonly { member: EarningMember; offer: EarningConfig['rewardOffers'][number] }[],
 ) {
   const credits: Credit[] = [];
-  const coupons: { member: MembershipRow; offer: EarningConfig['rewardOffers'][number]; reward: CouponReward }[] = [];
+  const coupons: { member: EarningMember; offer: EarningConfig['rewardOffers'][number]; reward: CouponReward }[] = [];
   for (const win of wins) {
     const reward = win.offer.config.reward;
     if (reward.type === 'points') {

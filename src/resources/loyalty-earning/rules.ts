@@ -27,15 +27,15 @@ const ofType = <C>(rules: RuleRow[], type: string) => rules.filter((rule) => rul
 
 /** The program's active earning, offer and stamp-card rules, in creation order. */
 export async function earningConfig(trx: Transaction<DB>, organizationId: string, programId: string, sections: { stampCards?: boolean } = {}): Promise<EarningConfig> {
-  const rules = await activeRules(trx, organizationId, programId, 'rules');
-  const offers = await activeRules(trx, organizationId, programId, 'offers');
-  const stampCards = sections.stampCards === false ? [] : await activeRules(trx, organizationId, programId, 'stampCards');
+  const all = await activeRules(trx, organizationId, programId, sections.stampCards === false ? ['rules', 'offers'] : ['rules', 'offers', 'stampCards']);
+  const rules = all.filter((rule) => rule.section === 'rules');
+  const offers = all.filter((rule) => rule.section === 'offers');
   return {
     orderSpend: ofType(rules, 'orderSpend'),
     events: ofType(rules, 'event'),
     multipliers: ofType(offers, 'pointsMultiplier'),
     rewardOffers: ofType(offers, 'reward'),
-    stampCards: stampCards as Rule<StampCardConfig>[],
+    stampCards: all.filter((rule) => rule.section === 'stampCards') as Rule<StampCardConfig>[],
   };
 }
 

@@ -106,8 +106,11 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
     }
   }
 
-  await updateCards(trx, organizationId, plans.filter((plan) => !plan.isNew).map((plan) => plan.row));
-  await insertCards(trx, organizationId, plans.filter((plan) => plan.isNew).map((plan) => plan.row));
+  // Both sent at once (other rows; one connection runs them in turn); rewards reference the inserted cards, after.
+  await Promise.all([
+    updateCards(trx, organizationId, plans.filter((plan) => !plan.isNew).map((plan) => plan.row)),
+    insertCards(trx, organizationId, plans.filter((plan) => plan.isNew).map((plan) => plan.row)),
+  ]);
   const { rewards, transactions, pointEvents } = await rewardCompletions(trx, organizationId, plans.filter((plan) => plan.row.completed_at), now);
 
   const events: EventToRecord[] = [];

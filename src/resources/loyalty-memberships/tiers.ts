@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../db/arrays.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { recordActivity } from '../loyalty-common/activity.js';
@@ -32,6 +33,9 @@ export async function recalculateTiers(
       ? sql`m.id = any(${plainArrayLiteral(scope.membershipIds)}::uuid[])`
       : sql`m.loyalty_program_id = ${scope.programId}::uuid`;
   if ('membershipIds' in scope && scope.membershipIds.length === 0) return [];
+  // Upgrades follow every credit; where the organization has no tiers at all, a prepared look (~0.2 ms) replaces
+  // planning the statement below (~1.5 ms) for nothing.
+  if (mode === 'upgrade' && !(await hasTiers(trx, organizationId))) return [];
   // Not prepared: its generic plan executes slower than planning and running a custom one (1.7 against 2.2 ms).
   const { rows } = await sql<MembershipRow & { old_tier_id: string | null }>`
     with scoped as (
@@ -99,3 +103,7 @@ export async function recalculateTiers(
   );
   return moved.map(({ old_tier_id: _old, ...row }) => membershipEvent(organizationId, 'loyaltyMembership.tierChanged', row));
 }
+
+const hasTiers = async (trx: Transaction<DB>, organizationId: string) =>
+  (await sql<{ found: boolean }>`${PREPARE}select exists (select 1 from loyalty_tiers where organization_id = ${organizationId}::uuid) as found`.execute(trx))
+    .rows[0]!.found;

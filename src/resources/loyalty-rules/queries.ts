@@ -28,15 +28,16 @@ export const findLiveRule = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /**
- * The live, active rules of a program's section, e.g. every earning rule on an order (earning and claiming use it).
+ * The live, active rules of a program's sections, e.g. every earning rule on an order (earning and claiming use
+ * it), in creation order.
  */
-export const activeRules = (db: Db, organizationId: string, programId: string, section: LoyaltyRulesTable['section']) =>
+export const activeRules = (db: Db, organizationId: string, programId: string, sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][]) =>
   db
     .selectFrom('loyalty_rules')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('loyalty_program_id', '=', programId)
-    .where('section', '=', section)
+    .where('section', 'in', typeof sections === 'string' ? [sections] : sections)
     .where('deleted_at', 'is', null)
     .where('is_active', '=', true)
     .orderBy('created_at')
