@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
@@ -120,6 +121,36 @@ describe('order import with earnLoyalty', () => {
       'updated', 'completed', // J3 fills ann's second card
     ]);
   });
+  it('writes nothing when the line items or the earning fail while the other is under way (a referenced row vanished)', async () => {
+    const { tenant, ann } = await shop();
+    await ok(req(tenant, 'POST', '/products/import', { data: [{ slug: 'mug', title: 'Mug', variants: [{ slug: 'mug-default', title: 'Default', priceCents: 1200 }] }] }));
+    await ok(req(tenant, 'POST', '/loyalty-rules', { section: 'stampCards', name: 'Card', config: { stampsRequired: 2, reward: coupon } }), 201);
+    const orgId = tenant.organization.id;
+    // As if a row these writes refer to had been deleted meanwhile: the database refuses them with 23503.
+    await sql`create function fail_as_vanished() returns trigger language plpgsql as $$
+      begin raise foreign_key_violation using message = 'referenced row vanished'; end $$`.execute(db());
+    const counts = async () => ({
+      orders: (await db().selectFrom('orders').select(db().fn.countAll<number>().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow()).n,
+      ledger: (await ledger(tenant, ann.id)).length,
+      cards: (await db().selectFrom('stamp_cards').select(db().fn.countAll<number>().as('n')).where('organization_id', '=', orgId).executeTakeFirstOrThrow()).n,
+      events: (await eventNames(orgId)).length,
+    });
+    const before = await counts();
+    const data = [order('ann@example.com', 'F1', 12_000, { items: [{ product: 'mug', quantity: 1, unitPriceCents: 12_000 }] })];
+    for (const table of ['order_items', 'loyalty_transactions']) {
+      await sql`create trigger fail_as_vanished before insert on ${sql.table(table)} for each statement execute function fail_as_vanished()`.execute(db());
+      const refused = await req(tenant, 'POST', '/orders/import', { data });
+      expect(refused.statusCode, `${table}: ${refused.body}`).toBe(409);
+      expect(refused.json().error.code).toBe('CONFLICT');
+      expect(await counts()).toEqual(before);
+      await sql`drop trigger fail_as_vanished on ${sql.table(table)}`.execute(db());
+    }
+    await sql`drop function fail_as_vanished()`.execute(db());
+    await importOrders(tenant, data);
+    expect((await member(tenant, ann.id)).pointsBalance).toBe(120);
+    expect((await counts()).orders).toBe(Number(before.orders) + 1);
+  });
+
   it('moves members up a tier on the points of imported orders, with loyaltyMembership.tierChanged', async () => {
     const { tenant, ann, cy } = await shop();
     const silver = await ok(req(tenant, 'POST', '/loyalty-tiers', { name: 'Silver', thresholdPoints: 100 }), 201);

@@ -221,6 +221,28 @@ async function writeOrders(
   }
   const rowById = new Map([...created, ...updated].map((row) => [row.id, row]));
 
+  // Only orders this import creates earn (never an update, so never twice), in the same transaction. Earning writes
+  // only loyalty tables and reads nothing the item, tag and provenance writes change, so both are under way at once
+  // on the transaction's one connection: Node prepares one's statements while the database runs the other's.
+  const [earned] = await Promise.all([
+    options.earnLoyalty ? earnFromOrders(trx, organizationId, created) : [],
+    writeDetails(trx, organizationId, accepted, creates),
+  ]);
+  // One API record per order serves both its event and the response.
+  const records = accepted.map((entry) => toOrder(rowById.get(entry.write.id)!));
+  await recordEvents(trx, [...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })), ...earned]);
+  // After the order events, so a receiver hears of the order before the reward redeemed on it. Redeeming is the
+  // reward's state, not earning: historical imports (earnLoyalty false) redeem their codes too.
+  await redeemOrderCodes(
+    trx,
+    organizationId,
+    accepted.filter((entry) => entry.write.discountCodes?.length).map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
+  );
+  return records;
+}
+
+/** The written orders' line items, tags and import provenance. */
+async function writeDetails(trx: Transaction<DB>, organizationId: string, accepted: readonly Accepted[], creates: readonly Accepted[]) {
   // An update's items are replaced only when they differ from the stored ones: a re-sync of unchanged orders keeps
   // its line items (and their ids) and costs one read instead of a delete and an insert.
   const withItems = accepted.filter((entry) => entry.items);
@@ -241,25 +263,11 @@ async function writeOrders(
     new Set(creates.map((entry) => entry.write.id)),
   );
 
-  const written = accepted.map((entry) => ({ entry, row: rowById.get(entry.write.id)! }));
   await recordImportRows(
     trx,
     organizationId,
     uuidv7(),
     'orders',
-    written.map(({ entry, row }) => ({ recordId: row.id, action: entry.existing ? 'updated' : 'created', row: entry.row.index })),
+    accepted.map((entry) => ({ recordId: entry.write.id, action: entry.existing ? 'updated' : 'created', row: entry.row.index })),
   );
-  // One API record per order serves both its event and the response.
-  const records = written.map(({ row }) => toOrder(row));
-  // Only orders this import creates earn (never an update, so never twice), in the same transaction.
-  const earned = options.earnLoyalty ? await earnFromOrders(trx, organizationId, created) : [];
-  await recordEvents(trx, [...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })), ...earned]);
-  // After the order events, so a receiver hears of the order before the reward redeemed on it. Redeeming is the
-  // reward's state, not earning: historical imports (earnLoyalty false) redeem their codes too.
-  await redeemOrderCodes(
-    trx,
-    organizationId,
-    accepted.filter((entry) => entry.write.discountCodes?.length).map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
-  );
-  return records;
 }
