@@ -15,6 +15,7 @@ import * as reviewSummarySources from './0015_review_summary_sources.js';
 import * as logTablesWithoutOrganizationFk from './0016_log_tables_without_organization_fk.js';
 import * as loyaltyUpdateRoom from './0017_loyalty_update_room.js';
 import * as eventsWithoutUnreadIndexes from './0018_events_without_unread_indexes.js';
+import * as pendingReferrals from './0019_pending_referrals.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0016_log_tables_without_organization_fk': logTablesWithoutOrganizationFk,
   '0017_loyalty_update_room': loyaltyUpdateRoom,
   '0018_events_without_unread_indexes': eventsWithoutUnreadIndexes,
+  '0019_pending_referrals': pendingReferrals,
 };
 
 export const migrationProvider: MigrationProvider = {

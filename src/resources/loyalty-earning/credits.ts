@@ -95,12 +95,11 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
         points_balance = m.points_balance + t.total,
         lifetime_points = least(m.lifetime_points + t.total, ${MAX_POINTS}::bigint),
         updated_at = now()
-      from totals t
+      from totals t, loyalty_programs p
       where m.organization_id = ${organizationId}::uuid and m.id = t.membership_id and m.left_at is null
         and m.points_balance + t.total <= ${MAX_POINTS}::bigint
-      returning m.id, m.customer_id, m.points_balance - t.total as balance_before,
-        (select p.points_expiry_days from loyalty_programs p
-          where p.organization_id = m.organization_id and p.id = m.loyalty_program_id) as expiry_days
+        and p.organization_id = m.organization_id and p.id = m.loyalty_program_id
+      returning m.id, m.customer_id, m.points_balance - t.total as balance_before, p.points_expiry_days as expiry_days
     )
     insert into loyalty_transactions (organization_id, id, loyalty_membership_id, customer_id, kind, points, balance_after,
       reason, loyalty_rule_id, order_id, event_name, source_key, expires_at, remaining, metadata, created_at)

@@ -81,6 +81,10 @@ export async function recordReferral(
  */
 export async function attributeReferrals(trx: Transaction<DB>, organizationId: string, firstOrders: ReadonlyMap<string, string>): Promise<EventToRecord[]> {
   if (firstOrders.size === 0) return [];
+  // One probe of referrals_pending_idx, prepared, spares planning the update when nothing is pending.
+  const { rows: pending } = await sql<{ found: boolean }>`${PREPARE}
+    select exists (select 1 from referrals where organization_id = ${organizationId}::uuid and status = 'pending') as found`.execute(trx);
+  if (!pending[0]!.found) return [];
   const { rows } = await sql<ReferralRow>`${PREPARE}
     update referrals r set status = 'attributed', order_id = f.order_id, attributed_at = now(), updated_at = now()
     from unnest(${plainArrayLiteral([...firstOrders.keys()])}::uuid[], ${plainArrayLiteral([...firstOrders.values()])}::uuid[]) as f(customer_id, order_id)
