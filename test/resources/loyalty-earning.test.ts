@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
@@ -156,6 +157,26 @@ describe('POST /loyalty-stamps', () => {
     expect(completed[0]!.payload).toMatchObject({ id: second.stampCards[0].id, stamps: 3, loyaltyRewardId: second.rewards[0].id });
     const rewards = await ok(req(tenant, 'GET', `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ stampCardId: second.stampCards[1].id }))}`));
     expect(rewards.data.map((reward: any) => reward.id)).toEqual([second.rewards[1].id]);
+  });
+
+  it('completes a card whose reward would be born expired (its fixed date has passed) without issuing it, the card unlinked', async () => {
+    const tenant = await t.tenant();
+    const fay = await member(tenant, 'fay@example.com');
+    const card = await rule(tenant, 'stampCards', 'Summer card', {
+      stampsRequired: 2, reward: { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2099-09-01T00:00:00Z' } },
+    });
+    await ok(stamp(tenant, { loyaltyMembershipId: fay.id }));
+    // The summer is over: the rule's fixed date is now behind us.
+    await db().updateTable('loyalty_rules').set({ config: sql`jsonb_set(config, '{reward,expiry,expiresAt}', '"2020-09-01T00:00:00Z"')` })
+      .where('organization_id', '=', tenant.organization.id).where('id', '=', card.id).execute();
+    const full = await ok(stamp(tenant, { loyaltyMembershipId: fay.id, stamps: 2 }));
+    expect(full.rewards).toEqual([]);
+    expect(full.stampCards.map((c: any) => [c.stamps, Boolean(c.completedAt), c.loyaltyRewardId])).toEqual([[2, true, null], [1, false, null]]);
+    const stored = await db().selectFrom('stamp_cards').select(['id', 'loyalty_reward_id']).where('organization_id', '=', tenant.organization.id).execute();
+    expect(stored.map((row) => row.loyalty_reward_id)).toEqual([null, null]);
+    expect(await eventsOf(tenant.organization.id, 'loyaltyReward.issued')).toEqual([]);
+    expect((await eventsOf(tenant.organization.id, 'stampCard.completed'))[0]!.payload).toMatchObject({ id: full.stampCards[0].id, loyaltyRewardId: null });
+    expect((await ok(req(tenant, 'GET', '/loyalty-rewards'))).data).toEqual([]);
   });
 
   it('is idempotent by key, credits points rewards to the ledger, and needs a rule when there are several', async () => {

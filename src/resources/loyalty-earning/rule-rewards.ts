@@ -6,6 +6,8 @@ import { loadMembers } from '../loyalty-rewards/queries.js';
 import type { RuleRow } from '../loyalty-rules/queries.js';
 
 export interface RuleGrant {
+  /** The reward's id when the caller has already recorded it (a full stamp card names its reward); default new. */
+  id?: string | undefined;
   /** A member the caller has locked. */
   membershipId: string;
   rule: RuleRow;
@@ -33,6 +35,7 @@ export async function issueRuleRewards(
     const { rule } = grant;
     return {
       spec: {
+        id: grant.id,
         loyaltyMembershipId: grant.membershipId,
         reward: grant.reward,
         loyaltyRuleId: rule.id,

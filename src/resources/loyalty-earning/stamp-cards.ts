@@ -106,6 +106,11 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
     }
   }
 
+  // A full card names its reward from the start (the reward is written after the card it references): no second
+  // write of the card. A reward that is not issued after all (born expired) is unlinked in rewardCompletions.
+  for (const plan of plans) {
+    if (plan.row.completed_at && plan.rule.config.reward.type !== 'points') plan.row.loyalty_reward_id = uuidv7();
+  }
   // Both sent at once (other rows; one connection runs them in turn); rewards reference the inserted cards, after.
   await Promise.all([
     updateCards(trx, organizationId, plans.filter((plan) => !plan.isNew).map((plan) => plan.row)),
@@ -142,10 +147,11 @@ const newCard = (organizationId: string, pair: StampRequest, now: Date): StampCa
 async function updateCards(trx: Transaction<DB>, organizationId: string, rows: readonly StampCardRow[]) {
   if (rows.length === 0) return;
   await sql`${PREPARE}
-    update stamp_cards c set stamps = u.stamps, completed_at = u.completed_at, updated_at = u.updated_at
+    update stamp_cards c set stamps = u.stamps, completed_at = u.completed_at, loyalty_reward_id = u.reward_id, updated_at = u.updated_at
     from unnest(${plainArrayLiteral(rows.map((row) => row.id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.stamps))}::int[],
-      ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.updated_at.toISOString())}::timestamptz[])
-      as u(id, stamps, completed_at, updated_at)
+      ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.loyalty_reward_id)}::uuid[],
+      ${rows.map((row) => row.updated_at.toISOString())}::timestamptz[])
+      as u(id, stamps, completed_at, reward_id, updated_at)
     where c.organization_id = ${organizationId}::uuid and c.id = u.id`.execute(trx);
 }
 
@@ -153,15 +159,20 @@ async function insertCards(trx: Transaction<DB>, organizationId: string, rows: r
   if (rows.length === 0) return;
   await sql`${PREPARE}
     insert into stamp_cards (organization_id, id, loyalty_membership_id, loyalty_rule_id, stamps, stamps_required, completed_at,
-      created_at, updated_at)
-    select ${organizationId}::uuid, u.id, u.membership_id, u.rule_id, u.stamps, u.stamps_required, u.completed_at, u.created_at, u.created_at
+      loyalty_reward_id, created_at, updated_at)
+    select ${organizationId}::uuid, u.id, u.membership_id, u.rule_id, u.stamps, u.stamps_required, u.completed_at, u.reward_id,
+      u.created_at, u.created_at
     from unnest(${plainArrayLiteral(rows.map((row) => row.id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.loyalty_membership_id))}::uuid[],
       ${plainArrayLiteral(rows.map((row) => row.loyalty_rule_id))}::uuid[], ${plainArrayLiteral(rows.map((row) => row.stamps))}::int[], ${plainArrayLiteral(rows.map((row) => row.stamps_required))}::int[],
-      ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.created_at.toISOString())}::timestamptz[])
-      as u(id, membership_id, rule_id, stamps, stamps_required, completed_at, created_at)`.execute(trx);
+      ${rows.map((row) => row.completed_at?.toISOString() ?? null)}::timestamptz[], ${rows.map((row) => row.loyalty_reward_id)}::uuid[],
+      ${rows.map((row) => row.created_at.toISOString())}::timestamptz[])
+      as u(id, membership_id, rule_id, stamps, stamps_required, completed_at, reward_id, created_at)`.execute(trx);
 }
 
-/** Issues the reward of each completed card (or credits its points) and links the card to it. */
+/**
+ * Issues the reward of each completed card under the id the card already names (or credits its points); a card
+ * whose reward is not issued (it would be born expired) is unlinked.
+ */
 async function rewardCompletions(trx: Transaction<DB>, organizationId: string, completed: readonly Plan[], now: Date) {
   const rewards: Issued[] = [];
   const pointCards = completed.filter((plan) => plan.rule.config.reward.type === 'points');
@@ -184,6 +195,7 @@ async function rewardCompletions(trx: Transaction<DB>, organizationId: string, c
     trx,
     organizationId,
     couponCards.map(({ plan, reward }) => ({
+      id: plan.row.loyalty_reward_id!,
       membershipId: plan.row.loyalty_membership_id,
       rule: plan.rule,
       reward,
@@ -192,18 +204,19 @@ async function rewardCompletions(trx: Transaction<DB>, organizationId: string, c
     })),
     now,
   );
+  const unlinked: string[] = [];
   couponCards.forEach(({ plan }, index) => {
     const reward = issued[index];
-    if (!reward) return;
-    plan.row.loyalty_reward_id = reward.row.id;
-    rewards.push(reward);
+    if (reward) rewards.push(reward);
+    else {
+      plan.row.loyalty_reward_id = null;
+      unlinked.push(plan.row.id);
+    }
   });
-  const linked = completed.filter((plan) => plan.row.loyalty_reward_id);
-  if (linked.length) {
-    await sql`${PREPARE}
-      update stamp_cards c set loyalty_reward_id = u.reward_id
-      from unnest(${plainArrayLiteral(linked.map((plan) => plan.row.id))}::uuid[], ${plainArrayLiteral(linked.map((plan) => plan.row.loyalty_reward_id!))}::uuid[]) as u(id, reward_id)
-      where c.organization_id = ${organizationId}::uuid and c.id = u.id`.execute(trx);
+  if (unlinked.length) {
+    await sql`
+      update stamp_cards set loyalty_reward_id = null
+      where organization_id = ${organizationId}::uuid and id = any(${plainArrayLiteral(unlinked)}::uuid[])`.execute(trx);
   }
   return { rewards, transactions: credited.transactions, pointEvents: credited.events };
 }
