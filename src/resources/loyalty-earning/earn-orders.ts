@@ -85,9 +85,10 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
   }
 
   const offers = offerCredits(trx, organizationId, [...offerRewards.values()]);
-  // The four writers change different rows of members this transaction has locked, and their statements go to the
-  // transaction's one connection, which runs them in the order they are sent (the ledger first): awaiting them
-  // together lets Node build one writer's rows and events while the database runs another's statement.
+  // The four writers work on members this transaction has locked, and their statements go to its one connection,
+  // which runs them one at a time in the order they are sent; each reads what the earlier ones wrote (a full card's
+  // points are credited on top of the order credits, whose statement is always sent first). Awaiting them together
+  // lets Node build one writer's rows and events while the database runs another's statement.
   const [credited, stamped, offerEvents, referralEvents] = await Promise.all([
     creditPoints(trx, organizationId, [...credits, ...offers.credits]),
     stampCards(trx, organizationId, stamps),
