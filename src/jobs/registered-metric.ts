@@ -1,10 +1,16 @@
-import type { Metric, Registry } from 'prom-client';
+import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration, type Registry } from 'prom-client';
 
-/**
- * The metric `name` from the registry, created by `create` (which registers it) the first time: background workers
- * built more than once on the app's registry (tests, a restarted dispatcher) share one series instead of failing
- * on a duplicate registration.
+/*
+ * Background workers are built more than once on the app's registry (tests, a restarted dispatcher): the second
+ * build takes the series the first registered instead of failing on a duplicate registration.
  */
-export function registeredMetric<T extends Metric>(registry: Registry, name: string, create: (name: string) => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create(name);
+
+/** The counter `config.name` of the registry, registered there by the first caller. */
+export function registeredCounter<L extends string>(registry: Registry, config: Omit<CounterConfiguration<L>, 'registers'>): Counter<L> {
+  return (registry.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter({ ...config, registers: [registry] });
+}
+
+/** The histogram `config.name` of the registry, registered there by the first caller. */
+export function registeredHistogram<L extends string>(registry: Registry, config: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L> {
+  return (registry.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram({ ...config, registers: [registry] });
 }

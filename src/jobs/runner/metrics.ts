@@ -1,5 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
-import { registeredMetric } from '../registered-metric.js';
+import { Registry, type Counter, type Histogram } from 'prom-client';
+import { registeredCounter, registeredHistogram } from '../registered-metric.js';
 
 export interface JobMetrics {
   runs: Counter<'job' | 'outcome'>;
@@ -9,22 +9,16 @@ export interface JobMetrics {
 /** Job run counters and durations; on the app's registry inside `serve` (so /metrics shows them), else a private one. */
 export function createJobMetrics(registry: Registry = new Registry()): JobMetrics {
   return {
-    runs: registeredMetric(registry, 'patron_jobs_total', (name) =>
-      new Counter({
-        name,
-        help: 'Job runs finished by this process, by job name and outcome (succeeded, failed, retried).',
-        labelNames: ['job', 'outcome'] as const,
-        registers: [registry],
-      }),
-    ),
-    duration: registeredMetric(registry, 'patron_job_duration_seconds', (name) =>
-      new Histogram({
-        name,
-        help: 'Duration of job runs, by job name.',
-        labelNames: ['job'] as const,
-        buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
-        registers: [registry],
-      }),
-    ),
+    runs: registeredCounter(registry, {
+      name: 'patron_jobs_total',
+      help: 'Job runs finished by this process, by job name and outcome (succeeded, failed, retried).',
+      labelNames: ['job', 'outcome'] as const,
+    }),
+    duration: registeredHistogram(registry, {
+      name: 'patron_job_duration_seconds',
+      help: 'Duration of job runs, by job name.',
+      labelNames: ['job'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+    }),
   };
 }
