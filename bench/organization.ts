@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/processes.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -102,16 +102,6 @@ interface Measurement {
   otherCpuPct: number | null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
 function cpuMs(pid: number | undefined): number | null {

@@ -18,7 +18,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ROOT } from './store-dataset.js';
+import { freePort } from '../test/support/processes.js';
+import { ROOT } from './store-dataset.js';
 import { percentile, scratchDatabase, sleep, startReceiver } from './webhooks-support.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);

@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/processes.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -74,16 +74,6 @@ function machineBusyMs(): number | null {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Status of GET /readyz, or 0 when nothing answers yet. node:http with no agent: no pooled sockets to skew it. */
 function readyz(port: number): Promise<number> {

@@ -18,7 +18,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/processes.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -444,16 +444,6 @@ export interface AutocannonResult {
 const require = createRequire(import.meta.url);
 export const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
 export function cpuMs(pid: number | undefined): number | null {

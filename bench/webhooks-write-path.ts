@@ -17,7 +17,8 @@ import { createKey } from '../src/auth/keys.js';
 import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { createSecretBox } from '../src/events/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
-import { cpuMs, freePort, log, patron, percentile, postgresCpuMs, scratchDatabase, SECRET_KEY, sleep, stopChild } from './webhooks-support.js';
+import { freePort } from '../test/support/processes.js';
+import { cpuMs, log, patron, percentile, postgresCpuMs, scratchDatabase, SECRET_KEY, sleep, stopChild } from './webhooks-support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);
