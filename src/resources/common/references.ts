@@ -56,16 +56,25 @@ export async function resolveCustomers(db: Db, organizationId: string, reference
  * (they are case-sensitive); an id wins over a slug that happens to look like one.
  */
 export async function resolveProducts(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
-  const resolved = new Map<string, string>();
-  if (references.length === 0) return resolved;
+  if (references.length === 0) return new Map();
+  const { rows } = await productsByReference(organizationId, references).execute(db);
+  return productOfReference(references, rows);
+}
+
+/** `select id, slug` of the products named by id or slug (each found once per way it is named). */
+const productsByReference = (organizationId: string, references: readonly string[]) => {
   const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
-  const slugs = [...new Set(references)];
-  const { rows } = await sql<{ id: string; slug: string }>`
+  return sql<{ id: string; slug: string }>`
     select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
     union all
-    ${productsBySlug(organizationId, slugs)}`.execute(db);
-  const byId = new Map(rows.map((row) => [row.id, row.id]));
-  const bySlug = new Map(rows.map((row) => [row.slug, row.id]));
+    ${productsBySlug(organizationId, [...new Set(references)])}`;
+};
+
+/** Reference → product id of the products found: by id (any case) first, else by exact slug. */
+function productOfReference(references: readonly string[], found: readonly { id: string; slug: string }[]): Map<string, string> {
+  const byId = new Map(found.map((row) => [row.id, row.id]));
+  const bySlug = new Map(found.map((row) => [row.slug, row.id]));
+  const resolved = new Map<string, string>();
   for (const reference of references) {
     const id = byId.get(reference.toLowerCase()) ?? bySlug.get(reference);
     if (id) resolved.set(reference, id);
@@ -100,25 +109,15 @@ export async function resolveProductsWithVariants(
   organizationId: string,
   references: readonly string[],
 ): Promise<{ products: Map<string, string>; variants: Map<string, ProductVariants> }> {
-  const products = new Map<string, string>();
   const variants = new Map<string, ProductVariants>();
-  if (references.length === 0) return { products, variants };
-  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  if (references.length === 0) return { products: new Map(), variants };
   const { rows } = await sql<{ id: string; slug: string; variants: [id: string, slug: string][] | null }>`
-    with found as (
-      select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
-      union all
-      ${productsBySlug(organizationId, [...new Set(references)])}
-    )
+    with found as (${productsByReference(organizationId, references)})
     select f.id, f.slug, (
       select json_agg(json_build_array(v.id, v.slug) order by v.position, v.id) from product_variants v
       where v.organization_id = ${organizationId}::uuid and v.product_id = f.id) as variants
     from found f`.execute(db);
-  const byId = new Map<string, string>();
-  const bySlug = new Map<string, string>();
   for (const row of rows) {
-    byId.set(row.id, row.id);
-    bySlug.set(row.slug, row.id);
     if (variants.has(row.id)) continue;
     const entry: ProductVariants = { ids: [], byReference: new Map() };
     for (const [id, slug] of row.variants ?? []) {
@@ -128,11 +127,7 @@ export async function resolveProductsWithVariants(
     for (const id of entry.ids) entry.byReference.set(id, id);
     variants.set(row.id, entry);
   }
-  for (const reference of references) {
-    const id = byId.get(reference.toLowerCase()) ?? bySlug.get(reference);
-    if (id) products.set(reference, id);
-  }
-  return { products, variants };
+  return { products: productOfReference(references, rows), variants };
 }
 
 /**
