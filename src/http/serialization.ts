@@ -38,22 +38,24 @@ export function serializationSchema(schema: unknown, seen = new WeakMap<object, 
   }
   for (const union of ['anyOf', 'oneOf'] as const) {
     const members = copy[union];
-    if (!Array.isArray(members) || members.length === 0 || !members.every(isSchema)) continue;
-    const literals = literalType(members);
-    if (literals) {
-      const { [union]: _members, ...outer } = copy;
-      replace(copy, { ...outer, type: literals, enum: members.map((member) => member.const) });
-      continue;
-    }
-    if (members.length !== 2) continue;
-    const nullIndex = members.findIndex(isNull);
-    const other = members[1 - nullIndex] as Schema | undefined;
-    if (nullIndex < 0 || !other || typeof other.type !== 'string' || other.type === 'null') continue;
-    if (WRITE_SHAPING.some((key) => key in other)) continue;
+    const typed = Array.isArray(members) && members.length > 0 && members.every(isSchema) ? singleTyped(members) : undefined;
+    if (!typed) continue;
     const { [union]: _members, ...outer } = copy;
-    replace(copy, { ...outer, ...other, type: [other.type, 'null'] });
+    replace(copy, { ...outer, ...typed });
   }
   return copy;
+}
+
+/** What a union writes as, when one type test can tell its members apart: an enum, or a nullable schema. */
+function singleTyped(members: readonly Schema[]): Schema | undefined {
+  const type = literalType(members);
+  if (type) return { type, enum: members.map((member) => member.const) };
+  if (members.length !== 2) return undefined;
+  const nullIndex = members.findIndex(isNull);
+  const other = members[1 - nullIndex];
+  if (nullIndex < 0 || !other || typeof other.type !== 'string' || other.type === 'null') return undefined;
+  if (WRITE_SHAPING.some((key) => key in other)) return undefined;
+  return { ...other, type: [other.type, 'null'] };
 }
 
 /** The one type of a union of constants of that type (TypeBox's Union of Literals, an enum), if it is one. */

@@ -111,10 +111,11 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
     from c join moved m on m.id = c.membership_id
     returning id, customer_id, balance_after, expires_at, metadata, created_at`.execute(trx);
   const decided = new Map(written.map((row) => [row.id, row]));
-  const rows = input.flatMap((credit): TransactionRow[] => {
+  const rows: TransactionRow[] = [];
+  for (const credit of input) {
     const row = decided.get(credit.id);
-    if (!row) return [];
-    return [{
+    if (!row) continue;
+    rows.push({
       organization_id: organizationId,
       id: credit.id,
       loyalty_membership_id: credit.membership_id,
@@ -133,8 +134,8 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
       expiring_soon_sent_at: null,
       metadata: row.metadata,
       created_at: row.created_at,
-    }];
-  });
+    });
+  }
   const tierEvents = await recalculateTiers(trx, organizationId, { membershipIds: [...new Set(rows.map((row) => row.loyalty_membership_id))] }, 'upgrade');
   return {
     transactions: rows,
