@@ -1,11 +1,14 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'scratch/', '.patron/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is Prettier's (npm run format); lint keeps to correctness.
+  prettier,
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
