@@ -161,7 +161,9 @@ async function ensureKey(organizationId: string): Promise<string> {
     }
     const { key } = await createKey(database.db, { organizationId, permissions: ['all'], name: 'analytics bench' });
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(KEY_FILE, JSON.stringify({ database: DATABASE, organizationId, key }, null, 2) + '\n', { mode: 0o600 });
+    writeFileSync(KEY_FILE, JSON.stringify({ database: DATABASE, organizationId, key }, null, 2) + '\n', {
+      mode: 0o600,
+    });
     return key;
   } finally {
     await database.close();
@@ -170,13 +172,22 @@ async function ensureKey(organizationId: string): Promise<string> {
 
 /** Makes sure patron_bench_analytics holds the dataset (generating it when missing, incomplete or `fresh`). */
 export async function ensureAnalyticsDataset(options: { fresh?: boolean } = {}): Promise<AnalyticsDataset> {
-  const generatedSeconds = await prepareDataset({ database: DATABASE, expected: EXPECTED, counts, generate }, options.fresh);
+  const generatedSeconds = await prepareDataset(
+    { database: DATABASE, expected: EXPECTED, counts, generate },
+    options.fresh,
+  );
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
     const { rows } = await client.query<{ id: string }>('select id from organizations where name = $1', [ORGANIZATION]);
     const organizationId = rows[0]!.id;
-    return { databaseUrl: databaseUrl(), organizationId, key: await ensureKey(organizationId), counts: await counts(client), generatedSeconds };
+    return {
+      databaseUrl: databaseUrl(),
+      organizationId,
+      key: await ensureKey(organizationId),
+      counts: await counts(client),
+      generatedSeconds,
+    };
   } finally {
     await client.end();
   }

@@ -123,7 +123,8 @@ const FIGURES: Figure[] = [
               select 'Other', 'Other', sum(n), 11 from ranked where rank > 10 having count(*) > 0
               order by n desc, rank`,
         params: (org) => [org],
-        toApi: (rows) => rows.map((row) => ({ currencyCode: row.currency_code, 'tags.name': row.name, count: Number(row.n) })),
+        toApi: (rows) =>
+          rows.map((row) => ({ currencyCode: row.currency_code, 'tags.name': row.name, count: Number(row.n) })),
       },
       {
         name: 'group by tag id first, name the ten after',
@@ -140,7 +141,8 @@ const FIGURES: Figure[] = [
               select 'Other', 'Other', sum(n), 11 from ranked where rank > 10 having count(*) > 0
               order by n desc, rank`,
         params: (org) => [org],
-        toApi: (rows) => rows.map((row) => ({ currencyCode: row.currency_code, 'tags.name': row.name, count: Number(row.n) })),
+        toApi: (rows) =>
+          rows.map((row) => ({ currencyCode: row.currency_code, 'tags.name': row.name, count: Number(row.n) })),
       },
     ],
   },
@@ -159,7 +161,11 @@ async function explain(pool: pg.Pool, label: string, text: string, params: unkno
 
 async function main(): Promise<void> {
   const dataset = await ensureAnalyticsDataset({ fresh: process.argv.includes('--fresh') });
-  const config = loadConfig({ DATABASE_URL: dataset.databaseUrl, LOG_LEVEL: 'warn', PATRON_SECRET_KEY: 'analytics-bench-secret-0123456789abcdef' });
+  const config = loadConfig({
+    DATABASE_URL: dataset.databaseUrl,
+    LOG_LEVEL: 'warn',
+    PATRON_SECRET_KEY: 'analytics-bench-secret-0123456789abcdef',
+  });
   const runtime = await createRuntime(config, { logger: false });
   // Patron's own session settings (src/db/engine.ts): no JIT.
   const pool = new pg.Pool({ connectionString: dataset.databaseUrl, max: 2, options: '-c jit=off' });
@@ -173,7 +179,8 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${dataset.key}`, 'content-type': 'application/json' },
         payload: JSON.stringify(body),
       });
-      if (response.statusCode !== 200) throw new Error(`POST /v1/analytics/query answered ${response.statusCode}: ${response.body}`);
+      if (response.statusCode !== 200)
+        throw new Error(`POST /v1/analytics/query answered ${response.statusCode}: ${response.body}`);
       return response.json<{ data: Record<string, unknown>[] }>().data;
     };
     for (const figure of FIGURES.filter((f) => !ONLY || f.name === ONLY)) {
@@ -182,7 +189,10 @@ async function main(): Promise<void> {
       for (const variant of figure.variants) {
         const { rows } = await pool.query(variant.sql, variant.params(dataset.organizationId));
         const mine = JSON.stringify(variant.toApi(rows));
-        if (mine !== JSON.stringify(answer)) throw new Error(`${figure.name}: "${variant.name}" answers differently:\n${mine.slice(0, 400)}\nvs API\n${JSON.stringify(answer).slice(0, 400)}`);
+        if (mine !== JSON.stringify(answer))
+          throw new Error(
+            `${figure.name}: "${variant.name}" answers differently:\n${mine.slice(0, 400)}\nvs API\n${JSON.stringify(answer).slice(0, 400)}`,
+          );
       }
       log(`  ${answer.length} rows; every hand-written variant gives the same answer`);
 
@@ -198,17 +208,37 @@ async function main(): Promise<void> {
         }
       }
       const api = median(timings[0]!);
-      const floors = figure.variants.map((variant, index) => ({ name: variant.name, p50: median(timings[index + 1]!) }));
+      const floors = figure.variants.map((variant, index) => ({
+        name: variant.name,
+        p50: median(timings[index + 1]!),
+      }));
       const best = floors.reduce((a, b) => (b.p50 < a.p50 ? b : a));
-      log(`  API p50 ${api.toFixed(1)} ms (target ≤ ${figure.targetMs} ms: ${api <= figure.targetMs ? 'met' : 'NOT met'})`);
+      log(
+        `  API p50 ${api.toFixed(1)} ms (target ≤ ${figure.targetMs} ms: ${api <= figure.targetMs ? 'met' : 'NOT met'})`,
+      );
       for (const floor of floors) log(`  SQL p50 ${floor.p50.toFixed(1)} ms  ${floor.name}`);
       const ratio = api / best.p50;
       log(`  ratio API / best SQL = ${ratio.toFixed(2)} (target ≤ 1.2: ${ratio <= 1.2 ? 'met' : 'NOT met'})`);
-      results.push({ figure: figure.name, apiP50Ms: api, bestSqlP50Ms: best.p50, best: best.name, ratio, rows: answer.length, runs: RUNS });
+      results.push({
+        figure: figure.name,
+        apiP50Ms: api,
+        bestSqlP50Ms: best.p50,
+        best: best.name,
+        ratio,
+        rows: answer.length,
+        runs: RUNS,
+      });
 
       if (EXPLAIN) {
         const plan = planQuery(figure.body);
-        const selection = compileSelection(plan.source.list, dataset.organizationId, { filter: plan.filter }, [], new Set(), 'body.filter');
+        const selection = compileSelection(
+          plan.source.list,
+          dataset.organizationId,
+          { filter: plan.filter },
+          [],
+          new Set(),
+          'body.filter',
+        );
         const compiled = analyticsStatement(plan, dataset.organizationId, selection).compile(runtime.database.db);
         await explain(pool, "Patron's statement", compiled.sql, [...compiled.parameters]);
         const variant = figure.variants.find((v) => v.name === best.name)!;

@@ -100,7 +100,9 @@ async function createBigOrganization(): Promise<{ id: string; key: string }> {
       [id, BIG_CUSTOMERS],
     );
     await client.query('analyze customers');
-    log(`created "${BIG_ORG_NAME}" with ${BIG_CUSTOMERS.toLocaleString('en-US')} customers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `created "${BIG_ORG_NAME}" with ${BIG_CUSTOMERS.toLocaleString('en-US')} customers in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
     try {
       const { key } = await createKey(database.db, { organizationId: id, permissions: ['all'], name: 'bench' });
@@ -125,7 +127,11 @@ async function dropBigOrganization(): Promise<void> {
   }
 }
 
-async function measureTerms(server: Server, org: { id: string; key: string }, label: string): Promise<{ terms: TermResult[]; load: LoadMeasurement }> {
+async function measureTerms(
+  server: Server,
+  org: { id: string; key: string },
+  label: string,
+): Promise<{ terms: TermResult[]; load: LoadMeasurement }> {
   const client = new pg.Client({ connectionString: databaseUrl(), options: '-c jit=off' });
   await client.connect();
   const terms: TermResult[] = [];
@@ -133,18 +139,31 @@ async function measureTerms(server: Server, org: { id: string; key: string }, la
     for (const { term, why } of TERMS) {
       const path = `/v1/customers?search=${encodeURIComponent(term)}`;
       const captured = await capture('GET', path, org.key);
-      if (captured.status !== 200) throw new Error(`GET ${path} answered ${captured.status}: ${JSON.stringify(captured.body)}`);
+      if (captured.status !== 200)
+        throw new Error(`GET ${path} answered ${captured.status}: ${JSON.stringify(captured.body)}`);
       const list = captured.statements.find((s) => /as _sort/.test(s.sql));
       if (!list) throw new Error(`no list statement captured for ${path}`);
-      const explain = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${list.sql}`, list.parameters);
+      const explain = await client.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers) ${list.sql}`,
+        list.parameters,
+      );
       const plan = explain.rows.map((row) => row['QUERY PLAN']).join('\n');
       const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? NaN);
       const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       // The list's own condition (src/resources/customers/list.ts), so the counts are what the search selects.
       const condition = `((lower(email) || ' ' || coalesce(lower(first_name), '') || ' ' || coalesce(lower(last_name), '') || ' ' || coalesce(phone, '')) like lower($1))`;
-      const inOrg = await client.query<{ n: string }>(`select count(*) as n from customers where organization_id = $2 and ${condition}`, [like, org.id]);
-      const inTable = await client.query<{ n: string }>(`select count(*) as n from customers where ${condition}`, [like]);
-      const seq = await sequential(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${org.key}` } }, SEQUENTIAL);
+      const inOrg = await client.query<{ n: string }>(
+        `select count(*) as n from customers where organization_id = $2 and ${condition}`,
+        [like, org.id],
+      );
+      const inTable = await client.query<{ n: string }>(`select count(*) as n from customers where ${condition}`, [
+        like,
+      ]);
+      const seq = await sequential(
+        `${server.baseUrl}${path}`,
+        { headers: { authorization: `Bearer ${org.key}` } },
+        SEQUENTIAL,
+      );
       const result: TermResult = {
         term,
         why,
@@ -166,7 +185,13 @@ async function measureTerms(server: Server, org: { id: string; key: string }, la
     await client.end();
   }
   const loadPath = `/v1/customers?search=${encodeURIComponent(LOAD_TERM)}`;
-  const loaded = await load(`${label} search=${LOAD_TERM}`, server, { path: loadPath, connections: CONNECTIONS, headers: { authorization: `Bearer ${org.key}` } }, WARMUP_S, DURATION_S);
+  const loaded = await load(
+    `${label} search=${LOAD_TERM}`,
+    server,
+    { path: loadPath, connections: CONNECTIONS, headers: { authorization: `Bearer ${org.key}` } },
+    WARMUP_S,
+    DURATION_S,
+  );
   return { terms, load: loaded };
 }
 
@@ -204,7 +229,11 @@ async function main(): Promise<void> {
   try {
     server = await startPatron('patron', workDir);
     const small = await measureTerms(server, org, 'org with 4,000');
-    print(`GET /v1/customers?search=… on "Bench store 01" (4,000 customers; 200,000 in the table), ${SEQUENTIAL} sequential requests per term`, small.terms, small.load);
+    print(
+      `GET /v1/customers?search=… on "Bench store 01" (4,000 customers; 200,000 in the table), ${SEQUENTIAL} sequential requests per term`,
+      small.terms,
+      small.load,
+    );
     const result: Record<string, unknown> = {
       date: new Date().toISOString(),
       node: process.version,
@@ -219,7 +248,11 @@ async function main(): Promise<void> {
       bigCreated = true;
       server = await startPatron('patron-big', workDir);
       const large = await measureTerms(server, big, 'org with 100,000');
-      print(`GET /v1/customers?search=… on "${BIG_ORG_NAME}" (100,000 customers; 300,000 in the table)`, large.terms, large.load);
+      print(
+        `GET /v1/customers?search=… on "${BIG_ORG_NAME}" (100,000 customers; 300,000 in the table)`,
+        large.terms,
+        large.load,
+      );
       result.organization100000 = { organizationId: big.id, terms: large.terms, load: large.load };
     }
     saveResult('customers-search', result);

@@ -17,7 +17,16 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CODE_ALPHABET } from '../src/resources/loyalty-common/codes.js';
 import { MANUAL_NOTE } from '../src/resources/loyalty-rewards/fulfillment.js';
-import { bulkLoad, CUSTOMERS_PER_ORG, databaseUrl, ensureDataset, log, ORGANIZATIONS as ORGANIZATION_COUNT, table, type DatasetInfo } from './store-dataset.js';
+import {
+  bulkLoad,
+  CUSTOMERS_PER_ORG,
+  databaseUrl,
+  ensureDataset,
+  log,
+  ORGANIZATIONS as ORGANIZATION_COUNT,
+  table,
+  type DatasetInfo,
+} from './store-dataset.js';
 
 export const RULES_PER_ORG = 5;
 export const DUE_SHARE = 0.1;
@@ -55,7 +64,8 @@ function steps(): [string, string][] {
   const group = (from: number) => [0, 1, 2, 3].map((k) => digit(11 - from - k)).join(' || ');
   const code = `create function pg_temp.code(x bigint) returns text language sql immutable as $$
     select ${group(0)} || '-' || ${group(4)} || '-' || ${group(8)} $$`;
-  const manual = (status: string) => `'${JSON.stringify({ mode: 'manual', status, platformDiscountId: null, platformDiscountGid: null, shop: null, note: MANUAL_NOTE })}'::jsonb`;
+  const manual = (status: string) =>
+    `'${JSON.stringify({ mode: 'manual', status, platformDiscountId: null, platformDiscountGid: null, shop: null, note: MANUAL_NOTE })}'::jsonb`;
   return [
     ['functions', `${uuid7}; ${code}`],
     [
@@ -123,12 +133,19 @@ function steps(): [string, string][] {
 
 async function generate(client: pg.Client): Promise<number> {
   const started = performance.now();
-  const clearing = ['loyalty_activity', 'loyalty_rewards', 'stamp_cards', 'loyalty_transactions', 'referrals', 'loyalty_memberships', 'loyalty_rules'].map(
-    (tableName): [string, string] => [`cleared ${tableName}`, `delete from ${tableName} where ${SCOPE}`],
-  );
+  const clearing = [
+    'loyalty_activity',
+    'loyalty_rewards',
+    'stamp_cards',
+    'loyalty_transactions',
+    'referrals',
+    'loyalty_memberships',
+    'loyalty_rules',
+  ].map((tableName): [string, string] => [`cleared ${tableName}`, `delete from ${tableName} where ${SCOPE}`]);
   await bulkLoad(client, [...clearing, ...steps()]);
   const t0 = performance.now();
-  for (const tableName of ['loyalty_rules', 'loyalty_memberships', 'loyalty_rewards']) await client.query(`vacuum (analyze) ${tableName}`);
+  for (const tableName of ['loyalty_rules', 'loyalty_memberships', 'loyalty_rewards'])
+    await client.query(`vacuum (analyze) ${tableName}`);
   log(`  vacuum (analyze): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return (performance.now() - started) / 1000;
 }
@@ -143,7 +160,11 @@ export async function ensureLoyaltyDataset(options: { fresh?: boolean } = {}): P
     let counts = await loyaltyCounts(client);
     let generatedSeconds: number | null = null;
     if (options.fresh || counts.memberships !== expected.memberships || counts.rewards !== expected.rewards) {
-      log(options.fresh ? 'generating the loyalty rows' : `loyalty rows incomplete (${JSON.stringify(counts)}): generating them`);
+      log(
+        options.fresh
+          ? 'generating the loyalty rows'
+          : `loyalty rows incomplete (${JSON.stringify(counts)}): generating them`,
+      );
       generatedSeconds = await generate(client);
       log(`generated in ${generatedSeconds.toFixed(1)} s`);
       counts = await loyaltyCounts(client);
@@ -158,5 +179,10 @@ export async function ensureLoyaltyDataset(options: { fresh?: boolean } = {}): P
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const info = await ensureLoyaltyDataset({ fresh: process.argv.includes('--fresh') });
-  console.log(table(['table', 'rows'], Object.entries(info.loyalty).map(([name, n]) => [name, n.toLocaleString('en-US')])));
+  console.log(
+    table(
+      ['table', 'rows'],
+      Object.entries(info.loyalty).map(([name, n]) => [name, n.toLocaleString('en-US')]),
+    ),
+  );
 }

@@ -21,7 +21,17 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/engine.js';
 import { expireAllDueRewards } from '../src/resources/loyalty-rewards/transitions.js';
 import { ensureLoyaltyDataset } from './loyalty-dataset.js';
-import { build, capture, databaseUrl, load, log, saveResult, startPatron, type LoadMeasurement, type Server } from './store-dataset.js';
+import {
+  build,
+  capture,
+  databaseUrl,
+  load,
+  log,
+  saveResult,
+  startPatron,
+  type LoadMeasurement,
+  type Server,
+} from './store-dataset.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
@@ -43,12 +53,17 @@ async function explain(path: string, key: string): Promise<{ sql: string; ms: nu
     for (const statement of statements.filter((s) => !/api_keys/.test(s.sql))) {
       const runs: { ms: number; plan: string }[] = [];
       for (let i = 0; i < 6; i++) {
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.sql}`, statement.parameters);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `explain (analyze, buffers) ${statement.sql}`,
+          statement.parameters,
+        );
         const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
         runs.push({ ms: Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? NaN), plan });
       }
       const median = runs.slice(1).sort((a, b) => a.ms - b.ms)[2]!;
-      log(`  ${median.ms.toFixed(3)} ms  ${statement.sql.replace(/\s+/g, ' ').slice(0, 140)}\n${median.plan.replace(/^/gm, '      ')}`);
+      log(
+        `  ${median.ms.toFixed(3)} ms  ${statement.sql.replace(/\s+/g, ' ').slice(0, 140)}\n${median.plan.replace(/^/gm, '      ')}`,
+      );
       results.push({ sql: statement.sql, ms: median.ms, buffers: /Buffers: ([^\n]+)/.exec(median.plan)?.[1] ?? null });
     }
     return results;
@@ -62,7 +77,9 @@ async function expiry(): Promise<{ expired: number; seconds: number; restoredSec
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
-    const { rows: orgs } = await client.query<{ id: string }>(`select id from organizations where name like 'Bench store %' and name <> 'Bench store 50' order by name`);
+    const { rows: orgs } = await client.query<{ id: string }>(
+      `select id from organizations where name like 'Bench store %' and name <> 'Bench store 50' order by name`,
+    );
     const started = new Date();
     const t0 = performance.now();
     let expired = 0;
@@ -115,9 +132,16 @@ if (!ONLY || ONLY === 'list' || ONLY === 'issue') {
     if (!ONLY || ONLY === 'list') {
       const check = await fetch(`${server.baseUrl}${listPath(members[0]!.email)}`, { headers });
       const body = (await check.json()) as { data: { customer?: unknown; membership?: unknown; rule?: unknown }[] };
-      if (check.status !== 200 || !body.data.length || !('membership' in body.data[0]!)) throw new Error(`list check failed: ${check.status}`);
+      if (check.status !== 200 || !body.data.length || !('membership' in body.data[0]!))
+        throw new Error(`list check failed: ${check.status}`);
       const requests = members.map((member) => ({ method: 'GET', path: listPath(member.email), headers }));
-      const list: LoadMeasurement = await load('GET /loyalty-rewards customer.email', server, { path: listPath(members[0]!.email), connections: CONNECTIONS, headers, requests }, WARMUP_S, DURATION_S);
+      const list: LoadMeasurement = await load(
+        'GET /loyalty-rewards customer.email',
+        server,
+        { path: listPath(members[0]!.email), connections: CONNECTIONS, headers, requests },
+        WARMUP_S,
+        DURATION_S,
+      );
       result.list = { ...list, targetP99Ms: 25, meetsTarget: list.latencyP99Ms <= 25 };
     }
     if (!ONLY || ONLY === 'issue') {
@@ -126,17 +150,38 @@ if (!ONLY || ONLY === 'list' || ONLY === 'issue') {
         method: 'POST',
         path: '/v1/loyalty-rewards',
         headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ data: { loyaltyMembershipId: member.id, reward: { type: 'freeShipping', maximumValueCents: null }, reason: BENCH_REASON } }),
+        body: JSON.stringify({
+          data: {
+            loyaltyMembershipId: member.id,
+            reward: { type: 'freeShipping', maximumValueCents: null },
+            reason: BENCH_REASON,
+          },
+        }),
       }));
       try {
-        const issue = await load('POST /loyalty-rewards', server, { path: '/v1/loyalty-rewards', connections: CONNECTIONS, requests }, WARMUP_S, DURATION_S);
+        const issue = await load(
+          'POST /loyalty-rewards',
+          server,
+          { path: '/v1/loyalty-rewards', connections: CONNECTIONS, requests },
+          WARMUP_S,
+          DURATION_S,
+        );
         result.issue = { ...issue, targetPerSec: 1000, meetsTarget: issue.requestsPerSec >= 1000 };
       } finally {
         const cleanup = new pg.Client({ connectionString: databaseUrl() });
         await cleanup.connect();
-        await cleanup.query(`delete from loyalty_activity where organization_id = $1 and reason = $2`, [org.id, BENCH_REASON]);
-        const { rowCount } = await cleanup.query(`delete from loyalty_rewards where organization_id = $1 and reason = $2`, [org.id, BENCH_REASON]);
-        await cleanup.query(`delete from events where organization_id = $1 and name = 'loyaltyReward.issued' and created_at >= $2`, [org.id, started]);
+        await cleanup.query(`delete from loyalty_activity where organization_id = $1 and reason = $2`, [
+          org.id,
+          BENCH_REASON,
+        ]);
+        const { rowCount } = await cleanup.query(
+          `delete from loyalty_rewards where organization_id = $1 and reason = $2`,
+          [org.id, BENCH_REASON],
+        );
+        await cleanup.query(
+          `delete from events where organization_id = $1 and name = 'loyaltyReward.issued' and created_at >= $2`,
+          [org.id, started],
+        );
         await cleanup.end();
         log(`  removed the ${rowCount} rewards the issue run created`);
       }

@@ -50,34 +50,50 @@ let recording = false;
 /** A pg client that books its backend's CPU time to each statement it sends. */
 class MeasuredClient extends pg.Client {
   override query(...args: unknown[]): any {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text ?? '';
+    const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string }).text ?? '');
     const pid = (this as unknown as { processID: number }).processID;
-    if (!recording || typeof args[args.length - 1] === 'function') return (super.query as (...a: unknown[]) => unknown)(...args);
+    if (!recording || typeof args[args.length - 1] === 'function')
+      return (super.query as (...a: unknown[]) => unknown)(...args);
     const send = super.query.bind(this) as (...a: unknown[]) => Promise<{ rows: Record<string, string>[] }>;
-    const explained = EXPLAIN && /^\s*(insert|update|delete)/i.test(text) ? explain(send, text, args[1]) : Promise.resolve();
+    const explained =
+      EXPLAIN && /^\s*(insert|update|delete)/i.test(text) ? explain(send, text, args[1]) : Promise.resolve();
     return explained.then(() => {
       const cpu0 = cpuNs(pid);
       const t0 = performance.now();
       return send(...args).then((result) => {
-        statements.push({ label: text.replace(/\s+/g, ' ').trim().slice(0, 110), wallMs: performance.now() - t0, pgCpuMs: (cpuNs(pid) - cpu0) / 1e6 });
+        statements.push({
+          label: text.replace(/\s+/g, ' ').trim().slice(0, 110),
+          wallMs: performance.now() - t0,
+          pgCpuMs: (cpuNs(pid) - cpu0) / 1e6,
+        });
         return result;
       });
     });
   }
 }
 
-async function explain(send: (...a: unknown[]) => Promise<{ rows: Record<string, string>[] }>, text: string, parameters: unknown): Promise<void> {
+async function explain(
+  send: (...a: unknown[]) => Promise<{ rows: Record<string, string>[] }>,
+  text: string,
+  parameters: unknown,
+): Promise<void> {
   await send('savepoint bench_explain');
   const plan = await send(`explain (analyze, buffers) ${text}`, parameters);
   await send('rollback to savepoint bench_explain');
-  log(`${text.replace(/\s+/g, ' ').trim().slice(0, 110)}\n${plan.rows.map((row) => `    ${Object.values(row)[0]}`).join('\n')}`);
+  log(
+    `${text.replace(/\s+/g, ' ').trim().slice(0, 110)}\n${plan.rows.map((row) => `    ${Object.values(row)[0]}`).join('\n')}`,
+  );
 }
 
 /** Organization 50 of another database, with a new key. */
 async function keyIn(url: string): Promise<{ id: string; key: string }> {
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
   try {
-    const { id } = await db.selectFrom('organizations').select('id').where('name', '=', 'Bench store 50').executeTakeFirstOrThrow();
+    const { id } = await db
+      .selectFrom('organizations')
+      .select('id')
+      .where('name', '=', 'Bench store 50')
+      .executeTakeFirstOrThrow();
     const { key } = await createKey(db, { organizationId: id, permissions: ['all'], name: 'bench' });
     return { id, key };
   } finally {
@@ -98,7 +114,9 @@ async function main(): Promise<void> {
     Client: MeasuredClient,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === 20
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   pool.on('error', () => {});
@@ -127,7 +145,10 @@ async function main(): Promise<void> {
         await profiler.post('Profiler.enable');
         await profiler.post('Profiler.start');
       }
-      for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+      for (const [kind, version] of [
+        ['create', 0],
+        ['update', 1],
+      ] as const) {
         const payload = body(refs, prefix, round, version) as { data: Record<string, unknown>[] };
         if (TAGS) payload.data.forEach((row, i) => (row.tags = ['synced', `batch-${round}-${i % 10}`]));
         const text = JSON.stringify(payload);
@@ -144,14 +165,17 @@ async function main(): Promise<void> {
         const wallMs = performance.now() - t0;
         const cpu = process.cpuUsage(cpu0);
         recording = false;
-        if (response.statusCode !== 200) throw new Error(`${kind} round ${round}: ${response.statusCode} ${response.body.slice(0, 1000)}`);
+        if (response.statusCode !== 200)
+          throw new Error(`${kind} round ${round}: ${response.statusCode} ${response.body.slice(0, 1000)}`);
         const run = {
           wallMs,
           nodeCpuMs: (cpu.user + cpu.system) / 1000,
           pgCpuMs: statements.reduce((sum, s) => sum + s.pgCpuMs, 0),
           statements,
         };
-        log(`  ${kind} round ${round}: ${wallMs.toFixed(0)} ms wall, Node CPU ${run.nodeCpuMs.toFixed(0)} ms, PostgreSQL CPU ${run.pgCpuMs.toFixed(0)} ms`);
+        log(
+          `  ${kind} round ${round}: ${wallMs.toFixed(0)} ms wall, Node CPU ${run.nodeCpuMs.toFixed(0)} ms, PostgreSQL CPU ${run.pgCpuMs.toFixed(0)} ms`,
+        );
         if (round > 0) runs[kind].push(run);
       }
     }
@@ -171,7 +195,10 @@ async function main(): Promise<void> {
     const measured = runs[kind];
     const labels = [...new Set(measured.flatMap((run) => run.statements.map((s) => s.label)))];
     const rows = labels.map((label) => {
-      const of = (pick: (s: Statement) => number) => median(measured.map((run) => run.statements.filter((s) => s.label === label).reduce((sum, s) => sum + pick(s), 0)));
+      const of = (pick: (s: Statement) => number) =>
+        median(
+          measured.map((run) => run.statements.filter((s) => s.label === label).reduce((sum, s) => sum + pick(s), 0)),
+        );
       return { label, pgCpuMs: of((s) => s.pgCpuMs), wallMs: of((s) => s.wallMs) };
     });
     const totals = {
@@ -179,11 +206,24 @@ async function main(): Promise<void> {
       nodeCpuMs: median(measured.map((run) => run.nodeCpuMs)),
       pgCpuMs: median(measured.map((run) => run.pgCpuMs)),
     };
-    console.log(`\n${kind}: median of ${measured.length}: wall ${totals.wallMs.toFixed(0)} ms, Node CPU ${totals.nodeCpuMs.toFixed(0)} ms, PostgreSQL CPU ${totals.pgCpuMs.toFixed(0)} ms`);
-    console.log(table(['PG CPU ms', 'wall ms', 'statement'], rows.map((r) => [r.pgCpuMs.toFixed(1), r.wallMs.toFixed(1), r.label])));
+    console.log(
+      `\n${kind}: median of ${measured.length}: wall ${totals.wallMs.toFixed(0)} ms, Node CPU ${totals.nodeCpuMs.toFixed(0)} ms, PostgreSQL CPU ${totals.pgCpuMs.toFixed(0)} ms`,
+    );
+    console.log(
+      table(
+        ['PG CPU ms', 'wall ms', 'statement'],
+        rows.map((r) => [r.pgCpuMs.toFixed(1), r.wallMs.toFixed(1), r.label]),
+      ),
+    );
     summary[kind] = { ...totals, statements: rows };
   }
-  saveResult('orders-import-cpu', { date: new Date().toISOString(), node: process.version, rounds: ROUNDS - 1, tags: TAGS, ...summary });
+  saveResult('orders-import-cpu', {
+    date: new Date().toISOString(),
+    node: process.version,
+    rounds: ROUNDS - 1,
+    tags: TAGS,
+    ...summary,
+  });
 }
 
 await main();

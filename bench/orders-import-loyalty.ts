@@ -17,7 +17,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { body, cleanUp, references } from './orders-import.js';
-import { build, capture, databaseUrl, ensureDataset, log, saveResult, startPatron, table, waitForQuiet, type Server } from './store-dataset.js';
+import {
+  build,
+  capture,
+  databaseUrl,
+  ensureDataset,
+  log,
+  saveResult,
+  startPatron,
+  table,
+  waitForQuiet,
+  type Server,
+} from './store-dataset.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 /**
@@ -42,15 +53,47 @@ async function sqlOn<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
 async function setUpLoyalty(organizationId: string): Promise<void> {
   await sqlOn(async (client) => {
     // The dataset writes organizations with SQL, not createOrganization, so they may have no program yet (D34).
-    const existing = (await client.query<{ id: string }>('select id from loyalty_programs where organization_id = $1 order by created_at limit 1', [organizationId])).rows[0];
+    const existing = (
+      await client.query<{ id: string }>(
+        'select id from loyalty_programs where organization_id = $1 order by created_at limit 1',
+        [organizationId],
+      )
+    ).rows[0];
     const program =
       existing?.id ??
-      (await client.query<{ id: string }>(`insert into loyalty_programs (organization_id, id, name) values ($1, gen_random_uuid(), 'Bench program') returning id`, [organizationId])).rows[0]!.id;
+      (
+        await client.query<{ id: string }>(
+          `insert into loyalty_programs (organization_id, id, name) values ($1, gen_random_uuid(), 'Bench program') returning id`,
+          [organizationId],
+        )
+      ).rows[0]!.id;
     const now = Date.now();
     const rules = [
-      ['rules', 'Bench points per dollar', { type: 'orderSpend', pointsPerUnit: 1, unitCents: 100, minimumOrderTotalCents: null }],
-      ['offers', 'Bench double points', { type: 'pointsMultiplier', multiplier: 2, startsAt: new Date(now - 365 * 86_400_000).toISOString(), endsAt: new Date(now + 86_400_000).toISOString() }],
-      ['stampCards', 'Bench stamp card', { stampsRequired: 5, stampsPerOrder: 1, minimumOrderTotalCents: null, reward: { type: 'freeShipping', maximumValueCents: null } }],
+      [
+        'rules',
+        'Bench points per dollar',
+        { type: 'orderSpend', pointsPerUnit: 1, unitCents: 100, minimumOrderTotalCents: null },
+      ],
+      [
+        'offers',
+        'Bench double points',
+        {
+          type: 'pointsMultiplier',
+          multiplier: 2,
+          startsAt: new Date(now - 365 * 86_400_000).toISOString(),
+          endsAt: new Date(now + 86_400_000).toISOString(),
+        },
+      ],
+      [
+        'stampCards',
+        'Bench stamp card',
+        {
+          stampsRequired: 5,
+          stampsPerOrder: 1,
+          minimumOrderTotalCents: null,
+          reward: { type: 'freeShipping', maximumValueCents: null },
+        },
+      ],
     ] as const;
     for (const [section, name, config] of rules) {
       await client.query(
@@ -74,10 +117,19 @@ async function tearDownLoyalty(organizationId: string): Promise<void> {
   await sqlOn(async (client) => {
     await client.query(`delete from loyalty_rewards where organization_id = $1`, [organizationId]);
     await client.query(`delete from loyalty_memberships where organization_id = $1`, [organizationId]);
-    await client.query(`delete from loyalty_rules where organization_id = $1 and name like 'Bench %'`, [organizationId]);
-    await client.query(`delete from loyalty_programs where organization_id = $1 and name = 'Bench program'`, [organizationId]);
-    await client.query(`delete from events where organization_id = $1 and (name like 'loyalty%' or name like 'stampCard.%' or name like 'referral.%')`, [organizationId]);
-    await client.query('vacuum (analyze) loyalty_memberships, loyalty_transactions, stamp_cards, loyalty_rewards, loyalty_activity');
+    await client.query(`delete from loyalty_rules where organization_id = $1 and name like 'Bench %'`, [
+      organizationId,
+    ]);
+    await client.query(`delete from loyalty_programs where organization_id = $1 and name = 'Bench program'`, [
+      organizationId,
+    ]);
+    await client.query(
+      `delete from events where organization_id = $1 and (name like 'loyalty%' or name like 'stampCard.%' or name like 'referral.%')`,
+      [organizationId],
+    );
+    await client.query(
+      'vacuum (analyze) loyalty_memberships, loyalty_transactions, stamp_cards, loyalty_rewards, loyalty_activity',
+    );
     log('loyalty torn down');
   });
 }
@@ -90,7 +142,13 @@ interface Batch {
   rowsPerSec: number;
 }
 
-async function runBatch(server: Server, key: string, earnLoyalty: boolean, batch: number, payload: { data: unknown[] }): Promise<Batch> {
+async function runBatch(
+  server: Server,
+  key: string,
+  earnLoyalty: boolean,
+  batch: number,
+  payload: { data: unknown[] },
+): Promise<Batch> {
   // Serialized before the clock starts, as bench/orders-import.ts does: the client's own work is not the server's.
   const requestBody = JSON.stringify({ ...payload, earnLoyalty });
   const t0 = performance.now();
@@ -101,9 +159,14 @@ async function runBatch(server: Server, key: string, earnLoyalty: boolean, batch
   });
   const text = await response.text();
   const ms = performance.now() - t0;
-  if (response.status !== 200) throw new Error(`import (earnLoyalty ${earnLoyalty}, batch ${batch}) answered ${response.status}: ${text.slice(0, 2000)}`);
+  if (response.status !== 200)
+    throw new Error(
+      `import (earnLoyalty ${earnLoyalty}, batch ${batch}) answered ${response.status}: ${text.slice(0, 2000)}`,
+    );
   const rowsPerSec = (payload.data.length * 1000) / ms;
-  log(`  earnLoyalty ${String(earnLoyalty).padEnd(5)} batch ${batch}: ${ms.toFixed(0)} ms, ${rowsPerSec.toFixed(0)} rows/s`);
+  log(
+    `  earnLoyalty ${String(earnLoyalty).padEnd(5)} batch ${batch}: ${ms.toFixed(0)} ms, ${rowsPerSec.toFixed(0)} rows/s`,
+  );
   return { earnLoyalty, batch, rows: payload.data.length, ms, rowsPerSec };
 }
 
@@ -135,16 +198,28 @@ async function main(): Promise<void> {
 
     const breakdown: Record<string, unknown> = {};
     for (const earnLoyalty of [false, true]) {
-      const captured = await capture('POST', '/v1/orders/import', org.key, { ...body(refs, `${prefix}-c${earnLoyalty ? 't' : 'f'}`, 1, 0), earnLoyalty });
-      if (captured.status !== 200) throw new Error(`in-process import answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`);
+      const captured = await capture('POST', '/v1/orders/import', org.key, {
+        ...body(refs, `${prefix}-c${earnLoyalty ? 't' : 'f'}`, 1, 0),
+        earnLoyalty,
+      });
+      if (captured.status !== 200)
+        throw new Error(
+          `in-process import answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`,
+        );
       const sqlMs = captured.statements.reduce((sum, s) => sum + s.durationMs, 0);
       breakdown[`earnLoyalty-${earnLoyalty}`] = {
         totalMs: Math.round(captured.ms),
         sqlMs: Math.round(sqlMs),
-        statements: captured.statements.map((s) => ({ sql: s.sql.replace(/\s+/g, ' ').slice(0, 160), ms: Math.round(s.durationMs * 10) / 10 })),
+        statements: captured.statements.map((s) => ({
+          sql: s.sql.replace(/\s+/g, ' ').slice(0, 160),
+          ms: Math.round(s.durationMs * 10) / 10,
+        })),
       };
-      log(`in process earnLoyalty ${earnLoyalty}: ${captured.ms.toFixed(0)} ms total, ${sqlMs.toFixed(0)} ms in ${captured.statements.length} statements`);
-      for (const s of captured.statements) log(`    ${s.durationMs.toFixed(1).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
+      log(
+        `in process earnLoyalty ${earnLoyalty}: ${captured.ms.toFixed(0)} ms total, ${sqlMs.toFixed(0)} ms in ${captured.statements.length} statements`,
+      );
+      for (const s of captured.statements)
+        log(`    ${s.durationMs.toFixed(1).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
     }
 
     // Overall rows per second of each kind: all its rows over all its time.
@@ -162,11 +237,23 @@ async function main(): Promise<void> {
       .sort((a, b) => a - b);
     const medianPairRatio = pairRatios[Math.floor(pairRatios.length / 2)]!;
     const warmupRatio =
-      warmup.filter((r) => !r.earnLoyalty).reduce((sum, r) => sum + r.ms, 0) / warmup.filter((r) => r.earnLoyalty).reduce((sum, r) => sum + r.ms, 0);
-    console.log(`POST /v1/orders/import, ${results.length / 2} batches each of earnLoyalty false / true, alternating, node ${process.version}`);
-    console.log(table(['batch', 'earnLoyalty', 'ms', 'rows/s'], results.map((r) => [String(r.batch), String(r.earnLoyalty), r.ms.toFixed(0), r.rowsPerSec.toFixed(0)])));
-    console.log(`earnLoyalty false: ${without.toFixed(0)} rows/s; true: ${withLoyalty.toFixed(0)} rows/s; ratio ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
-    console.log(`median pair ratio ${medianPairRatio.toFixed(2)}; warm-up pairs ${warmupRatio.toFixed(2)} (${warmup.map((r) => r.ms.toFixed(0)).join(' ')} ms)`);
+      warmup.filter((r) => !r.earnLoyalty).reduce((sum, r) => sum + r.ms, 0) /
+      warmup.filter((r) => r.earnLoyalty).reduce((sum, r) => sum + r.ms, 0);
+    console.log(
+      `POST /v1/orders/import, ${results.length / 2} batches each of earnLoyalty false / true, alternating, node ${process.version}`,
+    );
+    console.log(
+      table(
+        ['batch', 'earnLoyalty', 'ms', 'rows/s'],
+        results.map((r) => [String(r.batch), String(r.earnLoyalty), r.ms.toFixed(0), r.rowsPerSec.toFixed(0)]),
+      ),
+    );
+    console.log(
+      `earnLoyalty false: ${without.toFixed(0)} rows/s; true: ${withLoyalty.toFixed(0)} rows/s; ratio ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`,
+    );
+    console.log(
+      `median pair ratio ${medianPairRatio.toFixed(2)}; warm-up pairs ${warmupRatio.toFixed(2)} (${warmup.map((r) => r.ms.toFixed(0)).join(' ')} ms)`,
+    );
     saveResult('orders-import-loyalty', {
       date: new Date().toISOString(),
       node: process.version,

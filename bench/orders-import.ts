@@ -51,9 +51,17 @@ export async function references(organizationId: string, url = databaseUrl()): P
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const site = (await client.query<{ domain: string }>('select domain from sites where organization_id = $1 limit 1', [organizationId])).rows[0]!.domain;
-    const emails = (await client.query<{ email: string }>('select email from customers where organization_id = $1', [organizationId])).rows.map((r) => r.email);
-    const slugs = (await client.query<{ slug: string }>('select slug from products where organization_id = $1', [organizationId])).rows.map((r) => r.slug);
+    const site = (
+      await client.query<{ domain: string }>('select domain from sites where organization_id = $1 limit 1', [
+        organizationId,
+      ])
+    ).rows[0]!.domain;
+    const emails = (
+      await client.query<{ email: string }>('select email from customers where organization_id = $1', [organizationId])
+    ).rows.map((r) => r.email);
+    const slugs = (
+      await client.query<{ slug: string }>('select slug from products where organization_id = $1', [organizationId])
+    ).rows.map((r) => r.slug);
     return { site, emails, slugs };
   } finally {
     await client.end();
@@ -66,7 +74,11 @@ const int = (min: number, max: number) => min + Math.floor(Math.random() * (max 
 /** One import body: `ROWS` orders with 3 items each; `version` changes totals and quantities between create and update. */
 export function body(refs: References, prefix: string, batch: number, version: number) {
   const data = Array.from({ length: ROWS }, (_, i) => {
-    const items = Array.from({ length: ITEMS_PER_ORDER }, () => ({ product: pick(refs.slugs), quantity: int(1, 3) + version, unitPriceCents: int(500, 20000) }));
+    const items = Array.from({ length: ITEMS_PER_ORDER }, () => ({
+      product: pick(refs.slugs),
+      quantity: int(1, 3) + version,
+      unitPriceCents: int(500, 20000),
+    }));
     const subtotal = items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
     const createdAt = new Date(Date.now() - int(0, 30 * 24 * 3600) * 1000).toISOString();
     return {
@@ -131,34 +143,53 @@ async function send(server: Server, key: string, prepared: Prepared): Promise<Se
   const answer = await response.text();
   const ms = performance.now() - t0;
   const cpuAfter = [cpuMs(server.child.pid), databaseCpuMs()] as const;
-  const delta = (index: 0 | 1) => (cpuBefore[index] === null || cpuAfter[index] === null ? null : cpuAfter[index]! - cpuBefore[index]!);
+  const delta = (index: 0 | 1) =>
+    cpuBefore[index] === null || cpuAfter[index] === null ? null : cpuAfter[index]! - cpuBefore[index]!;
   return { ...prepared, status: response.status, answer, ms, serverCpuMs: delta(0), databaseCpuMs: delta(1) };
 }
 
 /** Checks the answer (every row imported, none skipped) once the timing is over. */
 function verify(sent: Sent): BatchResult {
   const { kind, batch, status, answer: text, ms } = sent;
-  if (status !== 200) throw new Error(`POST /v1/orders/import (${kind} batch ${batch}) answered ${status}: ${text.slice(0, 2000)}`);
+  if (status !== 200)
+    throw new Error(`POST /v1/orders/import (${kind} batch ${batch}) answered ${status}: ${text.slice(0, 2000)}`);
   const answer = JSON.parse(text) as { data: unknown[]; skipped: unknown[] };
   if (answer.data.length !== sent.rows || answer.skipped.length) {
-    throw new Error(`POST /v1/orders/import (${kind} batch ${batch}): ${answer.data.length} imported, skipped ${JSON.stringify(answer.skipped).slice(0, 2000)}`);
+    throw new Error(
+      `POST /v1/orders/import (${kind} batch ${batch}): ${answer.data.length} imported, skipped ${JSON.stringify(answer.skipped).slice(0, 2000)}`,
+    );
   }
   const result = {
-    kind, batch, ms, rowsPerSec: (sent.rows * 1000) / ms, requestBytes: Buffer.byteLength(sent.text), responseBytes: Buffer.byteLength(text),
-    serverCpuMs: sent.serverCpuMs, databaseCpuMs: sent.databaseCpuMs,
+    kind,
+    batch,
+    ms,
+    rowsPerSec: (sent.rows * 1000) / ms,
+    requestBytes: Buffer.byteLength(sent.text),
+    responseBytes: Buffer.byteLength(text),
+    serverCpuMs: sent.serverCpuMs,
+    databaseCpuMs: sent.databaseCpuMs,
   };
-  log(`  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s, CPU Patron ${result.serverCpuMs} ms, PostgreSQL ${result.databaseCpuMs} ms`);
+  log(
+    `  ${kind} batch ${batch}: ${ms.toFixed(0)} ms, ${result.rowsPerSec.toFixed(0)} rows/s, CPU Patron ${result.serverCpuMs} ms, PostgreSQL ${result.databaseCpuMs} ms`,
+  );
   return result;
 }
 
-const runBatch = async (server: Server, key: string, kind: 'create' | 'update', batch: number, payload: { data: unknown[] }) =>
-  verify(await send(server, key, prepare(kind, batch, payload)));
+const runBatch = async (
+  server: Server,
+  key: string,
+  kind: 'create' | 'update',
+  batch: number,
+  payload: { data: unknown[] },
+) => verify(await send(server, key, prepare(kind, batch, payload)));
 
 export async function cleanUp(organizationId: string, url = databaseUrl()): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const deleted = await client.query(`delete from orders where organization_id = $1 and remote_id like 'imp-%'`, [organizationId]);
+    const deleted = await client.query(`delete from orders where organization_id = $1 and remote_id like 'imp-%'`, [
+      organizationId,
+    ]);
     await client.query('delete from import_job_records where organization_id = $1', [organizationId]);
     await client.query(`delete from events where organization_id = $1 and name like 'order.%'`, [organizationId]);
     await client.query('vacuum (analyze) orders, order_items, import_job_records, events');
@@ -168,7 +199,8 @@ export async function cleanUp(organizationId: string, url = databaseUrl()): Prom
   }
 }
 
-const medianBatch = (results: BatchResult[]) => [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!;
+const medianBatch = (results: BatchResult[]) =>
+  [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!;
 const median = (results: BatchResult[]) => medianBatch(results).rowsPerSec;
 
 async function main(): Promise<void> {
@@ -199,9 +231,14 @@ async function main(): Promise<void> {
     // Phase 2: STREAMS clients at once, each sending BATCHES create batches then the same rows as updates: the
     // throughput a sync with parallel workers gets (the two cores then serve Node and PostgreSQL at the same time).
     const concurrent: Record<string, unknown> = { streams: STREAMS };
-    for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+    for (const [kind, version] of [
+      ['create', 0],
+      ['update', 1],
+    ] as const) {
       const prepared = Array.from({ length: STREAMS }, (_, stream) =>
-        Array.from({ length: BATCHES }, (_, index) => prepare(kind, index + 1, body(refs, `${prefix}-s${stream}`, index + 1, version))),
+        Array.from({ length: BATCHES }, (_, index) =>
+          prepare(kind, index + 1, body(refs, `${prefix}-s${stream}`, index + 1, version)),
+        ),
       );
       const started = performance.now();
       const sent = await Promise.all(
@@ -214,46 +251,79 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - started;
       const batches = sent.map((stream) => stream.map(verify));
       const rowsPerSec = (STREAMS * BATCHES * ROWS * 1000) / wallMs;
-      concurrent[kind] = { rowsPerSec: Math.round(rowsPerSec), wallMs: Math.round(wallMs), medianBatchMs: Math.round(medianBatch(batches.flat()).ms) };
-      log(`${STREAMS} streams, ${kind}: ${rowsPerSec.toFixed(0)} rows/s (${STREAMS * BATCHES} batches in ${wallMs.toFixed(0)} ms)`);
+      concurrent[kind] = {
+        rowsPerSec: Math.round(rowsPerSec),
+        wallMs: Math.round(wallMs),
+        medianBatchMs: Math.round(medianBatch(batches.flat()).ms),
+      };
+      log(
+        `${STREAMS} streams, ${kind}: ${rowsPerSec.toFixed(0)} rows/s (${STREAMS * BATCHES} batches in ${wallMs.toFixed(0)} ms)`,
+      );
     }
     await server.stop();
     server = null;
 
     // Where the time goes: one create and one update batch in process, every statement timed.
     const breakdown: Record<string, unknown> = {};
-    for (const [kind, version] of [['create', 0], ['update', 1]] as const) {
+    for (const [kind, version] of [
+      ['create', 0],
+      ['update', 1],
+    ] as const) {
       const captured = await capture('POST', '/v1/orders/import', org.key, body(refs, `${prefix}-c`, 1, version));
-      if (captured.status !== 200) throw new Error(`in-process ${kind} answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`);
+      if (captured.status !== 200)
+        throw new Error(
+          `in-process ${kind} answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`,
+        );
       const sqlMs = captured.statements.reduce((sum, s) => sum + s.durationMs, 0);
       breakdown[kind] = {
         totalMs: Math.round(captured.ms),
         sqlMs: Math.round(sqlMs),
-        statements: captured.statements.map((s) => ({ sql: s.sql.replace(/\s+/g, ' ').slice(0, 160), ms: Math.round(s.durationMs * 10) / 10 })),
+        statements: captured.statements.map((s) => ({
+          sql: s.sql.replace(/\s+/g, ' ').slice(0, 160),
+          ms: Math.round(s.durationMs * 10) / 10,
+        })),
       };
-      log(`in process ${kind}: ${captured.ms.toFixed(0)} ms total, ${sqlMs.toFixed(0)} ms in ${captured.statements.length} statements`);
-      for (const s of captured.statements) log(`    ${s.durationMs.toFixed(1).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
+      log(
+        `in process ${kind}: ${captured.ms.toFixed(0)} ms total, ${sqlMs.toFixed(0)} ms in ${captured.statements.length} statements`,
+      );
+      for (const s of captured.statements)
+        log(`    ${s.durationMs.toFixed(1).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 140)}`);
     }
 
-    const overall = (results: BatchResult[]) => (results.length * ROWS * 1000) / results.reduce((sum, r) => sum + r.ms, 0);
-    console.log(`POST /v1/orders/import, ${ROWS} rows × ${ITEMS_PER_ORDER} items, ${BATCHES} batches each, one request at a time, node ${process.version}`);
+    const overall = (results: BatchResult[]) =>
+      (results.length * ROWS * 1000) / results.reduce((sum, r) => sum + r.ms, 0);
+    console.log(
+      `POST /v1/orders/import, ${ROWS} rows × ${ITEMS_PER_ORDER} items, ${BATCHES} batches each, one request at a time, node ${process.version}`,
+    );
     console.log(
       table(
         ['batch', 'kind', 'ms', 'rows/s', 'request KB', 'response KB', 'Patron CPU ms', 'PostgreSQL CPU ms'],
         [...creates, ...updates].map((r) => [
-          String(r.batch), r.kind, r.ms.toFixed(0), r.rowsPerSec.toFixed(0), (r.requestBytes / 1024).toFixed(0), (r.responseBytes / 1024).toFixed(0),
-          String(r.serverCpuMs ?? '–'), String(r.databaseCpuMs ?? '–'),
+          String(r.batch),
+          r.kind,
+          r.ms.toFixed(0),
+          r.rowsPerSec.toFixed(0),
+          (r.requestBytes / 1024).toFixed(0),
+          (r.responseBytes / 1024).toFixed(0),
+          String(r.serverCpuMs ?? '–'),
+          String(r.databaseCpuMs ?? '–'),
         ]),
       ),
     );
     const createRate = overall(creates);
     const updateRate = overall(updates);
-    console.log(`creates: ${createRate.toFixed(0)} rows/s overall, median batch ${median(creates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${createRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    console.log(
+      `creates: ${createRate.toFixed(0)} rows/s overall, median batch ${median(creates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${createRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`,
+    );
     for (const kind of ['create', 'update'] as const) {
       const phase = concurrent[kind] as { rowsPerSec: number; medianBatchMs: number };
-      console.log(`${STREAMS} streams, ${kind}s: ${phase.rowsPerSec} rows/s, median batch ${phase.medianBatchMs} ms (target ≥ ${TARGET_ROWS_PER_SEC}: ${phase.rowsPerSec >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+      console.log(
+        `${STREAMS} streams, ${kind}s: ${phase.rowsPerSec} rows/s, median batch ${phase.medianBatchMs} ms (target ≥ ${TARGET_ROWS_PER_SEC}: ${phase.rowsPerSec >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`,
+      );
     }
-    console.log(`updates: ${updateRate.toFixed(0)} rows/s overall, median batch ${median(updates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${updateRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`);
+    console.log(
+      `updates: ${updateRate.toFixed(0)} rows/s overall, median batch ${median(updates).toFixed(0)} (target ≥ ${TARGET_ROWS_PER_SEC}: ${updateRate >= TARGET_ROWS_PER_SEC ? 'met' : 'NOT met'})`,
+    );
     saveResult('orders-import', {
       date: new Date().toISOString(),
       node: process.version,

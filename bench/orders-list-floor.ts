@@ -17,11 +17,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
 export type ParamTemplate =
-  | { t: 'hash' }
-  | { t: 'org' }
-  | { t: 'ids' }
-  | { t: 'id'; k: number }
-  | { t: 'lit'; v: unknown };
+  { t: 'hash' } | { t: 'org' } | { t: 'ids' } | { t: 'id'; k: number } | { t: 'lit'; v: unknown };
 
 export interface FloorStatement {
   sql: string;
@@ -62,7 +58,9 @@ const pool = new pg.Pool({
   options: '-c jit=off', // as openPostgres() sets it
   types: {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      oid === INT8_OID
+        ? (value: string) => Number(value)
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   },
 });
 pool.on('error', () => {});
@@ -90,7 +88,10 @@ function statementFor(statement: FloorStatement, ids: string[]): { sql: string; 
   if (perId === 0 || perId === ids.length) return statement;
   // A shorter (last) page: rewrite the placeholder list. Not hit by the benchmarked first page.
   const first = statement.params.findIndex((p) => p.t === 'id');
-  const placeholders = statement.params.map((_, i) => `$${i + 1}`).slice(first, first + perId).join(', ');
+  const placeholders = statement.params
+    .map((_, i) => `$${i + 1}`)
+    .slice(first, first + perId)
+    .join(', ');
   const replacement = ids.map((_, i) => `$${first + i + 1}`).join(', ');
   const rest = statement.params.slice(first + perId);
   return {
@@ -177,11 +178,15 @@ const toItem = (r: Row) => ({
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-const fail = (res: ServerResponse, status: number, code: string, message: string) => send(res, status, { error: { code, message } });
+const fail = (res: ServerResponse, status: number, code: string, message: string) =>
+  send(res, status, { error: { code, message } });
 
 async function run(statement: FloorStatement, values: { hash?: string; org?: string; ids?: string[] }): Promise<Row[]> {
   const { sql, params: template } = values.ids ? statementFor(statement, values.ids) : statement;
@@ -190,7 +195,8 @@ async function run(statement: FloorStatement, values: { hash?: string; org?: str
 
 async function listOrders(authorization: string | undefined, res: ServerResponse): Promise<void> {
   const key = authorization ? BEARER.exec(authorization)?.[1] : undefined;
-  if (!key || !KEY_PATTERN.test(key)) return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
+  if (!key || !KEY_PATTERN.test(key))
+    return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
   const hash = createHash('sha256').update(key).digest('hex');
   const keyRow = (await run(spec.auth, { hash }))[0];
   if (!keyRow) return fail(res, 401, 'UNAUTHORIZED', 'The API key is unknown or has been revoked.');

@@ -115,7 +115,10 @@ async function explainTagFilter(path: string, key: string, tag: string): Promise
     const explain = async (statement: Captured) => {
       const runs: { ms: number; plan: string }[] = [];
       for (let i = 0; i < 6; i++) {
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.sql}`, statement.parameters);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `explain (analyze, buffers) ${statement.sql}`,
+          statement.parameters,
+        );
         const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
         runs.push({ ms: Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? NaN), plan });
       }
@@ -137,12 +140,20 @@ async function explainTagFilter(path: string, key: string, tag: string): Promise
   }
 }
 
-async function buildFloorSpec(path: string, key: string, org: string, filter: string): Promise<{ spec: FloorSpec; body: any; statements: Captured[] }> {
+async function buildFloorSpec(
+  path: string,
+  key: string,
+  org: string,
+  filter: string,
+): Promise<{ spec: FloorSpec; body: any; statements: Captured[] }> {
   const { status, body, statements } = await capture('GET', path, key);
   if (status !== 200) throw new Error(`Patron answered ${status} to GET ${path} (in process): ${JSON.stringify(body)}`);
   const ids = (body.data as { id: string }[]).map((order) => order.id);
   const known = { hash: hashKey(key), org, ids };
-  const toStatement = (captured: Captured): FloorStatement => ({ sql: captured.sql, params: template(captured.parameters, known) });
+  const toStatement = (captured: Captured): FloorStatement => ({
+    sql: captured.sql,
+    params: template(captured.parameters, known),
+  });
   const auth = statements.find((s) => /from "api_keys"/.test(s.sql));
   const plan = statements.find(isPlanStatement);
   const list = statements.find((s) => /as _sort/.test(s.sql));
@@ -164,21 +175,33 @@ async function buildFloorSpec(path: string, key: string, org: string, filter: st
   return { spec, body, statements };
 }
 
-async function getJson(baseUrl: string, path: string, key: string): Promise<{ status: number; body: any; bytes: number }> {
+async function getJson(
+  baseUrl: string,
+  path: string,
+  key: string,
+): Promise<{ status: number; body: any; bytes: number }> {
   const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text), bytes: Buffer.byteLength(text) };
 }
 
 /** Walks nextCursor from the first page; returns the cursor of the first full page starting after ≥ `rows` rows (or the deepest full page). */
-async function walk(baseUrl: string, path: string, key: string, rows: number): Promise<{ cursor: string; skipped: number; ms: number }> {
+async function walk(
+  baseUrl: string,
+  path: string,
+  key: string,
+  rows: number,
+): Promise<{ cursor: string; skipped: number; ms: number }> {
   const t0 = performance.now();
   let cursor: string | null = null;
   let skipped = 0; // rows before the page at `cursor`
   let deepest: { cursor: string; skipped: number } | null = null;
   for (;;) {
     const page = await getJson(baseUrl, cursor ? `${path}&cursor=${cursor}` : path, key);
-    if (page.status !== 200) throw new Error(`GET ${path} (cursor after ${skipped} rows) answered ${page.status}: ${JSON.stringify(page.body)}`);
+    if (page.status !== 200)
+      throw new Error(
+        `GET ${path} (cursor after ${skipped} rows) answered ${page.status}: ${JSON.stringify(page.body)}`,
+      );
     if (cursor && page.body.data.length === LIMIT) {
       deepest = { cursor, skipped };
       if (skipped >= rows) break;
@@ -207,15 +230,40 @@ async function deepPage(server: Server, name: string, path: string, key: string,
   log(`${name}: walking nextCursor to ${rows.toLocaleString('en-US')} rows`);
   const walked = await walk(server.baseUrl, path, key, rows);
   const deepPath = `${path}&cursor=${walked.cursor}`;
-  log(`  reached a full page after ${walked.skipped.toLocaleString('en-US')} rows in ${(walked.ms / 1000).toFixed(1)} s`);
+  log(
+    `  reached a full page after ${walked.skipped.toLocaleString('en-US')} rows in ${(walked.ms / 1000).toFixed(1)} s`,
+  );
   const init = { headers: { authorization: `Bearer ${key}` } };
   const firstSequential = await sequential(`${server.baseUrl}${path}`, init, SEQUENTIAL);
   const deepSequential = await sequential(`${server.baseUrl}${deepPath}`, init, SEQUENTIAL);
-  log(`  sequential (${SEQUENTIAL}): first p50 ${firstSequential.p50} ms p99 ${firstSequential.p99} ms; deep p50 ${deepSequential.p50} ms p99 ${deepSequential.p99} ms`);
+  log(
+    `  sequential (${SEQUENTIAL}): first p50 ${firstSequential.p50} ms p99 ${firstSequential.p99} ms; deep p50 ${deepSequential.p50} ms p99 ${deepSequential.p99} ms`,
+  );
   const headers = { authorization: `Bearer ${key}` };
-  const firstLoad = await load(`${name} first page`, server, { path, connections: CONNECTIONS, headers }, WARMUP_S, DURATION_S);
-  const deepLoad = await load(`${name} page after ${walked.skipped} rows`, server, { path: deepPath, connections: CONNECTIONS, headers }, WARMUP_S, DURATION_S);
-  return { name, path, rowsSkipped: walked.skipped, walkSeconds: walked.ms / 1000, firstSequential, deepSequential, firstLoad, deepLoad };
+  const firstLoad = await load(
+    `${name} first page`,
+    server,
+    { path, connections: CONNECTIONS, headers },
+    WARMUP_S,
+    DURATION_S,
+  );
+  const deepLoad = await load(
+    `${name} page after ${walked.skipped} rows`,
+    server,
+    { path: deepPath, connections: CONNECTIONS, headers },
+    WARMUP_S,
+    DURATION_S,
+  );
+  return {
+    name,
+    path,
+    rowsSkipped: walked.skipped,
+    walkSeconds: walked.ms / 1000,
+    firstSequential,
+    deepSequential,
+    firstLoad,
+    deepLoad,
+  };
 }
 
 function medianRound(rounds: LoadMeasurement[]): LoadMeasurement {
@@ -261,17 +309,32 @@ async function main(): Promise<void> {
       ).rows[0]!.n,
     );
   const selectivity = {
-    ordersInOrganization: Number((await client.query<{ n: string }>('select count(*) as n from orders where organization_id = $1', [org.id])).rows[0]!.n),
-    ordersSince: Number((await client.query<{ n: string }>('select count(*) as n from orders where organization_id = $1 and created_at >= $2', [org.id, since])).rows[0]!.n),
+    ordersInOrganization: Number(
+      (await client.query<{ n: string }>('select count(*) as n from orders where organization_id = $1', [org.id]))
+        .rows[0]!.n,
+    ),
+    ordersSince: Number(
+      (
+        await client.query<{ n: string }>(
+          'select count(*) as n from orders where organization_id = $1 and created_at >= $2',
+          [org.id, since],
+        )
+      ).rows[0]!.n,
+    ),
     matchingCommonTag: await matching(COMMON_TAG),
     matchingRareTag: await matching(RARE_TAG),
   };
   await client.end();
   log(`organization 1: ${JSON.stringify(selectivity)}`);
 
-  const plans = [await explainTagFilter(path, org.key, COMMON_TAG), await explainTagFilter(rarePath, org.key, RARE_TAG)];
+  const plans = [
+    await explainTagFilter(path, org.key, COMMON_TAG),
+    await explainTagFilter(rarePath, org.key, RARE_TAG),
+  ];
   for (const p of plans) {
-    log(`tag "${p.tag}": ${p.form}; SQL (EXPLAIN ANALYZE, median) count ${p.countMs ?? 'n/a'} ms, list ${p.listMs} ms, ${p.listBuffers} buffers`);
+    log(
+      `tag "${p.tag}": ${p.form}; SQL (EXPLAIN ANALYZE, median) count ${p.countMs ?? 'n/a'} ms, list ${p.listMs} ms, ${p.listBuffers} buffers`,
+    );
   }
   const captured = await buildFloorSpec(path, org.key, org.id, filter);
   writeFileSync(SPEC_FILE, JSON.stringify(captured.spec, null, 2) + '\n');
@@ -294,7 +357,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
   const startFloor = () =>
-    track(startServer('floor', ['--import', 'tsx', FLOOR], serverEnv({ DATABASE_URL: databaseUrl(), FLOOR_SPEC: SPEC_FILE }), workDir));
+    track(
+      startServer(
+        'floor',
+        ['--import', 'tsx', FLOOR],
+        serverEnv({ DATABASE_URL: databaseUrl(), FLOOR_SPEC: SPEC_FILE }),
+        workDir,
+      ),
+    );
   const headers = { authorization: `Bearer ${org.key}` };
 
   const result: Record<string, unknown> = {
@@ -309,7 +379,10 @@ async function main(): Promise<void> {
     path,
     selectivity,
     plans,
-    statements: captured.statements.map((s) => ({ sql: s.sql, parameters: s.parameters.map((p) => (Array.isArray(p) ? `[${p.length} values]` : p)) })),
+    statements: captured.statements.map((s) => ({
+      sql: s.sql,
+      parameters: s.parameters.map((p) => (Array.isArray(p) ? `[${p.length} values]` : p)),
+    })),
   };
 
   try {
@@ -321,12 +394,19 @@ async function main(): Promise<void> {
       const patronCheck = await track(startPatron('patron-check', workDir));
       const patronSample = await getJson(patronCheck.baseUrl, path, org.key);
       await stop(patronCheck);
-      if (patronSample.status !== 200) throw new Error(`Patron answered ${patronSample.status}: ${JSON.stringify(patronSample.body)}`);
+      if (patronSample.status !== 200)
+        throw new Error(`Patron answered ${patronSample.status}: ${JSON.stringify(patronSample.body)}`);
       if (!isDeepStrictEqual(floorSample.body, patronSample.body)) {
-        writeFileSync(join(RESULTS_DIR, 'orders-floor-mismatch.json'), JSON.stringify({ floor: floorSample, patron: patronSample }, null, 2));
-        throw new Error(`floor and Patron answer differently (both bodies in ${RESULTS_DIR}/orders-floor-mismatch.json)`);
+        writeFileSync(
+          join(RESULTS_DIR, 'orders-floor-mismatch.json'),
+          JSON.stringify({ floor: floorSample, patron: patronSample }, null, 2),
+        );
+        throw new Error(
+          `floor and Patron answer differently (both bodies in ${RESULTS_DIR}/orders-floor-mismatch.json)`,
+        );
       }
-      if (patronSample.body.data.length !== LIMIT) throw new Error(`expected a full page, got ${patronSample.body.data.length} orders`);
+      if (patronSample.body.data.length !== LIMIT)
+        throw new Error(`expected a full page, got ${patronSample.body.data.length} orders`);
       log(`same body from both: ${patronSample.body.data.length} orders, ${patronSample.bytes} bytes`);
       result.responseBytes = patronSample.bytes;
 
@@ -335,30 +415,70 @@ async function main(): Promise<void> {
       for (let round = 1; round <= ROUNDS; round++) {
         log(`round ${round}/${ROUNDS}`);
         const floor = await startFloor();
-        floorRounds.push(await load(`floor (round ${round})`, floor, { path, connections: CONNECTIONS, headers }, WARMUP_S, DURATION_S));
+        floorRounds.push(
+          await load(
+            `floor (round ${round})`,
+            floor,
+            { path, connections: CONNECTIONS, headers },
+            WARMUP_S,
+            DURATION_S,
+          ),
+        );
         await stop(floor);
         const patron = await track(startPatron('patron', workDir));
-        patronRounds.push(await load(`patron (round ${round})`, patron, { path, connections: CONNECTIONS, headers }, WARMUP_S, DURATION_S));
+        patronRounds.push(
+          await load(
+            `patron (round ${round})`,
+            patron,
+            { path, connections: CONNECTIONS, headers },
+            WARMUP_S,
+            DURATION_S,
+          ),
+        );
         await stop(patron);
       }
       const patron = await track(startPatron('patron-extra', workDir));
-      const low = await load(`patron, ${LOW_CONNECTIONS} connections`, patron, { path, connections: LOW_CONNECTIONS, headers }, WARMUP_S, DURATION_S);
+      const low = await load(
+        `patron, ${LOW_CONNECTIONS} connections`,
+        patron,
+        { path, connections: LOW_CONNECTIONS, headers },
+        WARMUP_S,
+        DURATION_S,
+      );
       const sequentialCommon = await sequential(`${patron.baseUrl}${path}`, { headers }, SEQUENTIAL);
       const sequentialRare = await sequential(`${patron.baseUrl}${rarePath}`, { headers }, SEQUENTIAL);
-      log(`  sequential: common tag p50 ${sequentialCommon.p50} ms p99 ${sequentialCommon.p99} ms; rare tag p50 ${sequentialRare.p50} ms p99 ${sequentialRare.p99} ms`);
-      const rare = await load(`patron, rare tag "${RARE_TAG}"`, patron, { path: rarePath, connections: CONNECTIONS, headers }, WARMUP_S, DURATION_S);
+      log(
+        `  sequential: common tag p50 ${sequentialCommon.p50} ms p99 ${sequentialCommon.p99} ms; rare tag p50 ${sequentialRare.p50} ms p99 ${sequentialRare.p99} ms`,
+      );
+      const rare = await load(
+        `patron, rare tag "${RARE_TAG}"`,
+        patron,
+        { path: rarePath, connections: CONNECTIONS, headers },
+        WARMUP_S,
+        DURATION_S,
+      );
       await stop(patron);
 
       const floor = medianRound(floorRounds);
       const median = medianRound(patronRounds);
       const ratio = median.requestsPerSec / floor.requestsPerSec;
       console.log(`GET ${path}`);
-      console.log(`${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured, ${ROUNDS} round(s) (median shown), node ${process.version}`);
+      console.log(
+        `${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured, ${ROUNDS} round(s) (median shown), node ${process.version}`,
+      );
       console.log(table(LOAD_HEADER, [floor, median, low, rare].map(loadRow)));
-      console.log(`all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`);
-      console.log(`ratio Patron/floor: ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
-      console.log(`Patron p99 at ${CONNECTIONS} connections: ${median.latencyP99Ms} ms (target ≤ ${TARGET_P99_MS} ms: ${median.latencyP99Ms <= TARGET_P99_MS ? 'met' : 'NOT met'})`);
-      console.log(`sequential (${SEQUENTIAL} requests): common tag p50 ${sequentialCommon.p50} ms, p99 ${sequentialCommon.p99} ms; rare tag p50 ${sequentialRare.p50} ms, p99 ${sequentialRare.p99} ms`);
+      console.log(
+        `all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`,
+      );
+      console.log(
+        `ratio Patron/floor: ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`,
+      );
+      console.log(
+        `Patron p99 at ${CONNECTIONS} connections: ${median.latencyP99Ms} ms (target ≤ ${TARGET_P99_MS} ms: ${median.latencyP99Ms <= TARGET_P99_MS ? 'met' : 'NOT met'})`,
+      );
+      console.log(
+        `sequential (${SEQUENTIAL} requests): common tag p50 ${sequentialCommon.p50} ms, p99 ${sequentialCommon.p99} ms; rare tag p50 ${sequentialRare.p50} ms, p99 ${sequentialRare.p99} ms`,
+      );
       Object.assign(result, {
         floor,
         patron: median,
@@ -387,8 +507,26 @@ async function main(): Promise<void> {
         table(
           ['list', 'rows skipped', 'page', 'seq p50 ms', 'seq p99 ms', 'load req/s', 'load p50 ms', 'load p99 ms'],
           deep.flatMap((d) => [
-            [d.name, '0', 'first', String(d.firstSequential.p50), String(d.firstSequential.p99), d.firstLoad.requestsPerSec.toFixed(0), String(d.firstLoad.latencyP50Ms), String(d.firstLoad.latencyP99Ms)],
-            [d.name, String(d.rowsSkipped), 'deep', String(d.deepSequential.p50), String(d.deepSequential.p99), d.deepLoad.requestsPerSec.toFixed(0), String(d.deepLoad.latencyP50Ms), String(d.deepLoad.latencyP99Ms)],
+            [
+              d.name,
+              '0',
+              'first',
+              String(d.firstSequential.p50),
+              String(d.firstSequential.p99),
+              d.firstLoad.requestsPerSec.toFixed(0),
+              String(d.firstLoad.latencyP50Ms),
+              String(d.firstLoad.latencyP99Ms),
+            ],
+            [
+              d.name,
+              String(d.rowsSkipped),
+              'deep',
+              String(d.deepSequential.p50),
+              String(d.deepSequential.p99),
+              d.deepLoad.requestsPerSec.toFixed(0),
+              String(d.deepLoad.latencyP50Ms),
+              String(d.deepLoad.latencyP99Ms),
+            ],
           ]),
         ),
       );

@@ -46,7 +46,10 @@ pool.on('error', () => {});
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -55,12 +58,19 @@ const fail = (res: ServerResponse, status: number, code: string, message: string
 
 async function getOrganization(authorization: string | undefined, res: ServerResponse): Promise<void> {
   const key = authorization ? BEARER.exec(authorization)?.[1] : undefined;
-  if (!key || !KEY_PATTERN.test(key)) return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
+  if (!key || !KEY_PATTERN.test(key))
+    return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
   const hash = createHash('sha256').update(key).digest('hex');
   // Named (prepared once per connection), as Patron prepares its per-request statements.
   const keyRow = (await pool.query<KeyRow>({ name: 'find-key', text: FIND_KEY_SQL, values: [hash] })).rows[0];
   if (!keyRow) return fail(res, 401, 'UNAUTHORIZED', 'The API key is unknown or has been revoked.');
-  const row = (await pool.query<OrganizationRow>({ name: 'find-organization', text: FIND_ORGANIZATION_SQL, values: [keyRow.organizationId] })).rows[0];
+  const row = (
+    await pool.query<OrganizationRow>({
+      name: 'find-organization',
+      text: FIND_ORGANIZATION_SQL,
+      values: [keyRow.organizationId],
+    })
+  ).rows[0];
   if (!row) return fail(res, 404, 'NOT_FOUND', 'The organization was not found.');
   send(res, 200, {
     id: row.id,

@@ -75,7 +75,8 @@ let interrupted = false;
 function measuredCommit(): string | null {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   if (head.status !== 0) return null;
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  const dirty =
+    spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
   return head.stdout.trim() + (dirty ? '+dirty' : '');
 }
 
@@ -101,7 +102,6 @@ interface Measurement {
    */
   otherCpuPct: number | null;
 }
-
 
 /** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
 function cpuMs(pid: number | undefined): number | null {
@@ -161,9 +161,15 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): string {
 /** Creates an organization with a huge ceiling and an all-permission key through the compiled CLI. */
 function provision(env: NodeJS.ProcessEnv): { organizationId: string; key: string } {
   const org = JSON.parse(
-    run(process.execPath, [CLI, 'org', 'create', '--name', 'Bench', '--api-requests-per-minute', String(CEILING), '--json'], env),
+    run(
+      process.execPath,
+      [CLI, 'org', 'create', '--name', 'Bench', '--api-requests-per-minute', String(CEILING), '--json'],
+      env,
+    ),
   ) as { id: string };
-  const key = JSON.parse(run(process.execPath, [CLI, 'key', 'create', '--org', org.id, '--json'], env)) as { key: string };
+  const key = JSON.parse(run(process.execPath, [CLI, 'key', 'create', '--org', org.id, '--json'], env)) as {
+    key: string;
+  };
   return { organizationId: org.id, key: key.key };
 }
 
@@ -202,7 +208,10 @@ async function startServer(label: string, args: string[], env: NodeJS.ProcessEnv
       child.kill('SIGKILL');
       throw new Error(`${label} not ready after 60 s:\n${readFileSync(logFile, 'utf8')}`);
     }
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -230,12 +239,21 @@ interface Sample {
 async function sample(baseUrl: string, key: string): Promise<Sample> {
   const response = await fetch(`${baseUrl}/v1/organization`, { headers: { authorization: `Bearer ${key}` } });
   const text = await response.text();
-  return { status: response.status, body: JSON.parse(text), bytes: Buffer.byteLength(text), headers: [...response.headers.keys()] };
+  return {
+    status: response.status,
+    body: JSON.parse(text),
+    bytes: Buffer.byteLength(text),
+    headers: [...response.headers.keys()],
+  };
 }
 
 /** `database`: the PostgreSQL database the server uses, whose backends' CPU is measured (null: embedded engine). */
 async function load(name: string, server: Server, key: string, database: string | null): Promise<Measurement> {
-  const options = { url: `${server.baseUrl}/v1/organization`, connections: CONNECTIONS, headers: { authorization: `Bearer ${key}` } };
+  const options = {
+    url: `${server.baseUrl}/v1/organization`,
+    connections: CONNECTIONS,
+    headers: { authorization: `Bearer ${key}` },
+  };
   log(`  ${name}: warm-up ${WARMUP_S} s (discarded)`);
   await autocannon({ ...options, duration: WARMUP_S });
   log(`  ${name}: measuring ${DURATION_S} s`);
@@ -269,16 +287,26 @@ async function load(name: string, server: Server, key: string, database: string 
     loadCpuUsPerRequest: perRequest(loadMs) ?? 0,
     otherCpuPct:
       machineMs !== null && serverMs !== null
-        ? Math.max(0, ((machineMs - serverMs - (postgresMs ?? 0) - loadMs) / (result.duration * 1000 * availableParallelism())) * 100)
+        ? Math.max(
+            0,
+            ((machineMs - serverMs - (postgresMs ?? 0) - loadMs) / (result.duration * 1000 * availableParallelism())) *
+              100,
+          )
         : null,
   };
   log(
     `  ${name}: ${measurement.requestsPerSec.toFixed(0)} req/s, p50 ${measurement.latencyP50Ms} ms, p99 ${measurement.latencyP99Ms} ms, ` +
       `non-2xx ${measurement.non2xx}, errors ${measurement.errors}` +
-      (measurement.serverCpuUsPerRequest !== null ? `, CPU µs/req: server ${measurement.serverCpuUsPerRequest.toFixed(0)}` : '') +
-      (measurement.postgresCpuUsPerRequest !== null ? ` postgres ${measurement.postgresCpuUsPerRequest.toFixed(0)}` : '') +
+      (measurement.serverCpuUsPerRequest !== null
+        ? `, CPU µs/req: server ${measurement.serverCpuUsPerRequest.toFixed(0)}`
+        : '') +
+      (measurement.postgresCpuUsPerRequest !== null
+        ? ` postgres ${measurement.postgresCpuUsPerRequest.toFixed(0)}`
+        : '') +
       ` load ${measurement.loadCpuUsPerRequest.toFixed(0)}` +
-      (measurement.otherCpuPct !== null ? `; other processes ${measurement.otherCpuPct.toFixed(0)}% of the machine` : ''),
+      (measurement.otherCpuPct !== null
+        ? `; other processes ${measurement.otherCpuPct.toFixed(0)}% of the machine`
+        : ''),
   );
   return measurement;
 }
@@ -322,7 +350,9 @@ async function main(): Promise<void> {
   const cleanUpOnce = async () => {
     await stopAll();
     for (const child of children) child.kill('SIGKILL');
-    await admin.query(`drop database if exists "${database}" with (force)`).catch((error: unknown) => log(`could not drop ${database}: ${String(error)}`));
+    await admin
+      .query(`drop database if exists "${database}" with (force)`)
+      .catch((error: unknown) => log(`could not drop ${database}: ${String(error)}`));
     await admin.end().catch(() => {});
     await rm(workDir, { recursive: true, force: true });
     log(`dropped database ${database}`);
@@ -356,7 +386,12 @@ async function main(): Promise<void> {
       return server;
     };
     const startFloor = async () => {
-      const server = await startServer('floor', ['--import', 'tsx', FLOOR], { ...baseEnv, DATABASE_URL: databaseUrl.toString() }, workDir);
+      const server = await startServer(
+        'floor',
+        ['--import', 'tsx', FLOOR],
+        { ...baseEnv, DATABASE_URL: databaseUrl.toString() },
+        workDir,
+      );
       servers.add(server);
       return server;
     };
@@ -372,10 +407,18 @@ async function main(): Promise<void> {
     const patronServer = await startPatron('patron-check', pgEnv, 'warn');
     const patronSample = await sample(patronServer.baseUrl, pgKey.key);
     await stop(patronServer);
-    if (floorSample.status !== 200 || patronSample.status !== 200 || !isDeepStrictEqual(floorSample.body, patronSample.body)) {
-      throw new Error(`floor and Patron answer differently:\n${JSON.stringify(floorSample)}\n${JSON.stringify(patronSample)}`);
+    if (
+      floorSample.status !== 200 ||
+      patronSample.status !== 200 ||
+      !isDeepStrictEqual(floorSample.body, patronSample.body)
+    ) {
+      throw new Error(
+        `floor and Patron answer differently:\n${JSON.stringify(floorSample)}\n${JSON.stringify(patronSample)}`,
+      );
     }
-    log(`same body from both (${patronSample.bytes} bytes); Patron response headers: ${patronSample.headers.join(', ')}`);
+    log(
+      `same body from both (${patronSample.bytes} bytes); Patron response headers: ${patronSample.headers.join(', ')}`,
+    );
     log(`floor response headers: ${floorSample.headers.join(', ')}`);
 
     const floorRounds: Measurement[] = [];
@@ -413,7 +456,9 @@ async function main(): Promise<void> {
     // (usable CPU) / (CPU per request of all three): the ratio of those sums predicts the throughput ratio on a
     // quiet machine, and unlike requests/s it barely moves when other processes compete for the cores.
     const totalCpu = (m: Measurement) =>
-      m.serverCpuUsPerRequest === null ? null : m.serverCpuUsPerRequest + (m.postgresCpuUsPerRequest ?? 0) + m.loadCpuUsPerRequest;
+      m.serverCpuUsPerRequest === null
+        ? null
+        : m.serverCpuUsPerRequest + (m.postgresCpuUsPerRequest ?? 0) + m.loadCpuUsPerRequest;
     const sumOf = (rounds: Measurement[]) => rounds.map(totalCpu).filter((v): v is number => v !== null);
     const floorCpu = sumOf(floorRounds);
     const patronCpu = sumOf(patronRounds);
@@ -422,7 +467,17 @@ async function main(): Promise<void> {
     const contended = maxOtherCpuPct > CONTENDED_PCT;
 
     const rows: Measurement[] = [floor, patron, patronInfo, patronEmbedded];
-    const header = ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server µs/req', 'postgres µs/req', 'other CPU %'];
+    const header = [
+      'run',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+      'errors',
+      'server µs/req',
+      'postgres µs/req',
+      'other CPU %',
+    ];
     const table = rows.map((m) => [
       m.name,
       m.requestsPerSec.toFixed(0),
@@ -440,9 +495,14 @@ async function main(): Promise<void> {
         `${ROUNDS} round(s) floor/Patron (median shown), node ${process.version}`,
     );
     console.log(header.map((h, i) => h.padEnd(widths[i]!)).join('  '));
-    for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
-    console.log(`all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`);
-    console.log(`ratio Patron/floor (LOG_LEVEL=warn): ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
+    for (const row of table)
+      console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+    console.log(
+      `all rounds req/s: floor ${floorRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}; Patron ${patronRounds.map((m) => m.requestsPerSec.toFixed(0)).join(', ')}`,
+    );
+    console.log(
+      `ratio Patron/floor (LOG_LEVEL=warn): ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`,
+    );
     if (cpuRatio !== null) {
       console.log(
         `CPU per request (server + postgres + load generator, median of rounds): floor ${median(floorCpu).toFixed(0)} µs, ` +
@@ -455,8 +515,12 @@ async function main(): Promise<void> {
           `(> ${CONTENDED_PCT}%): the requests/s ratio is unreliable; rerun on a quiet machine or read the CPU-bound ratio.`,
       );
     }
-    console.log(`ratio Patron/floor (LOG_LEVEL=info): ${ratioInfo.toFixed(3)}; ${(infoLogBytes / Math.max(1, patronInfo.requests)).toFixed(0)} log bytes/request`);
-    console.log(`ratio embedded/floor (for reference, different engine): ${(patronEmbedded.requestsPerSec / floor.requestsPerSec).toFixed(3)}`);
+    console.log(
+      `ratio Patron/floor (LOG_LEVEL=info): ${ratioInfo.toFixed(3)}; ${(infoLogBytes / Math.max(1, patronInfo.requests)).toFixed(0)} log bytes/request`,
+    );
+    console.log(
+      `ratio embedded/floor (for reference, different engine): ${(patronEmbedded.requestsPerSec / floor.requestsPerSec).toFixed(3)}`,
+    );
     console.log(`non-2xx + errors over all runs: ${non2xx}`);
 
     const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -488,7 +552,9 @@ async function main(): Promise<void> {
       ratio: round3(ratio),
       ratioInfo: round3(ratioInfo),
       ratioEmbedded: round3(patronEmbedded.requestsPerSec / floor.requestsPerSec),
-      medianRatioOfRounds: round3(median(patronRounds.map((p, i) => p.requestsPerSec / floorRounds[i]!.requestsPerSec))),
+      medianRatioOfRounds: round3(
+        median(patronRounds.map((p, i) => p.requestsPerSec / floorRounds[i]!.requestsPerSec)),
+      ),
       target: TARGET_RATIO,
       meetsTarget: ratio >= TARGET_RATIO,
       cpuRatio: cpuRatio === null ? null : round3(cpuRatio),

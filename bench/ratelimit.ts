@@ -21,7 +21,10 @@ for (let i = 0; i < ORGS; i++) {
 const rows: [string, string][] = [];
 const result: Record<string, number> = {};
 
-function memoryNsPerDecision(requests: BucketSpec[][], awaited: boolean): Promise<{ ns: number; allowedRatio: number }> {
+function memoryNsPerDecision(
+  requests: BucketSpec[][],
+  awaited: boolean,
+): Promise<{ ns: number; allowedRatio: number }> {
   const limiter = new MemoryRateLimiter();
   return (async () => {
     let allowed = 0;

@@ -12,21 +12,30 @@ import { trailShoe } from '../test/fixtures/reviews/trail-shoe.js';
 const POOL = [trailShoe, merinoSweater, rainJacket, mugSet, earbuds].flatMap((product) =>
   product.reviews
     .filter((review) => (review.published ?? true) && !review.flagged)
-    .map((review) => ({ ...review, language: review.language ?? (product.language === 'de' && !/\b(the|and)\b/i.test(review.body) ? 'de' : product.language) })),
+    .map((review) => ({
+      ...review,
+      language:
+        review.language ?? (product.language === 'de' && !/\b(the|and)\b/i.test(review.body) ? 'de' : product.language),
+    })),
 );
 
-const sentences = (text: string) => [...new Intl.Segmenter('en', { granularity: 'sentence' }).segment(text)].map((part) => part.segment.trim()).filter(Boolean);
+const sentences = (text: string) =>
+  [...new Intl.Segmenter('en', { granularity: 'sentence' }).segment(text)]
+    .map((part) => part.segment.trim())
+    .filter(Boolean);
 
 export function benchReviews(count: number, start = Date.UTC(2025, 0, 1)): ReviewText[] {
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   return Array.from({ length: count }, (_, index) => {
     const base = POOL[index % POOL.length]!;
     const sameLanguage = POOL.filter((review) => review.language === base.language);
     const donor = sameLanguage[Math.floor(random() * sameLanguage.length)]!;
     const own = sentences(base.body);
     const borrowed = sentences(donor.body);
-    const body = [...own.slice(0, Math.max(1, own.length - 1)), borrowed[Math.floor(random() * borrowed.length)]!].join(' ');
+    const body = [...own.slice(0, Math.max(1, own.length - 1)), borrowed[Math.floor(random() * borrowed.length)]!].join(
+      ' ',
+    );
     return {
       id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
       rating: base.rating,

@@ -50,7 +50,10 @@ for (let run = 0; run < RUNS; run++) {
   if (run === 0) {
     const heapAfter = process.memoryUsage().heapUsed;
     const maxRssAfter = process.resourceUsage().maxRSS * 1024;
-    (globalThis as { firstRun?: unknown }).firstRun = { extraPeakRssMb: mb(Math.max(0, maxRssAfter - rssBefore)), heapGrowthMb: mb(heapAfter - heapBefore) };
+    (globalThis as { firstRun?: unknown }).firstRun = {
+      extraPeakRssMb: mb(Math.max(0, maxRssAfter - rssBefore)),
+      heapGrowthMb: mb(heapAfter - heapBefore),
+    };
   }
   log(`  run ${run + 1}: ${times.at(-1)!.toFixed(0)} ms`);
 }
@@ -67,43 +70,74 @@ const generator = {
   meetsTarget: sorted.at(-1)! <= TARGET_MS && Math.max(memory.extraPeakRssMb, memory.heapGrowthMb) <= TARGET_MB,
   output,
 };
-log(`generator: median ${generator.medianMs} ms, max ${generator.maxMs} ms, extra peak RSS ${memory.extraPeakRssMb} MB, heap growth ${memory.heapGrowthMb} MB`);
+log(
+  `generator: median ${generator.medianMs} ms, max ${generator.maxMs} ms, extra peak RSS ${memory.extraPeakRssMb} MB, heap growth ${memory.heapGrowthMb} MB`,
+);
 
 async function wholeJob() {
   const { openDatabase, migrateToLatest } = await import('../src/db/engine.js');
   const { createOrganization } = await import('../src/resources/organization/service.js');
   const { createJobRunner } = await import('../src/jobs/runner/runner.js');
   const { reviewSummaryJobs } = await import('../src/resources/review-summaries/jobs.js');
-  const { createExtractiveGenerator } = await import('../src/resources/review-summaries/generators/extractive/index.js');
+  const { createExtractiveGenerator } =
+    await import('../src/resources/review-summaries/generators/extractive/index.js');
   const { publishedReviewsChanged } = await import('../src/resources/review-summaries/triggers.js');
   const database = await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL, dataDir: 'memory://' });
   try {
     await migrateToLatest(database.db);
     const organization = await createOrganization(database.db, { name: `Bench review summaries ${uuidv7()}` });
     const productId = uuidv7();
-    await database.db.insertInto('products').values({ organization_id: organization.id, id: productId, slug: `bench-${productId}`, title: 'Bench product' }).execute();
+    await database.db
+      .insertInto('products')
+      .values({ organization_id: organization.id, id: productId, slug: `bench-${productId}`, title: 'Bench product' })
+      .execute();
     const insertStarted = performance.now();
     await database.db.transaction().execute(async (trx) => {
       for (let start = 0; start < reviews.length; start += 500) {
         await trx
           .insertInto('reviews')
-          .values(reviews.slice(start, start + 500).map((review) => ({
-            organization_id: organization.id, id: uuidv7(), product_id: productId, rating: review.rating, title: review.title, body: review.body,
-            published: true, language: review.language, created_at: review.createdAt, answers: '[]', metadata: '{}',
-          })))
+          .values(
+            reviews.slice(start, start + 500).map((review) => ({
+              organization_id: organization.id,
+              id: uuidv7(),
+              product_id: productId,
+              rating: review.rating,
+              title: review.title,
+              body: review.body,
+              published: true,
+              language: review.language,
+              created_at: review.createdAt,
+              answers: '[]',
+              metadata: '{}',
+            })),
+          )
           .execute();
       }
       // What the reviews resource does in the import's transaction: queues the first generation (D20).
       await publishedReviewsChanged(trx, organization.id, [productId]);
     });
     const triggerMs = performance.now() - insertStarted;
-    const runner = createJobRunner({ db: database.db, jobs: reviewSummaryJobs({ generator: createExtractiveGenerator() }), logger: { info() {}, warn() {}, error() {} } });
+    const runner = createJobRunner({
+      db: database.db,
+      jobs: reviewSummaryJobs({ generator: createExtractiveGenerator() }),
+      logger: { info() {}, warn() {}, error() {} },
+    });
     const started = performance.now();
     const ran = await runner.tick();
     const jobMs = performance.now() - started;
-    const { rows } = await sql<{ review_count: number }>`select (current->>'reviewCount')::int as review_count from review_summaries where product_id = ${productId}::uuid`.execute(database.db);
-    if (ran < 1 || rows[0]?.review_count !== reviews.length) throw new Error(`the job did not write the summary (ran ${ran}, ${JSON.stringify(rows)})`);
-    return { engine: database.engine, insertAndTriggerMs: Math.round(triggerMs), jobMs: Math.round(jobMs), meetsTarget: jobMs <= TARGET_MS };
+    const { rows } = await sql<{
+      review_count: number;
+    }>`select (current->>'reviewCount')::int as review_count from review_summaries where product_id = ${productId}::uuid`.execute(
+      database.db,
+    );
+    if (ran < 1 || rows[0]?.review_count !== reviews.length)
+      throw new Error(`the job did not write the summary (ran ${ran}, ${JSON.stringify(rows)})`);
+    return {
+      engine: database.engine,
+      insertAndTriggerMs: Math.round(triggerMs),
+      jobMs: Math.round(jobMs),
+      meetsTarget: jobMs <= TARGET_MS,
+    };
   } finally {
     await database.close();
   }
@@ -111,4 +145,6 @@ async function wholeJob() {
 
 const job = await wholeJob();
 log(`whole job (${job.engine}): ${job.jobMs} ms (import of the reviews and the trigger: ${job.insertAndTriggerMs} ms)`);
-console.log(`RESULT ${JSON.stringify({ targetMs: TARGET_MS, targetMb: TARGET_MB, generator: { ...generator, output: undefined }, job })}`);
+console.log(
+  `RESULT ${JSON.stringify({ targetMs: TARGET_MS, targetMb: TARGET_MB, generator: { ...generator, output: undefined }, job })}`,
+);

@@ -17,10 +17,25 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createKey } from '../src/auth/keys.js';
 import { migrateToLatest, openDatabase } from '../src/db/engine.js';
-import { summarizeReviews, EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from '../src/resources/review-summaries/generators/extractive/index.js';
+import {
+  summarizeReviews,
+  EXTRACTIVE_MODEL_ID,
+  EXTRACTIVE_VERSION,
+} from '../src/resources/review-summaries/generators/extractive/index.js';
 import { createOrganization } from '../src/resources/organization/service.js';
 import { benchReviews } from './review-summary-data.js';
-import { ADMIN_URL, CEILING, build, databaseUrl, load, log, saveResult, sequential, startPatron, type Server } from './store-dataset.js';
+import {
+  ADMIN_URL,
+  CEILING,
+  build,
+  databaseUrl,
+  load,
+  log,
+  saveResult,
+  sequential,
+  startPatron,
+  type Server,
+} from './store-dataset.js';
 
 const DATABASE = 'patron_bench_review_summaries';
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 2000);
@@ -52,7 +67,10 @@ async function createDataset(): Promise<{ key: string; productIds: string[] }> {
   const database = await openDatabase({ databaseUrl: databaseUrl(DATABASE), dataDir: 'memory://', poolSize: 2 });
   try {
     await migrateToLatest(database.db);
-    const organization = await createOrganization(database.db, { name: 'Bench review summaries', apiRequestsPerMinute: CEILING });
+    const organization = await createOrganization(database.db, {
+      name: 'Bench review summaries',
+      apiRequestsPerMinute: CEILING,
+    });
     const { key } = await createKey(database.db, { organizationId: organization.id, permissions: ['all'] });
     const previous = version(60, new Date(Date.now() - 3 * 86_400_000));
     const current = version(80, new Date(Date.now() - 86_400_000));
@@ -68,7 +86,9 @@ async function createDataset(): Promise<{ key: string; productIds: string[] }> {
       from products p where p.organization_id = ${organization.id}::uuid`.execute(database.db);
     await sql`analyze products`.execute(database.db);
     await sql`analyze review_summaries`.execute(database.db);
-    log(`dataset: ${rows.length} products with summaries (${JSON.stringify(current).length} bytes of JSON each, with previous)`);
+    log(
+      `dataset: ${rows.length} products with summaries (${JSON.stringify(current).length} bytes of JSON each, with previous)`,
+    );
     return { key, productIds: rows.map((row) => row.id) };
   } finally {
     await database.close();
@@ -85,11 +105,18 @@ try {
   server = await startPatron('patron', workDir, { DATABASE_URL: databaseUrl(DATABASE) });
   const check = await fetch(`${server.baseUrl}${path(productIds[0]!)}`, { headers });
   const body = (await check.json()) as { productId?: string; previous?: unknown };
-  if (check.status !== 200 || body.productId !== productIds[0] || !body.previous) throw new Error(`GET check failed: ${check.status} ${JSON.stringify(body).slice(0, 200)}`);
+  if (check.status !== 200 || body.productId !== productIds[0] || !body.previous)
+    throw new Error(`GET check failed: ${check.status} ${JSON.stringify(body).slice(0, 200)}`);
   const sample = await sequential(`${server.baseUrl}${path(productIds[1]!)}`, { headers }, SEQUENTIAL);
   log(`  sequential: p50 ${sample.p50} ms, p99 ${sample.p99} ms`);
   const requests = productIds.slice(0, CYCLED).map((productId) => ({ method: 'GET', path: path(productId), headers }));
-  const measured = await load('GET /products/{id}/review-summary', server, { path: path(productIds[0]!), connections: CONNECTIONS, headers, requests }, WARMUP_S, DURATION_S);
+  const measured = await load(
+    'GET /products/{id}/review-summary',
+    server,
+    { path: path(productIds[0]!), connections: CONNECTIONS, headers, requests },
+    WARMUP_S,
+    DURATION_S,
+  );
   saveResult('review-summary-get', {
     products: productIds.length,
     connections: CONNECTIONS,

@@ -33,7 +33,11 @@ function databaseUrl(): string {
   return url.toString();
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, statement: string, values: unknown[] = []): Promise<T[]> {
+async function query<T extends pg.QueryResultRow>(
+  url: string,
+  statement: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -47,7 +51,22 @@ async function query<T extends pg.QueryResultRow>(url: string, statement: string
 async function generate(): Promise<void> {
   const url = databaseUrl();
   log(`generating ${ORGS} × ${REVIEWS_PER_ORG} reviews…`);
-  const words = ['fit', 'quality', 'delivery', 'fabric', 'color', 'size', 'comfortable', 'great', 'poor', 'soft', 'late', 'perfect', 'cheap', 'sturdy'];
+  const words = [
+    'fit',
+    'quality',
+    'delivery',
+    'fabric',
+    'color',
+    'size',
+    'comfortable',
+    'great',
+    'poor',
+    'soft',
+    'late',
+    'perfect',
+    'cheap',
+    'sturdy',
+  ];
   const statements = [
     `insert into organizations (id, name, timezone, api_requests_per_minute)
       select gen_random_uuid(), 'Bench reviews ' || lpad(o::text, 2, '0'), 'UTC', 100000000 from generate_series(1, ${ORGS}) o`,
@@ -77,7 +96,9 @@ async function generate(): Promise<void> {
 }
 
 async function ensureDataset(): Promise<void> {
-  const exists = (await query<{ n: string }>(ADMIN_URL, 'select count(*) n from pg_database where datname = $1', [DATABASE]))[0]!.n !== '0';
+  const exists =
+    (await query<{ n: string }>(ADMIN_URL, 'select count(*) n from pg_database where datname = $1', [DATABASE]))[0]!
+      .n !== '0';
   if (exists && process.env.BENCH_FRESH !== '1') {
     const [row] = await query<{ orgs: string; reviews: string }>(
       databaseUrl(),
@@ -88,21 +109,33 @@ async function ensureDataset(): Promise<void> {
   await query(ADMIN_URL, `drop database if exists ${DATABASE} with (force)`);
   await query(ADMIN_URL, `create database ${DATABASE}`);
   // Migrate through the runtime (it migrates on open), then fill.
-  const runtime = await createRuntime({ ...loadConfig({}), databaseUrl: databaseUrl(), logLevel: 'silent' }, { logger: false });
+  const runtime = await createRuntime(
+    { ...loadConfig({}), databaseUrl: databaseUrl(), logLevel: 'silent' },
+    { logger: false },
+  );
   await runtime.close();
   await generate();
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main(): Promise<void> {
   await ensureDataset();
-  const runtime = await createRuntime({ ...loadConfig({}), databaseUrl: databaseUrl(), logLevel: 'silent' }, { logger: false });
+  const runtime = await createRuntime(
+    { ...loadConfig({}), databaseUrl: databaseUrl(), logLevel: 'silent' },
+    { logger: false },
+  );
   try {
     const db = runtime.database.db;
     const org = await db.selectFrom('organizations').select('id').orderBy('name').executeTakeFirstOrThrow();
     const { key } = await createKey(db, { organizationId: org.id, permissions: ['reviews:read'] });
-    const product = await db.selectFrom('products').select('id').where('organization_id', '=', org.id).where('slug', '=', 'product-1').executeTakeFirstOrThrow();
+    const product = await db
+      .selectFrom('products')
+      .select('id')
+      .where('organization_id', '=', org.id)
+      .where('slug', '=', 'product-1')
+      .executeTakeFirstOrThrow();
     const get = async (url: string) => {
       const response = await runtime.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
       if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
@@ -113,8 +146,10 @@ async function main(): Promise<void> {
     // A cursor deep in the default order (after 5,000 rows, or the middle of a small dataset).
     const deepRows = Math.min(5_000, Math.floor(REVIEWS_PER_ORG / 2));
     let cursor: string | null = null;
-    for (let seen = 0; seen < deepRows; ) {
-      const page: { data: { id: string }[]; nextCursor: string | null } = await get(`/v1/reviews?limit=250${cursor ? `&cursor=${cursor}` : ''}`);
+    for (let seen = 0; seen < deepRows;) {
+      const page: { data: { id: string }[]; nextCursor: string | null } = await get(
+        `/v1/reviews?limit=250${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen += page.data.length;
       cursor = page.nextCursor;
       if (!cursor) break;
@@ -146,10 +181,19 @@ async function main(): Promise<void> {
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
-      results.push({ scenario, rows, p50: Number(percentile(times, 50).toFixed(2)), p99: Number(percentile(times, 99).toFixed(2)) });
-      log(`${scenario}: ${rows} rows, p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`);
+      results.push({
+        scenario,
+        rows,
+        p50: Number(percentile(times, 50).toFixed(2)),
+        p99: Number(percentile(times, 99).toFixed(2)),
+      });
+      log(
+        `${scenario}: ${rows} rows, p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
+      );
     }
-    process.stdout.write(JSON.stringify({ orgs: ORGS, reviewsPerOrg: REVIEWS_PER_ORG, sequential: SEQUENTIAL, results }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify({ orgs: ORGS, reviewsPerOrg: REVIEWS_PER_ORG, sequential: SEQUENTIAL, results }, null, 2) + '\n',
+    );
   } finally {
     await runtime.close();
   }

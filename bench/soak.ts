@@ -92,7 +92,10 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Record<string, unknown> {
 async function call(baseUrl: string, key: string, request: { method: string; path: string; body?: unknown }) {
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method,
-    headers: { authorization: `Bearer ${key}`, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     signal: AbortSignal.timeout(30_000),
   });
@@ -139,7 +142,8 @@ function slope(points: readonly { x: number; y: number }[]): number {
 function measuredCommit(): string | null {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   if (head.status !== 0) return null;
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  const dirty =
+    spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
   return head.stdout.trim() + (dirty ? '+dirty' : '');
 }
 
@@ -170,7 +174,11 @@ async function main() {
     const key = cli(['key', 'create', '--org', String(organization.id)], env).key as string;
 
     const port = await freePort();
-    server = spawn(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [CLI, 'serve'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     running.add(server);
     let serverErrors = '';
     server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (serverErrors += chunk));
@@ -190,10 +198,24 @@ async function main() {
     log('seeding: a site, 200 customers with memberships, 50 products, 500 orders, an earning rule, a webhook…');
     await ok(baseUrl, key, 'POST', '/v1/sites', { name: 'Soak', domain: 'soak.example.com', currencyCode: 'USD' }, 201);
     const emails = Array.from({ length: 200 }, (_, i) => `soak-${i}@example.com`);
-    const customers = (await ok(baseUrl, key, 'POST', '/v1/customers/import', { data: emails.map((email, i) => ({ email, firstName: `Soak${i}` })) })).data as { id: string }[];
-    const members = (await ok(baseUrl, key, 'POST', '/v1/loyalty-memberships/import', { data: emails.map((email) => ({ customer: email, pointsBalance: 100 })) })).data as { id: string }[];
+    const customers = (
+      await ok(baseUrl, key, 'POST', '/v1/customers/import', {
+        data: emails.map((email, i) => ({ email, firstName: `Soak${i}` })),
+      })
+    ).data as { id: string }[];
+    const members = (
+      await ok(baseUrl, key, 'POST', '/v1/loyalty-memberships/import', {
+        data: emails.map((email) => ({ customer: email, pointsBalance: 100 })),
+      })
+    ).data as { id: string }[];
     const slugs = Array.from({ length: 50 }, (_, i) => `soak-product-${i}`);
-    await ok(baseUrl, key, 'POST', '/v1/products/import', { data: slugs.map((slug) => ({ slug, title: slug, variants: [{ slug: `${slug}-v`, title: 'V', priceCents: 1000 }] })) });
+    await ok(baseUrl, key, 'POST', '/v1/products/import', {
+      data: slugs.map((slug) => ({
+        slug,
+        title: slug,
+        variants: [{ slug: `${slug}-v`, title: 'V', priceCents: 1000 }],
+      })),
+    });
     const orderRow = (n: number, version: number) => ({
       site: 'soak.example.com',
       customer: emails[n % emails.length]!,
@@ -203,31 +225,133 @@ async function main() {
       metadata: { version: String(version) },
       items: [{ product: slugs[n % slugs.length]!, quantity: 1 + (version % 3), unitPriceCents: 1000 }],
     });
-    const orders = (await ok(baseUrl, key, 'POST', '/v1/orders/import', { data: Array.from({ length: 500 }, (_, n) => orderRow(n, 0)) })).data as { id: string }[];
-    await ok(baseUrl, key, 'POST', '/v1/loyalty-rules', { section: 'rules', name: 'Soak visit', config: { type: 'event', eventName: 'visit', points: 1, frequency: 'unlimited' } }, 201);
-    await ok(baseUrl, key, 'POST', '/v1/webhooks', { url: `${receiver.origin}/soak`, events: ['order.updated', 'loyaltyReward.issued', 'loyaltyTransaction.created'] }, 201);
+    const orders = (
+      await ok(baseUrl, key, 'POST', '/v1/orders/import', {
+        data: Array.from({ length: 500 }, (_, n) => orderRow(n, 0)),
+      })
+    ).data as { id: string }[];
+    await ok(
+      baseUrl,
+      key,
+      'POST',
+      '/v1/loyalty-rules',
+      {
+        section: 'rules',
+        name: 'Soak visit',
+        config: { type: 'event', eventName: 'visit', points: 1, frequency: 'unlimited' },
+      },
+      201,
+    );
+    await ok(
+      baseUrl,
+      key,
+      'POST',
+      '/v1/webhooks',
+      {
+        url: `${receiver.origin}/soak`,
+        events: ['order.updated', 'loyaltyReward.issued', 'loyaltyTransaction.created'],
+      },
+      201,
+    );
 
     // The mix, one slot per request of a 40-slot cycle (scaled to SOAK_RPS): ~45 tokens per 40 requests.
     let importVersion = 1;
     const mix: ((n: number) => Request)[] = [
-      ...Array<(n: number) => Request>(13).fill((n) => ({ kind: 'get order', method: 'GET', path: `/v1/orders/${orders[n % orders.length]!.id}?include=items`, cost: 1 })),
-      ...Array<(n: number) => Request>(6).fill((n) => ({ kind: 'list orders', method: 'GET', path: `/v1/orders?limit=20&sort=-totalCents&include=customer,tags${n % 2 ? `&filter=${encodeURIComponent(JSON.stringify({ totalCents: { $gte: 3000 } }))}` : ''}`, cost: 1 })),
-      ...Array<(n: number) => Request>(4).fill((n) => ({ kind: 'search customers', method: 'GET', path: `/v1/customers?limit=10&search=soak-${n % 200}`, cost: 1 })),
-      ...Array<(n: number) => Request>(3).fill(() => ({ kind: 'list rewards', method: 'GET', path: '/v1/loyalty-rewards?limit=20&include=customer', cost: 1 })),
-      ...Array<(n: number) => Request>(2).fill(() => ({ kind: 'organization', method: 'GET', path: '/v1/organization', cost: 1 })),
-      ...Array<(n: number) => Request>(6).fill((n) => ({ kind: 'patch order', method: 'PATCH', path: `/v1/orders/${orders[n % orders.length]!.id}`, body: { notes: `soak ${n}`, metadata: { n: String(n % 100) } }, cost: 1 })),
-      (n) => ({ kind: 'patch customer', method: 'PATCH', path: `/v1/customers/${customers[n % customers.length]!.id}`, body: { notes: `soak ${n}` }, cost: 1 }),
-      (n) => ({ kind: 'loyalty event', method: 'POST', path: '/v1/loyalty-events', body: { loyaltyMembershipId: members[n % members.length]!.id, event: 'visit' }, cost: 1, endpointBucket: 'loyalty-events' }),
-      (n) => ({ kind: 'issue reward', method: 'POST', path: '/v1/loyalty-rewards', body: { loyaltyMembershipId: members[n % members.length]!.id, reward: { type: 'freeShipping', maximumValueCents: null } }, cost: 1 }),
-      (n) => ({ kind: 'get membership', method: 'GET', path: `/v1/loyalty-memberships/${members[n % members.length]!.id}`, cost: 1 }),
+      ...Array<(n: number) => Request>(13).fill((n) => ({
+        kind: 'get order',
+        method: 'GET',
+        path: `/v1/orders/${orders[n % orders.length]!.id}?include=items`,
+        cost: 1,
+      })),
+      ...Array<(n: number) => Request>(6).fill((n) => ({
+        kind: 'list orders',
+        method: 'GET',
+        path: `/v1/orders?limit=20&sort=-totalCents&include=customer,tags${n % 2 ? `&filter=${encodeURIComponent(JSON.stringify({ totalCents: { $gte: 3000 } }))}` : ''}`,
+        cost: 1,
+      })),
+      ...Array<(n: number) => Request>(4).fill((n) => ({
+        kind: 'search customers',
+        method: 'GET',
+        path: `/v1/customers?limit=10&search=soak-${n % 200}`,
+        cost: 1,
+      })),
+      ...Array<(n: number) => Request>(3).fill(() => ({
+        kind: 'list rewards',
+        method: 'GET',
+        path: '/v1/loyalty-rewards?limit=20&include=customer',
+        cost: 1,
+      })),
+      ...Array<(n: number) => Request>(2).fill(() => ({
+        kind: 'organization',
+        method: 'GET',
+        path: '/v1/organization',
+        cost: 1,
+      })),
+      ...Array<(n: number) => Request>(6).fill((n) => ({
+        kind: 'patch order',
+        method: 'PATCH',
+        path: `/v1/orders/${orders[n % orders.length]!.id}`,
+        body: { notes: `soak ${n}`, metadata: { n: String(n % 100) } },
+        cost: 1,
+      })),
+      (n) => ({
+        kind: 'patch customer',
+        method: 'PATCH',
+        path: `/v1/customers/${customers[n % customers.length]!.id}`,
+        body: { notes: `soak ${n}` },
+        cost: 1,
+      }),
+      (n) => ({
+        kind: 'loyalty event',
+        method: 'POST',
+        path: '/v1/loyalty-events',
+        body: { loyaltyMembershipId: members[n % members.length]!.id, event: 'visit' },
+        cost: 1,
+        endpointBucket: 'loyalty-events',
+      }),
+      (n) => ({
+        kind: 'issue reward',
+        method: 'POST',
+        path: '/v1/loyalty-rewards',
+        body: {
+          loyaltyMembershipId: members[n % members.length]!.id,
+          reward: { type: 'freeShipping', maximumValueCents: null },
+        },
+        cost: 1,
+      }),
+      (n) => ({
+        kind: 'get membership',
+        method: 'GET',
+        path: `/v1/loyalty-memberships/${members[n % members.length]!.id}`,
+        cost: 1,
+      }),
       (n) =>
         n % 2
-          ? { kind: 'bulk update', method: 'PATCH', path: `/v1/orders/bulk-update?filter=${encodeURIComponent(JSON.stringify({ number: { $startsWith: `#soak-${n % 50}` } }))}`, body: { addTags: [`wave-${n % 7}`] }, cost: 5 }
-          : { kind: 'import orders', method: 'POST', path: '/v1/orders/import', body: { data: Array.from({ length: 20 }, (_, k) => orderRow((n * 20 + k) % 520, importVersion++)) }, cost: 10 },
-      ...Array<(n: number) => Request>(2).fill((n) => ({ kind: 'get order', method: 'GET', path: `/v1/orders/${orders[(n * 7) % orders.length]!.id}`, cost: 1 })),
+          ? {
+              kind: 'bulk update',
+              method: 'PATCH',
+              path: `/v1/orders/bulk-update?filter=${encodeURIComponent(JSON.stringify({ number: { $startsWith: `#soak-${n % 50}` } }))}`,
+              body: { addTags: [`wave-${n % 7}`] },
+              cost: 5,
+            }
+          : {
+              kind: 'import orders',
+              method: 'POST',
+              path: '/v1/orders/import',
+              body: { data: Array.from({ length: 20 }, (_, k) => orderRow((n * 20 + k) % 520, importVersion++)) },
+              cost: 10,
+            },
+      ...Array<(n: number) => Request>(2).fill((n) => ({
+        kind: 'get order',
+        method: 'GET',
+        path: `/v1/orders/${orders[(n * 7) % orders.length]!.id}`,
+        cost: 1,
+      })),
     ];
     const tokensPerCycle = mix.reduce((sum, make, slot) => sum + make(slot * 2 + 1).cost, 0);
-    log(`mix: ${mix.length} requests, about ${tokensPerCycle} tokens per cycle; at ${RPS} req/s ≈ ${((tokensPerCycle * RPS) / mix.length).toFixed(0)} tokens/s of ${(PLAN / 60).toFixed(0)}/s refill`);
+    log(
+      `mix: ${mix.length} requests, about ${tokensPerCycle} tokens per cycle; at ${RPS} req/s ≈ ${((tokensPerCycle * RPS) / mix.length).toFixed(0)} tokens/s of ${(PLAN / 60).toFixed(0)}/s refill`,
+    );
 
     const orgBucket = new ModelBucket(PLAN, PLAN / 60);
     const eventsBucket = new ModelBucket(120, 2);
@@ -266,7 +390,8 @@ async function main() {
         continue;
       }
       const now = performance.now();
-      const affordable = orgBucket.canTake(request.cost, now) && (!request.endpointBucket || eventsBucket.canTake(1, now));
+      const affordable =
+        orgBucket.canTake(request.cost, now) && (!request.endpointBucket || eventsBucket.canTake(1, now));
       if (affordable) {
         orgBucket.take(request.cost);
         if (request.endpointBucket) eventsBucket.take(1);
@@ -276,12 +401,25 @@ async function main() {
       const job = call(baseUrl, key, request)
         .then(
           (answer) => {
-            const outcome: Outcome = { kind: request.kind, at, ms: performance.now() - sent, status: answer.status, predicted429: !affordable };
+            const outcome: Outcome = {
+              kind: request.kind,
+              at,
+              ms: performance.now() - sent,
+              status: answer.status,
+              predicted429: !affordable,
+            };
             if (answer.status >= 300) outcome.detail = JSON.stringify(answer.body).slice(0, 300);
             outcomes.push(outcome);
           },
           (error: unknown) => {
-            outcomes.push({ kind: request.kind, at, ms: performance.now() - sent, status: 'error', predicted429: !affordable, detail: String(error) });
+            outcomes.push({
+              kind: request.kind,
+              at,
+              ms: performance.now() - sent,
+              status: 'error',
+              predicted429: !affordable,
+              detail: String(error),
+            });
           },
         )
         .finally(() => {
@@ -293,7 +431,9 @@ async function main() {
       if (at >= 0 && minute !== lastMinuteLogged && at - minute * 60 < 1) {
         lastMinuteLogged = minute;
         const last = rss.at(-1);
-        log(`  minute ${minute}: ${outcomes.length} answers so far, RSS ${last ? (last.kb / 1024).toFixed(0) : '?'} MB`);
+        log(
+          `  minute ${minute}: ${outcomes.length} answers so far, RSS ${last ? (last.kb / 1024).toFixed(0) : '?'} MB`,
+        );
       }
     }
     await Promise.all(pending);
@@ -306,7 +446,9 @@ async function main() {
     const isOk = (outcome: Outcome) => typeof outcome.status === 'number' && outcome.status < 300;
     const observed429 = measured.filter((outcome) => outcome.status === 429);
     const predicted429 = measured.filter((outcome) => outcome.predicted429);
-    const unexpected = measured.filter((outcome) => !isOk(outcome) && !(outcome.status === 429 && outcome.predicted429));
+    const unexpected = measured.filter(
+      (outcome) => !isOk(outcome) && !(outcome.status === 429 && outcome.predicted429),
+    );
     const minutes = Math.ceil(SECONDS / 60);
     const perMinute = Array.from({ length: minutes }, (_, minute) => {
       const inMinute = measured.filter((outcome) => outcome.at >= minute * 60 && outcome.at < (minute + 1) * 60);
@@ -321,13 +463,25 @@ async function main() {
         p99Ms: Number(percentile(latencies, 99).toFixed(1)),
         maxMs: Number((latencies.at(-1) ?? NaN).toFixed(1)),
         /** The minute's mean of the 5-second samples (one sample sits on a garbage collection's either side). */
-        rssMb: samples.length ? Number((samples.reduce((sum, sample) => sum + sample.kb, 0) / samples.length / 1024).toFixed(1)) : null,
-        heapUsedMb: heapSamples.length ? Number((heapSamples.reduce((sum, sample) => sum + sample.mb, 0) / heapSamples.length).toFixed(1)) : null,
+        rssMb: samples.length
+          ? Number((samples.reduce((sum, sample) => sum + sample.kb, 0) / samples.length / 1024).toFixed(1))
+          : null,
+        heapUsedMb: heapSamples.length
+          ? Number((heapSamples.reduce((sum, sample) => sum + sample.mb, 0) / heapSamples.length).toFixed(1))
+          : null,
       };
     });
     const kinds = [...new Set(measured.map((outcome) => outcome.kind))].map((kind) => {
-      const latencies = measured.filter((outcome) => outcome.kind === kind).map((outcome) => outcome.ms).sort((a, b) => a - b);
-      return { kind, requests: latencies.length, p50Ms: Number(percentile(latencies, 50).toFixed(1)), p99Ms: Number(percentile(latencies, 99).toFixed(1)) };
+      const latencies = measured
+        .filter((outcome) => outcome.kind === kind)
+        .map((outcome) => outcome.ms)
+        .sort((a, b) => a - b);
+      return {
+        kind,
+        requests: latencies.length,
+        p50Ms: Number(percentile(latencies, 50).toFixed(1)),
+        p99Ms: Number(percentile(latencies, 99).toFixed(1)),
+      };
     });
     const measuredRss = rss.filter((sample) => sample.at >= 0);
     const firstRss = measuredRss[0]?.kb ?? NaN;
@@ -361,7 +515,10 @@ async function main() {
       heapUsedFirstMinuteMeanMb: perMinute[0]?.heapUsedMb,
       heapUsedLastMinuteMeanMb: perMinute.at(-1)?.heapUsedMb,
       heapTrendSecondHalfMbPerHour: Number(
-        (slope(heap.filter((sample) => sample.at >= SECONDS / 2).map((sample) => ({ x: sample.at, y: sample.mb }))) * 3600).toFixed(1),
+        (
+          slope(heap.filter((sample) => sample.at >= SECONDS / 2).map((sample) => ({ x: sample.at, y: sample.mb }))) *
+          3600
+        ).toFixed(1),
       ),
       p99FirstMinuteMs: perMinute[0]?.p99Ms,
       p99LastMinuteMs: perMinute.at(-1)?.p99Ms,
@@ -372,7 +529,8 @@ async function main() {
     const line = (cells: (string | number | null)[]) => cells.map((cell) => String(cell ?? '-').padStart(9)).join(' ');
     log('');
     log(line(['minute', 'requests', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'RSS MB', 'heap MB']));
-    for (const row of perMinute) log(line([row.minute, row.requests, row.errors, row.p50Ms, row.p99Ms, row.maxMs, row.rssMb, row.heapUsedMb]));
+    for (const row of perMinute)
+      log(line([row.minute, row.requests, row.errors, row.p50Ms, row.p99Ms, row.maxMs, row.rssMb, row.heapUsedMb]));
     log('');
     log(
       `soak: ${summary.requests} requests in ${SECONDS} s, ${summary.ok} ok, ${summary.observed429} × 429 (predicted ${summary.predicted429}), ` +

@@ -29,7 +29,8 @@ let interrupted = false;
 function measuredCommit(): string | null {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   if (head.status !== 0) return null;
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  const dirty =
+    spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
   return head.stdout.trim() + (dirty ? '+dirty' : '');
 }
 
@@ -73,7 +74,6 @@ function machineBusyMs(): number | null {
     return null;
   }
 }
-
 
 /** Status of GET /readyz, or 0 when nothing answers yet. node:http with no agent: no pooled sockets to skew it. */
 function readyz(port: number): Promise<number> {
@@ -225,8 +225,12 @@ async function main(): Promise<void> {
           `${s.stopMs.toFixed(0).padStart(15)}  ${s.exitCode ?? s.signal}`,
       );
     }
-    console.log(`median second start: ${secondMedian.toFixed(0)} ms (target ≤ ${TARGET_MS} ms: ${secondMedian <= TARGET_MS ? 'met' : 'NOT met'})`);
-    console.log(`median SIGTERM → exit: ${stopMedian.toFixed(0)} ms; first start seeded the demo organization: ${first.seededDemo}`);
+    console.log(
+      `median second start: ${secondMedian.toFixed(0)} ms (target ≤ ${TARGET_MS} ms: ${secondMedian <= TARGET_MS ? 'met' : 'NOT met'})`,
+    );
+    console.log(
+      `median SIGTERM → exit: ${stopMedian.toFixed(0)} ms; first start seeded the demo organization: ${first.seededDemo}`,
+    );
 
     const result = {
       commit,

@@ -51,32 +51,180 @@ export const OTHER_TAG_SHARE = 0.15;
 /** One of the rare tags (~0.8 % of orders), for the selective-filter variant of the list benchmark. */
 export const RARE_TAG = 'gift';
 const OTHER_TAGS = [
-  'gift', 'wholesale', 'priority', 'fragile', 'subscription', 'pre-order', 'international', 'vip', 'promo-spring',
-  'promo-summer', 'promo-fall', 'promo-winter', 'marketplace', 'pos', 'b2b', 'influencer', 'sample', 'replacement',
+  'gift',
+  'wholesale',
+  'priority',
+  'fragile',
+  'subscription',
+  'pre-order',
+  'international',
+  'vip',
+  'promo-spring',
+  'promo-summer',
+  'promo-fall',
+  'promo-winter',
+  'marketplace',
+  'pos',
+  'b2b',
+  'influencer',
+  'sample',
+  'replacement',
   'flagged',
 ];
 /** Organizations that get an API key: 1 for the reads, 50 for the imports (they clean up after themselves). */
 export const KEYED_ORGS = [1, 50];
 
 export const FIRST_NAMES = [
-  'James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Michael', 'Linda', 'William', 'Elizabeth', 'David',
-  'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Christopher', 'Nancy',
-  'Daniel', 'Lisa', 'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Donald', 'Ashley', 'Steven',
-  'Kimberly', 'Paul', 'Emily', 'Andrew', 'Donna', 'Joshua', 'Michelle', 'Kenneth', 'Dorothy', 'Kevin', 'Carol',
-  'Brian', 'Amanda', 'George', 'Melissa', 'Edward', 'Deborah', 'Lukas', 'Sofia', 'Mateo', 'Chloe', 'Hugo', 'Lea',
-  'Yuki', 'Aiko', 'Ravi', 'Priya',
+  'James',
+  'Mary',
+  'John',
+  'Patricia',
+  'Robert',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'William',
+  'Elizabeth',
+  'David',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Charles',
+  'Karen',
+  'Christopher',
+  'Nancy',
+  'Daniel',
+  'Lisa',
+  'Matthew',
+  'Betty',
+  'Anthony',
+  'Margaret',
+  'Mark',
+  'Sandra',
+  'Donald',
+  'Ashley',
+  'Steven',
+  'Kimberly',
+  'Paul',
+  'Emily',
+  'Andrew',
+  'Donna',
+  'Joshua',
+  'Michelle',
+  'Kenneth',
+  'Dorothy',
+  'Kevin',
+  'Carol',
+  'Brian',
+  'Amanda',
+  'George',
+  'Melissa',
+  'Edward',
+  'Deborah',
+  'Lukas',
+  'Sofia',
+  'Mateo',
+  'Chloe',
+  'Hugo',
+  'Lea',
+  'Yuki',
+  'Aiko',
+  'Ravi',
+  'Priya',
 ];
 export const LAST_NAMES = [
-  'Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez',
-  'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee',
-  'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young',
-  'Allen', 'King', 'Wright', 'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores', 'Green', 'Adams', 'Nelson', 'Baker',
-  'Hall', 'Rivera', 'Campbell', 'Mitchell', 'Carter', 'Roberts', 'Muller', 'Schmidt', 'Schneider', 'Fischer',
-  'Weber', 'Dubois', 'Moreau', 'Tanaka', 'Sato', 'Kumar',
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Lee',
+  'Perez',
+  'Thompson',
+  'White',
+  'Harris',
+  'Sanchez',
+  'Clark',
+  'Ramirez',
+  'Lewis',
+  'Robinson',
+  'Walker',
+  'Young',
+  'Allen',
+  'King',
+  'Wright',
+  'Scott',
+  'Torres',
+  'Nguyen',
+  'Hill',
+  'Flores',
+  'Green',
+  'Adams',
+  'Nelson',
+  'Baker',
+  'Hall',
+  'Rivera',
+  'Campbell',
+  'Mitchell',
+  'Carter',
+  'Roberts',
+  'Muller',
+  'Schmidt',
+  'Schneider',
+  'Fischer',
+  'Weber',
+  'Dubois',
+  'Moreau',
+  'Tanaka',
+  'Sato',
+  'Kumar',
 ];
 export const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net', 'post.example.de'];
-const ADJECTIVES = ['Classic', 'Organic', 'Vintage', 'Modern', 'Handmade', 'Premium', 'Eco', 'Smart', 'Compact', 'Deluxe'];
-const NOUNS = ['Mug', 'Backpack', 'Candle', 'Notebook', 'Lamp', 'Scarf', 'Bottle', 'Chair', 'Jacket', 'Teapot', 'Wallet', 'Blanket'];
+const ADJECTIVES = [
+  'Classic',
+  'Organic',
+  'Vintage',
+  'Modern',
+  'Handmade',
+  'Premium',
+  'Eco',
+  'Smart',
+  'Compact',
+  'Deluxe',
+];
+const NOUNS = [
+  'Mug',
+  'Backpack',
+  'Candle',
+  'Notebook',
+  'Lamp',
+  'Scarf',
+  'Bottle',
+  'Chair',
+  'Jacket',
+  'Teapot',
+  'Wallet',
+  'Blanket',
+];
 
 export const log = (line: string) => process.stderr.write(line + '\n');
 
@@ -99,7 +247,8 @@ export interface DatasetInfo {
   generatedSeconds: number | null;
 }
 
-export const sqlArray = (values: readonly string[]) => `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
+export const sqlArray = (values: readonly string[]) =>
+  `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
 
 /** Rows per table for the 50 bench organizations (other organizations in the database are not counted). */
 async function counts(client: pg.Client): Promise<Record<string, number>> {
@@ -246,7 +395,10 @@ function generationSteps(): [string, string][] {
  * commit, more memory for sorts and index builds, and no row-by-row foreign-key checks (session_replication_role =
  * replica skips the RI triggers); the generators build every reference from rows that exist.
  */
-export async function bulkLoad(client: pg.Client, steps: readonly (readonly [name: string, statement: string])[]): Promise<void> {
+export async function bulkLoad(
+  client: pg.Client,
+  steps: readonly (readonly [name: string, statement: string])[],
+): Promise<void> {
   await client.query(`set synchronous_commit = off; set maintenance_work_mem = '512MB'; set work_mem = '256MB';
                       set session_replication_role = replica`);
   await client.query('begin');
@@ -279,30 +431,54 @@ async function generate(): Promise<number> {
 /** The references the foreign keys would have checked, each set-based: every one must resolve within its organization. */
 async function verify(client: pg.Client): Promise<void> {
   const checks: [string, string][] = [
-    ['orders → customers', `select count(*) from orders o where not exists (select 1 from customers c where c.organization_id = o.organization_id and c.id = o.customer_id)`],
-    ['orders → sites', `select count(*) from orders o where not exists (select 1 from sites s where s.organization_id = o.organization_id and s.id = o.site_id)`],
-    ['items → orders', `select count(*) from order_items i where not exists (select 1 from orders o where o.organization_id = i.organization_id and o.id = i.order_id)`],
-    ['items → variants', `select count(*) from order_items i where not exists (select 1 from product_variants v where v.organization_id = i.organization_id and v.id = i.product_variant_id and v.product_id = i.product_id)`],
-    ['order_tags → tags', `select count(*) from order_tags ot where not exists (select 1 from tags t where t.organization_id = ot.organization_id and t.id = ot.tag_id and t.kind = 'order')`],
+    [
+      'orders → customers',
+      `select count(*) from orders o where not exists (select 1 from customers c where c.organization_id = o.organization_id and c.id = o.customer_id)`,
+    ],
+    [
+      'orders → sites',
+      `select count(*) from orders o where not exists (select 1 from sites s where s.organization_id = o.organization_id and s.id = o.site_id)`,
+    ],
+    [
+      'items → orders',
+      `select count(*) from order_items i where not exists (select 1 from orders o where o.organization_id = i.organization_id and o.id = i.order_id)`,
+    ],
+    [
+      'items → variants',
+      `select count(*) from order_items i where not exists (select 1 from product_variants v where v.organization_id = i.organization_id and v.id = i.product_variant_id and v.product_id = i.product_id)`,
+    ],
+    [
+      'order_tags → tags',
+      `select count(*) from order_tags ot where not exists (select 1 from tags t where t.organization_id = ot.organization_id and t.id = ot.tag_id and t.kind = 'order')`,
+    ],
   ];
   for (const [name, query] of checks) {
     const { rows } = await client.query<{ count: string }>(query);
-    if (Number(rows[0]!.count) !== 0) throw new Error(`dataset check failed: ${name}: ${rows[0]!.count} dangling references`);
+    if (Number(rows[0]!.count) !== 0)
+      throw new Error(`dataset check failed: ${name}: ${rows[0]!.count} dangling references`);
   }
   log('  references checked: none dangling');
 }
-
 
 async function ensureKeys(): Promise<Record<string, BenchOrganization>> {
   const database = await openDatabase({ databaseUrl: databaseUrl(), dataDir: 'memory://', poolSize: 2 });
   try {
     const stored = existsSync(KEYS_FILE)
-      ? ((JSON.parse(readFileSync(KEYS_FILE, 'utf8')) as { database?: string; organizations?: Record<string, BenchOrganization> }).organizations ?? {})
+      ? ((
+          JSON.parse(readFileSync(KEYS_FILE, 'utf8')) as {
+            database?: string;
+            organizations?: Record<string, BenchOrganization>;
+          }
+        ).organizations ?? {})
       : {};
     const organizations: Record<string, BenchOrganization> = {};
     for (const index of KEYED_ORGS) {
       const name = `Bench store ${String(index).padStart(2, '0')}`;
-      const org = await database.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+      const org = await database.db
+        .selectFrom('organizations')
+        .select('id')
+        .where('name', '=', name)
+        .executeTakeFirstOrThrow();
       const previous = stored[String(index)];
       if (previous && previous.id === org.id) {
         const live = await database.db
@@ -321,7 +497,11 @@ async function ensureKeys(): Promise<Record<string, BenchOrganization>> {
       organizations[String(index)] = { index, id: org.id, key };
       log(`  created an API key for ${name}`);
     }
-    await database.db.updateTable('organizations').set({ api_requests_per_minute: CEILING }).where('name', 'like', 'Bench store %').execute();
+    await database.db
+      .updateTable('organizations')
+      .set({ api_requests_per_minute: CEILING })
+      .where('name', 'like', 'Bench store %')
+      .execute();
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(KEYS_FILE, JSON.stringify({ database: DATABASE, organizations }, null, 2) + '\n', { mode: 0o600 });
     return organizations;
@@ -370,7 +550,9 @@ export async function prepareDataset(spec: DatasetSpec, fresh = false): Promise<
           log(`reusing ${name} (pass --fresh to generate it again)`);
           return null;
         }
-        log(`dataset incomplete (${mismatch.map(([table, n]) => `${table} ${found[table]} ≠ ${n}`).join(', ')}): generating again`);
+        log(
+          `dataset incomplete (${mismatch.map(([table, n]) => `${table} ${found[table]} ≠ ${n}`).join(', ')}): generating again`,
+        );
       } finally {
         await client.end();
       }
@@ -390,7 +572,10 @@ export async function prepareDataset(spec: DatasetSpec, fresh = false): Promise<
 
 /** Makes sure patron_bench_store holds the dataset (generating it when missing, incomplete or `fresh`); returns its keys. */
 export async function ensureDataset(options: { fresh?: boolean } = {}): Promise<DatasetInfo> {
-  const generatedSeconds = await prepareDataset({ database: DATABASE, expected: EXPECTED, counts, generate }, options.fresh);
+  const generatedSeconds = await prepareDataset(
+    { database: DATABASE, expected: EXPECTED, counts, generate },
+    options.fresh,
+  );
   const organizations = await ensureKeys();
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
@@ -444,7 +629,6 @@ export interface AutocannonResult {
 const require = createRequire(import.meta.url);
 export const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
 
-
 /** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
 export function cpuMs(pid: number | undefined): number | null {
   if (!pid) return null;
@@ -484,7 +668,8 @@ export async function waitForQuiet(label: string): Promise<number | null> {
   let busy = await machineBusy(3_000);
   let waited = false;
   while (busy !== null && busy > threshold && Date.now() < deadline) {
-    if (!waited) log(`  ${label}: machine ${Math.round(busy * 100)} % busy with other work; waiting for it to calm down`);
+    if (!waited)
+      log(`  ${label}: machine ${Math.round(busy * 100)} % busy with other work; waiting for it to calm down`);
     waited = true;
     await new Promise((r) => setTimeout(r, 10_000));
     busy = await machineBusy(3_000);
@@ -544,7 +729,9 @@ export async function capture(
     max: 10,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === 20
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   pool.on('error', () => {});
@@ -554,7 +741,11 @@ export async function capture(
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
       if (recording && event.level === 'query') {
-        statements.push({ sql: event.query.sql, parameters: [...event.query.parameters], durationMs: event.queryDurationMillis });
+        statements.push({
+          sql: event.query.sql,
+          parameters: [...event.query.parameters],
+          durationMs: event.queryDurationMillis,
+        });
       }
     },
   });
@@ -577,7 +768,10 @@ export async function capture(
     const response = await runtime.app.inject({
       method,
       url: path,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
     const ms = performance.now() - t0;
@@ -591,7 +785,8 @@ export async function capture(
 
 export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
   const result = spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
 
@@ -615,11 +810,20 @@ export function serverEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export async function startServer(label: string, args: string[], env: NodeJS.ProcessEnv, workDir: string): Promise<Server> {
+export async function startServer(
+  label: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  workDir: string,
+): Promise<Server> {
   const port = await freePort();
   const logFile = join(workDir, `${label}.log`);
   const fd = openSync(logFile, 'w'); // logs go to a file, as they would to a collector
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const baseUrl = `http://127.0.0.1:${port}`;
   let exited: number | null = null;
@@ -636,7 +840,13 @@ export async function startServer(label: string, args: string[], env: NodeJS.Pro
       child.kill('SIGKILL');
       throw new Error(`${label} not ready after 60 s:\n${readFileSync(logFile, 'utf8')}`);
     }
-    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
@@ -725,11 +935,16 @@ export async function load(
     requests,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
-    databaseCpuUsPerRequest: dbBefore !== null && dbAfter !== null && requests > 0 ? ((dbAfter - dbBefore) * 1000) / requests : null,
+    serverCpuUsPerRequest:
+      cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+    databaseCpuUsPerRequest:
+      dbBefore !== null && dbAfter !== null && requests > 0 ? ((dbAfter - dbBefore) * 1000) / requests : null,
     clientCpuUsPerRequest: requests > 0 ? (client.user + client.system) / requests : null,
     machineBusyBefore: quietBusy === null ? null : Math.round(quietBusy * 100) / 100,
-    backgroundCores: bgBefore !== null && bgAfter !== null ? Math.round(((bgAfter - bgBefore) / (result.duration * 1000)) * 100) / 100 : null,
+    backgroundCores:
+      bgBefore !== null && bgAfter !== null
+        ? Math.round(((bgAfter - bgBefore) / (result.duration * 1000)) * 100) / 100
+        : null,
   };
   log(
     `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, non-2xx ${m.non2xx}, errors ${m.errors}` +
@@ -781,7 +996,8 @@ export async function sequential(url: string, init: RequestInit, count: number, 
 
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (row: string[]) =>
+    row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -794,7 +1010,15 @@ export function saveResult(name: string, result: unknown): void {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const info = await ensureDataset({ fresh: process.argv.includes('--fresh') });
-  console.log(`database ${DATABASE}${info.generatedSeconds !== null ? `, generated in ${info.generatedSeconds.toFixed(1)} s` : ' (reused)'}`);
-  console.log(table(['table', 'rows'], Object.entries(info.counts).map(([name, n]) => [name, n.toLocaleString('en-US')])));
-  for (const org of Object.values(info.organizations)) console.log(`organization ${org.index}: ${org.id} key ${org.key.slice(0, 11)}… (full key in ${KEYS_FILE})`);
+  console.log(
+    `database ${DATABASE}${info.generatedSeconds !== null ? `, generated in ${info.generatedSeconds.toFixed(1)} s` : ' (reused)'}`,
+  );
+  console.log(
+    table(
+      ['table', 'rows'],
+      Object.entries(info.counts).map(([name, n]) => [name, n.toLocaleString('en-US')]),
+    ),
+  );
+  for (const org of Object.values(info.organizations))
+    console.log(`organization ${org.index}: ${org.id} key ${org.key.slice(0, 11)}… (full key in ${KEYS_FILE})`);
 }

@@ -14,7 +14,17 @@ import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { recordEvents } from '../src/events/outbox.js';
 import { createSecretBox } from '../src/events/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
-import { cpuMs, log, patron, postgresCpuMs, scratchDatabase, SECRET_KEY, sleep, startReceiver, stopChild } from './webhooks-support.js';
+import {
+  cpuMs,
+  log,
+  patron,
+  postgresCpuMs,
+  scratchDatabase,
+  SECRET_KEY,
+  sleep,
+  startReceiver,
+  stopChild,
+} from './webhooks-support.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 30_000);
@@ -59,12 +69,23 @@ async function main() {
         organizationId: organization.id,
         name: 'site.updated',
         schema: Record,
-        record: { id: uuidv7(), name: `Shop ${start + index}`, domain: `shop${start + index}.example.com`, platform: 'custom', currencyCode: 'USD', metadata: { region: 'eu' }, createdAt: now, updatedAt: now },
+        record: {
+          id: uuidv7(),
+          name: `Shop ${start + index}`,
+          domain: `shop${start + index}.example.com`,
+          platform: 'custom',
+          currencyCode: 'USD',
+          metadata: { region: 'eu' },
+          createdAt: now,
+          updatedAt: now,
+        },
       }));
       await database.db.transaction().execute((trx) => recordEvents(trx, batch));
     }
     const total = events * ENDPOINTS;
-    log(`recorded ${events} events -> ${total} pending deliveries in ${Math.round(performance.now() - recordStarted)} ms`);
+    log(
+      `recorded ${events} events -> ${total} pending deliveries in ${Math.round(performance.now() - recordStarted)} ms`,
+    );
 
     const pgBefore = postgresCpuMs(scratch.url);
     const dispatcher = patron(['dispatch'], { DATABASE_URL: scratch.url, NODE_EXTRA_CA_CERTS: receiver.caFile });
@@ -95,7 +116,8 @@ async function main() {
       seconds: Number(((last - first) / 1000).toFixed(2)),
       deliveriesPerSecond: Math.round(rate),
       dispatcherCpuUsPerDelivery: dispatcherCpu === null ? null : Math.round((dispatcherCpu * 1000) / total),
-      postgresCpuUsPerDelivery: pgAfter === null || pgBefore === null ? null : Math.round(((pgAfter - pgBefore) * 1000) / total),
+      postgresCpuUsPerDelivery:
+        pgAfter === null || pgBefore === null ? null : Math.round(((pgAfter - pgBefore) * 1000) / total),
       receiverAndBenchCpuUsPerDelivery: Math.round((process.cpuUsage().user + process.cpuUsage().system) / total),
     };
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

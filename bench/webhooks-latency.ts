@@ -11,7 +11,16 @@ import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { recordEvents } from '../src/events/outbox.js';
 import { createSecretBox } from '../src/events/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
-import { log, patron, percentile, scratchDatabase, SECRET_KEY, sleep, startReceiver, stopChild } from './webhooks-support.js';
+import {
+  log,
+  patron,
+  percentile,
+  scratchDatabase,
+  SECRET_KEY,
+  sleep,
+  startReceiver,
+  stopChild,
+} from './webhooks-support.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -29,10 +38,19 @@ async function main() {
     for (let index = 0; index < ENDPOINTS; index++) {
       await database.db
         .insertInto('webhook_endpoints')
-        .values({ organization_id: organization.id, id: uuidv7(), url: `${receiver.origin}/e${index}`, events: ['site.updated'], secret_ciphertext: box.seal(`bench-endpoint-secret-${index}`) })
+        .values({
+          organization_id: organization.id,
+          id: uuidv7(),
+          url: `${receiver.origin}/e${index}`,
+          events: ['site.updated'],
+          secret_ciphertext: box.seal(`bench-endpoint-secret-${index}`),
+        })
         .execute();
     }
-    const dispatcherUrl = process.env.BENCH_ASYNC_COMMIT === '1' ? `${scratch.url}?options=${encodeURIComponent('-c synchronous_commit=off')}` : scratch.url;
+    const dispatcherUrl =
+      process.env.BENCH_ASYNC_COMMIT === '1'
+        ? `${scratch.url}?options=${encodeURIComponent('-c synchronous_commit=off')}`
+        : scratch.url;
     const dispatcher = patron(['dispatch'], { DATABASE_URL: dispatcherUrl, NODE_EXTRA_CA_CERTS: receiver.caFile });
     await sleep(3_000);
 
@@ -47,7 +65,16 @@ async function main() {
       inFlight.push(
         database.db
           .transaction()
-          .execute((trx) => recordEvents(trx, [{ organizationId: organization.id, name: 'site.updated', schema: Record, record: { id: uuidv7(), name: `n${index}`, updatedAt: new Date().toISOString() } }]))
+          .execute((trx) =>
+            recordEvents(trx, [
+              {
+                organizationId: organization.id,
+                name: 'site.updated',
+                schema: Record,
+                record: { id: uuidv7(), name: `n${index}`, updatedAt: new Date().toISOString() },
+              },
+            ]),
+          )
           .then(([event]) => {
             committedAt.set(event!.id, performance.now());
           }),

@@ -16,16 +16,37 @@ import { log, postgresCpuMs, scratchDatabase } from './webhooks-support.js';
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 50);
-const Record = Type.Object({ id: Type.String(), name: Type.String(), domain: Type.String(), metadata: Type.Record(Type.String(), Type.String()), updatedAt: Type.String() });
+const Record = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  domain: Type.String(),
+  metadata: Type.Record(Type.String(), Type.String()),
+  updatedAt: Type.String(),
+});
 
 async function main() {
   const scratch = await scratchDatabase();
-  const database = await openDatabase({ databaseUrl: process.env.BENCH_ASYNC_COMMIT === '1' ? `${scratch.url}?options=${encodeURIComponent('-c synchronous_commit=off')}` : scratch.url, dataDir: 'memory://' });
+  const database = await openDatabase({
+    databaseUrl:
+      process.env.BENCH_ASYNC_COMMIT === '1'
+        ? `${scratch.url}?options=${encodeURIComponent('-c synchronous_commit=off')}`
+        : scratch.url,
+    dataDir: 'memory://',
+  });
   try {
     await migrateToLatest(database.db);
     const organization = await createOrganization(database.db, { name: 'Bench' });
     for (let index = 0; index < ENDPOINTS; index++) {
-      await database.db.insertInto('webhook_endpoints').values({ organization_id: organization.id, id: uuidv7(), url: `https://127.0.0.1:9/e${index}`, events: ['site.updated'], secret_ciphertext: null }).execute();
+      await database.db
+        .insertInto('webhook_endpoints')
+        .values({
+          organization_id: organization.id,
+          id: uuidv7(),
+          url: `https://127.0.0.1:9/e${index}`,
+          events: ['site.updated'],
+          secret_ciphertext: null,
+        })
+        .execute();
     }
     const events = Math.ceil(DELIVERIES / ENDPOINTS);
     for (let start = 0; start < events; start += 1000) {
@@ -33,7 +54,13 @@ async function main() {
         organizationId: organization.id,
         name: 'site.updated',
         schema: Record,
-        record: { id: uuidv7(), name: `Shop ${start + index}`, domain: `shop${start + index}.example.com`, metadata: { region: 'eu' }, updatedAt: new Date().toISOString() },
+        record: {
+          id: uuidv7(),
+          name: `Shop ${start + index}`,
+          domain: `shop${start + index}.example.com`,
+          metadata: { region: 'eu' },
+          updatedAt: new Date().toISOString(),
+        },
       }));
       await database.db.transaction().execute((trx) => recordEvents(trx, batch));
     }
@@ -49,27 +76,34 @@ async function main() {
       statements++;
       if (claimed.length === 0) break;
       await Promise.all(
-        claimed.map(async (endpoint) => {
-          let position = endpoint.position;
-          for (;;) {
-            let t0 = performance.now();
-            const window = await claimWindow(database.db, owner, endpoint, position, WINDOW, 15_000);
-            timings.claimWindow += performance.now() - t0;
-            statements++;
-            if (!window || window.through === position) return;
-            const attemptedAt = new Date();
-            t0 = performance.now();
-            await writeOutcomes(
-              database.db,
-              endpoint.organizationId,
-              window.deliveries.map((delivery) => ({ deliveryId: delivery.id, url: window.url, attemptedAt, outcome: { status: 'succeeded', responseStatus: 200, error: null, durationMs: 1 } })),
-            );
-            timings.writeOutcomes += performance.now() - t0;
-            statements++;
-            delivered += window.deliveries.length;
-            position = window.through;
-          }
-        }).concat([]),
+        claimed
+          .map(async (endpoint) => {
+            let position = endpoint.position;
+            for (;;) {
+              let t0 = performance.now();
+              const window = await claimWindow(database.db, owner, endpoint, position, WINDOW, 15_000);
+              timings.claimWindow += performance.now() - t0;
+              statements++;
+              if (!window || window.through === position) return;
+              const attemptedAt = new Date();
+              t0 = performance.now();
+              await writeOutcomes(
+                database.db,
+                endpoint.organizationId,
+                window.deliveries.map((delivery) => ({
+                  deliveryId: delivery.id,
+                  url: window.url,
+                  attemptedAt,
+                  outcome: { status: 'succeeded', responseStatus: 200, error: null, durationMs: 1 },
+                })),
+              );
+              timings.writeOutcomes += performance.now() - t0;
+              statements++;
+              delivered += window.deliveries.length;
+              position = window.through;
+            }
+          })
+          .concat([]),
       );
       void releaseEndpoint;
     }
@@ -80,8 +114,12 @@ async function main() {
       delivered,
       statements,
       seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-      msPerStatement: { claimWindow: Number((timings.claimWindow / (statements / 2)).toFixed(2)), writeOutcomes: Number((timings.writeOutcomes / (statements / 2)).toFixed(2)) },
-      postgresCpuUsPerDelivery: before === null || after === null ? null : Math.round(((after - before) * 1000) / delivered),
+      msPerStatement: {
+        claimWindow: Number((timings.claimWindow / (statements / 2)).toFixed(2)),
+        writeOutcomes: Number((timings.writeOutcomes / (statements / 2)).toFixed(2)),
+      },
+      postgresCpuUsPerDelivery:
+        before === null || after === null ? null : Math.round(((after - before) * 1000) / delivered),
     };
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } finally {

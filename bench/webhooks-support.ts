@@ -60,11 +60,26 @@ export async function startReceiver(): Promise<Receiver> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
+    ],
   });
   const caFile = join(tmpdir(), `patron-bench-ca-${process.pid}.pem`);
   writeFileSync(caFile, pems.cert);
-  const receiver: Receiver = { origin: '', caFile, arrivals: new Map(), count: 0, duplicates: 0, close: async () => {} };
+  const receiver: Receiver = {
+    origin: '',
+    caFile,
+    arrivals: new Map(),
+    count: 0,
+    duplicates: 0,
+    close: async () => {},
+  };
   const server = createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
     request.on('data', () => {});
     request.on('end', () => {
@@ -148,4 +163,3 @@ export function postgresCpuMs(url: string): number | null {
     return null;
   }
 }
-

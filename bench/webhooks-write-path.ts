@@ -18,7 +18,17 @@ import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { createSecretBox } from '../src/events/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
 import { freePort } from '../test/support/processes.js';
-import { cpuMs, log, patron, percentile, postgresCpuMs, scratchDatabase, SECRET_KEY, sleep, stopChild } from './webhooks-support.js';
+import {
+  cpuMs,
+  log,
+  patron,
+  percentile,
+  postgresCpuMs,
+  scratchDatabase,
+  SECRET_KEY,
+  sleep,
+  stopChild,
+} from './webhooks-support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);
@@ -38,7 +48,13 @@ interface Sample {
   postgresCpuUsPerRequest: number | null;
 }
 
-const sumCpu = (serverBefore: number | null, serverAfter: number | null, pgBefore: number | null, pgAfter: number | null, requests: number) =>
+const sumCpu = (
+  serverBefore: number | null,
+  serverAfter: number | null,
+  pgBefore: number | null,
+  pgAfter: number | null,
+  requests: number,
+) =>
   serverBefore === null || serverAfter === null || pgBefore === null || pgAfter === null
     ? null
     : Math.round(((serverAfter - serverBefore + pgAfter - pgBefore) * 1000) / requests);
@@ -51,8 +67,16 @@ async function main() {
   try {
     await migrateToLatest(database.db);
     const organization = await createOrganization(database.db, { name: 'Bench' });
-    await database.db.updateTable('organizations').set({ api_requests_per_minute: 100_000_000 }).where('id', '=', organization.id).execute();
-    const { key } = await createKey(database.db, { organizationId: organization.id, permissions: ['all'], name: 'bench' });
+    await database.db
+      .updateTable('organizations')
+      .set({ api_requests_per_minute: 100_000_000 })
+      .where('id', '=', organization.id)
+      .execute();
+    const { key } = await createKey(database.db, {
+      organizationId: organization.id,
+      permissions: ['all'],
+      name: 'bench',
+    });
     const box = createSecretBox(SECRET_KEY);
     for (let index = 0; index < 3; index++) {
       await database.db
@@ -71,7 +95,14 @@ async function main() {
     const port = await freePort();
     server = patron(['serve', '--no-dispatch'], { DATABASE_URL: scratch.url, PORT: String(port), HOST: '127.0.0.1' });
     const base = `http://127.0.0.1:${port}`;
-    for (let tries = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); tries++) {
+    for (
+      let tries = 0;
+      !(await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      tries++
+    ) {
       if (tries > 1200) throw new Error('server not ready');
       await sleep(50);
     }
@@ -86,19 +117,32 @@ async function main() {
       if (response.statusCode >= 300) throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
       return text;
     };
-    const rows = Array.from({ length: PRODUCTS }, (_, index) => ({ slug: `p${index}`, title: `Product ${index}`, description: 'A product for the bench.', metadata: { shelf: String(index % 17) } }));
-    const imported = JSON.parse(await call('POST', '/v1/products/import', { data: rows })) as { data: { id: string }[] };
+    const rows = Array.from({ length: PRODUCTS }, (_, index) => ({
+      slug: `p${index}`,
+      title: `Product ${index}`,
+      description: 'A product for the bench.',
+      metadata: { shelf: String(index % 17) },
+    }));
+    const imported = JSON.parse(await call('POST', '/v1/products/import', { data: rows })) as {
+      data: { id: string }[];
+    };
     const ids = imported.data.map((product) => product.id);
     log(`imported ${ids.length} products`);
 
     let counter = 0;
     const patch = () => {
       const n = counter++;
-      return call('PATCH', `/v1/products/${ids[n % ids.length]}`, { metadata: { shelf: String(n % 17), touched: String(n) } });
+      return call('PATCH', `/v1/products/${ids[n % ids.length]}`, {
+        metadata: { shelf: String(n % 17), touched: String(n) },
+      });
     };
 
     const measure = async (mode: Mode): Promise<Sample> => {
-      await database.db.updateTable('webhook_endpoints').set({ is_active: mode === 'three' }).where('organization_id', '=', organization.id).execute();
+      await database.db
+        .updateTable('webhook_endpoints')
+        .set({ is_active: mode === 'three' })
+        .where('organization_id', '=', organization.id)
+        .execute();
       for (let index = 0; index < 50; index++) await patch(); // warm-up, discarded
       const latencies: number[] = [];
       const sequentialServerBefore = cpuMs(server!.pid);
@@ -108,7 +152,13 @@ async function main() {
         await patch();
         latencies.push(performance.now() - started);
       }
-      const sequentialCpu = sumCpu(sequentialServerBefore, cpuMs(server!.pid), sequentialPgBefore, postgresCpuMs(scratch.url), SEQUENTIAL);
+      const sequentialCpu = sumCpu(
+        sequentialServerBefore,
+        cpuMs(server!.pid),
+        sequentialPgBefore,
+        postgresCpuMs(scratch.url),
+        SEQUENTIAL,
+      );
       latencies.sort((a, b) => a - b);
       const serverBefore = cpuMs(server!.pid);
       const pgBefore = postgresCpuMs(scratch.url);
@@ -122,8 +172,12 @@ async function main() {
       const seconds = (performance.now() - started) / 1000;
       const serverAfter = cpuMs(server!.pid);
       const pgAfter = postgresCpuMs(scratch.url);
-      const perRequest = (before: number | null, after: number | null) => (before === null || after === null ? null : Math.round(((after - before) * 1000) / CONCURRENT));
-      const deliveries = await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const perRequest = (before: number | null, after: number | null) =>
+        before === null || after === null ? null : Math.round(((after - before) * 1000) / CONCURRENT);
+      const deliveries = await database.db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       log(`  ${mode}: ${Number(deliveries.n)} delivery rows written this round`);
       await database.db.deleteFrom('webhook_deliveries').execute();
       return {
@@ -147,7 +201,12 @@ async function main() {
       }
     }
     // How the endpoint rows, updated by every fanning-out transaction, held up (HOT updates keep their indexes still).
-    const { rows: tableStats } = await sql<{ relname: string; n_tup_upd: string; n_tup_hot_upd: string; pages: string }>`
+    const { rows: tableStats } = await sql<{
+      relname: string;
+      n_tup_upd: string;
+      n_tup_hot_upd: string;
+      pages: string;
+    }>`
       select relname, n_tup_upd, n_tup_hot_upd, pg_relation_size(relid) / 8192 as pages from pg_stat_user_tables
       where relname in ('webhook_endpoints', 'webhook_deliveries', 'events')`.execute(database.db);
     log(`table stats ${JSON.stringify(tableStats)}`);
@@ -176,7 +235,10 @@ async function main() {
         sequentialMean: pct(none.sequentialMeanMs, three.sequentialMeanMs),
         sequentialCpuPerRequest: pct(none.sequentialCpuUsPerRequest, three.sequentialCpuUsPerRequest),
         concurrentThroughput: pct(three.concurrentPerSecond, none.concurrentPerSecond),
-        concurrentCpuPerRequest: pct(none.serverCpuUsPerRequest + none.postgresCpuUsPerRequest, three.serverCpuUsPerRequest + three.postgresCpuUsPerRequest),
+        concurrentCpuPerRequest: pct(
+          none.serverCpuUsPerRequest + none.postgresCpuUsPerRequest,
+          three.serverCpuUsPerRequest + three.postgresCpuUsPerRequest,
+        ),
       },
     };
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

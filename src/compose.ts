@@ -31,7 +31,26 @@ import { reviewsResource } from './resources/reviews/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 
-export const resources: readonly ResourceModule[] = [organizationResource, productsResource, tagsResource, sitesResource, customersResource, ordersResource, webhooksResource, webhookDeliveriesResource, loyaltyRewardsResource, loyaltyProgramsResource, loyaltyTiersResource, loyaltyRulesResource, loyaltyMembershipsResource, loyaltyPointsResource, loyaltyEarningResource, reviewsResource, reviewSummariesResource, analyticsResource];
+export const resources: readonly ResourceModule[] = [
+  organizationResource,
+  productsResource,
+  tagsResource,
+  sitesResource,
+  customersResource,
+  ordersResource,
+  webhooksResource,
+  webhookDeliveriesResource,
+  loyaltyRewardsResource,
+  loyaltyProgramsResource,
+  loyaltyTiersResource,
+  loyaltyRulesResource,
+  loyaltyMembershipsResource,
+  loyaltyPointsResource,
+  loyaltyEarningResource,
+  reviewsResource,
+  reviewSummariesResource,
+  analyticsResource,
+];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = [

@@ -24,8 +24,16 @@ export function grants(held: readonly string[], required: string): boolean {
  * Parses the CLI's `--permissions all|a:b,c:d` against the known catalog. Throws naming the first unknown one.
  */
 export function parsePermissionList(input: string, catalog: readonly string[]): string[] {
-  const names = [...new Set(input.split(',').map((name) => name.trim()).filter(Boolean))];
-  if (names.length === 0) throw new Error('No permissions given: use "all" or a comma-separated list such as orders:read,orders:write.');
+  const names = [
+    ...new Set(
+      input
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (names.length === 0)
+    throw new Error('No permissions given: use "all" or a comma-separated list such as orders:read,orders:write.');
   if (names.includes(ALL_PERMISSIONS)) return [ALL_PERMISSIONS];
   const unknown = names.find((name) => !catalog.includes(name));
   if (unknown) throw new Error(`Unknown permission "${unknown}". Known: all, ${catalog.join(', ')}.`);

@@ -33,7 +33,10 @@ export async function openCli(options: { migrate?: boolean } = {}): Promise<CliC
   };
 }
 
-export async function withCli<T>(action: (context: CliContext) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withCli<T>(
+  action: (context: CliContext) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
   const context = await openCli(options);
   try {
     return await action(context);

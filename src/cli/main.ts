@@ -52,7 +52,11 @@ program
     await withCli(
       async ({ database }) => {
         const applied = await migrateToLatest(database.db);
-        print(Boolean(options.json), { applied }, applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.');
+        print(
+          Boolean(options.json),
+          { applied },
+          applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.',
+        );
       },
       { migrate: false },
     );
@@ -62,7 +66,9 @@ program
   .command('jobs')
   .description('Scheduled jobs.')
   .command('run')
-  .description('Run a job for one organization now (e.g. loyalty.overnight, reviewSummary.refresh) and print its outcome as JSON.')
+  .description(
+    'Run a job for one organization now (e.g. loyalty.overnight, reviewSummary.refresh) and print its outcome as JSON.',
+  )
   .argument('<name>', 'job name: loyalty.overnight, reviewSummary.refresh or reviewSummary.generate')
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--now <timestamp>', "the job's clock (ISO 8601 with offset); default now")
@@ -102,7 +108,9 @@ org
         Boolean(options.json),
         { data: organizations },
         organizations.length
-          ? organizations.map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`).join('\n')
+          ? organizations
+              .map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`)
+              .join('\n')
           : 'No organizations yet.',
       );
     });
@@ -120,7 +128,8 @@ key
     const permissions = parsePermissionList(options.permissions, permissionCatalog);
     await withCli(async ({ database }) => {
       const organizations = await allOrganizations(database.db);
-      if (!organizations.some((o) => o.id === options.org)) throw new Error(`No organization has the id ${options.org}.`);
+      if (!organizations.some((o) => o.id === options.org))
+        throw new Error(`No organization has the id ${options.org}.`);
       const created = await createKey(database.db, { organizationId: options.org, permissions, name: options.name });
       print(
         Boolean(options.json),
@@ -142,7 +151,10 @@ key
         { data: keys },
         keys.length
           ? keys
-              .map((k) => `${k.id}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`)
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`,
+              )
               .join('\n')
           : 'This organization has no keys.',
       );

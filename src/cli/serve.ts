@@ -46,7 +46,12 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
   }
   if (options.jobs !== false) {
     // Queued jobs (review summary generations) are woken at once by the request that queued them, not the poll.
-    jobs = startJobRunner({ db: database.db, jobs: scheduledJobs(config, runtime.metrics.registry), logger: runtime.app.log, registry: runtime.metrics.registry });
+    jobs = startJobRunner({
+      db: database.db,
+      jobs: scheduledJobs(config, runtime.metrics.registry),
+      logger: runtime.app.log,
+      registry: runtime.metrics.registry,
+    });
   }
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');

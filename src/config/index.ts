@@ -25,8 +25,7 @@ const EnvSchema = Type.Object({
 
 /** Which generator writes review summaries: the built-in extractive one, or an OpenAI-compatible chat API. */
 export type ReviewSummaryGeneratorConfig =
-  | { kind: 'builtin' }
-  | { kind: 'openai'; url: string; apiKey: string | undefined; model: string; timeoutMs: number };
+  { kind: 'builtin' } | { kind: 'openai'; url: string; apiKey: string | undefined; model: string; timeoutMs: number };
 
 export interface Config {
   port: number;
@@ -82,10 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function reviewSummaryGenerator(values: Static<typeof EnvSchema>): ReviewSummaryGeneratorConfig {
   if ((values.REVIEW_SUMMARY_GENERATOR ?? 'builtin') === 'builtin') return { kind: 'builtin' };
   for (const name of ['REVIEW_SUMMARY_OPENAI_URL', 'REVIEW_SUMMARY_OPENAI_MODEL'] as const) {
-    if (!values[name]) throw new ConfigError(`Missing ${name}: REVIEW_SUMMARY_GENERATOR=openai needs ${describe(name)}`);
+    if (!values[name])
+      throw new ConfigError(`Missing ${name}: REVIEW_SUMMARY_GENERATOR=openai needs ${describe(name)}`);
   }
   const timeoutMs = Number(values.REVIEW_SUMMARY_OPENAI_TIMEOUT_MS ?? 30_000);
-  if (timeoutMs < 1) throw new ConfigError(`Invalid REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: ${describe('REVIEW_SUMMARY_OPENAI_TIMEOUT_MS')}`);
+  if (timeoutMs < 1)
+    throw new ConfigError(`Invalid REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: ${describe('REVIEW_SUMMARY_OPENAI_TIMEOUT_MS')}`);
   return {
     kind: 'openai',
     url: values.REVIEW_SUMMARY_OPENAI_URL!.replace(/\/+$/, ''),

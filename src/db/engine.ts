@@ -85,7 +85,10 @@ async function openPGlite(dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   const location = inMemory ? dataDir : join(resolve(dataDir), 'pgdata');
   if (!inMemory) await mkdir(location, { recursive: true });
-  const pglite = await PGlite.create(location, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm, btree_gin } });
+  const pglite = await PGlite.create(location, {
+    parsers: { [INT8_OID]: parseInt8 },
+    extensions: { pg_trgm, btree_gin },
+  });
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<DB>({ dialect });
   return {

@@ -17,7 +17,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    )
   );
 }
 

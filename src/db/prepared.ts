@@ -52,7 +52,9 @@ export function prepared<Args extends readonly string[], Row>(
       const compiled = build(db, ...placeholders).compile();
       const slots = compiled.parameters.map((value) => placeholders.indexOf(value as string));
       if (slots.includes(-1) || new Set(placeholders).size !== placeholders.length) {
-        throw new Error(`prepared(): every compiled parameter must be one of the distinct placeholders: ${compiled.sql}`);
+        throw new Error(
+          `prepared(): every compiled parameter must be one of the distinct placeholders: ${compiled.sql}`,
+        );
       }
       entry = { compiled: { ...compiled, sql: PREPARE_MARKER + compiled.sql }, slots };
       compiledFor.set(db, entry);

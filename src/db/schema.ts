@@ -264,9 +264,7 @@ export interface WebhookDeliveriesTable {
 /* ---- Loyalty (migration 0009) ---- */
 
 export type RewardExpiryJson =
-  | { type: 'never' }
-  | { type: 'daysAfterIssuance'; days: number }
-  | { type: 'fixedDate'; expiresAt: string };
+  { type: 'never' } | { type: 'daysAfterIssuance'; days: number } | { type: 'fixedDate'; expiresAt: string };
 
 export interface LoyaltyProgramsTable {
   organization_id: string;
@@ -389,8 +387,16 @@ export interface LoyaltyRewardsTable {
   expires_at: Date | null;
   revoked_at: Date | null;
   metadata: Json<Metadata>;
-  fulfillment: ColumnType<Record<string, unknown> | null, string | Record<string, unknown> | null | undefined, string | Record<string, unknown> | null>;
-  rule_snapshot: ColumnType<Record<string, unknown> | null, string | Record<string, unknown> | null | undefined, string | Record<string, unknown> | null>;
+  fulfillment: ColumnType<
+    Record<string, unknown> | null,
+    string | Record<string, unknown> | null | undefined,
+    string | Record<string, unknown> | null
+  >;
+  rule_snapshot: ColumnType<
+    Record<string, unknown> | null,
+    string | Record<string, unknown> | null | undefined,
+    string | Record<string, unknown> | null
+  >;
   reason: string | null;
   order_id: string | null;
   expiring_soon_sent_at: Date | null;

@@ -17,7 +17,10 @@ const CRUD = ['created', 'updated', 'deleted'] as const;
 const rows: readonly (readonly [readonly string[], string])[] = [
   [['customer.updated', 'customer.deleted'], 'A customer record changes.'],
   [['order.updated', 'order.deleted'], 'An order changes (PATCH or DELETE on the order).'],
-  [['product.updated', 'product.deleted', 'productVariant.updated'], 'A product or variant changes (PATCH or DELETE on it).'],
+  [
+    ['product.updated', 'product.deleted', 'productVariant.updated'],
+    'A product or variant changes (PATCH or DELETE on it).',
+  ],
   [['site.created', 'site.updated', 'site.deleted'], 'A site changes.'],
   [['customerTag.*', 'orderTag.*', 'productTag.*'], 'Tag changes.'],
   [['review.created'], 'A review arrives, published or not.'],
@@ -40,7 +43,7 @@ const rows: readonly (readonly [readonly string[], string])[] = [
   [['loyaltyReward.revoked', 'loyaltyReward.expired'], 'A reward stops being usable.'],
   [
     ['loyaltyReward.expiringSoon', 'loyaltyPoints.expiringSoon'],
-    'A reward or a balance is about to expire. Produced by an overnight job on the organization\'s schedule, not by a customer action.',
+    "A reward or a balance is about to expire. Produced by an overnight job on the organization's schedule, not by a customer action.",
   ],
   [['stampCard.created', 'stampCard.updated', 'stampCard.completed'], 'A stamp card is started, stamped or filled.'],
   [['referral.updated'], 'A referral is created or attributed.'],

@@ -42,7 +42,10 @@ export const SQL_UUID_V7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_rand
  * pool: recording outside one would break that promise. Call it last in the transaction: it locks the subscribed
  * endpoints until commit, which is what makes per-endpoint sequences follow commit order (see 0005_webhooks.ts).
  */
-export async function recordEvents(trx: Transaction<DB> | Kysely<DB>, events: readonly EventToRecord[]): Promise<RecordedEvent[]> {
+export async function recordEvents(
+  trx: Transaction<DB> | Kysely<DB>,
+  events: readonly EventToRecord[],
+): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded: RecordedEvent[] = [];
   for (let start = 0; start < events.length; start += INSERT_CHUNK) {
@@ -71,7 +74,11 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: Even
  * The sequence update reads the row version the lock returned (READ COMMITTED re-checks an updated row against
  * its newest version), so a concurrent recorder that committed first is never overwritten.
  */
-async function recordChunk(trx: Transaction<DB> | Kysely<DB>, events: readonly EventToRecord[], ids: readonly string[]) {
+async function recordChunk(
+  trx: Transaction<DB> | Kysely<DB>,
+  events: readonly EventToRecord[],
+  ids: readonly string[],
+) {
   await sql`${PREPARE}select ${recordEventsCall(events, ids)}`.execute(trx);
 }
 
@@ -85,8 +92,12 @@ const recordEventsCall = (events: readonly EventToRecord[], ids: readonly string
  * single-statement change needs no explicit transaction: two round trips fewer). Like recordEvents, the expression
  * must be evaluated last, and at most once; it evaluates to the number of deliveries created.
  */
-export function recordEventsExpression(events: readonly EventToRecord[]): { expression: RawBuilder<number>; recorded: RecordedEvent[] } {
-  if (events.length === 0 || events.length > INSERT_CHUNK) throw new Error(`recordEventsExpression: ${events.length} events; 1 to ${INSERT_CHUNK} fit one statement`);
+export function recordEventsExpression(events: readonly EventToRecord[]): {
+  expression: RawBuilder<number>;
+  recorded: RecordedEvent[];
+} {
+  if (events.length === 0 || events.length > INSERT_CHUNK)
+    throw new Error(`recordEventsExpression: ${events.length} events; 1 to ${INSERT_CHUNK} fit one statement`);
   const ids = events.map(() => uuidv7());
   return {
     expression: recordEventsCall(events, ids),

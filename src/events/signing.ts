@@ -19,7 +19,10 @@ export function deliveryHeaders(
   const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
   headers['x-webhook-signature'] = `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
   // Standard Webhooks: base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>".
-  const standard = createHmac('sha256', key).update(`${idempotencyKey}.${timestampSeconds}.`).update(body).digest('base64');
+  const standard = createHmac('sha256', key)
+    .update(`${idempotencyKey}.${timestampSeconds}.`)
+    .update(body)
+    .digest('base64');
   headers['webhook-signature'] = `v1,${standard}`;
   return headers;
 }

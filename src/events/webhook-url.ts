@@ -16,12 +16,14 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 const DNS_TIMEOUT_MS = 5_000;
 
 /** URL parsing silently drops tabs and newlines and trims spaces; refusing them keeps the stored URL honest. */
-const hasControlOrSpace = (text: string) => [...text].some((char) => /\s/u.test(char) || char.charCodeAt(0) < 0x20 || char === '\u007f');
+const hasControlOrSpace = (text: string) =>
+  [...text].some((char) => /\s/u.test(char) || char.charCodeAt(0) < 0x20 || char === '\u007f');
 
 /** RFC 6761: `localhost` and its subdomains are always the loopback. */
 const isLocalhostName = (hostname: string) => hostname === 'localhost' || hostname.endsWith('.localhost');
 
-const unbracket = (hostname: string) => (hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname);
+const unbracket = (hostname: string) =>
+  hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 
 function isLoopbackHost(hostname: string): boolean {
   const host = unbracket(hostname).toLowerCase();
@@ -42,13 +44,16 @@ export function checkWebhookUrlSyntax(url: string, policy: WebhookUrlPolicy): st
     return 'must be an absolute https:// URL';
   }
   if (parsed.protocol === 'http:') {
-    if (!policy.allowHttp) return 'must use https (plain http is only allowed for loopback hosts when the server runs with ALLOW_HTTP_WEBHOOKS=1)';
-    if (!isLoopbackHost(parsed.hostname)) return 'must use https (plain http is only allowed for loopback hosts such as localhost or 127.0.0.1)';
+    if (!policy.allowHttp)
+      return 'must use https (plain http is only allowed for loopback hosts when the server runs with ALLOW_HTTP_WEBHOOKS=1)';
+    if (!isLoopbackHost(parsed.hostname))
+      return 'must use https (plain http is only allowed for loopback hosts such as localhost or 127.0.0.1)';
   } else if (parsed.protocol !== 'https:') {
     return 'must be an absolute https:// URL';
   }
   if (parsed.hostname === '') return 'must name a host';
-  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password (use hmacSecret to authenticate deliveries)';
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not contain a user name or password (use hmacSecret to authenticate deliveries)';
   if (url.includes('#')) return 'must not contain a fragment (#…); it is never sent to the receiver';
   if (parsed.port === '0') return 'must not use port 0';
   return null;
@@ -93,7 +98,10 @@ export function isForbiddenAddress(ip: string): boolean {
 async function lookupAll(hostname: string): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), DNS_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })),
+      DNS_TIMEOUT_MS,
+    );
   });
   try {
     const results = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../config/index.js';
 import { ApiError } from './errors.js';
@@ -89,8 +95,15 @@ function answerRoutingError(error: FastifyError, request: FastifyRequest, reply:
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const refusal = new ApiError(
     'VALIDATION_ERROR',
-    tooLong ? 'A path parameter is too long to be an identifier.' : 'The request URL is malformed (invalid percent-encoding).',
-    [{ path: 'path', message: tooLong ? 'has a parameter longer than 100 characters' : 'is not valid percent-encoding' }],
+    tooLong
+      ? 'A path parameter is too long to be an identifier.'
+      : 'The request URL is malformed (invalid percent-encoding).',
+    [
+      {
+        path: 'path',
+        message: tooLong ? 'has a parameter longer than 100 characters' : 'is not valid percent-encoding',
+      },
+    ],
   );
   void reply.code(refusal.statusCode).header('x-request-id', request.id).send(refusal.toBody());
 }
@@ -152,9 +165,11 @@ function bodyProblem(value: unknown, checkStrings: boolean, depth: number): ApiE
 }
 
 const loneSurrogate = () =>
-  new ApiError('VALIDATION_ERROR', 'Text values must be well-formed Unicode: a \\uD800-\\uDFFF escape must be half of a surrogate pair.', [
-    { path: 'body', message: 'contains a lone surrogate (\\uD800-\\uDFFF)' },
-  ]);
+  new ApiError(
+    'VALIDATION_ERROR',
+    'Text values must be well-formed Unicode: a \\uD800-\\uDFFF escape must be half of a surrogate pair.',
+    [{ path: 'body', message: 'contains a lone surrogate (\\uD800-\\uDFFF)' }],
+  );
 
 /**
  * Shutdown waits for in-flight requests, but a keep-alive connection would then sit idle and hold the server
@@ -171,7 +186,11 @@ function closeConnectionsWhenClosing(app: PatronApp): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (!closing) return done();
-    done(new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance.', undefined, { 'retry-after': '1' }));
+    done(
+      new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance.', undefined, {
+        'retry-after': '1',
+      }),
+    );
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');

@@ -53,7 +53,10 @@ export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Pro
   }
   const key = BEARER.exec(header)?.[1];
   if (!key || !KEY_PATTERN.test(key)) {
-    throw new ApiError('UNAUTHORIZED', 'Malformed Authorization header: expected "Bearer sk_…" with an organization secret key.');
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'Malformed Authorization header: expected "Bearer sk_…" with an organization secret key.',
+    );
   }
   const auth = await findKey(db, key);
   if (!auth) throw new ApiError('UNAUTHORIZED', 'The API key is unknown or has been revoked.');
@@ -70,6 +73,7 @@ export function authorize(auth: AuthContext, required: string): void {
 
 /** The caller of an authenticated route; routes without a declared permission have none. */
 export function authOf(request: FastifyRequest): AuthContext {
-  if (!request.auth) throw new Error(`Route ${request.routeOptions.url} has no permission declared but needs the caller`);
+  if (!request.auth)
+    throw new Error(`Route ${request.routeOptions.url} has no permission declared but needs the caller`);
   return request.auth;
 }

@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isDateTimeOutOfRange, isForeignKeyViolation, isNulCharacter, isTransientConflict, isUniqueViolation } from '../db/errors.js';
+import {
+  isDatabaseUnavailable,
+  isDateTimeOutOfRange,
+  isForeignKeyViolation,
+  isNulCharacter,
+  isTransientConflict,
+  isUniqueViolation,
+} from '../db/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -40,10 +47,15 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
     case 'FST_ERR_BAD_URL':
       return new ApiError('VALIDATION_ERROR', 'The request URL is malformed.');
   }
-  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON|prototype|constructor/i.test(fastifyError.message ?? ''))) {
-    return new ApiError('VALIDATION_ERROR', `The request body is not valid JSON: ${fastifyError.message ?? 'parse error'}.`, [
-      { path: 'body', message: 'is not valid JSON' },
-    ]);
+  if (
+    error instanceof SyntaxError ||
+    (fastifyError.statusCode === 400 && /JSON|prototype|constructor/i.test(fastifyError.message ?? ''))
+  ) {
+    return new ApiError(
+      'VALIDATION_ERROR',
+      `The request body is not valid JSON: ${fastifyError.message ?? 'parse error'}.`,
+      [{ path: 'body', message: 'is not valid JSON' }],
+    );
   }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly.', undefined, {
@@ -68,9 +80,11 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
   if (isDateTimeOutOfRange(error)) {
     // As for NUL: the statement failed on the caller's value (a filter operand, a cursor, a date computed from an
     // input), and its transaction rolled back.
-    return new ApiError('VALIDATION_ERROR', 'A date-time in the request is outside what can be stored: use years 0001 to 9999 (UTC).', [
-      { path: 'request', message: 'has a date-time out of range' },
-    ]);
+    return new ApiError(
+      'VALIDATION_ERROR',
+      'A date-time in the request is outside what can be stored: use years 0001 to 9999 (UTC).',
+      [{ path: 'request', message: 'has a date-time out of range' }],
+    );
   }
   if (isForeignKeyViolation(error)) {
     return new ApiError(
@@ -107,7 +121,10 @@ export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    const error = new ApiError('NOT_FOUND', `There is no endpoint ${request.method} ${path}. See /openapi.json for the API.`);
+    const error = new ApiError(
+      'NOT_FOUND',
+      `There is no endpoint ${request.method} ${path}. See /openapi.json for the API.`,
+    );
     return reply.code(404).send(error.toBody());
   });
 }

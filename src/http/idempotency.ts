@@ -77,7 +77,11 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
               eb('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
               eb.and([
                 eb('idempotency_keys.state', '=', 'in_progress'),
-                eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})`),
+                eb(
+                  'idempotency_keys.created_at',
+                  '<',
+                  sql<Date>`now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})`,
+                ),
               ]),
             ]),
           ),

@@ -18,17 +18,23 @@ const BODY_ERRORS: Record<string, string> = {
 };
 /** Every method but GET may carry a body, which is parsed (and refused) whatever the route does with it. */
 const METHODS_WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const PATH_RECORD_MISSING = 'NOT_FOUND: no record with this id in the organization (another organization\'s answers the same).';
-const IDEMPOTENCY_CONFLICT = 'the Idempotency-Key was already used for another request, or that request is still running';
+const PATH_RECORD_MISSING =
+  "NOT_FOUND: no record with this id in the organization (another organization's answers the same).";
+const IDEMPOTENCY_CONFLICT =
+  'the Idempotency-Key was already used for another request, or that request is still running';
 
 /**
  * The error statuses an operation may answer: the common ones; 413 and 415 where a body may be sent; 404 where
  * the path names a record; 409 on every POST (D16, Idempotency-Key); and the route's own declared refusals.
  */
 function errorResponses(method: string, url: string, refusals: Refusals = {}): Record<string, string> {
-  const errors: Record<string, string> = { ...COMMON_ERRORS, ...(METHODS_WITH_BODY.includes(method) ? BODY_ERRORS : {}) };
+  const errors: Record<string, string> = {
+    ...COMMON_ERRORS,
+    ...(METHODS_WITH_BODY.includes(method) ? BODY_ERRORS : {}),
+  };
   const own: Record<string, string | undefined> = { ...refusals };
-  if (url.includes(':')) errors['404'] = own['404'] ? `${PATH_RECORD_MISSING} Also: ${own['404']}.` : PATH_RECORD_MISSING;
+  if (url.includes(':'))
+    errors['404'] = own['404'] ? `${PATH_RECORD_MISSING} Also: ${own['404']}.` : PATH_RECORD_MISSING;
   else if (own['404']) errors['404'] = `NOT_FOUND: ${own['404']}.`;
   const conflicts = [own['409'], method === 'POST' ? IDEMPOTENCY_CONFLICT : undefined].filter(Boolean);
   if (conflicts.length) errors['409'] = `CONFLICT: ${conflicts.join('; or ')}.`;

@@ -26,7 +26,10 @@ export async function chargeRequest(
   if (decision.allowed) return;
 
   const takeFrom = (i: number) => buckets[i]!.cost ?? cost;
-  const starvedIndex = Math.max(0, decision.buckets.findIndex((bucket, i) => bucket.tokens < takeFrom(i)));
+  const starvedIndex = Math.max(
+    0,
+    decision.buckets.findIndex((bucket, i) => bucket.tokens < takeFrom(i)),
+  );
   const starved = decision.buckets[starvedIndex]!;
   const take = takeFrom(starvedIndex);
   const scope = starved.key.startsWith('org:') ? 'organization' : `endpoint "${starved.key.split(':')[2]}"`;

@@ -5,14 +5,27 @@ type Schema = Record<string, unknown>;
 type Serializer = (value: unknown) => string;
 
 /** Keywords whose value is one subschema, a map of subschemas, or a list of subschemas. */
-const ONE = new Set(['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties']);
+const ONE = new Set([
+  'additionalProperties',
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+]);
 const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 /** Keywords that change what is written, not only what is valid: a member carrying one keeps its union. */
 const WRITE_SHAPING = ['const', 'anyOf', 'oneOf', 'allOf', '$ref', 'if'];
 
-const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isNull = (schema: Schema) => schema.type === 'null' && Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'title');
+const isSchema = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNull = (schema: Schema) =>
+  schema.type === 'null' &&
+  Object.keys(schema).every((key) => key === 'type' || key === 'description' || key === 'title');
 
 /**
  * The schema fast-json-stringify is given, with every `anyOf`/`oneOf` of one typed schema and null (TypeBox's
@@ -33,12 +46,15 @@ export function serializationSchema(schema: unknown, seen = new WeakMap<object, 
   for (const [key, value] of Object.entries(schema)) {
     if (ONE.has(key) || LIST.has(key)) copy[key] = serializationSchema(value, seen);
     else if (MAP.has(key) && isSchema(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, member]) => [name, serializationSchema(member, seen)]));
+      copy[key] = Object.fromEntries(
+        Object.entries(value).map(([name, member]) => [name, serializationSchema(member, seen)]),
+      );
     } else copy[key] = value;
   }
   for (const union of ['anyOf', 'oneOf'] as const) {
     const members = copy[union];
-    const typed = Array.isArray(members) && members.length > 0 && members.every(isSchema) ? singleTyped(members) : undefined;
+    const typed =
+      Array.isArray(members) && members.length > 0 && members.every(isSchema) ? singleTyped(members) : undefined;
     if (!typed) continue;
     const { [union]: _members, ...outer } = copy;
     replace(copy, { ...outer, ...typed });
@@ -61,8 +77,12 @@ function singleTyped(members: readonly Schema[]): Schema | undefined {
 /** The one type of a union of constants of that type (TypeBox's Union of Literals, an enum), if it is one. */
 function literalType(members: readonly Schema[]): string | undefined {
   const type = members[0]!.type;
-  const plain = (member: Schema) => Object.keys(member).every((key) => key === 'const' || key === 'type' || key === 'description');
-  return typeof type === 'string' && members.every((member) => member.type === type && member.const !== undefined && plain(member)) ? type : undefined;
+  const plain = (member: Schema) =>
+    Object.keys(member).every((key) => key === 'const' || key === 'type' || key === 'description');
+  return typeof type === 'string' &&
+    members.every((member) => member.type === type && member.const !== undefined && plain(member))
+    ? type
+    : undefined;
 }
 
 /** Rewrites a copy in place: other schemas already hold a reference to it (recursive schemas, shared members). */

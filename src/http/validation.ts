@@ -17,7 +17,10 @@ const common: Options = {
 /** What toISOString writes without an extended year, and PostgreSQL stores (it has no year 0). */
 const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
-const rfc3339DateTime = fullFormats['date-time'] as { validate: (text: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const rfc3339DateTime = fullFormats['date-time'] as {
+  validate: (text: string) => boolean;
+  compare: (a: string, b: string) => number | undefined;
+};
 
 /**
  * RFC 3339 (offset required, D5), and an instant the service can hold: between years 0001 and 9999 in UTC and not
@@ -43,9 +46,7 @@ const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<
-    FastifySchemaCompiler<unknown>
-  >;
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 const MAX_DETAILS = 20;
@@ -76,14 +77,20 @@ function toPath(root: string, instancePath: string, extra?: string): string {
     .slice(1)
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segments.push(extra);
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : `${path}.${segment}`), root);
+  return segments.reduce(
+    (path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : `${path}.${segment}`),
+    root,
+  );
 }
 
 function describe(error: FastifySchemaValidationError | ErrorObject, root: string): ErrorDetail | null {
   const params = (error.params ?? {}) as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
-      return { path: toPath(root, error.instancePath, String(params.additionalProperty)), message: 'is not a known field' };
+      return {
+        path: toPath(root, error.instancePath, String(params.additionalProperty)),
+        message: 'is not a known field',
+      };
     case 'required':
       return { path: toPath(root, error.instancePath, String(params.missingProperty)), message: 'is required' };
     case 'type':

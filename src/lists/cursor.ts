@@ -29,7 +29,8 @@ export function encodeCursor(binding: string, position: CursorPosition): string 
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
-const invalid = (message: string) => validationError(message, [{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
+const invalid = (message: string) =>
+  validationError(message, [{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
 
 export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPosition {
   let payload: Partial<CursorPayload>;

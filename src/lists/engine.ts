@@ -38,11 +38,20 @@ export function compileSelection(
   filterPath = 'query.filter',
 ): Selection {
   const filter = compileFilterParam(definition, params.filter, { perRow, path: filterPath });
-  const conditions: RawBuilder<unknown>[] = [sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`, filter.where];
+  const conditions: RawBuilder<unknown>[] = [
+    sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`,
+    filter.where,
+  ];
   const search = params.search?.trim();
   if (search) {
-    if (!definition.search) throw validationError(`The ${definition.name} list has no search.`, [{ path: 'query.search', message: 'is not supported here' }]);
-    if (search.includes('\u0000')) throw validationError(`Invalid request: query.search ${NUL_MESSAGE}.`, [{ path: 'query.search', message: NUL_MESSAGE }]);
+    if (!definition.search)
+      throw validationError(`The ${definition.name} list has no search.`, [
+        { path: 'query.search', message: 'is not supported here' },
+      ]);
+    if (search.includes('\u0000'))
+      throw validationError(`Invalid request: query.search ${NUL_MESSAGE}.`, [
+        { path: 'query.search', message: NUL_MESSAGE },
+      ]);
     conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`, sql`${organizationId}::uuid`)})`);
   }
   const joinNames = new Set([...filter.joins, ...extraJoins]);
@@ -51,19 +60,31 @@ export function compileSelection(
     if (!join) throw new Error(`List ${definition.name}: join ${name} is not defined`);
     return sql.raw(join);
   });
-  return { joins: joins.length ? sql.join(joins, sql` `) : sql``, where: sql.join(conditions, sql` and `), related: filter.related };
+  return {
+    joins: joins.length ? sql.join(joins, sql` `) : sql``,
+    where: sql.join(conditions, sql` and `),
+    related: filter.related,
+  };
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (D11). */
 export function parseIncludes(definition: ListDefinition, raw: string | undefined): string[] {
   if (!raw) return [];
-  const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
   const known = Object.keys(definition.includes);
   const unknown = names.find((name) => !known.includes(name));
   if (unknown !== undefined) {
-    throw validationError(`Unknown include "${unknown}" for ${definition.name}; available: ${known.join(', ') || 'none'}.`, [
-      { path: 'query.include', message: `"${unknown}" is not one of ${known.join(', ') || 'none'}` },
-    ]);
+    throw validationError(
+      `Unknown include "${unknown}" for ${definition.name}; available: ${known.join(', ') || 'none'}.`,
+      [{ path: 'query.include', message: `"${unknown}" is not one of ${known.join(', ') || 'none'}` }],
+    );
   }
   return names;
 }
@@ -112,7 +133,11 @@ export async function listPage<Row extends { id: string }>(
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
   let selection = compileSelection(definition, organizationId, params, sortJoins);
-  const binding = cursorBinding(sort.key, params.filter ? canonicalJson(JSON.parse(params.filter)) : '', params.search?.trim() ?? '');
+  const binding = cursorBinding(
+    sort.key,
+    params.filter ? canonicalJson(JSON.parse(params.filter)) : '',
+    params.search?.trim() ?? '',
+  );
   const position = params.cursor ? decodeCursor(params.cursor, binding, sort) : null;
   const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);
   if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
@@ -135,6 +160,11 @@ export async function listPage<Row extends { id: string }>(
   const last = page[page.length - 1];
   const nextCursor = hasMore && last ? encodeCursor(binding, { value: last._sort ?? null, id: last.id }) : null;
   for (const row of page) delete (row as { _sort?: unknown })._sort;
-  const includes = await loadIncludes(definition, { db, organizationId }, includeNames, page.map((row) => row.id));
+  const includes = await loadIncludes(
+    definition,
+    { db, organizationId },
+    includeNames,
+    page.map((row) => row.id),
+  );
   return { rows: page, nextCursor, includes };
 }

@@ -58,7 +58,11 @@ const fail = (path: string, message: string): never => {
 };
 
 /** Parses the `filter` query parameter (a JSON document) and compiles it to a parameterised condition. */
-export function compileFilterParam(definition: ListDefinition, raw: string | undefined, options: FilterOptions = {}): CompiledFilter {
+export function compileFilterParam(
+  definition: ListDefinition,
+  raw: string | undefined,
+  options: FilterOptions = {},
+): CompiledFilter {
   if (raw === undefined || raw === '') return { where: sql`true`, joins: new Set(), related: [] };
   const path = options.path ?? 'query.filter';
   if (Buffer.byteLength(raw) > FILTER_LIMITS.maxBytes) {
@@ -70,15 +74,21 @@ export function compileFilterParam(definition: ListDefinition, raw: string | und
   try {
     document = JSON.parse(raw);
   } catch {
-    throw validationError('The filter is not valid JSON: send a JSON object such as {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}.', [
-      { path, message: 'is not valid JSON' },
-    ]);
+    throw validationError(
+      'The filter is not valid JSON: send a JSON object such as {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}.',
+      [{ path, message: 'is not valid JSON' }],
+    );
   }
   return compileFilter(definition, document, path, options);
 }
 
 /** Compiles an already parsed filter document (bulk updates and analytics pass theirs through here too). */
-export function compileFilter(definition: ListDefinition, document: unknown, rootPath: string, options: FilterOptions = {}): CompiledFilter {
+export function compileFilter(
+  definition: ListDefinition,
+  document: unknown,
+  rootPath: string,
+  options: FilterOptions = {},
+): CompiledFilter {
   const state: State = { conditions: 0, joins: new Set<string>(), related: [], perRow: options.perRow ?? new Set() };
   try {
     if (!isPlainObject(document)) fail(rootPath, 'must be a JSON object keyed by field names');
@@ -111,12 +121,21 @@ function compileObject(
       if (!Array.isArray(value) || value.length === 0) fail(here, 'must be a non-empty array of filter objects');
       const branches = (value as unknown[]).map((branch, index) => {
         if (!isPlainObject(branch)) fail(`${here}[${index}]`, 'must be a filter object');
-        return compileObject(definition, branch as Record<string, unknown>, `${here}[${index}]`, depth + 1, state, conjunctive && key === '$and');
+        return compileObject(
+          definition,
+          branch as Record<string, unknown>,
+          `${here}[${index}]`,
+          depth + 1,
+          state,
+          conjunctive && key === '$and',
+        );
       });
       parts.push(sql`(${sql.join(branches, sql.raw(key === '$and' ? ' and ' : ' or '))})`);
     } else if (key === '$not') {
       if (!isPlainObject(value)) fail(here, 'must be a filter object');
-      parts.push(sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state, false)}), false)`);
+      parts.push(
+        sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state, false)}), false)`,
+      );
     } else if (key.startsWith('$')) {
       fail(here, 'is not a logical operator: use $and, $or or $not, or a field name');
     } else {
@@ -149,17 +168,28 @@ function resolve(definition: ListDefinition, key: string, path: string): Target 
   return fail(path, `is not a filterable field of ${definition.name}; filterable: ${known}`);
 }
 
-function compileField(definition: ListDefinition, target: Target, value: unknown, path: string, state: State, conjunctive: boolean): RawBuilder<unknown> {
+function compileField(
+  definition: ListDefinition,
+  target: Target,
+  value: unknown,
+  path: string,
+  state: State,
+  conjunctive: boolean,
+): RawBuilder<unknown> {
   const operations: [string, unknown][] = isPlainObject(value)
     ? Object.entries(value as Record<string, unknown>)
     : [['$eq', value]];
   if (operations.length === 0) fail(path, 'must hold at least one operator');
   const { field } = target;
   if (field.join) state.joins.add(field.join);
-  const column = target.metadataKey !== undefined ? sql`(${sql.raw(field.column)} ->> ${target.metadataKey})` : sql.raw(field.column);
+  const column =
+    target.metadataKey !== undefined
+      ? sql`(${sql.raw(field.column)} ->> ${target.metadataKey})`
+      : sql.raw(field.column);
   const conditions = operations.map(([operator, operand]) => {
     state.conditions++;
-    if (state.conditions > FILTER_LIMITS.maxConditions) fail(path, `makes the filter exceed ${FILTER_LIMITS.maxConditions} conditions`);
+    if (state.conditions > FILTER_LIMITS.maxConditions)
+      fail(path, `makes the filter exceed ${FILTER_LIMITS.maxConditions} conditions`);
     if (!OPERATORS.has(operator)) {
       fail(`${path}.${operator}`, `is not an operator; use one of ${[...OPERATORS].join(', ')}`);
     }
@@ -185,7 +215,13 @@ function compileField(definition: ListDefinition, target: Target, value: unknown
   return exists(condition, state.perRow.has(number));
 }
 
-function compileOperator(target: Target, column: RawBuilder<unknown>, operator: string, operand: unknown, path: string): RawBuilder<unknown> {
+function compileOperator(
+  target: Target,
+  column: RawBuilder<unknown>,
+  operator: string,
+  operand: unknown,
+  path: string,
+): RawBuilder<unknown> {
   const { type } = target;
   switch (operator) {
     case '$exists':
@@ -211,7 +247,9 @@ function compileOperator(target: Target, column: RawBuilder<unknown>, operator: 
       if (!Array.isArray(operand) || operand.length === 0) fail(path, 'must be a non-empty array');
       const values = operand as unknown[];
       if (values.length > FILTER_LIMITS.maxArray) fail(path, `must have at most ${FILTER_LIMITS.maxArray} values`);
-      const nonNull = values.filter((item) => item !== null).map((item, index) => checked(target, item, `${path}[${index}]`));
+      const nonNull = values
+        .filter((item) => item !== null)
+        .map((item, index) => checked(target, item, `${path}[${index}]`));
       const hasNull = nonNull.length !== values.length;
       const list = sql`any(${nonNull}::${sql.raw(arrayType(type))})`;
       if (operator === '$in') {
@@ -255,12 +293,18 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
       if (typeof operand !== 'boolean') fail(path, 'must be true or false');
       return operand as boolean;
     case 'timestamp': {
-      if (typeof operand !== 'string' || !TIMESTAMP.test(operand) || Number.isNaN(Date.parse(operand)) || !isCalendarDate(operand)) {
+      if (
+        typeof operand !== 'string' ||
+        !TIMESTAMP.test(operand) ||
+        Number.isNaN(Date.parse(operand)) ||
+        !isCalendarDate(operand)
+      ) {
         fail(path, 'must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T00:00:00Z');
       }
       const instant = new Date(operand as string);
       // PostgreSQL has no year 0 and JavaScript writes years outside 0001..9999 in a form it cannot read.
-      if (instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999) fail(path, 'must fall between the years 0001 and 9999');
+      if (instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999)
+        fail(path, 'must fall between the years 0001 and 9999');
       return instant.toISOString();
     }
     case 'enum':
@@ -270,7 +314,8 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
       return operand as string;
     case 'string':
       if (typeof operand !== 'string') fail(path, 'must be a string');
-      if ((operand as string).length > FILTER_LIMITS.maxString) fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
+      if ((operand as string).length > FILTER_LIMITS.maxString)
+        fail(path, `must be at most ${FILTER_LIMITS.maxString} characters`);
       if ((operand as string).includes('\u0000')) fail(path, NUL_MESSAGE);
       return operand as string;
   }
@@ -285,7 +330,14 @@ function isCalendarDate(text: string): boolean {
 }
 
 function scalarType(type: ValueType): string {
-  return { uuid: 'uuid', string: 'text', enum: 'text', integer: 'bigint', boolean: 'boolean', timestamp: 'timestamptz' }[type];
+  return {
+    uuid: 'uuid',
+    string: 'text',
+    enum: 'text',
+    integer: 'bigint',
+    boolean: 'boolean',
+    timestamp: 'timestamptz',
+  }[type];
 }
 const arrayType = (type: ValueType) => `${scalarType(type)}[]`;
 

@@ -6,7 +6,12 @@ export const MAX_PAGE_SIZE = 250;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_SEARCH_LENGTH = 200;
 
-const Limit = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Records per page, 1..250.' });
+const Limit = Type.Integer({
+  minimum: 1,
+  maximum: MAX_PAGE_SIZE,
+  default: DEFAULT_PAGE_SIZE,
+  description: 'Records per page, 1..250.',
+});
 const Cursor = Type.String({ minLength: 1, maxLength: 2048, description: 'The nextCursor of the previous page.' });
 const FILTER_GRAMMAR =
   'JSON filter document: {"field": value} or {"field": {"$op": value}} with $eq $ne $gt $gte $lt $lte $in $nin ' +
@@ -28,7 +33,11 @@ function filterSchema(definition: ListDefinition) {
     'x-filterable-fields': Object.keys(definition.fields),
   });
 }
-const Search = Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Case-insensitive text search.' });
+const Search = Type.String({
+  minLength: 1,
+  maxLength: MAX_SEARCH_LENGTH,
+  description: 'Case-insensitive text search.',
+});
 
 /** The static shape every list query has; search and include exist only where the list offers them. */
 type ListQueryProperties = {
@@ -49,7 +58,10 @@ export function listQuerySchema(definition: ListDefinition): TObject<ListQueryPr
       limit: Type.Optional(Limit),
       cursor: Type.Optional(Cursor),
       sort: Type.Optional(
-        Type.Union(sorts.map((value) => Type.Literal(value)), { description: `Default ${definition.defaultSort}.` }),
+        Type.Union(
+          sorts.map((value) => Type.Literal(value)),
+          { description: `Default ${definition.defaultSort}.` },
+        ),
       ),
       ...(definition.search ? { search: Type.Optional(Search) } : {}),
       filter: Type.Optional(filterSchema(definition)),
@@ -67,9 +79,14 @@ export function includeSchema(definition: ListDefinition) {
 }
 
 /** Filter and search only: what bulk updates take in their query string. */
-export function selectionQuerySchema(definition: ListDefinition): TObject<Pick<ListQueryProperties, 'filter' | 'search'>> {
+export function selectionQuerySchema(
+  definition: ListDefinition,
+): TObject<Pick<ListQueryProperties, 'filter' | 'search'>> {
   return Type.Object(
-    { filter: Type.Optional(filterSchema(definition)), ...(definition.search ? { search: Type.Optional(Search) } : {}) },
+    {
+      filter: Type.Optional(filterSchema(definition)),
+      ...(definition.search ? { search: Type.Optional(Search) } : {}),
+    },
     { additionalProperties: false },
   ) as unknown as TObject<Pick<ListQueryProperties, 'filter' | 'search'>>;
 }

@@ -40,6 +40,7 @@ export async function chooseRowByRow(
 /** The relation's first table leads with organization_id like every tenant table: `order_tags ot join …` → ot. */
 function organizationColumn(relation: RelationDef): string {
   const alias = /^\s*\w+\s+(\w+)\b/.exec(relation.from)?.[1];
-  if (!alias || alias.toLowerCase() === 'join') throw new Error(`Relation "${relation.from}": name its first table with an alias`);
+  if (!alias || alias.toLowerCase() === 'join')
+    throw new Error(`Relation "${relation.from}": name its first table with an alias`);
   return `${alias}.organization_id`;
 }

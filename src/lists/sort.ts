@@ -57,9 +57,12 @@ export function segments(sort: Sort, idColumn: string, position: CursorPosition 
   const after = sql.raw(sort.descending ? '<' : '>');
   // Within the nulls the column is constant: ordering by it anyway keeps the planner on the sort's index.
   const orderBy = sql`${column} ${direction}, ${idRef} ${direction}`;
-  if (position?.value === null) return [{ where: sql`${column} is null and ${idRef} ${after} ${position.id}::uuid`, orderBy }];
+  if (position?.value === null)
+    return [{ where: sql`${column} is null and ${idRef} ${after} ${position.id}::uuid`, orderBy }];
   // A row comparison is never true on a null, so this range does not reach a nullable column's nulls.
-  const afterValue = position ? sql`(${column}, ${idRef}) ${after} (${position.value}::${castOf(sort)}, ${position.id}::uuid)` : null;
+  const afterValue = position
+    ? sql`(${column}, ${idRef}) ${after} (${position.value}::${castOf(sort)}, ${position.id}::uuid)`
+    : null;
   if (!sort.def.nullable) return [{ where: afterValue ?? sql`true`, orderBy }];
   return [
     { where: afterValue ?? sql`${column} is not null`, orderBy },

@@ -91,7 +91,8 @@ export class MemoryRateLimiter implements RateLimiter {
         tokens = Math.min(capacity, entry.tokens + (elapsedMs * refillPerSecond) / 1000);
       }
       let wait = 0;
-      if (take > capacity) wait = capacity / refillPerSecond; // can never succeed: report time to full
+      if (take > capacity)
+        wait = capacity / refillPerSecond; // can never succeed: report time to full
       else if (tokens < take) wait = (take - tokens) / refillPerSecond;
       if (wait > 0) retryAfter = Math.max(retryAfter, Math.ceil(wait - EPSILON), 1);
       states.push({ key: spec.key, capacity, tokens, secondsUntilFull: 0 });

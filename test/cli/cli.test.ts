@@ -63,7 +63,12 @@ function runCli(args: string[], env: Record<string, string | undefined>, timeout
   });
 }
 
-async function waitReady(baseUrl: string, child: ChildProcess, output: () => string, timeoutMs = 45_000): Promise<void> {
+async function waitReady(
+  baseUrl: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs = 45_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -146,9 +151,15 @@ describe('patron CLI', () => {
     });
 
     it('honours --timezone', async () => {
-      const created = jsonOf(await cli('org', 'create', '--name', 'Berliner Bäckerei', '--timezone', 'Europe/Berlin', '--json'));
+      const created = jsonOf(
+        await cli('org', 'create', '--name', 'Berliner Bäckerei', '--timezone', 'Europe/Berlin', '--json'),
+      );
       expect(Object.keys(created).sort()).toEqual(['id', 'name', 'timezone']);
-      expect(created).toEqual({ id: expect.stringMatching(UUID), name: 'Berliner Bäckerei', timezone: 'Europe/Berlin' });
+      expect(created).toEqual({
+        id: expect.stringMatching(UUID),
+        name: 'Berliner Bäckerei',
+        timezone: 'Europe/Berlin',
+      });
       expect(created.id).not.toBe(utcOrganizationId);
       berlinOrganizationId = created.id as string;
     });
@@ -195,7 +206,15 @@ describe('patron CLI', () => {
     });
 
     it('refuses an unknown permission, naming it', async () => {
-      const run = await cli('key', 'create', '--org', utcOrganizationId, '--permissions', 'orders:read,orders:steal', '--json');
+      const run = await cli(
+        'key',
+        'create',
+        '--org',
+        utcOrganizationId,
+        '--permissions',
+        'orders:read,orders:steal',
+        '--json',
+      );
       expectFailure(run, /orders:steal/);
     });
 
@@ -253,7 +272,12 @@ describe('patron CLI', () => {
         unlock = await lockEmbeddedDatabase(dataDir);
         database = await openDatabase({ dataDir });
       }
-      const config: Config = { ...loadConfig({}), dataDir, logLevel: 'silent', secretKey: randomBytes(32).toString('base64') };
+      const config: Config = {
+        ...loadConfig({}),
+        dataDir,
+        logLevel: 'silent',
+        secretKey: randomBytes(32).toString('base64'),
+      };
       runtime = await createRuntime(config, { database, limiter: new MemoryRateLimiter(), logger: false });
     });
 

@@ -11,7 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONFIG_VARIABLES = ['PORT', 'HOST', 'PATRON_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'PATRON_SECRET_KEY'];
+const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'PATRON_DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'LOG_LEVEL',
+  'PATRON_SECRET_KEY',
+];
 
 let dataDir: string;
 let testDatabase: TestDatabase | undefined;
@@ -35,7 +43,11 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
   for (const name of CONFIG_VARIABLES) if (name !== 'LOG_LEVEL') delete base[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -58,7 +70,11 @@ describe('patron jobs run', () => {
     const run = await cli(['jobs', 'run', 'loyalty.overnight', '--org', id, '--now', '2026-01-01T03:00:00+01:00']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
-      name: 'loyalty.overnight', organizationId: id, runKey: 'manual:2026-01-01T02:00:00.000Z', status: 'succeeded', error: null,
+      name: 'loyalty.overnight',
+      organizationId: id,
+      runKey: 'manual:2026-01-01T02:00:00.000Z',
+      status: 'succeeded',
+      error: null,
       result: { rewardsExpired: 0, pointsExpired: 0, rewardsExpiringSoon: 0, pointsExpiringSoon: 0, tiersReviewed: 0 },
     });
 

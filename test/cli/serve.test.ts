@@ -80,7 +80,11 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
 
 async function getOrganization(url: string, key?: string) {
   const response = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 afterAll(async () => {
@@ -105,7 +109,9 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
     const server = await serve({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
       const banner = server.stdout();
-      const curl = /curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{32,})" (http:\/\/\S+\/v1\/organization)/.exec(banner);
+      const curl = /curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{32,})" (http:\/\/\S+\/v1\/organization)/.exec(
+        banner,
+      );
       expect(curl, banner).not.toBeNull();
       const [, key, url] = curl!;
       expect(url).toBe(`${server.baseUrl}/v1/organization`);
@@ -214,7 +220,11 @@ describe.skipIf(!postgresUrl)('serve on PostgreSQL (DATABASE_URL)', () => {
       const { key } = await createKey(db, { organizationId: organization.id, permissions: ['all'] });
       const response = await getOrganization(`${server.baseUrl}/v1/organization`, key);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ id: organization.id, name: 'Postgres Pastries', timezone: 'Europe/Berlin' });
+      expect(response.body).toMatchObject({
+        id: organization.id,
+        name: 'Postgres Pastries',
+        timezone: 'Europe/Berlin',
+      });
       expect(response.headers.get('x-request-id')).toBeTruthy();
     } finally {
       const exit = await server.stop('SIGTERM');

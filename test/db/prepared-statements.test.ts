@@ -25,9 +25,13 @@ describe('statements marked PREPARE', () => {
       .execute(async (connection) => {
         for (const value of [1, 2, 3]) await sql`${PREPARE}select ${value}::int + 40 as answer`.execute(connection);
         await sql`select ${5}::int + 40 as unmarked`.execute(connection);
-        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements order by prepare_time`.execute(connection);
+        const { rows } = await sql<{
+          statement: string;
+        }>`select statement from pg_prepared_statements order by prepare_time`.execute(connection);
         const statements = rows.map((row) => row.statement);
-        expect(statements.filter((statement) => statement.includes('as answer'))).toEqual(['/* prepared */ select $1::int + 40 as answer']);
+        expect(statements.filter((statement) => statement.includes('as answer'))).toEqual([
+          '/* prepared */ select $1::int + 40 as answer',
+        ]);
         expect(statements.some((statement) => statement.includes('unmarked'))).toBe(false);
       });
   });

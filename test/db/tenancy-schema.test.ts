@@ -20,7 +20,9 @@ describe('tenancy is structural (every migration is held to it)', () => {
       join pg_class c on c.oid = i.indrelid
       join pg_class ic on ic.oid = i.indexrelid
       join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind = 'r' and (i.indisunique or i.indisprimary)`.execute(test.database.db);
+      where n.nspname = current_schema() and c.relkind = 'r' and (i.indisunique or i.indisprimary)`.execute(
+      test.database.db,
+    );
     const { rows: tables } = await sql<{ table: string }>`
       select table_name as table from information_schema.tables
       where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(test.database.db);

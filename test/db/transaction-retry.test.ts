@@ -43,9 +43,14 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
       return name;
     };
     const results = await Promise.all([
-      db().transaction().execute(writer('forward', 1, 2)),
+      db()
+        .transaction()
+        .execute(writer('forward', 1, 2)),
       // A builder with settings keeps retrying.
-      db().transaction().setIsolationLevel('read committed').execute(writer('backward', 2, 1)),
+      db()
+        .transaction()
+        .setIsolationLevel('read committed')
+        .execute(writer('backward', 2, 1)),
     ]);
     expect(results).toEqual(['forward', 'backward']);
     expect(runs.forward + runs.backward).toBe(3);

@@ -19,23 +19,57 @@ async function endpoint(organizationId: string, events: string[], isActive = tru
   const id = uuidv7();
   await db()
     .insertInto('webhook_endpoints')
-    .values({ organization_id: organizationId, id, url: `https://hooks.example.com/${id}`, events, is_active: isActive, secret_ciphertext: null })
+    .values({
+      organization_id: organizationId,
+      id,
+      url: `https://hooks.example.com/${id}`,
+      events,
+      is_active: isActive,
+      secret_ciphertext: null,
+    })
     .execute();
   return id;
 }
 
 const deliveriesOf = (webhookId: string) =>
-  db().selectFrom('webhook_delivery_records').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
+  db()
+    .selectFrom('webhook_delivery_records')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('sequence')
+    .execute();
 
 const thing = (name: string) => ({ id: uuidv7(), name, createdAt: new Date('2026-01-02T03:04:05.678Z') });
-const event = (organizationId: string, name: string, record = thing(name)): EventToRecord => ({ organizationId, name, schema: Thing, record });
+const event = (organizationId: string, name: string, record = thing(name)): EventToRecord => ({
+  organizationId,
+  name,
+  schema: Thing,
+  record,
+});
 
 describe('fan-out in recordEvents', () => {
   it('stores payloads exactly, in order, whatever characters they hold', async () => {
     const { organization } = await t.tenant();
-    const names = ['quote " and backslash \\ and \\" both', 'braces {a,b} and commas, "NULL"', 'unicode é ✓ 😀, a NUL \u0000, a newline \n and a \ttab', '[]'];
-    const recorded = await db().transaction().execute((trx) => recordEvents(trx, names.map((name) => event(organization.id, 'probe.created', thing(name)))));
-    const stored = await db().selectFrom('events').select(['id', 'payload']).where('organization_id', '=', organization.id).orderBy('position').execute();
+    const names = [
+      'quote " and backslash \\ and \\" both',
+      'braces {a,b} and commas, "NULL"',
+      'unicode é ✓ 😀, a NUL \u0000, a newline \n and a \ttab',
+      '[]',
+    ];
+    const recorded = await db()
+      .transaction()
+      .execute((trx) =>
+        recordEvents(
+          trx,
+          names.map((name) => event(organization.id, 'probe.created', thing(name))),
+        ),
+      );
+    const stored = await db()
+      .selectFrom('events')
+      .select(['id', 'payload'])
+      .where('organization_id', '=', organization.id)
+      .orderBy('position')
+      .execute();
     expect(stored.map((row) => row.id)).toEqual(recorded.map((event) => event.id));
     expect(stored.map((row) => (row.payload as { name: string }).name)).toEqual(names);
   });
@@ -48,7 +82,11 @@ describe('fan-out in recordEvents', () => {
     const inactive = await endpoint(organization.id, ['probe.created'], false);
     const foreign = await endpoint(other.organization.id, ['probe.created']);
 
-    const recorded = await db().transaction().execute((trx) => recordEvents(trx, [event(organization.id, 'probe.created'), event(organization.id, 'probe.updated')]));
+    const recorded = await db()
+      .transaction()
+      .execute((trx) =>
+        recordEvents(trx, [event(organization.id, 'probe.created'), event(organization.id, 'probe.updated')]),
+      );
     const rows = await deliveriesOf(subscribed);
     expect(rows.map((row) => [Number(row.sequence), row.event_name, row.status, row.idempotency_key])).toEqual([
       [1, 'probe.created', 'pending', recorded[0]!.id],
@@ -67,7 +105,11 @@ describe('fan-out in recordEvents', () => {
     });
     expect(rows[0]!.event_id).toBe(recorded[0]!.id);
     expect(rows[0]!.url).toBe(`https://hooks.example.com/${subscribed}`);
-    const [{ last_sequence }] = await db().selectFrom('webhook_endpoints').select('last_sequence').where('id', '=', subscribed).execute() as [{ last_sequence: unknown }];
+    const [{ last_sequence }] = (await db()
+      .selectFrom('webhook_endpoints')
+      .select('last_sequence')
+      .where('id', '=', subscribed)
+      .execute()) as [{ last_sequence: unknown }];
     expect(Number(last_sequence)).toBe(2);
   });
 
@@ -75,14 +117,20 @@ describe('fan-out in recordEvents', () => {
     const { organization } = await t.tenant();
     const id = await endpoint(organization.id, ['probe.created']);
     await expect(
-      db().transaction().execute(async (trx) => {
-        await recordEvents(trx, [event(organization.id, 'probe.created')]);
-        throw new Error('the change failed');
-      }),
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await recordEvents(trx, [event(organization.id, 'probe.created')]);
+          throw new Error('the change failed');
+        }),
     ).rejects.toThrow('the change failed');
     expect(await deliveriesOf(id)).toEqual([]);
-    expect(await db().selectFrom('events').select('id').where('organization_id', '=', organization.id).execute()).toEqual([]);
-    await db().transaction().execute((trx) => recordEvents(trx, [event(organization.id, 'probe.created')]));
+    expect(
+      await db().selectFrom('events').select('id').where('organization_id', '=', organization.id).execute(),
+    ).toEqual([]);
+    await db()
+      .transaction()
+      .execute((trx) => recordEvents(trx, [event(organization.id, 'probe.created')]));
     expect((await deliveriesOf(id)).map((row) => Number(row.sequence))).toEqual([1]);
   });
 
@@ -92,17 +140,30 @@ describe('fan-out in recordEvents', () => {
     const a = await endpoint(first.organization.id, ['probe.updated']);
     const b = await endpoint(second.organization.id, ['probe.updated', 'probe.created']);
     const events = Array.from({ length: 6_000 }, (_, index) =>
-      event(index % 2 === 0 ? first.organization.id : second.organization.id, index % 3 === 0 ? 'probe.created' : 'probe.updated', thing(`n${index}`)),
+      event(
+        index % 2 === 0 ? first.organization.id : second.organization.id,
+        index % 3 === 0 ? 'probe.created' : 'probe.updated',
+        thing(`n${index}`),
+      ),
     );
     const started = performance.now();
-    await db().transaction().execute((trx) => recordEvents(trx, events));
+    await db()
+      .transaction()
+      .execute((trx) => recordEvents(trx, events));
     const elapsed = performance.now() - started;
 
     const expectedFor = (organizationId: string, names: string[]) =>
-      events.filter((item) => item.organizationId === organizationId && names.includes(item.name)).map((item) => (item.record as { name: string }).name);
-    for (const [id, organizationId, names] of [[a, first.organization.id, ['probe.updated']], [b, second.organization.id, ['probe.updated', 'probe.created']]] as const) {
+      events
+        .filter((item) => item.organizationId === organizationId && names.includes(item.name))
+        .map((item) => (item.record as { name: string }).name);
+    for (const [id, organizationId, names] of [
+      [a, first.organization.id, ['probe.updated']],
+      [b, second.organization.id, ['probe.updated', 'probe.created']],
+    ] as const) {
       const rows = await deliveriesOf(id);
-      expect(rows.map((row) => ((row.payload as { data: { name: string } }).data.name))).toEqual(expectedFor(organizationId, [...names]));
+      expect(rows.map((row) => (row.payload as { data: { name: string } }).data.name)).toEqual(
+        expectedFor(organizationId, [...names]),
+      );
       expect(rows.map((row) => Number(row.sequence))).toEqual(rows.map((_, index) => index + 1));
     }
     // A generous bound: set-based statements keep this to a fraction of a second on either engine.
@@ -111,10 +172,22 @@ describe('fan-out in recordEvents', () => {
 
   it('keeps sequences unique and gap-free under concurrent recorders', async () => {
     const { organization } = await t.tenant();
-    const ids = [await endpoint(organization.id, ['probe.created']), await endpoint(organization.id, ['probe.created'])];
+    const ids = [
+      await endpoint(organization.id, ['probe.created']),
+      await endpoint(organization.id, ['probe.created']),
+    ];
     await Promise.all(
-      Array.from({ length: 30 }, () => db().transaction().execute((trx) => recordEvents(trx, [event(organization.id, 'probe.created'), event(organization.id, 'probe.created')]))),
+      Array.from({ length: 30 }, () =>
+        db()
+          .transaction()
+          .execute((trx) =>
+            recordEvents(trx, [event(organization.id, 'probe.created'), event(organization.id, 'probe.created')]),
+          ),
+      ),
     );
-    for (const id of ids) expect((await deliveriesOf(id)).map((row) => Number(row.sequence))).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
+    for (const id of ids)
+      expect((await deliveriesOf(id)).map((row) => Number(row.sequence))).toEqual(
+        Array.from({ length: 60 }, (_, index) => index + 1),
+      );
   });
 });

@@ -19,7 +19,12 @@ const eventsOf = (organizationId: string) =>
 
 describe('event outbox', () => {
   it('records the event with the change, serialized exactly like the API response', async () => {
-    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: { name: 'lamp' } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: { name: 'lamp' },
+    });
     expect(response.statusCode).toBe(201);
     const [event] = (await eventsOf(tenant.organization.id)).slice(-1);
     expect(event!.name).toBe('probe.created');
@@ -35,7 +40,12 @@ describe('event outbox', () => {
       db()
         .transaction()
         .execute(async (trx) => {
-          await recordEvent(trx, { organizationId: organization.id, name: 'probe.created', schema: Thing, record: thing });
+          await recordEvent(trx, {
+            organizationId: organization.id,
+            name: 'probe.created',
+            schema: Thing,
+            record: thing,
+          });
           throw new Error('the change failed');
         }),
     ).rejects.toThrow('the change failed');

@@ -29,7 +29,16 @@ import { filterFieldsOf } from './fuzz/filters.js';
 import { judge } from './fuzz/oracle.js';
 import { readOperations, resolver, type Operation } from './fuzz/openapi.js';
 import { readPool, type OrganizationPool } from './fuzz/pools.js';
-import { describeRequest, includesOf, requestArbitrary, type FuzzContext, type HarvestedCursor, type Keys, type Mode, type PlannedRequest } from './fuzz/requests.js';
+import {
+  describeRequest,
+  includesOf,
+  requestArbitrary,
+  type FuzzContext,
+  type HarvestedCursor,
+  type Keys,
+  type Mode,
+  type PlannedRequest,
+} from './fuzz/requests.js';
 import { seedOrganization } from './fuzz/seed.js';
 import { changedTables, snapshotTables } from './fuzz/snapshot.js';
 import { RequestValidators } from './fuzz/validators.js';
@@ -51,7 +60,14 @@ const OPERATIONS_UNDER_CONSTRUCTION: readonly string[] = [];
 class RoomyLimiter implements RateLimiter {
   constructor(private readonly inner: RateLimiter) {}
   charge(buckets: readonly BucketSpec[], cost: number): Promise<ChargeDecision> {
-    return this.inner.charge(buckets.map((bucket) => ({ ...bucket, capacity: bucket.capacity * 1000, refillPerSecond: bucket.refillPerSecond * 1000 })), cost);
+    return this.inner.charge(
+      buckets.map((bucket) => ({
+        ...bucket,
+        capacity: bucket.capacity * 1000,
+        refillPerSecond: bucket.refillPerSecond * 1000,
+      })),
+      cost,
+    );
   }
   close() {
     return this.inner.close();
@@ -98,17 +114,21 @@ beforeAll(async () => {
     all: a.key,
     revoked: revoked.key,
     limited: await Promise.all(
-      [['products:read'], ['orders:read', 'orders:write'], ['loyalty:read', 'webhooks:read'], ['webhooks:write']].map(async (permissions) => ({
-        key: await t.key(a.organization.id, permissions),
-        permissions,
-      })),
+      [['products:read'], ['orders:read', 'orders:write'], ['loyalty:read', 'webhooks:read'], ['webhooks:write']].map(
+        async (permissions) => ({
+          key: await t.key(a.organization.id, permissions),
+          permissions,
+        }),
+      ),
     ),
   };
   document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   operations = readOperations(document).filter((operation) => !ONLY || ONLY.includes(operation.id));
   resolve = resolver(document);
   validators = new RequestValidators(document);
-  webhookEvents = (await t.request({ url: '/v1/webhook-events', key: a.key })).json().data.map((event: { name: string }) => event.name);
+  webhookEvents = (await t.request({ url: '/v1/webhook-events', key: a.key }))
+    .json()
+    .data.map((event: { name: string }) => event.name);
 }, 120_000);
 
 afterAll(async () => {
@@ -154,10 +174,23 @@ async function fuzz(mode: Mode, runs: number, list: Operation[]): Promise<Failur
     const before = mode === 'invalid' ? await snapshotTables(t.testDatabase.database.db) : undefined;
     const details = await fc.check(property, { numRuns: perOperation, seed, endOnFailure: true });
     if (details.failed) {
-      failures.push({ operation: operation.id, problem: `the generator itself failed: ${String(details.errorInstance)}`, request: '', seed, run });
+      failures.push({
+        operation: operation.id,
+        problem: `the generator itself failed: ${String(details.errorInstance)}`,
+        request: '',
+        seed,
+        run,
+      });
     }
     const changed = before ? changedTables(before, await snapshotTables(t.testDatabase.database.db)) : [];
-    if (changed.length) failures.push({ operation: operation.id, problem: `refused requests changed tables: ${changed.join('; ')}`, request: '', seed, run });
+    if (changed.length)
+      failures.push({
+        operation: operation.id,
+        problem: `refused requests changed tables: ${changed.join('; ')}`,
+        request: '',
+        seed,
+        run,
+      });
   }
   return failures;
 }
@@ -186,7 +219,8 @@ async function send(operation: Operation, request: PlannedRequest, mode: Mode): 
       return `the repeat with the same Idempotency-Key was not replayed: ${response.statusCode} then ${again.statusCode} ${again.body.slice(0, 200)}`;
     }
   }
-  if (process.env.FUZZ_VERBOSE === '2') console.log(`${describeRequest(request)}\n  → ${response.statusCode} ${response.body.slice(0, 300)}`);
+  if (process.env.FUZZ_VERBOSE === '2')
+    console.log(`${describeRequest(request)}\n  → ${response.statusCode} ${response.body.slice(0, 300)}`);
   const byStatus = statuses.get(operation.id) ?? new Map<number, number>();
   byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1);
   statuses.set(operation.id, byStatus);
@@ -198,7 +232,10 @@ async function send(operation: Operation, request: PlannedRequest, mode: Mode): 
 /** The values the operation's requests draw on, read fresh: earlier operations may have created or deleted rows. */
 async function contextFor(operation: Operation): Promise<FuzzContext> {
   const db = t.testDatabase.database.db;
-  const [ownPool, foreignPool] = await Promise.all([readPool(db, own.organizationId), readPool(db, foreign.organizationId)]);
+  const [ownPool, foreignPool] = await Promise.all([
+    readPool(db, own.organizationId),
+    readPool(db, foreign.organizationId),
+  ]);
   const itemSchema = resolve(operation.queryParams.some((p) => p.name === 'cursor') ? listItemSchema(operation) : {});
   const ctx: FuzzContext = {
     resolve,
@@ -222,9 +259,15 @@ function listItemSchema(operation: Operation): Record<string, any> {
 /** Real nextCursors of the list (pages of one row), under its default sort and under each other sort. */
 async function harvestCursors(operation: Operation, pool: OrganizationPool): Promise<HarvestedCursor[]> {
   if (operation.method !== 'GET' || !operation.queryParams.some((p) => p.name === 'cursor')) return [];
-  const path = operation.path.replace(/\{(\w+)\}/g, () => pool.ids.webhooks[0] ?? '00000000-0000-4000-8000-000000000000');
+  const path = operation.path.replace(
+    /\{(\w+)\}/g,
+    () => pool.ids.webhooks[0] ?? '00000000-0000-4000-8000-000000000000',
+  );
   const sortParameter = operation.queryParams.find((p) => p.name === 'sort');
-  const sorts: (string | undefined)[] = [undefined, ...((sortParameter?.schema.anyOf ?? []).flatMap((branch: any) => branch.enum ?? []) as string[]).slice(0, 4)];
+  const sorts: (string | undefined)[] = [
+    undefined,
+    ...((sortParameter?.schema.anyOf ?? []).flatMap((branch: any) => branch.enum ?? []) as string[]).slice(0, 4),
+  ];
   const include = includesOf(operation.queryParams.find((p) => p.name === 'include'))[0];
   const cursors: HarvestedCursor[] = [];
   for (const sort of sorts) {
@@ -239,9 +282,13 @@ async function harvestCursors(operation: Operation, pool: OrganizationPool): Pro
 function expectNoFailures(failures: Failure[]): void {
   const asserted = failures.filter((failure) => !OPERATIONS_UNDER_CONSTRUCTION.includes(failure.operation));
   const reported = failures.filter((failure) => OPERATIONS_UNDER_CONSTRUCTION.includes(failure.operation));
-  for (const failure of reported) console.warn(`[under construction, not asserted] ${failure.operation}: ${failure.problem}\n  ${failure.request}`);
+  for (const failure of reported)
+    console.warn(`[under construction, not asserted] ${failure.operation}: ${failure.problem}\n  ${failure.request}`);
   const message = asserted
-    .map((failure) => `${failure.operation}: ${failure.problem}\n  request: ${failure.request}\n  seed: ${failure.seed}, run: ${failure.run} (FUZZ_SEED=${SEED} FUZZ_ONLY=${failure.operation})`)
+    .map(
+      (failure) =>
+        `${failure.operation}: ${failure.problem}\n  request: ${failure.request}\n  seed: ${failure.seed}, run: ${failure.run} (FUZZ_SEED=${SEED} FUZZ_ONLY=${failure.operation})`,
+    )
     .join('\n\n');
   expect(asserted.length, `${asserted.length} failure(s), FUZZ_SEED=${SEED}:\n\n${message}`).toBe(0);
 }
@@ -249,8 +296,18 @@ function expectNoFailures(failures: Failure[]): void {
 function report(): void {
   const lines = [`fuzzed ${sent} requests over ${statuses.size} operations (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`];
   for (const [operation, counts] of [...statuses].sort()) {
-    lines.push(`  ${operation.padEnd(34)} ${[...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`);
+    lines.push(
+      `  ${operation.padEnd(34)} ${[...counts]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}×${n}`)
+        .join(' ')}`,
+    );
   }
-  lines.push(`  by kind: ${[...labels].sort(([, a], [, b]) => b - a).map(([label, n]) => `${label} ${n}`).join(', ')}`);
+  lines.push(
+    `  by kind: ${[...labels]
+      .sort(([, a], [, b]) => b - a)
+      .map(([label, n]) => `${label} ${n}`)
+      .join(', ')}`,
+  );
   console.log(lines.join('\n'));
 }

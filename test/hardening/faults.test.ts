@@ -76,7 +76,9 @@ async function untilWriting(table: string, timeoutMs = 30_000): Promise<void> {
     const { rows } = await sql<{ writers: number }>`
       select count(*)::int as writers from pg_locks l join pg_class c on c.oid = l.relation
       where l.database = (select oid from pg_database where datname = current_database())
-        and c.relname = ${table} and l.mode = 'RowExclusiveLock' and l.granted and l.pid <> pg_backend_pid()`.execute(db());
+        and c.relname = ${table} and l.mode = 'RowExclusiveLock' and l.granted and l.pid <> pg_backend_pid()`.execute(
+      db(),
+    );
     if (rows[0]!.writers > 0) return;
     if (Date.now() > deadline) throw new Error(`no transaction wrote to ${table} within ${timeoutMs} ms`);
     await sleep(1);
@@ -109,7 +111,11 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     kills.push(what);
   };
   const ordersLike = (pattern: string) =>
-    count(sql<{ n: number }>`select count(*)::int as n from orders where organization_id = ${organizationId}::uuid and remote_id like ${pattern}`);
+    count(
+      sql<{
+        n: number;
+      }>`select count(*)::int as n from orders where organization_id = ${organizationId}::uuid and remote_id like ${pattern}`,
+    );
   const orderEventsLike = (pattern: string) =>
     count(sql<{ n: number }>`select count(*)::int as n from events
       where organization_id = ${organizationId}::uuid and name = 'order.updated' and payload->>'remoteId' like ${pattern}`);
@@ -118,7 +124,11 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     ({ organizationId, key } = await tenant('Faults'));
     await restart();
     for (const path of ENDPOINT_PATHS) {
-      const created = await call(server.baseUrl, key, 'POST', '/v1/webhooks', { url: `${receiver.origin}${path}`, events: SUBSCRIBED, hmacSecret: 'faults-secret-0123456789' });
+      const created = await call(server.baseUrl, key, 'POST', '/v1/webhooks', {
+        url: `${receiver.origin}${path}`,
+        events: SUBSCRIBED,
+        hmacSecret: 'faults-secret-0123456789',
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
     }
     store = await seedStore(server.baseUrl, key, { name: 'faults', customers: 300, products: 60 });
@@ -134,7 +144,9 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     const { answer } = await pending;
 
     const written = await ordersLike('killed-import-%');
-    console.log(`faults: import of ${IMPORT_ROWS} orders killed mid-transaction: ${written} rows present after the kill (answer: ${answer?.status ?? 'connection lost'})`);
+    console.log(
+      `faults: import of ${IMPORT_ROWS} orders killed mid-transaction: ${written} rows present after the kill (answer: ${answer?.status ?? 'connection lost'})`,
+    );
     expect([0, IMPORT_ROWS]).toContain(written);
     if (answer?.status === 200) expect(written).toBe(IMPORT_ROWS);
     expect(await orderEventsLike('killed-import-%')).toBe(written);
@@ -151,7 +163,12 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
 
   it('a bulk update killed mid-transaction changes every selected order or none, each change with its event', async () => {
     const total = await ordersLike('%');
-    const pending = settle(call(server.baseUrl, key, 'PATCH', '/v1/orders/bulk-update', { addTags: ['bulk-fault'], addMetadata: { bulk: 'fault' } }));
+    const pending = settle(
+      call(server.baseUrl, key, 'PATCH', '/v1/orders/bulk-update', {
+        addTags: ['bulk-fault'],
+        addMetadata: { bulk: 'fault' },
+      }),
+    );
     await untilWriting('orders');
     await kill('bulk update');
     const { answer } = await pending;
@@ -162,7 +179,9 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
       on t.organization_id = ot.organization_id and t.id = ot.tag_id where ot.organization_id = ${organizationId}::uuid and t.name = 'bulk-fault'`);
     const events = await count(sql<{ n: number }>`select count(*)::int as n from events
       where organization_id = ${organizationId}::uuid and name = 'order.updated' and payload->'metadata'->>'bulk' = 'fault'`);
-    console.log(`faults: bulk update of ${total} orders killed mid-transaction: ${changed} changed after the kill (answer: ${answer?.status ?? 'connection lost'})`);
+    console.log(
+      `faults: bulk update of ${total} orders killed mid-transaction: ${changed} changed after the kill (answer: ${answer?.status ?? 'connection lost'})`,
+    );
     expect([0, total]).toContain(changed);
     if (answer?.status === 200) expect(changed).toBe(total);
     expect(tagged).toBe(changed);
@@ -178,11 +197,15 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
       while (!stopped) {
         const membershipId = store.membershipIds[n++ % store.membershipIds.length]!;
         const result = await settle(
-          call(server.baseUrl, key, 'POST', '/v1/loyalty-rewards', { loyaltyMembershipId: membershipId, reward: { type: 'freeShipping', maximumValueCents: null } }),
+          call(server.baseUrl, key, 'POST', '/v1/loyalty-rewards', {
+            loyaltyMembershipId: membershipId,
+            reward: { type: 'freeShipping', maximumValueCents: null },
+          }),
         );
         if (!result.answer) return;
         if (result.answer.status === 201) issued.push(result.answer.body.id);
-        else if (!stopped) throw new Error(`reward issue answered ${result.answer.status}: ${JSON.stringify(result.answer.body)}`);
+        else if (!stopped)
+          throw new Error(`reward issue answered ${result.answer.status}: ${JSON.stringify(result.answer.body)}`);
       }
     };
     const issuers = Array.from({ length: 8 }, issuer);
@@ -192,7 +215,11 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     stopped = true;
     await Promise.all(issuers);
 
-    const rewards = await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', organizationId).execute();
+    const rewards = await db()
+      .selectFrom('loyalty_rewards')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .execute();
     const rewardIds = new Set(rewards.map((row) => row.id));
     for (const id of issued) expect(rewardIds.has(id), `reward ${id} was answered 201 but is missing`).toBe(true);
     const eventRewardIds = (
@@ -207,7 +234,9 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
       .where('type', '=', 'rewardIssued')
       .execute();
     expect(activity.map((row) => row.loyalty_reward_id).sort()).toEqual([...rewardIds].sort());
-    console.log(`faults: reward issues killed mid-stream: ${issued.length} answered 201, ${rewardIds.size} in the database, each with its event`);
+    console.log(
+      `faults: reward issues killed mid-stream: ${issued.length} answered 201, ${rewardIds.size} in the database, each with its event`,
+    );
     await restart();
   });
 
@@ -216,9 +245,15 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     await until(async () => (await pendingDeliveries()) === 0, 60_000);
     receiver.answer = () => ({ delayMs: 10 });
     const before = receiver.received.length;
-    const wave = await call(server.baseUrl, key, 'PATCH', `/v1/orders/bulk-update?filter=${encodeURIComponent(JSON.stringify({ number: { $startsWith: '#base-' } }))}`, {
-      addTags: ['dispatch-wave'],
-    });
+    const wave = await call(
+      server.baseUrl,
+      key,
+      'PATCH',
+      `/v1/orders/bulk-update?filter=${encodeURIComponent(JSON.stringify({ number: { $startsWith: '#base-' } }))}`,
+      {
+        addTags: ['dispatch-wave'],
+      },
+    );
     expect(wave.status, JSON.stringify(wave.body)).toBe(200);
     const waveDeliveries = wave.body.count * ENDPOINT_PATHS.length;
     await until(async () => receiver.received.length - before >= waveDeliveries / 4, 30_000);
@@ -228,7 +263,9 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     receiver.answer = () => ({ status: 200 });
     await restart();
     await until(async () => (await pendingDeliveries()) === 0, 60_000);
-    console.log(`faults: dispatch killed after ${receivedAtKill} of ${waveDeliveries} deliveries of a wave had arrived`);
+    console.log(
+      `faults: dispatch killed after ${receivedAtKill} of ${waveDeliveries} deliveries of a wave had arrived`,
+    );
   });
 
   it('after every kill: each committed change has its events, each event one delivery per endpoint, none received twice', async () => {
@@ -239,10 +276,17 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
         where e.organization_id = o.organization_id and e.name = 'order.updated' and e.payload->>'id' = o.id::text)`);
     expect(ordersWithoutEvent).toBe(0);
 
-    const events = await db().selectFrom('events').select(['id', 'name']).where('organization_id', '=', organizationId).where('name', 'in', SUBSCRIBED).execute();
+    const events = await db()
+      .selectFrom('events')
+      .select(['id', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where('name', 'in', SUBSCRIBED)
+      .execute();
     const deliveries = await db()
       .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.organization_id', '=', 'd.organization_id').onRef('w.id', '=', 'd.webhook_id'))
+      .innerJoin('webhook_endpoints as w', (join) =>
+        join.onRef('w.organization_id', '=', 'd.organization_id').onRef('w.id', '=', 'd.webhook_id'),
+      )
       .select(['d.idempotency_key', 'd.status', 'd.error', 'w.url'])
       .where('d.organization_id', '=', organizationId)
       .execute();
@@ -251,8 +295,12 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
     let duplicates = 0;
     for (const path of ENDPOINT_PATHS) {
       const mine = deliveries.filter((delivery) => delivery.url.endsWith(path));
-      expect(new Set(mine.map((delivery) => delivery.idempotency_key))).toEqual(new Set(events.map((event) => event.id)));
-      const received = receiver.received.filter((request) => request.path === path).map((request) => request.headers['webhook-id']!);
+      expect(new Set(mine.map((delivery) => delivery.idempotency_key))).toEqual(
+        new Set(events.map((event) => event.id)),
+      );
+      const received = receiver.received
+        .filter((request) => request.path === path)
+        .map((request) => request.headers['webhook-id']!);
       duplicates += received.length - new Set(received).size;
       const receivedKeys = new Set(received);
       for (const delivery of mine) {
@@ -278,8 +326,21 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
 });
 
 /** Load against one server: `workers` loops, each calling `next()` for its request, until stopped. */
-function startLoad(baseUrl: string, key: string, workers: number, next: (i: number) => { method: string; path: string; body?: unknown }) {
-  const answers: { at: number; status: number | 'error'; ms: number; retryAfter: string | null; rateLimit?: string | null; code?: string; detail?: string }[] = [];
+function startLoad(
+  baseUrl: string,
+  key: string,
+  workers: number,
+  next: (i: number) => { method: string; path: string; body?: unknown },
+) {
+  const answers: {
+    at: number;
+    status: number | 'error';
+    ms: number;
+    retryAfter: string | null;
+    rateLimit?: string | null;
+    code?: string;
+    detail?: string;
+  }[] = [];
   let stopped = false;
   let n = 0;
   const loop = async () => {
@@ -288,7 +349,14 @@ function startLoad(baseUrl: string, key: string, workers: number, next: (i: numb
       const at = Date.now();
       try {
         const answer = await call(baseUrl, key, request.method, request.path, request.body, 15_000);
-        answers.push({ at, status: answer.status, ms: answer.ms, retryAfter: answer.headers.get('retry-after'), rateLimit: answer.headers.get('ratelimit'), code: answer.body?.error?.code });
+        answers.push({
+          at,
+          status: answer.status,
+          ms: answer.ms,
+          retryAfter: answer.headers.get('retry-after'),
+          rateLimit: answer.headers.get('ratelimit'),
+          code: answer.body?.error?.code,
+        });
       } catch (error) {
         answers.push({ at, status: 'error', ms: Date.now() - at, retryAfter: null, detail: String(error) });
       }
@@ -341,7 +409,9 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
     throughProxy.host = `127.0.0.1:${proxy.port}`;
     server = await startServe({ ...baseEnv, DATABASE_URL: throughProxy.toString() });
     const store = await seedStore(server.baseUrl, key, { name: 'outage', customers: 20, products: 10 });
-    const imported = await call(server.baseUrl, key, 'POST', '/v1/orders/import', { data: orderRows(store, 'outage', 20) });
+    const imported = await call(server.baseUrl, key, 'POST', '/v1/orders/import', {
+      data: orderRows(store, 'outage', 20),
+    });
     expect(imported.status).toBe(200);
     const orderIds: string[] = imported.body.data.map((order: { id: string }) => order.id);
 
@@ -352,7 +422,14 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
         case 1:
           return { method: 'PATCH', path: `/v1/orders/${orderIds[i % orderIds.length]}`, body: { notes: `note ${i}` } };
         case 2:
-          return { method: 'POST', path: '/v1/loyalty-rewards', body: { loyaltyMembershipId: store.membershipIds[i % store.membershipIds.length], reward: { type: 'freeShipping', maximumValueCents: null } } };
+          return {
+            method: 'POST',
+            path: '/v1/loyalty-rewards',
+            body: {
+              loyaltyMembershipId: store.membershipIds[i % store.membershipIds.length],
+              reward: { type: 'freeShipping', maximumValueCents: null },
+            },
+          };
         default:
           return { method: 'GET', path: `/v1/orders/${orderIds[i % orderIds.length]}` };
       }
@@ -366,17 +443,31 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
       let recoveredAt = 0;
       await until(async () => {
         const recent = load.since(Date.now() - 500);
-        if (!recoveredAt && recent.length >= 10 && recent.every((answer) => answer.status === 200 || answer.status === 201)) recoveredAt = Date.now();
+        if (
+          !recoveredAt &&
+          recent.length >= 10 &&
+          recent.every((answer) => answer.status === 200 || answer.status === 201)
+        )
+          recoveredAt = Date.now();
         return recoveredAt > 0 && Date.now() - recoveredAt > 1_000;
       }, 30_000);
       // Recovery: the first request sent after the restore that succeeded.
-      const firstOk = Math.min(...load.answers.filter((answer) => answer.at >= restoredAt && typeof answer.status === 'number' && answer.status < 300).map((answer) => answer.at));
+      const firstOk = Math.min(
+        ...load.answers
+          .filter((answer) => answer.at >= restoredAt && typeof answer.status === 'number' && answer.status < 300)
+          .map((answer) => answer.at),
+      );
       phases.push({ kind, cutAt, restoredAt, recoveredAt: firstOk });
-      expect(load.answers.filter((answer) => answer.at > recoveredAt).every((answer) => answer.status === 200 || answer.status === 201)).toBe(true);
+      expect(
+        load.answers
+          .filter((answer) => answer.at > recoveredAt)
+          .every((answer) => answer.status === 200 || answer.status === 201),
+      ).toBe(true);
     }
     await load.stop();
 
-    const statuses = (answers: typeof load.answers) => [...new Set(answers.map((answer) => answer.status))].sort().join('/');
+    const statuses = (answers: typeof load.answers) =>
+      [...new Set(answers.map((answer) => answer.status))].sort().join('/');
     const between = (from: number, to: number) => load.answers.filter((answer) => answer.at >= from && answer.at < to);
     const before = load.answers.filter((answer) => answer.at + answer.ms < phases[0]!.cutAt);
     expect(statuses(before)).toBe('200/201');
@@ -407,7 +498,11 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
     expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
     expect(server.output()).not.toMatch(/request failed|unexpected error/);
     expect(server.output()).toMatch(/"level":40.*The database is unavailable; retry shortly/);
-    const rewards = await db().selectFrom('loyalty_rewards').select('id').where('organization_id', '=', organizationId).execute();
+    const rewards = await db()
+      .selectFrom('loyalty_rewards')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .execute();
     expect(rewards.length).toBeGreaterThan(0);
   });
 });
@@ -434,7 +529,11 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
     server = await startServe({ ...baseEnv, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, LOG_LEVEL: 'info' });
     /** When the shared bucket was last charged, on the Redis server's clock (the same machine's clock). */
     const lastSharedCharge = async () => Number(await redis.hget(bucketKey!, 'ts')) / 1000;
-    const lines = (text: string) => server.output().split('\n').filter((line) => line.includes(text));
+    const lines = (text: string) =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(text));
     const recovered = () => lines('Redis is reachable again').length;
 
     const load = startLoad(server.baseUrl, key, 4, () => ({ method: 'GET', path: '/v1/organization' }));
@@ -454,7 +553,10 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
       const restoredAt = Date.now();
       proxy.restore();
       await until(async () => recovered() > before, 15_000).catch((error: unknown) => {
-        const logged = server.output().split('\n').filter((line) => /rate limiter|Redis|"level":[56]0/.test(line));
+        const logged = server
+          .output()
+          .split('\n')
+          .filter((line) => /rate limiter|Redis|"level":[56]0/.test(line));
         throw new Error(`${String(error)}: the server logged\n${logged.join('\n')}`);
       });
       phases.push({ kind, cutAt, restoredAt, backAt: Date.now(), chargedWhileDown });
@@ -462,7 +564,10 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
     }
     await load.stop();
 
-    expect(load.answers.every((answer) => answer.status === 200), JSON.stringify(load.answers.find((answer) => answer.status !== 200))).toBe(true);
+    expect(
+      load.answers.every((answer) => answer.status === 200),
+      JSON.stringify(load.answers.find((answer) => answer.status !== 200)),
+    ).toBe(true);
     for (const phase of phases) {
       const during = load.answers.filter((answer) => answer.at >= phase.cutAt && answer.at < phase.restoredAt);
       const slowest = Math.max(...during.map((answer) => answer.ms));

@@ -20,19 +20,38 @@ describe.skipIf(!postgresUrl)('lock order of concurrent writers (PostgreSQL)', (
     return response.statusCode;
   };
   const rows = (order: number[]) =>
-    order.map((i) => ({ site: 'lock.example', customer: 'lock@example.com', remoteId: `lock-${i}`, number: `${1000 + i}`, totalCents: 100 + i, currencyCode: 'EUR', tags: [`t${i % 3}`] }));
+    order.map((i) => ({
+      site: 'lock.example',
+      customer: 'lock@example.com',
+      remoteId: `lock-${i}`,
+      number: `${1000 + i}`,
+      totalCents: 100 + i,
+      currencyCode: 'EUR',
+      tags: [`t${i % 3}`],
+    }));
   const deadlocks = async () => {
-    const { rows: stats } = await sql<{ deadlocks: string }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(t.testDatabase.database.db);
+    const { rows: stats } = await sql<{
+      deadlocks: string;
+    }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(t.testDatabase.database.db);
     return Number(stats[0]!.deadlocks);
   };
 
   beforeAll(async () => {
     t = await startTestApp();
     tenant = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
-    expect(await call('POST', '/sites', { data: { name: 'Lock', domain: 'lock.example', platform: 'custom', currencyCode: 'EUR' } })).toBe(201);
+    expect(
+      await call('POST', '/sites', {
+        data: { name: 'Lock', domain: 'lock.example', platform: 'custom', currencyCode: 'EUR' },
+      }),
+    ).toBe(201);
     expect(await call('POST', '/customers/import', { data: [{ email: 'lock@example.com' }] })).toBe(200);
     const indexes = Array.from({ length: ORDERS }, (_, i) => i);
-    const created = await t.request({ method: 'POST', url: '/v1/orders/import', key: tenant.key, body: { data: rows(indexes) } });
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/orders/import',
+      key: tenant.key,
+      body: { data: rows(indexes) },
+    });
     orderIds = created.json().data.map((order: { id: string }) => order.id);
   });
   afterAll(() => t?.close());
@@ -43,9 +62,12 @@ describe.skipIf(!postgresUrl)('lock order of concurrent writers (PostgreSQL)', (
     const shuffled = [...indexes].sort((x, y) => ((x * 7919) % ORDERS) - ((y * 7919) % ORDERS));
     const work: Promise<number>[] = [];
     for (let round = 0; round < 6; round++) {
-      work.push(call('PATCH', '/orders/bulk-update', { addTags: [`bulk-${round}`], addMetadata: { round: String(round) } }));
+      work.push(
+        call('PATCH', '/orders/bulk-update', { addTags: [`bulk-${round}`], addMetadata: { round: String(round) } }),
+      );
       work.push(call('POST', '/orders/import', { data: rows(round % 2 ? [...indexes].reverse() : shuffled) }));
-      for (const id of [orderIds[round]!, orderIds[ORDERS - 1 - round]!]) work.push(call('PATCH', `/orders/${id}`, { tags: ['patched', `r${round}`] }));
+      for (const id of [orderIds[round]!, orderIds[ORDERS - 1 - round]!])
+        work.push(call('PATCH', `/orders/${id}`, { tags: ['patched', `r${round}`] }));
     }
     const statuses = await Promise.all(work);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
@@ -65,18 +87,31 @@ describe.skipIf(!postgresUrl)('lock order of concurrent loyalty writers (Postgre
     return `${response.statusCode}${response.statusCode >= 300 ? ` ${response.body}` : ''}`;
   };
   const deadlocks = async () => {
-    const { rows: stats } = await sql<{ deadlocks: string }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(t.testDatabase.database.db);
+    const { rows: stats } = await sql<{
+      deadlocks: string;
+    }>`select deadlocks from pg_stat_database where datname = current_database()`.execute(t.testDatabase.database.db);
     return Number(stats[0]!.deadlocks);
   };
-  const shuffled = <T>(items: T[], seed: number) => [...items].sort((x, y) => ((items.indexOf(x) * seed) % 97) - ((items.indexOf(y) * seed) % 97));
+  const shuffled = <T>(items: T[], seed: number) =>
+    [...items].sort((x, y) => ((items.indexOf(x) * seed) % 97) - ((items.indexOf(y) * seed) % 97));
 
   beforeAll(async () => {
     t = await startTestApp();
     tenant = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
-    expect(await call('POST', '/sites', { data: { name: 'Lock', domain: 'loyalty.lock.example', platform: 'custom', currencyCode: 'EUR' } })).toBe('201');
+    expect(
+      await call('POST', '/sites', {
+        data: { name: 'Lock', domain: 'loyalty.lock.example', platform: 'custom', currencyCode: 'EUR' },
+      }),
+    ).toBe('201');
     expect(await call('POST', '/customers/import', { data: emails.map((email) => ({ email })) })).toBe('200');
-    expect(await call('POST', '/loyalty-memberships/import', { data: emails.map((email) => ({ customer: email })) })).toBe('200');
-    expect(await call('POST', '/loyalty-rules', { data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } } })).toBe('201');
+    expect(
+      await call('POST', '/loyalty-memberships/import', { data: emails.map((email) => ({ customer: email })) }),
+    ).toBe('200');
+    expect(
+      await call('POST', '/loyalty-rules', {
+        data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } },
+      }),
+    ).toBe('201');
     const members = await t.request({ url: '/v1/loyalty-memberships?limit=250', key: tenant.key });
     membershipIds = members.json().data.map((membership: { id: string }) => membership.id);
     expect(membershipIds).toHaveLength(MEMBERS);
@@ -88,12 +123,28 @@ describe.skipIf(!postgresUrl)('lock order of concurrent loyalty writers (Postgre
     const work: Promise<string>[] = [];
     for (let round = 0; round < 4; round++) {
       const customers = shuffled(emails, 7 + round * 13);
-      work.push(call('POST', '/orders/import', {
-        data: customers.map((email, i) => ({ site: 'loyalty.lock.example', customer: email, remoteId: `l-${round}-${i}`, number: `${round}-${i}`, totalCents: 1000, currencyCode: 'EUR' })),
-      }));
-      work.push(call('POST', '/loyalty-history', {
-        data: shuffled(emails, 11 + round * 5).map((email) => ({ customer: email, kind: 'earned', points: 5, createdAt: '2025-06-01T00:00:00Z' })),
-      }));
+      work.push(
+        call('POST', '/orders/import', {
+          data: customers.map((email, i) => ({
+            site: 'loyalty.lock.example',
+            customer: email,
+            remoteId: `l-${round}-${i}`,
+            number: `${round}-${i}`,
+            totalCents: 1000,
+            currencyCode: 'EUR',
+          })),
+        }),
+      );
+      work.push(
+        call('POST', '/loyalty-history', {
+          data: shuffled(emails, 11 + round * 5).map((email) => ({
+            customer: email,
+            kind: 'earned',
+            points: 5,
+            createdAt: '2025-06-01T00:00:00Z',
+          })),
+        }),
+      );
       work.push(call('POST', '/loyalty-activity/bulk-expire', { reason: `round ${round}` }));
       for (const id of [membershipIds[round]!, membershipIds[MEMBERS - 1 - round]!]) {
         work.push(call('POST', `/loyalty-memberships/${id}/points-adjustments`, { points: 3, reason: 'lock' }));

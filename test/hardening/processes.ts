@@ -25,7 +25,11 @@ const children = new Set<ChildProcess>();
 
 /** Runs `patron <args>` with exactly the given configuration. */
 export function spawnPatron(args: string[], env: Record<string, string | undefined>): PatronProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';
@@ -54,7 +58,9 @@ export async function startServe(env: Record<string, string | undefined>, flags:
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
     if (process_.child.exitCode !== null || process_.child.signalCode !== null) {
-      throw new Error(`serve exited (${process_.child.exitCode ?? process_.child.signalCode}) before it was ready\n${process_.output()}`);
+      throw new Error(
+        `serve exited (${process_.child.exitCode ?? process_.child.signalCode}) before it was ready\n${process_.output()}`,
+      );
     }
     // The CLI reports a failed start as "patron: <message>" (the process may linger on open handles).
     if (Date.now() > deadline || /^patron: /m.test(process_.output())) {

@@ -34,9 +34,26 @@ const ENDPOINT_PATHS = Array.from({ length: 8 }, (_, i) => `/scale-${i}`);
 const REWARD_ENDPOINT_PATHS = Array.from({ length: 70 }, (_, i) => `/reward-${i}`);
 const REWARD_WAVE = 10;
 const CANDIDATE_ZONES = [
-  'Pacific/Kiritimati', 'Pacific/Auckland', 'Australia/Sydney', 'Asia/Tokyo', 'Asia/Shanghai', 'Asia/Kolkata', 'Asia/Dubai',
-  'Europe/Moscow', 'Europe/Berlin', 'Europe/London', 'UTC', 'Atlantic/Azores', 'America/Sao_Paulo', 'America/New_York',
-  'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu', 'Pacific/Pago_Pago',
+  'Pacific/Kiritimati',
+  'Pacific/Auckland',
+  'Australia/Sydney',
+  'Asia/Tokyo',
+  'Asia/Shanghai',
+  'Asia/Kolkata',
+  'Asia/Dubai',
+  'Europe/Moscow',
+  'Europe/Berlin',
+  'Europe/London',
+  'UTC',
+  'Atlantic/Azores',
+  'America/Sao_Paulo',
+  'America/New_York',
+  'America/Chicago',
+  'America/Denver',
+  'America/Los_Angeles',
+  'America/Anchorage',
+  'Pacific/Honolulu',
+  'Pacific/Pago_Pago',
 ];
 
 let testDatabase: TestDatabase;
@@ -48,7 +65,9 @@ const db = () => testDatabase.database.db;
 
 /** HH:MM now in the zone. */
 const localTime = (zone: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date());
+  new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+    new Date(),
+  );
 const localDate = (zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(new Date());
 
 describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatchers on one PostgreSQL and Redis', () => {
@@ -98,17 +117,29 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
       Promise.resolve([spawnPatron(['dispatch'], env), spawnPatron(['dispatch'], env)]),
     ]);
     for (const path of ENDPOINT_PATHS) {
-      const created = await call(api[0]!.baseUrl, key, 'POST', '/v1/webhooks', { url: `${receiver.origin}${path}`, events: ['order.updated'] });
+      const created = await call(api[0]!.baseUrl, key, 'POST', '/v1/webhooks', {
+        url: `${receiver.origin}${path}`,
+        events: ['order.updated'],
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
     }
     for (const path of REWARD_ENDPOINT_PATHS) {
-      const created = await call(api[1]!.baseUrl, key, 'POST', '/v1/webhooks', { url: `${receiver.origin}${path}`, events: ['loyaltyReward.issued'] });
+      const created = await call(api[1]!.baseUrl, key, 'POST', '/v1/webhooks', {
+        url: `${receiver.origin}${path}`,
+        events: ['loyaltyReward.issued'],
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
     }
     store = await seedStore(api[1]!.baseUrl, key, { name: 'scale', customers: 50, products: 20 });
-    const seeded = await call(api[0]!.baseUrl, key, 'POST', '/v1/orders/import', { data: orderRows(store, 'scale', 200) });
+    const seeded = await call(api[0]!.baseUrl, key, 'POST', '/v1/orders/import', {
+      data: orderRows(store, 'scale', 200),
+    });
     expect(seeded.status).toBe(200);
-    await db().updateTable('organizations').set({ api_requests_per_minute: CAPACITY }).where('id', '=', organizationId).execute();
+    await db()
+      .updateTable('organizations')
+      .set({ api_requests_per_minute: CAPACITY })
+      .where('id', '=', organizationId)
+      .execute();
     await redis.del(bucketKeys[0]!);
   }, 180_000);
 
@@ -123,7 +154,12 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
   });
 
   it('the organization rate limit holds across both API processes within one request', async () => {
-    const orders = await db().selectFrom('orders').select(['id', 'number', 'remote_id']).where('organization_id', '=', organizationId).orderBy('remote_id').execute();
+    const orders = await db()
+      .selectFrom('orders')
+      .select(['id', 'number', 'remote_id'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('remote_id')
+      .execute();
     const byRemoteId = new Map(orders.map((order) => [order.remote_id, order]));
     const order = (n: number) => byRemoteId.get(`scale-${n}`)!;
     /**
@@ -136,14 +172,29 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
       const three = (from: number) => [0, 1, 2].map((k) => order(from + wave * 3 + k));
       switch (i % 20) {
         case 0:
-          return { cost: 10, method: 'POST', path: '/v1/orders/import', body: { data: orderRows(store, 'scale', 60).slice(wave * 3, wave * 3 + 3) } };
+          return {
+            cost: 10,
+            method: 'POST',
+            path: '/v1/orders/import',
+            body: { data: orderRows(store, 'scale', 60).slice(wave * 3, wave * 3 + 3) },
+          };
         case 1: {
           const filter = JSON.stringify({ number: { $in: three(60).map((o) => o.number) } });
-          return { cost: 5, method: 'PATCH', path: `/v1/orders/bulk-update?filter=${encodeURIComponent(filter)}`, body: { addMetadata: { wave: String(i) } } };
+          return {
+            cost: 5,
+            method: 'PATCH',
+            path: `/v1/orders/bulk-update?filter=${encodeURIComponent(filter)}`,
+            body: { addMetadata: { wave: String(i) } },
+          };
         }
         case 2:
         case 3:
-          return { cost: 1, method: 'PATCH', path: `/v1/orders/${order(120 + (i % 80)).id}`, body: { notes: `scale ${i}` } };
+          return {
+            cost: 1,
+            method: 'PATCH',
+            path: `/v1/orders/${order(120 + (i % 80)).id}`,
+            body: { notes: `scale ${i}` },
+          };
         case 4:
         case 5:
         case 6:
@@ -165,7 +216,13 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
         const { cost, method, path, body } = request(i);
         const answer = await call(api[server]!.baseUrl, key, method, path, body);
         lastAnswer = performance.now();
-        answers.push({ server, cost, status: answer.status, retryAfter: answer.headers.get('retry-after'), code: answer.body?.error?.code });
+        answers.push({
+          server,
+          cost,
+          status: answer.status,
+          retryAfter: answer.headers.get('retry-after'),
+          code: answer.body?.error?.code,
+        });
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -175,7 +232,8 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     const limited = answers.filter((answer) => answer.status === 429);
     const spent = allowed.reduce((sum, answer) => sum + answer.cost, 0);
     const ceiling = CAPACITY + REFILL_PER_SECOND * elapsedSeconds;
-    const per = (server: number, ok: boolean) => answers.filter((answer) => answer.server === server && (answer.status === 429) !== ok).length;
+    const per = (server: number, ok: boolean) =>
+      answers.filter((answer) => answer.server === server && (answer.status === 429) !== ok).length;
     console.log(
       `scale-out: ${answers.length} requests (costs 1/5/10) over 2 API processes in ${elapsedSeconds.toFixed(2)} s: ${allowed.length} allowed ` +
         `spending ${spent} tokens of at most ${ceiling.toFixed(1)} (${CAPACITY} + ${REFILL_PER_SECOND}/s × elapsed): overshoot ${Math.max(0, spent - ceiling).toFixed(1)} tokens ` +
@@ -183,8 +241,16 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
         `process B ${per(1, true)} / ${per(1, false)}`,
     );
 
-    const failures = api.flatMap((process) => process.output().split('\n').filter((line) => line.includes('request failed')));
-    expect(allowed.length + limited.length, `${JSON.stringify(answers.find((answer) => answer.status >= 300 && answer.status !== 429))}\n${failures.slice(0, 3).join('\n')}`).toBe(REQUESTS);
+    const failures = api.flatMap((process) =>
+      process
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('request failed')),
+    );
+    expect(
+      allowed.length + limited.length,
+      `${JSON.stringify(answers.find((answer) => answer.status >= 300 && answer.status !== 429))}\n${failures.slice(0, 3).join('\n')}`,
+    ).toBe(REQUESTS);
     expect(spent).toBeLessThanOrEqual(ceiling);
     // Nothing refused while tokens were there: at most one costliest request's worth is left unspent.
     expect(spent).toBeGreaterThanOrEqual(CAPACITY - 10);
@@ -202,11 +268,20 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
   it('no webhook delivery is received twice, with two dispatchers sharing the queue', async () => {
     // The order.updated deliveries of the load above, then a wave of rewards to 70 endpoints at once (the bucket is
     // empty after the load, so the plan is raised again).
-    await db().updateTable('organizations').set({ api_requests_per_minute: 100_000 }).where('id', '=', organizationId).execute();
+    await db()
+      .updateTable('organizations')
+      .set({ api_requests_per_minute: 100_000 })
+      .where('id', '=', organizationId)
+      .execute();
     const issued = await Promise.all(
-      store.membershipIds.slice(0, REWARD_WAVE).map((membershipId, i) =>
-        call(api[i % 2]!.baseUrl, key, 'POST', '/v1/loyalty-rewards', { loyaltyMembershipId: membershipId, reward: { type: 'freeShipping', maximumValueCents: null } }),
-      ),
+      store.membershipIds
+        .slice(0, REWARD_WAVE)
+        .map((membershipId, i) =>
+          call(api[i % 2]!.baseUrl, key, 'POST', '/v1/loyalty-rewards', {
+            loyaltyMembershipId: membershipId,
+            reward: { type: 'freeShipping', maximumValueCents: null },
+          }),
+        ),
     );
     expect(issued.map((answer) => answer.status)).toEqual(Array(REWARD_WAVE).fill(201));
     await until(async () => (await unsettledDeliveries()) === 0, 60_000);
@@ -214,15 +289,29 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     const { rows: claims } = await sql<{ owner: string; claims: number }>`
       select owner, count(*)::int as claims from hardening_lease_claims group by owner`.execute(db());
     const claimsByPid = new Map(claims.map((row) => [Number(row.owner.split(':')[1]), row.claims]));
-    const deliveries = await db().selectFrom('webhook_deliveries').select(['idempotency_key', 'status', 'url']).where('organization_id', '=', organizationId).execute();
+    const deliveries = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['idempotency_key', 'status', 'url'])
+      .where('organization_id', '=', organizationId)
+      .execute();
     expect(deliveries.filter((delivery) => delivery.status !== 'succeeded')).toEqual([]);
     let duplicates = 0;
     let expected = 0;
-    for (const [paths, eventName] of [[ENDPOINT_PATHS, 'order.updated'], [REWARD_ENDPOINT_PATHS, 'loyaltyReward.issued']] as const) {
-      const events = await db().selectFrom('events').select('id').where('organization_id', '=', organizationId).where('name', '=', eventName).execute();
+    for (const [paths, eventName] of [
+      [ENDPOINT_PATHS, 'order.updated'],
+      [REWARD_ENDPOINT_PATHS, 'loyaltyReward.issued'],
+    ] as const) {
+      const events = await db()
+        .selectFrom('events')
+        .select('id')
+        .where('organization_id', '=', organizationId)
+        .where('name', '=', eventName)
+        .execute();
       expected += events.length * paths.length;
       for (const path of paths) {
-        const received = receiver.received.filter((request) => request.path === path).map((request) => request.headers['webhook-id']!);
+        const received = receiver.received
+          .filter((request) => request.path === path)
+          .map((request) => request.headers['webhook-id']!);
         duplicates += received.length - new Set(received).size;
         expect(new Set(received)).toEqual(new Set(events.map((event) => event.id)));
       }
@@ -241,12 +330,22 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
   it('the nightly job runs once per organization although both API processes run the job runner', async () => {
     const ids = nights.map((night) => night.organizationId);
     const runs = await until(async () => {
-      const rows = await db().selectFrom('jobs').selectAll().where('organization_id', 'in', ids).where('name', '=', 'loyalty.overnight').execute();
+      const rows = await db()
+        .selectFrom('jobs')
+        .selectAll()
+        .where('organization_id', 'in', ids)
+        .where('name', '=', 'loyalty.overnight')
+        .execute();
       return rows.length >= ids.length && rows.every((row) => row.status === 'succeeded') && rows;
     }, 60_000);
     // Give a second run, if there were to be one, the time to show up.
     await sleep(1_000);
-    const again = await db().selectFrom('jobs').select('id').where('organization_id', 'in', ids).where('name', '=', 'loyalty.overnight').execute();
+    const again = await db()
+      .selectFrom('jobs')
+      .select('id')
+      .where('organization_id', 'in', ids)
+      .where('name', '=', 'loyalty.overnight')
+      .execute();
     expect(again).toHaveLength(ids.length);
     const owners = new Map<string, number>();
     for (const night of nights) {
@@ -262,7 +361,9 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
       `scale-out: ${nights.length} organizations past ${OVERNIGHT_LOCAL_TIME} local time, 2 job runners: ${runs.length} runs, one each ` +
         `(by process: ${[...owners.entries()].map(([pid, n]) => `${pid}: ${n}`).join(', ')})`,
     );
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where name = 'loyalty.overnight' and attempts > 1`.execute(db());
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from jobs where name = 'loyalty.overnight' and attempts > 1`.execute(db());
     expect(rows[0]!.n).toBe(0);
   });
 
@@ -271,7 +372,9 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
    * (host:pid:uuid) is logged, so the test can tell which dispatcher processes took part.
    */
   async function recordLeaseClaims(): Promise<void> {
-    await sql`create table hardening_lease_claims (owner text not null, claimed_at timestamptz not null default clock_timestamp())`.execute(db());
+    await sql`create table hardening_lease_claims (owner text not null, claimed_at timestamptz not null default clock_timestamp())`.execute(
+      db(),
+    );
     await sql`create function hardening_log_lease_claim() returns trigger language plpgsql as $$
       begin
         if new.lease_owner is not null and new.lease_owner is distinct from old.lease_owner then

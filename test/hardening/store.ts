@@ -18,9 +18,16 @@ async function ok<T = any>(answer: Promise<{ status: number; body: T }>, status 
   return body;
 }
 
-export async function seedStore(baseUrl: string, key: string, options: { name: string; customers: number; products: number }): Promise<Store> {
+export async function seedStore(
+  baseUrl: string,
+  key: string,
+  options: { name: string; customers: number; products: number },
+): Promise<Store> {
   const domain = `${options.name}.example.com`;
-  await ok(call(baseUrl, key, 'POST', '/v1/sites', { name: options.name, domain, platform: 'custom', currencyCode: 'USD' }), 201);
+  await ok(
+    call(baseUrl, key, 'POST', '/v1/sites', { name: options.name, domain, platform: 'custom', currencyCode: 'USD' }),
+    201,
+  );
   const emails = Array.from({ length: options.customers }, (_, i) => `${options.name}-customer-${i}@example.com`);
   const slugs = Array.from({ length: options.products }, (_, i) => `${options.name}-product-${i}`);
   const membershipIds: string[] = [];
@@ -28,13 +35,19 @@ export async function seedStore(baseUrl: string, key: string, options: { name: s
     const chunk = emails.slice(start, start + 1000);
     await ok(call(baseUrl, key, 'POST', '/v1/customers/import', { data: chunk.map((email) => ({ email })) }));
     const members = await ok<{ data: { id: string }[] }>(
-      call(baseUrl, key, 'POST', '/v1/loyalty-memberships/import', { data: chunk.map((email) => ({ customer: email, pointsBalance: 100 })) }),
+      call(baseUrl, key, 'POST', '/v1/loyalty-memberships/import', {
+        data: chunk.map((email) => ({ customer: email, pointsBalance: 100 })),
+      }),
     );
     membershipIds.push(...members.data.map((member) => member.id));
   }
   await ok(
     call(baseUrl, key, 'POST', '/v1/products/import', {
-      data: slugs.map((slug) => ({ slug, title: `Product ${slug}`, variants: [{ slug: `${slug}-one`, title: 'One', priceCents: 1500, currencyCode: 'USD' }] })),
+      data: slugs.map((slug) => ({
+        slug,
+        title: `Product ${slug}`,
+        variants: [{ slug: `${slug}-one`, title: 'One', priceCents: 1500, currencyCode: 'USD' }],
+      })),
     }),
   );
   return { domain, emails, slugs, membershipIds };
@@ -43,7 +56,11 @@ export async function seedStore(baseUrl: string, key: string, options: { name: s
 /** `count` order import rows with remoteIds `<prefix>-<i>`, three items each. */
 export function orderRows(store: Store, prefix: string, count: number) {
   return Array.from({ length: count }, (_, i) => {
-    const items = [0, 1, 2].map((k) => ({ product: store.slugs[(i + k * 7) % store.slugs.length]!, quantity: 1 + ((i + k) % 3), unitPriceCents: 1500 }));
+    const items = [0, 1, 2].map((k) => ({
+      product: store.slugs[(i + k * 7) % store.slugs.length]!,
+      quantity: 1 + ((i + k) % 3),
+      unitPriceCents: 1500,
+    }));
     const subtotal = items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
     return {
       site: store.domain,

@@ -76,7 +76,8 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     get forwarded() {
       return forwarded;
     },
-    upstreamPorts: () => [...open].map(({ upstream }) => upstream.localPort).filter((port): port is number => port !== undefined),
+    upstreamPorts: () =>
+      [...open].map(({ upstream }) => upstream.localPort).filter((port): port is number => port !== undefined),
     refuseNew() {
       mode = 'refuse';
     },

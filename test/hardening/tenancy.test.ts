@@ -29,7 +29,12 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const db = () => t.testDatabase.database.db;
 
 async function call(tenant: Tenant, method: string, url: string, body?: unknown) {
-  const response = await t.request({ method: method as 'GET', url: `/v1${url}`, key: tenant.key, ...(body === undefined ? {} : { body }) });
+  const response = await t.request({
+    method: method as 'GET',
+    url: `/v1${url}`,
+    key: tenant.key,
+    ...(body === undefined ? {} : { body }),
+  });
   return response;
 }
 
@@ -43,10 +48,22 @@ async function ok(tenant: Tenant, method: string, url: string, body: unknown, st
 async function seed(marker: string): Promise<Seeded> {
   const tenant = await t.tenant({ name: `${marker} org`, apiRequestsPerMinute: 1_000_000 });
   const m = marker;
-  await ok(tenant, 'POST', '/sites', { data: { name: `${m} shop`, domain: `${m}.example`, platform: 'custom', currencyCode: 'EUR' } }, 201);
+  await ok(
+    tenant,
+    'POST',
+    '/sites',
+    { data: { name: `${m} shop`, domain: `${m}.example`, platform: 'custom', currencyCode: 'EUR' } },
+    201,
+  );
   await ok(tenant, 'POST', '/products/import', {
     data: [
-      { slug: `${m}-shirt`, title: `${m} Shirt`, tags: [`${m}-summer`], variants: [{ slug: `${m}-shirt-m`, title: `${m} M` }], sites: [`${m}.example`] },
+      {
+        slug: `${m}-shirt`,
+        title: `${m} Shirt`,
+        tags: [`${m}-summer`],
+        variants: [{ slug: `${m}-shirt-m`, title: `${m} M` }],
+        sites: [`${m}.example`],
+      },
       { slug: `${m}-mug`, title: `${m} Mug`, tags: [`${m}-kitchen`] },
     ],
   });
@@ -59,33 +76,97 @@ async function seed(marker: string): Promise<Seeded> {
   await ok(tenant, 'POST', '/orders/import', {
     data: [
       {
-        site: `${m}.example`, customer: `${m}-alice@example.com`, remoteId: `${m}-r1`, number: `${m}-1001`, totalCents: 2500, currencyCode: 'EUR',
-        tags: [`${m}-gift`], items: [{ product: `${m}-shirt`, variant: `${m}-shirt-m`, quantity: 1, unitPriceCents: 2500 }],
+        site: `${m}.example`,
+        customer: `${m}-alice@example.com`,
+        remoteId: `${m}-r1`,
+        number: `${m}-1001`,
+        totalCents: 2500,
+        currencyCode: 'EUR',
+        tags: [`${m}-gift`],
+        items: [{ product: `${m}-shirt`, variant: `${m}-shirt-m`, quantity: 1, unitPriceCents: 2500 }],
       },
     ],
   });
-  const customers = (await ok(tenant, 'GET', '/customers?limit=250', undefined)).data as { id: string; email: string }[];
+  const customers = (await ok(tenant, 'GET', '/customers?limit=250', undefined)).data as {
+    id: string;
+    email: string;
+  }[];
   const alice = customers.find((customer) => customer.email.startsWith(`${m}-alice`))!;
   const membership = await ok(tenant, 'POST', '/loyalty-memberships', { data: { customerId: alice.id } }, 201);
-  await ok(tenant, 'POST', `/loyalty-memberships/${membership.id}/points-adjustments`, { points: 1000, reason: `${m} welcome` });
+  await ok(tenant, 'POST', `/loyalty-memberships/${membership.id}/points-adjustments`, {
+    points: 1000,
+    reason: `${m} welcome`,
+  });
   await ok(tenant, 'POST', '/loyalty-tiers', { data: { name: `${m} Silver`, thresholdPoints: 100, position: 1 } }, 201);
   const coupon = { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null };
-  const rewardRule = await ok(tenant, 'POST', '/loyalty-rules', { data: { section: 'rewards', name: `${m} five off`, config: { pointsCost: 100, reward: coupon } } }, 201);
-  await ok(tenant, 'POST', '/loyalty-rules', { data: { section: 'stampCards', name: `${m} coffee`, config: { stampsRequired: 5, reward: coupon } } }, 201);
+  const rewardRule = await ok(
+    tenant,
+    'POST',
+    '/loyalty-rules',
+    { data: { section: 'rewards', name: `${m} five off`, config: { pointsCost: 100, reward: coupon } } },
+    201,
+  );
+  await ok(
+    tenant,
+    'POST',
+    '/loyalty-rules',
+    { data: { section: 'stampCards', name: `${m} coffee`, config: { stampsRequired: 5, reward: coupon } } },
+    201,
+  );
   await ok(tenant, 'POST', `/loyalty-memberships/${membership.id}/claim`, { loyaltyRuleId: rewardRule.id }, 201);
-  const issued = await ok(tenant, 'POST', '/loyalty-rewards', { data: { loyaltyMembershipId: membership.id, reward: coupon, reason: `${m} sorry` } }, 201);
+  const issued = await ok(
+    tenant,
+    'POST',
+    '/loyalty-rewards',
+    { data: { loyaltyMembershipId: membership.id, reward: coupon, reason: `${m} sorry` } },
+    201,
+  );
   await ok(tenant, 'POST', '/loyalty-stamps', { customer: `${m}-alice@example.com` });
   const reviews = await call(tenant, 'POST', '/reviews/import', {
     data: [
-      { product: `${m}-shirt`, customer: `${m}-alice@example.com`, rating: 5, title: `${m} great`, body: `${m} fits well.`, published: true },
-      { product: `${m}-mug`, customer: `${m}-bob@example.com`, rating: 2, title: `${m} meh`, body: `${m} chipped.`, published: false },
+      {
+        product: `${m}-shirt`,
+        customer: `${m}-alice@example.com`,
+        rating: 5,
+        title: `${m} great`,
+        body: `${m} fits well.`,
+        published: true,
+      },
+      {
+        product: `${m}-mug`,
+        customer: `${m}-bob@example.com`,
+        rating: 2,
+        title: `${m} meh`,
+        body: `${m} chipped.`,
+        published: false,
+      },
     ],
   });
   if (reviews.statusCode !== 404) expect(reviews.statusCode, reviews.body).toBe(200);
-  const hook = await ok(tenant, 'POST', '/webhooks', { data: { url: `https://93.184.215.14/${m}`, events: ['order.updated', 'site.created'], hmacSecret: `${m}-secret-0123456789` } }, 201);
+  const hook = await ok(
+    tenant,
+    'POST',
+    '/webhooks',
+    {
+      data: {
+        url: `https://93.184.215.14/${m}`,
+        events: ['order.updated', 'site.created'],
+        hmacSecret: `${m}-secret-0123456789`,
+      },
+    },
+    201,
+  );
   await ok(tenant, 'POST', `/webhooks/${hook.id}/test`, undefined, 201);
 
-  const seeded: Seeded = { tenant, marker, ids: new Map(), variantIds: [], deliveryIds: [], rewardCodes: [issued.code], ruleIds: [rewardRule.id] };
+  const seeded: Seeded = {
+    tenant,
+    marker,
+    ids: new Map(),
+    variantIds: [],
+    deliveryIds: [],
+    rewardCodes: [issued.code],
+    ruleIds: [rewardRule.id],
+  };
   return seeded;
 }
 
@@ -111,11 +192,15 @@ async function collectIds(seeded: Seeded, ops: readonly Operation[]): Promise<vo
     const response = await call(seeded.tenant, 'GET', `${list.path}${list.path.includes('?') ? '&' : '?'}limit=100`);
     if (response.statusCode !== 200) continue;
     const body = response.json();
-    const ids = Array.isArray(body?.data) ? body.data.map((row: { id?: unknown }) => row.id).filter((id: unknown) => typeof id === 'string') : [];
+    const ids = Array.isArray(body?.data)
+      ? body.data.map((row: { id?: unknown }) => row.id).filter((id: unknown) => typeof id === 'string')
+      : [];
     seeded.ids.set(list.path, ids);
   }
   const products = await ok(seeded.tenant, 'GET', '/products?include=variants&limit=100', undefined);
-  seeded.variantIds = products.data.flatMap((product: { variants: { id: string }[] }) => product.variants.map((variant) => variant.id));
+  seeded.variantIds = products.data.flatMap((product: { variants: { id: string }[] }) =>
+    product.variants.map((variant) => variant.id),
+  );
   for (const hookId of seeded.ids.get('/webhooks') ?? []) {
     const deliveries = await ok(seeded.tenant, 'GET', `/webhooks/${hookId}/events?limit=50`, undefined);
     seeded.deliveryIds.push(...deliveries.data.map((delivery: { id: string }) => delivery.id));
@@ -140,27 +225,58 @@ function bodyFor(op: Operation, owner: Seeded): unknown {
   const productId = owner.ids.get('/products')?.[0];
   const key = `${op.method} ${op.path}`;
   const bodies: Record<string, unknown> = {
-    'POST /orders/import': { data: [{ site: owner.ids.get('/sites')?.[0], customer: customerId, remoteId: `x-${m}`, number: 'x', totalCents: 1, currencyCode: 'EUR', items: [{ product: productId, quantity: 1, unitPriceCents: 1 }] }] },
+    'POST /orders/import': {
+      data: [
+        {
+          site: owner.ids.get('/sites')?.[0],
+          customer: customerId,
+          remoteId: `x-${m}`,
+          number: 'x',
+          totalCents: 1,
+          currencyCode: 'EUR',
+          items: [{ product: productId, quantity: 1, unitPriceCents: 1 }],
+        },
+      ],
+    },
     'POST /customers/import': { data: [{ email: `${m}-alice@example.com`, firstName: 'Changed?' }] },
     'POST /products/import': { data: [{ slug: `${m}-shirt`, title: 'Changed?' }] },
     'POST /loyalty-memberships': { data: { customerId } },
     'POST /loyalty-memberships/import': { data: [{ customer: customerId }] },
-    'POST /loyalty-rewards': { data: { loyaltyMembershipId: membershipId, reward: { type: 'freeShipping', maximumValueCents: null } } },
+    'POST /loyalty-rewards': {
+      data: { loyaltyMembershipId: membershipId, reward: { type: 'freeShipping', maximumValueCents: null } },
+    },
     'POST /loyalty-rewards/redeem': { code: owner.rewardCodes[0] },
     'POST /loyalty-memberships/{id}/claim': { loyaltyRuleId: owner.ruleIds[0] },
     'POST /loyalty-memberships/{id}/points-adjustments': { points: 5, reason: 'cross' },
     'POST /loyalty-events': { data: { loyaltyMembershipId: membershipId, event: 'signup' } },
     'POST /loyalty-stamps': { loyaltyMembershipId: membershipId },
-    'POST /loyalty-history': { data: [{ loyaltyMembershipId: membershipId, kind: 'earned', points: 5, createdAt: '2024-01-01T00:00:00Z' }] },
+    'POST /loyalty-history': {
+      data: [{ loyaltyMembershipId: membershipId, kind: 'earned', points: 5, createdAt: '2024-01-01T00:00:00Z' }],
+    },
     'POST /loyalty-activity/bulk-expire': { reason: 'cross' },
     'PATCH /products/bulk-update': { addTags: ['cross'] },
     'PATCH /customers/bulk-update': { addTags: ['cross'] },
     'PATCH /orders/bulk-update': { addTags: ['cross'] },
     'PATCH /reviews/bulk-update': { flagged: true },
-    'POST /reviews/import': { data: [{ product: productId, customer: customerId, rating: 5, title: 'x', body: 'x', published: true }] },
-    'POST /loyalty-rules': { data: { section: 'rules', name: 'x', config: { type: 'orderSpend', pointsPerUnit: 1 }, loyaltyProgramId: owner.ids.get('/loyalty-programs')?.[0] } },
-    'POST /loyalty-tiers': { data: { name: 'x', thresholdPoints: 5000, loyaltyProgramId: owner.ids.get('/loyalty-programs')?.[0] } },
-    'POST /analytics/query': { resource: 'orders', measures: ['count'], filter: JSON.stringify({ 'customer.id': customerId }) },
+    'POST /reviews/import': {
+      data: [{ product: productId, customer: customerId, rating: 5, title: 'x', body: 'x', published: true }],
+    },
+    'POST /loyalty-rules': {
+      data: {
+        section: 'rules',
+        name: 'x',
+        config: { type: 'orderSpend', pointsPerUnit: 1 },
+        loyaltyProgramId: owner.ids.get('/loyalty-programs')?.[0],
+      },
+    },
+    'POST /loyalty-tiers': {
+      data: { name: 'x', thresholdPoints: 5000, loyaltyProgramId: owner.ids.get('/loyalty-programs')?.[0] },
+    },
+    'POST /analytics/query': {
+      resource: 'orders',
+      measures: ['count'],
+      filter: JSON.stringify({ 'customer.id': customerId }),
+    },
     'PATCH /products/{productId}': { tags: ['cross'] },
     'PATCH /orders/{id}': { tags: ['cross'] },
     'PATCH /customers/{id}': { tags: ['cross'] },
@@ -185,7 +301,9 @@ function listQueries(op: Operation, owner: Seeded): string[] {
 /** Replaces every id of the owner's in a URL or body with an id that exists nowhere. */
 function withMissingIds(value: string, owner: Seeded): string {
   const mine = new Set([...[...owner.ids.values()].flat(), ...owner.variantIds, ...owner.deliveryIds]);
-  return value.replace(UUID, (id) => (mine.has(id) ? uuidv7() : id)).replaceAll(owner.rewardCodes[0]!, 'ZZZZ-ZZZZ-ZZZZ');
+  return value
+    .replace(UUID, (id) => (mine.has(id) ? uuidv7() : id))
+    .replaceAll(owner.rewardCodes[0]!, 'ZZZZ-ZZZZ-ZZZZ');
 }
 
 /** A's rows in every tenant table (any table with organization_id), hashed per table. */
@@ -195,7 +313,11 @@ async function snapshot(organizationId: string): Promise<Record<string, string>>
     where table_schema = current_schema() and column_name = 'organization_id' order by table_name`.execute(db());
   const result: Record<string, string> = {};
   for (const { table_name: table } of tables) {
-    const { rows } = await sql<{ row: unknown }>`select to_jsonb(x) as row from ${sql.table(table)} x where organization_id = ${organizationId}::uuid`.execute(db());
+    const { rows } = await sql<{
+      row: unknown;
+    }>`select to_jsonb(x) as row from ${sql.table(table)} x where organization_id = ${organizationId}::uuid`.execute(
+      db(),
+    );
     const texts = rows.map((row) => JSON.stringify(row.row)).sort();
     result[table] = `${texts.length}:${createHash('sha256').update(texts.join('\n')).digest('hex')}`;
   }
@@ -207,10 +329,16 @@ async function snapshot(organizationId: string): Promise<Record<string, string>>
  * (A's slug or email) rightly creates B's own record with that text, so a request carrying the marker may echo it.
  */
 function leaks(text: string, owner: Seeded, sent: string): string[] {
-  const mine = new Set([...[...owner.ids.values()].flat(), ...owner.variantIds, ...owner.deliveryIds, owner.tenant.organization.id]);
+  const mine = new Set([
+    ...[...owner.ids.values()].flat(),
+    ...owner.variantIds,
+    ...owner.deliveryIds,
+    owner.tenant.organization.id,
+  ]);
   const found = [...new Set(text.match(UUID) ?? [])].filter((id) => mine.has(id) && !sent.includes(id));
   const echoesMarker = sent.includes(owner.marker);
-  if (!echoesMarker && (text.includes(`${owner.marker}-`) || text.includes(`${owner.marker} `))) found.push(`marker "${owner.marker}"`);
+  if (!echoesMarker && (text.includes(`${owner.marker}-`) || text.includes(`${owner.marker} `)))
+    found.push(`marker "${owner.marker}"`);
   return found;
 }
 
@@ -234,8 +362,12 @@ describe("Tenancy sweep: organization B aims every operation at A's records", ()
 
     for (const op of ops) {
       const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-      const path = parameters.reduce((current, parameter) => current.replace(`{${parameter}}`, idFor(a, op.path, parameter)), op.path);
-      const targets = op.method === 'GET' && parameters.length === 0 ? listQueries(op, a).map((query) => `${path}?${query}`) : [path];
+      const path = parameters.reduce(
+        (current, parameter) => current.replace(`{${parameter}}`, idFor(a, op.path, parameter)),
+        op.path,
+      );
+      const targets =
+        op.method === 'GET' && parameters.length === 0 ? listQueries(op, a).map((query) => `${path}?${query}`) : [path];
       if (op.method === 'GET' && parameters.length > 0) targets.push(`${path}?include=${includesOf(op)}`);
       for (const target of targets) {
         const body = bodyFor(op, a);
@@ -254,7 +386,8 @@ describe("Tenancy sweep: organization B aims every operation at A's records", ()
           failures.push(`${label}: ${crossed.statusCode} for A's records, ${missing.statusCode} for missing ones`);
         } else if (crossed.statusCode >= 400) {
           const code = (response: typeof crossed) => (response.json() as { error?: { code?: string } }).error?.code;
-          if (code(crossed) !== code(missing)) failures.push(`${label}: ${code(crossed)} for A's records, ${code(missing)} for missing ones`);
+          if (code(crossed) !== code(missing))
+            failures.push(`${label}: ${code(crossed)} for A's records, ${code(missing)} for missing ones`);
         }
       }
     }
@@ -267,7 +400,11 @@ describe("Tenancy sweep: organization B aims every operation at A's records", ()
     const before = await snapshot(a.tenant.organization.id);
     for (const collection of ['products', 'customers', 'orders']) {
       const result = await ok(b.tenant, 'PATCH', `/${collection}/bulk-update`, { addMetadata: { sweep: 'b' } });
-      const { rows } = await sql<{ count: string }>`select count(*) from ${sql.table(collection)} where organization_id = ${b.tenant.organization.id}::uuid`.execute(db());
+      const { rows } = await sql<{
+        count: string;
+      }>`select count(*) from ${sql.table(collection)} where organization_id = ${b.tenant.organization.id}::uuid`.execute(
+        db(),
+      );
       expect(result.count, collection).toBe(Number(rows[0]!.count));
     }
     expect(await snapshot(a.tenant.organization.id)).toEqual(before);
@@ -276,16 +413,28 @@ describe("Tenancy sweep: organization B aims every operation at A's records", ()
   it("imports naming A's records by id resolve nothing of A's", async () => {
     const result = await ok(b.tenant, 'POST', '/orders/import', bodyFor({ method: 'POST', path: '/orders/import' }, a));
     expect(result.data).toEqual([]);
-    expect(result.skipped.map((entry: { message: string }) => entry.message).join(' ')).toMatch(/does not exist in this organization/);
+    expect(result.skipped.map((entry: { message: string }) => entry.message).join(' ')).toMatch(
+      /does not exist in this organization/,
+    );
   });
 
   it("A's webhook endpoints never hear of B's changes", async () => {
-    await ok(b.tenant, 'POST', '/sites', { data: { name: 'orgb second', domain: 'second.orgb.example', platform: 'custom', currencyCode: 'EUR' } }, 201);
+    await ok(
+      b.tenant,
+      'POST',
+      '/sites',
+      { data: { name: 'orgb second', domain: 'second.orgb.example', platform: 'custom', currencyCode: 'EUR' } },
+      201,
+    );
     const { rows } = await sql<{ count: string }>`
       select count(*) from webhook_deliveries d join events e on e.organization_id = d.organization_id and e.id = d.event_id
-      where d.webhook_id = any(${a.ids.get('/webhooks')!}::uuid[]) and e.organization_id <> ${a.tenant.organization.id}::uuid`.execute(db());
+      where d.webhook_id = any(${a.ids.get('/webhooks')!}::uuid[]) and e.organization_id <> ${a.tenant.organization.id}::uuid`.execute(
+      db(),
+    );
     expect(Number(rows[0]!.count)).toBe(0);
-    const own = await sql<{ count: string }>`select count(*) from webhook_deliveries where organization_id = ${a.tenant.organization.id}::uuid`.execute(db());
+    const own = await sql<{
+      count: string;
+    }>`select count(*) from webhook_deliveries where organization_id = ${a.tenant.organization.id}::uuid`.execute(db());
     expect(Number(own.rows[0]!.count)).toBeGreaterThan(0);
   });
 });

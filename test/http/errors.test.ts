@@ -33,7 +33,13 @@ describe('D3/D4 errors', () => {
     for (const url of ['/v1/probe/things/%E0%A4%A', `/v1/probe/things/${'a'.repeat(101)}`]) {
       const response = await t.request({ url, key: tenant.key });
       expect(response.statusCode, url).toBe(400);
-      expect(response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path: 'path', message: expect.any(String) }] } });
+      expect(response.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          details: [{ path: 'path', message: expect.any(String) }],
+        },
+      });
       expect(response.headers['x-request-id']).toBeTruthy();
     }
     const justShorter = await t.request({ url: `/v1/probe/things/${'a'.repeat(100)}`, key: tenant.key });
@@ -61,13 +67,25 @@ describe('D3/D4 errors', () => {
     // driver would have stored U+FFFD instead of what was sent.
     const before = state.handled;
     for (const body of ['{"name":"a\\ud800"}', '{"name":"\\udc00b"}', '{"name":"x","\\ud83d":"y"}']) {
-      const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body, headers: { 'content-type': 'application/json' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/probe/things',
+        key: tenant.key,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.statusCode, body).toBe(400);
       expect(response.json()).toEqual(envelope('VALIDATION_ERROR'));
     }
     expect(state.handled).toBe(before);
     // A whole pair is text like any other.
-    const paired = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: '{"name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+    const paired = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: '{"name":"\\ud83d\\ude00"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(paired.statusCode).toBe(201);
     expect(paired.json().name).toBe('😀');
   });
@@ -75,11 +93,23 @@ describe('D3/D4 errors', () => {
   it(`refuses a body nested more than ${MAX_BODY_DEPTH} levels deep, and runs nothing`, async () => {
     const nested = (depth: number) => `{"name":"x","count":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
     const before = state.handled;
-    const tooDeep = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: nested(MAX_BODY_DEPTH + 1), headers: { 'content-type': 'application/json' } });
+    const tooDeep = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: nested(MAX_BODY_DEPTH + 1),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(tooDeep.statusCode).toBe(400);
     expect(tooDeep.json().error.message).toMatch(/nested more than 64 levels/);
     // At the limit the body is parsed and validated like any other (count is not an array).
-    const atLimit = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: nested(MAX_BODY_DEPTH), headers: { 'content-type': 'application/json' } });
+    const atLimit = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: nested(MAX_BODY_DEPTH),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(atLimit.statusCode).toBe(400);
     expect(atLimit.json().error.details).toEqual([{ path: 'body.count', message: 'must be an integer' }]);
     expect(state.handled).toBe(before);
@@ -113,7 +143,13 @@ describe('D3/D4 errors', () => {
 
   it('refuses a body over 10 MiB with PAYLOAD_TOO_LARGE', async () => {
     const huge = JSON.stringify({ name: 'x'.repeat(10 * 1024 * 1024) });
-    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: huge, headers: { 'content-type': 'application/json' } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: huge,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toEqual(envelope('PAYLOAD_TOO_LARGE'));
     expect(response.json().error.message).toContain('10 MiB');
@@ -140,7 +176,12 @@ describe('D3/D4 errors', () => {
   });
 
   it('never coerces body types: "1" is not an integer', async () => {
-    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: { name: 'x', count: '1' } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: { name: 'x', count: '1' },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details).toEqual([{ path: 'body.count', message: 'must be an integer' }]);
   });
@@ -163,7 +204,10 @@ describe('D3/D4 errors', () => {
     }
     const noOffset = await t.request({ url: '/v1/probe?at=2026-01-01T10:00:00', key: tenant.key });
     expect(noOffset.statusCode).toBe(400);
-    expect(noOffset.json().error.details[0]).toEqual({ path: 'query.at', message: expect.stringMatching(/time-zone offset/) });
+    expect(noOffset.json().error.details[0]).toEqual({
+      path: 'query.at',
+      message: expect.stringMatching(/time-zone offset/),
+    });
     const withOffset = await t.request({ url: '/v1/probe?at=2026-01-01T10:00:00%2B02:00', key: tenant.key });
     expect(withOffset.statusCode).toBe(200);
   });
@@ -171,10 +215,18 @@ describe('D3/D4 errors', () => {
   it('refuses date-times that cannot be stored: a leap second, year 0, past year 9999 (UTC)', async () => {
     // Found by the bad-input fuzzer: RFC 3339 allows them, and they failed later with a 500 (Invalid Date in
     // JavaScript, "out of range" in PostgreSQL).
-    for (const at of ['2016-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '0001-01-01T00:30:00%2B01:00', '9999-12-31T23:00:00-05:00']) {
+    for (const at of [
+      '2016-12-31T23:59:60Z',
+      '0000-01-01T00:00:00Z',
+      '0001-01-01T00:30:00%2B01:00',
+      '9999-12-31T23:00:00-05:00',
+    ]) {
       const response = await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key });
       expect(response.statusCode, at).toBe(400);
-      expect(response.json().error.details[0]).toEqual({ path: 'query.at', message: expect.stringMatching(/0001 to 9999/) });
+      expect(response.json().error.details[0]).toEqual({
+        path: 'query.at',
+        message: expect.stringMatching(/0001 to 9999/),
+      });
     }
     for (const at of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-06-30T23:59:59.123456789Z']) {
       expect((await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key })).statusCode, at).toBe(200);
@@ -216,9 +268,18 @@ describe('database unavailable', () => {
     // A real connection attempt to a port where nothing listens: the pool reports ECONNREFUSED.
     const database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: 'memory://' });
     const config = { ...loadConfig({}), logLevel: 'silent' };
-    const { app } = await buildApp({ config, database, limiter: new MemoryRateLimiter(), resources: [organizationResource], logger: false });
+    const { app } = await buildApp({
+      config,
+      database,
+      limiter: new MemoryRateLimiter(),
+      resources: [organizationResource],
+      logger: false,
+    });
     try {
-      const response = await app.inject({ url: '/v1/organization', headers: { authorization: `Bearer sk_${'B'.repeat(40)}` } });
+      const response = await app.inject({
+        url: '/v1/organization',
+        headers: { authorization: `Bearer sk_${'B'.repeat(40)}` },
+      });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toEqual(envelope('SERVICE_UNAVAILABLE'));
       expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -235,11 +296,26 @@ describe('database unavailable', () => {
 
 describe('text PostgreSQL cannot store', () => {
   it('answers a NUL character in a body with VALIDATION_ERROR and writes nothing', async () => {
-    const before = await t.testDatabase.database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const response = await t.request({ method: 'POST', url: '/v1/probe/things', key: tenant.key, body: { name: 'a\u0000b' } });
+    const before = await t.testDatabase.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/probe/things',
+      key: tenant.key,
+      body: { name: 'a\u0000b' },
+    });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/NUL/), details: [{ path: 'body', message: expect.any(String) }] });
-    const after = await t.testDatabase.database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    expect(response.json().error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/NUL/),
+      details: [{ path: 'body', message: expect.any(String) }],
+    });
+    const after = await t.testDatabase.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });

@@ -24,8 +24,8 @@ describe('/openapi.json', () => {
     const document = response.json();
     expect(document.openapi).toBe('3.1.0');
     expect(document.servers).toEqual([{ url: '/v1', description: expect.any(String) }]);
-    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
     );
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
       expect.arrayContaining(['get /organization', 'post /probe/things', 'get /probe/cost10']),
@@ -55,7 +55,19 @@ describe('/openapi.json', () => {
     expect(statuses('/probe', 'get')).toEqual(['400', '401', '403', '429', '500', '503']);
     expect(statuses('/probe/things/{id}', 'get')).toEqual(['400', '401', '403', '404', '429', '500', '503']);
     // D16: any POST may meet a reused Idempotency-Key; the route's own 409 and 422 are declared in its config.
-    expect(statuses('/probe/things', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(statuses('/probe/things', 'post')).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     const post = document.paths['/probe/things'].post.responses;
     expect(post['409'].description).toMatch(/^CONFLICT: a thing with this name exists; or the Idempotency-Key/);
     expect(post['422'].description).toBe('UNPROCESSABLE: the name refers to nothing.');
@@ -93,10 +105,16 @@ describe('/metrics', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/plain/);
     const text = response.body;
-    expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="200"\} 10/);
-    expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="429"\} 1/);
+    expect(text).toMatch(
+      /patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="200"\} 10/,
+    );
+    expect(text).toMatch(
+      /patron_http_request_duration_seconds_count\{method="GET",route="\/v1\/probe",status="429"\} 1/,
+    );
     expect(text).toMatch(/patron_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
-    expect(text).toMatch(/patron_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/probe",status="200"\}/);
+    expect(text).toMatch(
+      /patron_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/probe",status="200"\}/,
+    );
     expect(text).toMatch(/patron_rate_limit_rejections_total\{bucket="org"\} 1/);
     expect(text).toMatch(/patron_db_pool_total \d+/);
     expect(text).toMatch(/patron_db_pool_waiting 0/);

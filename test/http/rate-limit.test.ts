@@ -38,7 +38,9 @@ describe('organization bucket', () => {
     expect(statuses.every((status) => status === 200)).toBe(true);
     const refused = await get('/v1/probe', key);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toEqual({ error: { code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/Retry in 1 second/) } });
+    expect(refused.json()).toEqual({
+      error: { code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/Retry in 1 second/) },
+    });
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['ratelimit']).toBe('"org";r=0;t=60');
     expect(refused.headers['ratelimit-policy']).toBe('"org";q=600;w=60');

@@ -65,14 +65,27 @@ const createSites = (count: number) =>
   Promise.all(
     Array.from({ length: count }, async () => {
       const number = ++siteNumber;
-      const response = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { name: `Crash ${number}`, domain: `crash${number}.example.com` } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/sites',
+        key: tenant.key,
+        body: { name: `Crash ${number}`, domain: `crash${number}.example.com` },
+      });
       expect(response.statusCode).toBe(201);
     }),
   );
 
 describe.skipIf(!process.env.DATABASE_URL)('patron dispatch killed mid-run', () => {
   it('loses nothing and sends nothing twice across a SIGKILL and a restart', { timeout: 90_000 }, async () => {
-    const endpoints = await Promise.all(PATHS.map((path) => createEndpoint(t, tenant, { url: `${receiver.origin}${path}`, events: ['site.created'], hmacSecret: 'crash-test-secret-0123' })));
+    const endpoints = await Promise.all(
+      PATHS.map((path) =>
+        createEndpoint(t, tenant, {
+          url: `${receiver.origin}${path}`,
+          events: ['site.created'],
+          hmacSecret: 'crash-test-secret-0123',
+        }),
+      ),
+    );
     // Slow enough that the kill lands with POSTs in flight.
     receiver.answer = () => ({ delayMs: 15 });
     await createSites(80);
@@ -85,22 +98,35 @@ describe.skipIf(!process.env.DATABASE_URL)('patron dispatch killed mid-run', () 
     const db = t.testDatabase.database.db;
     // The windows the dead process had claimed and not settled (shown `sending`): exactly these must end up failed
     // "interrupted", none of them sent again.
-    const leftSending = await db.selectFrom('webhook_delivery_records').select(['webhook_id', 'idempotency_key']).where('organization_id', '=', tenant.organization.id).where('status', '=', 'sending').execute();
+    const leftSending = await db
+      .selectFrom('webhook_delivery_records')
+      .select(['webhook_id', 'idempotency_key'])
+      .where('organization_id', '=', tenant.organization.id)
+      .where('status', '=', 'sending')
+      .execute();
     await createSites(40);
 
     const second = startDispatchProcess();
     const rows = await until(async () => {
-      const all = await db.selectFrom('webhook_deliveries').select(['webhook_id', 'idempotency_key', 'status', 'error']).where('organization_id', '=', tenant.organization.id).execute();
+      const all = await db
+        .selectFrom('webhook_deliveries')
+        .select(['webhook_id', 'idempotency_key', 'status', 'error'])
+        .where('organization_id', '=', tenant.organization.id)
+        .execute();
       const finished = all.filter((row) => row.status === 'succeeded' || row.status === 'failed');
       return all.length === 120 * PATHS.length && finished.length === all.length && all;
     }, 45_000);
     second.kill('SIGTERM');
     expect(atKill).toBeLessThan(120 * PATHS.length);
     const interrupted = rows.filter((row) => row.status === 'failed');
-    expect(interrupted.map((row) => row.idempotency_key).sort()).toEqual(leftSending.map((row) => row.idempotency_key).sort());
+    expect(interrupted.map((row) => row.idempotency_key).sort()).toEqual(
+      leftSending.map((row) => row.idempotency_key).sort(),
+    );
 
     for (const [index, path] of PATHS.entries()) {
-      const keys = receiver.received.filter((request) => request.path === path).map((request) => bodyOf(request).idempotencyKey);
+      const keys = receiver.received
+        .filter((request) => request.path === path)
+        .map((request) => bodyOf(request).idempotencyKey);
       expect(new Set(keys).size, `${path} received a key twice`).toBe(keys.length);
       const mine = rows.filter((row) => row.webhook_id === endpoints[index]!.id);
       expect(new Set(mine.map((row) => row.idempotency_key)).size).toBe(120);

@@ -32,7 +32,12 @@ const start = (options: Parameters<typeof dispatcherFor>[2] = {}) => {
   return dispatcher;
 };
 const deliveriesOf = (webhookId: string) =>
-  db().selectFrom('webhook_delivery_records').selectAll().where('webhook_id', '=', webhookId).orderBy('sequence').execute();
+  db()
+    .selectFrom('webhook_delivery_records')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('sequence')
+    .execute();
 const settled = (webhookId: string, count: number) =>
   until(async () => {
     const rows = await deliveriesOf(webhookId);
@@ -54,7 +59,11 @@ const createSite = async (tenant: Tenant) => {
 describe('webhook dispatcher', () => {
   it('POSTs the envelope with the record exactly as the API returns it, signed both ways', async () => {
     const tenant = await t.tenant();
-    const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/envelope`, events: ['site.created', 'site.updated'], hmacSecret: SECRET });
+    const endpoint = await createEndpoint(t, tenant, {
+      url: `${receiver.origin}/envelope`,
+      events: ['site.created', 'site.updated'],
+      hmacSecret: SECRET,
+    });
     start();
     const site = await createSite(tenant);
     const [request] = await receiver.waitFor(1, '/envelope');
@@ -65,7 +74,12 @@ describe('webhook dispatcher', () => {
     const got = await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key });
     // Byte-identical: the data member is the GET body's text.
     expect(request!.body.toString('utf8')).toContain(`"data":${got.body}}`);
-    const [event] = await db().selectFrom('events').select('id').where('organization_id', '=', tenant.organization.id).where('name', '=', 'site.created').execute();
+    const [event] = await db()
+      .selectFrom('events')
+      .select('id')
+      .where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'site.created')
+      .execute();
     expect(envelope.idempotencyKey).toBe(event!.id);
     expect(request!.headers['webhook-id']).toBe(envelope.idempotencyKey);
     expect(request!.headers['content-type']).toBe('application/json');
@@ -95,16 +109,36 @@ describe('webhook dispatcher', () => {
     });
     const rejecting = await createEndpoint(t, tenant, { url: `${receiver.origin}/500`, events: ['site.created'] });
     const slow = await createEndpoint(t, tenant, { url: `${receiver.origin}/slow`, events: ['site.created'] });
-    const refused = await createEndpoint(t, tenant, { url: `https://127.0.0.1:${closedPort}/x`, events: ['site.created'] });
+    const refused = await createEndpoint(t, tenant, {
+      url: `https://127.0.0.1:${closedPort}/x`,
+      events: ['site.created'],
+    });
     const redirecting = await createEndpoint(t, tenant, { url: `${receiver.origin}/302`, events: ['site.created'] });
     receiver.answer = ({ path }) =>
-      path === '/500' ? { status: 500 } : path === '/slow' ? { status: 200, delayMs: TIMEOUT_MS + 500 } : path === '/302' ? { status: 302 } : {};
+      path === '/500'
+        ? { status: 500 }
+        : path === '/slow'
+          ? { status: 200, delayMs: TIMEOUT_MS + 500 }
+          : path === '/302'
+            ? { status: 302 }
+            : {};
     start();
     await createSite(tenant);
-    expect((await settled(rejecting.id, 1))[0]).toMatchObject({ status: 'failed', error: 'receiver answered HTTP 500', response_status: 500 });
-    expect((await settled(slow.id, 1))[0]).toMatchObject({ status: 'failed', error: `timed out after ${TIMEOUT_MS} ms`, response_status: null });
+    expect((await settled(rejecting.id, 1))[0]).toMatchObject({
+      status: 'failed',
+      error: 'receiver answered HTTP 500',
+      response_status: 500,
+    });
+    expect((await settled(slow.id, 1))[0]).toMatchObject({
+      status: 'failed',
+      error: `timed out after ${TIMEOUT_MS} ms`,
+      response_status: null,
+    });
     expect((await settled(refused.id, 1))[0]).toMatchObject({ status: 'failed', error: 'connection refused' });
-    expect((await settled(redirecting.id, 1))[0]).toMatchObject({ status: 'failed', error: 'receiver answered HTTP 302' });
+    expect((await settled(redirecting.id, 1))[0]).toMatchObject({
+      status: 'failed',
+      error: 'receiver answered HTTP 302',
+    });
     // The failed payload is kept: it is what was sent.
     const [failed] = await deliveriesOf(rejecting.id);
     expect((failed!.payload as { event: string }).event).toBe('site.created');
@@ -118,7 +152,9 @@ describe('webhook dispatcher', () => {
     const site = await createSite(tenant);
     start();
     const names = Array.from({ length: 40 }, (_, index) => `name-${index}`);
-    await Promise.all(names.map((name) => t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: tenant.key, body: { name } })));
+    await Promise.all(
+      names.map((name) => t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: tenant.key, body: { name } })),
+    );
     const received = await receiver.waitFor(names.length, '/order');
     const rows = await settled(endpoint.id, names.length);
     expect(rows.map((row) => Number(row.sequence))).toEqual(names.map((_, index) => index + 1));
@@ -147,13 +183,22 @@ describe('webhook dispatcher', () => {
     const tenant = await t.tenant();
     const paused = await createEndpoint(t, tenant, { url: `${receiver.origin}/paused`, events: ['site.created'] });
     const deleted = await createEndpoint(t, tenant, { url: `${receiver.origin}/deleted`, events: ['site.created'] });
-    const inactive = await createEndpoint(t, tenant, { url: `${receiver.origin}/inactive`, events: ['site.created'], isActive: false });
+    const inactive = await createEndpoint(t, tenant, {
+      url: `${receiver.origin}/inactive`,
+      events: ['site.created'],
+      isActive: false,
+    });
     // Queued while active, then paused or deleted before the dispatcher runs.
     await createSite(tenant);
     expect(await deliveriesOf(paused.id)).toHaveLength(1);
     expect(await deliveriesOf(inactive.id)).toHaveLength(0);
-    expect((await t.request({ method: 'PUT', url: `/v1/webhooks/${paused.id}`, key: tenant.key, body: { isActive: false } })).statusCode).toBe(200);
-    expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${deleted.id}`, key: tenant.key })).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'PUT', url: `/v1/webhooks/${paused.id}`, key: tenant.key, body: { isActive: false } }))
+        .statusCode,
+    ).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${deleted.id}`, key: tenant.key })).statusCode).toBe(
+      200,
+    );
     await createSite(tenant);
     start();
     const [row] = await settled(paused.id, 1);
@@ -161,24 +206,40 @@ describe('webhook dispatcher', () => {
     expect(await deliveriesOf(paused.id)).toHaveLength(1);
     expect(await deliveriesOf(deleted.id)).toHaveLength(0);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.received.filter((request) => ['/paused', '/deleted', '/inactive'].includes(request.path))).toEqual([]);
+    expect(receiver.received.filter((request) => ['/paused', '/deleted', '/inactive'].includes(request.path))).toEqual(
+      [],
+    );
   });
 
   it('stops a window between POSTs when the endpoint is deactivated, recording the rest inactive', async () => {
     const tenant = await t.tenant();
-    const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/paused-mid-window`, events: ['site.created'] });
+    const endpoint = await createEndpoint(t, tenant, {
+      url: `${receiver.origin}/paused-mid-window`,
+      events: ['site.created'],
+    });
     for (let index = 0; index < 6; index++) await createSite(tenant);
     receiver.answer = () => ({ delayMs: 150 });
     // recheckMs 0: the endpoint is read again before every POST of the window.
     start({ recheckMs: 0 });
     await receiver.waitFor(1, '/paused-mid-window');
-    expect((await t.request({ method: 'PUT', url: `/v1/webhooks/${endpoint.id}`, key: tenant.key, body: { isActive: false } })).statusCode).toBe(200);
+    expect(
+      (
+        await t.request({
+          method: 'PUT',
+          url: `/v1/webhooks/${endpoint.id}`,
+          key: tenant.key,
+          body: { isActive: false },
+        })
+      ).statusCode,
+    ).toBe(200);
     const rows = await settled(endpoint.id, 6);
     const sent = receiver.received.filter((request) => request.path === '/paused-mid-window').length;
     // The POST in flight when the PUT committed completes; nothing starts after it.
     expect(sent).toBeLessThanOrEqual(2);
     expect(rows.filter((row) => row.status === 'succeeded')).toHaveLength(sent);
-    expect(rows.filter((row) => row.status === 'failed').map((row) => row.error)).toEqual(Array(6 - sent).fill('endpoint inactive'));
+    expect(rows.filter((row) => row.status === 'failed').map((row) => row.error)).toEqual(
+      Array(6 - sent).fill('endpoint inactive'),
+    );
   });
 
   it('gives the unsent rest of a window back on stop, for the next dispatcher to send once', async () => {
@@ -199,7 +260,9 @@ describe('webhook dispatcher', () => {
     start();
     const rows = await settled(endpoint.id, 5);
     expect(rows.map((row) => row.status)).toEqual(Array(5).fill('succeeded'));
-    const keys = receiver.received.filter((request) => request.path === '/handover').map((request) => bodyOf(request).idempotencyKey);
+    const keys = receiver.received
+      .filter((request) => request.path === '/handover')
+      .map((request) => bodyOf(request).idempotencyKey);
     expect(keys).toEqual(rows.map((row) => row.idempotency_key));
   });
 
@@ -207,19 +270,28 @@ describe('webhook dispatcher', () => {
     const tenant = await t.tenant();
     const endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/windows`, events: ['site.created'] });
     for (let index = 0; index < 12; index++) await createSite(tenant);
-    const stored = await db().selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', endpoint.id).execute();
+    const stored = await db()
+      .selectFrom('webhook_deliveries')
+      .select('payload')
+      .where('webhook_id', '=', endpoint.id)
+      .execute();
     expect(stored.map((row) => row.payload)).toEqual(Array(12).fill(null));
     start({ windowSize: 5 });
     const received = await receiver.waitFor(12, '/windows');
     const rows = await settled(endpoint.id, 12);
     expect(received.map((request) => bodyOf(request).idempotencyKey)).toEqual(rows.map((row) => row.idempotency_key));
-    expect(received.map((request) => request.body.toString('utf8'))).toEqual(rows.map((row) => JSON.stringify(row.payload)));
+    expect(received.map((request) => request.body.toString('utf8'))).toEqual(
+      rows.map((row) => JSON.stringify(row.payload)),
+    );
   });
 
   it('refuses at send a host that resolves to a private address when the policy forbids it', async () => {
     const tenant = await t.tenant();
     // Created while private hosts were allowed; the dispatcher runs under the default policy.
-    const byName = await createEndpoint(t, tenant, { url: `${receiver.origin.replace('127.0.0.1', 'localhost')}/ssrf-name`, events: ['site.created'] });
+    const byName = await createEndpoint(t, tenant, {
+      url: `${receiver.origin.replace('127.0.0.1', 'localhost')}/ssrf-name`,
+      events: ['site.created'],
+    });
     const byAddress = await createEndpoint(t, tenant, { url: `${receiver.origin}/ssrf-ip`, events: ['site.created'] });
     start({ config: { ...t.config, webhookAllowPrivateHosts: false } });
     await createSite(tenant);
@@ -234,14 +306,18 @@ describe('webhook dispatcher', () => {
   it('shares the work between two dispatchers without sending anything twice', async () => {
     const tenant = await t.tenant();
     const endpoints = await Promise.all(
-      ['/pair-a', '/pair-b', '/pair-c'].map((path) => createEndpoint(t, tenant, { url: `${receiver.origin}${path}`, events: ['site.created'] })),
+      ['/pair-a', '/pair-b', '/pair-c'].map((path) =>
+        createEndpoint(t, tenant, { url: `${receiver.origin}${path}`, events: ['site.created'] }),
+      ),
     );
     start();
     start();
     await Promise.all(Array.from({ length: 10 }, () => createSite(tenant)));
     for (const endpoint of endpoints) await settled(endpoint.id, 10);
     for (const path of ['/pair-a', '/pair-b', '/pair-c']) {
-      const keys = receiver.received.filter((request) => request.path === path).map((request) => bodyOf(request).idempotencyKey);
+      const keys = receiver.received
+        .filter((request) => request.path === path)
+        .map((request) => bodyOf(request).idempotencyKey);
       expect(keys).toHaveLength(10);
       expect(new Set(keys).size).toBe(10);
     }

@@ -23,8 +23,15 @@ async function ok<T = any>(promise: ReturnType<typeof req>, status = 200): Promi
   return response.json<T>();
 }
 const eventsOf = (organizationId: string, name: string) =>
-  db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).orderBy('position').execute();
-const jobsOf = (organizationId: string) => db().selectFrom('jobs').selectAll().where('organization_id', '=', organizationId).orderBy('run_key').execute();
+  db()
+    .selectFrom('events')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', name)
+    .orderBy('position')
+    .execute();
+const jobsOf = (organizationId: string) =>
+  db().selectFrom('jobs').selectAll().where('organization_id', '=', organizationId).orderBy('run_key').execute();
 
 async function member(tenant: Tenant, email: string) {
   const { data } = await ok(req(tenant, 'POST', '/customers/import', { data: [{ email }] }));
@@ -49,7 +56,13 @@ describe('job runner', () => {
     await jobs.tick();
     const runs = await jobsOf(tenant.organization.id);
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ name: 'loyalty.overnight', run_key: '2030-01-10', status: 'succeeded', attempts: 1, last_error: null });
+    expect(runs[0]).toMatchObject({
+      name: 'loyalty.overnight',
+      run_key: '2030-01-10',
+      status: 'succeeded',
+      attempts: 1,
+      last_error: null,
+    });
     expect(runs[0]!.result).toMatchObject({ rewardsExpired: 0, pointsExpired: 0, tiersReviewed: 0 });
     clock.now = new Date('2030-01-11T08:00:00Z');
     await jobs.tick();
@@ -65,26 +78,51 @@ describe('job runner', () => {
       logger: quiet,
       now: () => clock.now,
       retryDelayMs: 60_000,
-      jobs: [{ name: 'test.flaky', dailyAt: '03:00', run: async ({ organizationId }): Promise<Record<string, number>> => {
-        if (organizationId !== tenant.organization.id) return {};
-        calls += 1;
-        if (calls === 1) throw new Error('boom');
-        return { calls };
-      } }],
+      jobs: [
+        {
+          name: 'test.flaky',
+          dailyAt: '03:00',
+          run: async ({ organizationId }): Promise<Record<string, number>> => {
+            if (organizationId !== tenant.organization.id) return {};
+            calls += 1;
+            if (calls === 1) throw new Error('boom');
+            return { calls };
+          },
+        },
+      ],
     });
     await flaky.tick();
-    const [failed] = await db().selectFrom('jobs').selectAll().where('organization_id', '=', tenant.organization.id).where('name', '=', 'test.flaky').execute();
+    const [failed] = await db()
+      .selectFrom('jobs')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'test.flaky')
+      .execute();
     expect(failed).toMatchObject({ status: 'queued', last_error: 'boom', attempts: 1 });
     clock.now = new Date(clock.now.getTime() + 61_000);
     await flaky.tick();
-    const [done] = await db().selectFrom('jobs').selectAll().where('organization_id', '=', tenant.organization.id).where('name', '=', 'test.flaky').execute();
+    const [done] = await db()
+      .selectFrom('jobs')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'test.flaky')
+      .execute();
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2, result: { calls: 2 } });
 
     // A run left "running" by a dead process is claimed again once its lease has lapsed.
-    await db().updateTable('jobs').set({ status: 'running', claimed_by: 'dead', lease_expires_at: new Date(clock.now.getTime() - 1) })
-      .where('organization_id', '=', tenant.organization.id).where('name', '=', 'test.flaky').execute();
+    await db()
+      .updateTable('jobs')
+      .set({ status: 'running', claimed_by: 'dead', lease_expires_at: new Date(clock.now.getTime() - 1) })
+      .where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'test.flaky')
+      .execute();
     await flaky.tick();
-    const [taken] = await db().selectFrom('jobs').selectAll().where('organization_id', '=', tenant.organization.id).where('name', '=', 'test.flaky').execute();
+    const [taken] = await db()
+      .selectFrom('jobs')
+      .selectAll()
+      .where('organization_id', '=', tenant.organization.id)
+      .where('name', '=', 'test.flaky')
+      .execute();
     expect(taken).toMatchObject({ status: 'succeeded', attempts: 3, claimed_by: flaky.owner });
   });
 });
@@ -93,32 +131,71 @@ describe('overnight loyalty job', () => {
   it('expires due rewards and points, announces what expires soon once, through the runner', async () => {
     const tenant = await t.tenant();
     const [program] = (await ok(req(tenant, 'GET', '/loyalty-programs'))).data;
-    await ok(req(tenant, 'PATCH', `/loyalty-programs/${program.id}`, { pointsExpiry: { type: 'daysAfterEarning', days: 10 } }));
+    await ok(
+      req(tenant, 'PATCH', `/loyalty-programs/${program.id}`, { pointsExpiry: { type: 'daysAfterEarning', days: 10 } }),
+    );
     const ann = await member(tenant, 'ann@example.com');
     const bob = await member(tenant, 'bob@example.com');
-    await ok(req(tenant, 'POST', `/loyalty-memberships/${ann.id}/points-adjustments`, { points: 100, reason: 'welcome' }));
-    await ok(req(tenant, 'POST', `/loyalty-memberships/${ann.id}/points-adjustments`, { points: -30, reason: 'spent some' }));
+    await ok(
+      req(tenant, 'POST', `/loyalty-memberships/${ann.id}/points-adjustments`, { points: 100, reason: 'welcome' }),
+    );
+    await ok(
+      req(tenant, 'POST', `/loyalty-memberships/${ann.id}/points-adjustments`, { points: -30, reason: 'spent some' }),
+    );
     const coupon = { type: 'freeShipping', maximumValueCents: null };
-    const soon = await ok(req(tenant, 'POST', '/loyalty-rewards', { loyaltyMembershipId: bob.id, reward: coupon, expiresAt: new Date(Date.now() + 2 * DAY).toISOString() }), 201);
-    const later = await ok(req(tenant, 'POST', '/loyalty-rewards', { loyaltyMembershipId: bob.id, reward: coupon, expiresAt: new Date(Date.now() + 9 * DAY).toISOString() }), 201);
-    const never = await ok(req(tenant, 'POST', '/loyalty-rewards', { loyaltyMembershipId: bob.id, reward: coupon }), 201);
+    const soon = await ok(
+      req(tenant, 'POST', '/loyalty-rewards', {
+        loyaltyMembershipId: bob.id,
+        reward: coupon,
+        expiresAt: new Date(Date.now() + 2 * DAY).toISOString(),
+      }),
+      201,
+    );
+    const later = await ok(
+      req(tenant, 'POST', '/loyalty-rewards', {
+        loyaltyMembershipId: bob.id,
+        reward: coupon,
+        expiresAt: new Date(Date.now() + 9 * DAY).toISOString(),
+      }),
+      201,
+    );
+    const never = await ok(
+      req(tenant, 'POST', '/loyalty-rewards', { loyaltyMembershipId: bob.id, reward: coupon }),
+      201,
+    );
 
     // Night 1 (tomorrow): nothing due; the reward in 2 days and the points in 10 days are within 7 days? only the reward.
     const clock = { now: morning(1) };
     const jobs = runner(clock);
     await jobs.tick();
-    expect((await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map((e) => (e.payload as { id: string }).id)).toEqual([soon.id]);
+    expect(
+      (await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
+        (e) => (e.payload as { id: string }).id,
+      ),
+    ).toEqual([soon.id]);
     expect(await eventsOf(tenant.organization.id, 'loyaltyPoints.expiringSoon')).toEqual([]);
 
     // Night 4: the first reward lapsed; the points (day 10) and the second reward (day 9) are now within 7 days.
     clock.now = morning(4);
     await jobs.tick();
     const rewards = await ok(req(tenant, 'GET', '/loyalty-rewards?sort=createdAt'));
-    expect(rewards.data.map((r: any) => [r.id, r.status])).toEqual([[soon.id, 'expired'], [later.id, 'pending'], [never.id, 'pending']]);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyReward.expired')).map((e) => (e.payload as { id: string }).id)).toEqual([soon.id]);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map((e) => (e.payload as { id: string }).id)).toEqual([soon.id, later.id]);
+    expect(rewards.data.map((r: any) => [r.id, r.status])).toEqual([
+      [soon.id, 'expired'],
+      [later.id, 'pending'],
+      [never.id, 'pending'],
+    ]);
+    expect(
+      (await eventsOf(tenant.organization.id, 'loyaltyReward.expired')).map((e) => (e.payload as { id: string }).id),
+    ).toEqual([soon.id]);
+    expect(
+      (await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
+        (e) => (e.payload as { id: string }).id,
+      ),
+    ).toEqual([soon.id, later.id]);
     const pointsSoon = await eventsOf(tenant.organization.id, 'loyaltyPoints.expiringSoon');
-    expect(pointsSoon.map((e) => e.payload)).toEqual([expect.objectContaining({ loyaltyMembershipId: ann.id, points: 70, pointsBalance: 70 })]);
+    expect(pointsSoon.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ loyaltyMembershipId: ann.id, points: 70, pointsBalance: 70 }),
+    ]);
 
     // Night 5: announced items are not announced again.
     clock.now = morning(5);
@@ -129,8 +206,12 @@ describe('overnight loyalty job', () => {
     // Night 11: the credit's 70 remaining points lapse into one expired entry.
     clock.now = morning(11);
     await jobs.tick();
-    const expired = await ok(req(tenant, 'GET', `/loyalty-activity?filter=${encodeURIComponent(JSON.stringify({ kind: 'expired' }))}`));
-    expect(expired.data).toEqual([expect.objectContaining({ loyaltyMembershipId: ann.id, points: -70, balanceAfter: 0, reason: 'Points expired' })]);
+    const expired = await ok(
+      req(tenant, 'GET', `/loyalty-activity?filter=${encodeURIComponent(JSON.stringify({ kind: 'expired' }))}`),
+    );
+    expect(expired.data).toEqual([
+      expect.objectContaining({ loyaltyMembershipId: ann.id, points: -70, balanceAfter: 0, reason: 'Points expired' }),
+    ]);
     expect((await ok(req(tenant, 'GET', `/loyalty-memberships/${ann.id}`))).pointsBalance).toBe(0);
     const runs = await jobsOf(tenant.organization.id);
     expect(runs.map((run) => run.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
@@ -146,12 +227,22 @@ describe('overnight loyalty job', () => {
     await ok(req(tenant, 'POST', `/loyalty-memberships/${cy.id}/points-adjustments`, { points: 150, reason: 'x' }));
     expect((await ok(req(tenant, 'GET', `/loyalty-memberships/${cy.id}`))).loyaltyTierId).toBe(gold.id);
     // Points older than the window no longer count: age the credit, make the review due.
-    await sql`update loyalty_transactions set created_at = now() - interval '60 days' where loyalty_membership_id = ${cy.id}::uuid`.execute(db());
-    await db().updateTable('loyalty_memberships').set({ tier_review_at: new Date(Date.now() - DAY) }).where('id', '=', cy.id).execute();
+    await sql`update loyalty_transactions set created_at = now() - interval '60 days' where loyalty_membership_id = ${cy.id}::uuid`.execute(
+      db(),
+    );
+    await db()
+      .updateTable('loyalty_memberships')
+      .set({ tier_review_at: new Date(Date.now() - DAY) })
+      .where('id', '=', cy.id)
+      .execute();
     await runner({ now: morning(1) }).tick();
     const reviewed = await ok(req(tenant, 'GET', `/loyalty-memberships/${cy.id}`));
     expect(reviewed).toMatchObject({ loyaltyTierId: null, tierReviewAt: null });
-    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.tierChanged')).map((e) => (e.payload as { loyaltyTierId: string | null }).loyaltyTierId)).toEqual([gold.id, null]);
+    expect(
+      (await eventsOf(tenant.organization.id, 'loyaltyMembership.tierChanged')).map(
+        (e) => (e.payload as { loyaltyTierId: string | null }).loyaltyTierId,
+      ),
+    ).toEqual([gold.id, null]);
   });
 });
 
@@ -161,7 +252,14 @@ describe.skipIf(!postgresUrl)('two runners on PostgreSQL', () => {
     const bob = await member(tenant, 'bob@example.com');
     const coupon = { type: 'freeShipping', maximumValueCents: null };
     for (let i = 0; i < 5; i += 1) {
-      await ok(req(tenant, 'POST', '/loyalty-rewards', { loyaltyMembershipId: bob.id, reward: coupon, expiresAt: new Date(Date.now() + DAY).toISOString() }), 201);
+      await ok(
+        req(tenant, 'POST', '/loyalty-rewards', {
+          loyaltyMembershipId: bob.id,
+          reward: coupon,
+          expiresAt: new Date(Date.now() + DAY).toISOString(),
+        }),
+        201,
+      );
     }
     const second = await openDatabase({ databaseUrl: t.testDatabase.url!, dataDir: 'memory://' });
     try {
@@ -171,9 +269,18 @@ describe.skipIf(!postgresUrl)('two runners on PostgreSQL', () => {
       const ran = await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
       const runs = await jobsOf(tenant.organization.id);
       expect(runs).toHaveLength(1);
-      expect(runs[0]).toMatchObject({ status: 'succeeded', attempts: 1, result: expect.objectContaining({ rewardsExpired: 5 }) });
+      expect(runs[0]).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        result: expect.objectContaining({ rewardsExpired: 5 }),
+      });
       // Every organization's night ran exactly once across both runners.
-      const nights = await db().selectFrom('jobs').select('id').where('run_key', '=', runs[0]!.run_key).where('name', '=', 'loyalty.overnight').execute();
+      const nights = await db()
+        .selectFrom('jobs')
+        .select('id')
+        .where('run_key', '=', runs[0]!.run_key)
+        .where('name', '=', 'loyalty.overnight')
+        .execute();
       expect(ran.reduce((sum, n) => sum + n, 0)).toBe(nights.length);
       expect(await eventsOf(tenant.organization.id, 'loyaltyReward.expired')).toHaveLength(5);
     } finally {

@@ -53,9 +53,17 @@ const probeResource: ResourceModule = {
   routes(app, { db }) {
     app.get(
       '/probe-variants',
-      { config: { permission: 'products:read', cost: 1 }, schema: { querystring: listQuerySchema(probeList), response: { 200: listEnvelope(ProbeVariant) } } },
+      {
+        config: { permission: 'products:read', cost: 1 },
+        schema: { querystring: listQuerySchema(probeList), response: { 200: listEnvelope(ProbeVariant) } },
+      },
       async (request) => {
-        const page = await listPage<{ id: string; slug: string }>(db, probeList, authOf(request).organizationId, request.query);
+        const page = await listPage<{ id: string; slug: string }>(
+          db,
+          probeList,
+          authOf(request).organizationId,
+          request.query,
+        );
         return { data: page.rows.map((row) => ({ id: row.id, slug: row.slug })), nextCursor: page.nextCursor };
       },
     );
@@ -88,7 +96,10 @@ async function walk(who: Tenant, url: string): Promise<any[]> {
   const rows: any[] = [];
   let cursor: string | null = null;
   do {
-    const body = await list(who, `${url}${cursor ? `${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const body = await list(
+      who,
+      `${url}${cursor ? `${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     rows.push(...body.data);
     cursor = body.nextCursor;
   } while (cursor);
@@ -118,7 +129,13 @@ describe('operators on every value type (probe over variants)', () => {
         slug: 'alpha',
         title: 'Alpha Tee',
         variants: [
-          { slug: 'v-cheap', priceCents: 100, currencyCode: 'USD', available: true, metadata: { rank: 'b', note: '50% off' } },
+          {
+            slug: 'v-cheap',
+            priceCents: 100,
+            currencyCode: 'USD',
+            available: true,
+            metadata: { rank: 'b', note: '50% off' },
+          },
           { slug: 'v-mid', priceCents: 2500, currencyCode: 'EUR', available: false, metadata: { rank: 'a' } },
         ],
       },
@@ -131,7 +148,12 @@ describe('operators on every value type (probe over variants)', () => {
         ],
       },
     ]);
-    const created: Record<string, string> = { 'v-cheap': '2026-01-01T00:00:00Z', 'v-mid': '2026-01-02T00:00:00Z', 'v-dear': '2026-01-03T00:00:00Z', 'v-free': '2026-01-03T00:00:00Z' };
+    const created: Record<string, string> = {
+      'v-cheap': '2026-01-01T00:00:00Z',
+      'v-mid': '2026-01-02T00:00:00Z',
+      'v-dear': '2026-01-03T00:00:00Z',
+      'v-free': '2026-01-03T00:00:00Z',
+    };
     for (const [slug, at] of Object.entries(created)) {
       const { rows } = await sql<{ id: string }>`update product_variants set created_at = ${at}::timestamptz
         where organization_id = ${owner.organization.id}::uuid and slug = ${slug} returning id`.execute(db());
@@ -139,7 +161,8 @@ describe('operators on every value type (probe over variants)', () => {
     }
   });
 
-  const slugsFor = async (filter: unknown) => (await walk(owner, `/v1/probe-variants?sort=slug&limit=2&filter=${q(filter)}`)).map((row) => row.slug);
+  const slugsFor = async (filter: unknown) =>
+    (await walk(owner, `/v1/probe-variants?sort=slug&limit=2&filter=${q(filter)}`)).map((row) => row.slug);
 
   it('integer', async () => {
     const cases: [unknown, string[]][] = [
@@ -249,7 +272,12 @@ describe('operators on every value type (probe over variants)', () => {
       [{ createdAt: '0000-01-01T00:00:00Z' }, 'query.filter.createdAt'],
       [{ createdAt: { $gt: '0001-01-01T00:30:00+01:00' } }, 'query.filter.createdAt.$gt'],
     ] as const) {
-      await refused(owner, `/v1/probe-variants?filter=${q(filter)}`, path, /ISO 8601|text fields only|years 0001 and 9999/);
+      await refused(
+        owner,
+        `/v1/probe-variants?filter=${q(filter)}`,
+        path,
+        /ISO 8601|text fields only|years 0001 and 9999/,
+      );
     }
   });
 
@@ -338,7 +366,10 @@ describe('operators on every value type (probe over variants)', () => {
       [{ $not: { 'metadata.rank': { $gt: 'a' } } }, ['v-dear', 'v-free', 'v-mid']],
       [{ $not: { $not: { 'metadata.rank': { $gt: 'a' } } } }, ['v-cheap']],
       [{ $or: [{ 'metadata.rank': { $gt: 'a' } }, { priceCents: 0 }] }, ['v-cheap', 'v-free']],
-      [{ $and: [{ available: true }, { $or: [{ 'metadata.rank': null }, { priceCents: { $lt: 200 } }] }] }, ['v-cheap', 'v-dear']],
+      [
+        { $and: [{ available: true }, { $or: [{ 'metadata.rank': null }, { priceCents: { $lt: 200 } }] }] },
+        ['v-cheap', 'v-dear'],
+      ],
       [{}, ['v-cheap', 'v-dear', 'v-free', 'v-mid']],
     ];
     for (const [filter, expected] of cases) expect(await slugsFor(filter), JSON.stringify(filter)).toEqual(expected);
@@ -359,8 +390,14 @@ describe('operators on every value type (probe over variants)', () => {
     const ascending = ['v-mid', 'v-cheap', ...['v-dear', 'v-free'].sort(byId)];
     const descending = ['v-cheap', 'v-mid', ...['v-dear', 'v-free'].sort(byId).reverse()];
     for (const limit of [1, 2, 3, 10]) {
-      expect((await walk(owner, `/v1/probe-variants?sort=rank&limit=${limit}`)).map((row) => row.slug), `rank ${limit}`).toEqual(ascending);
-      expect((await walk(owner, `/v1/probe-variants?sort=-rank&limit=${limit}`)).map((row) => row.slug), `-rank ${limit}`).toEqual(descending);
+      expect(
+        (await walk(owner, `/v1/probe-variants?sort=rank&limit=${limit}`)).map((row) => row.slug),
+        `rank ${limit}`,
+      ).toEqual(ascending);
+      expect(
+        (await walk(owner, `/v1/probe-variants?sort=-rank&limit=${limit}`)).map((row) => row.slug),
+        `-rank ${limit}`,
+      ).toEqual(descending);
     }
     // A cursor positioned on a null sort value.
     const first = await list(owner, '/v1/probe-variants?sort=rank&limit=3');
@@ -379,8 +416,18 @@ describe('filter documents: shape and limits', () => {
   const url = (filter: unknown) => `/v1/products?filter=${q(filter)}`;
 
   it('refuses unknown fields and operators, naming them', async () => {
-    await refused(owner, url({ price: 1 }), 'query.filter.price', /filterable: id, slug, title, metadata.<key>, createdAt, tags.name/);
-    await refused(owner, url({ $or: [{ title: 'x' }, { nope: 1 }] }), 'query.filter.$or[1].nope', /not a filterable field/);
+    await refused(
+      owner,
+      url({ price: 1 }),
+      'query.filter.price',
+      /filterable: id, slug, title, metadata.<key>, createdAt, tags.name/,
+    );
+    await refused(
+      owner,
+      url({ $or: [{ title: 'x' }, { nope: 1 }] }),
+      'query.filter.$or[1].nope',
+      /not a filterable field/,
+    );
     await refused(owner, url({ title: { $regex: '.*' } }), 'query.filter.title.$regex', /not an operator/);
     await refused(owner, url({ title: { $eq: 'x', $like: 'x' } }), 'query.filter.title.$like', /not an operator/);
     await refused(owner, url({ $where: 'true' }), 'query.filter.$where', /not a logical operator/);
@@ -388,7 +435,12 @@ describe('filter documents: shape and limits', () => {
     await refused(owner, url({ title: {} }), 'query.filter.title', /at least one operator/);
     await refused(owner, url({ 'tags.name': { $gt: 1 } }), 'query.filter.tags.name.$gt', /string/);
     await refused(owner, url({ 'tags.id': 'x' }), 'query.filter.tags.id', /not a filterable field/);
-    await refused(owner, url({ 'variants.metadata.': 'x' }), 'query.filter.variants.metadata.', /not a filterable field/);
+    await refused(
+      owner,
+      url({ 'variants.metadata.': 'x' }),
+      'query.filter.variants.metadata.',
+      /not a filterable field/,
+    );
   });
 
   it('refuses malformed logical operators', async () => {
@@ -414,22 +466,37 @@ describe('filter documents: shape and limits', () => {
   });
 
   it('allows 5 levels of nesting and refuses 6', async () => {
-    const nest = (levels: number): Record<string, unknown> => (levels === 1 ? { title: 'One' } : { $and: [nest(levels - 1)] });
+    const nest = (levels: number): Record<string, unknown> =>
+      levels === 1 ? { title: 'One' } : { $and: [nest(levels - 1)] };
     expect((await list(owner, url(nest(5)))).data).toHaveLength(1);
     expect((await list(owner, url({ $not: { $not: { $or: [{ $and: [{ title: 'One' }] }] } } }))).data).toHaveLength(1);
     await refused(owner, url(nest(6)), 'query.filter.$and[0].$and[0].$and[0].$and[0].$and[0]', /deeper than 5 levels/);
-    await refused(owner, url({ $not: { $not: { $not: { $not: { $not: { title: 'x' } } } } } }), 'query.filter.$not.$not.$not.$not.$not', /deeper than 5/);
+    await refused(
+      owner,
+      url({ $not: { $not: { $not: { $not: { $not: { title: 'x' } } } } } }),
+      'query.filter.$not.$not.$not.$not.$not',
+      /deeper than 5/,
+    );
   });
 
   it('allows 100 conditions and refuses 101', async () => {
-    const conditions = (count: number) => ({ $or: Array.from({ length: count }, (_, index) => ({ title: `t${index}` })) });
+    const conditions = (count: number) => ({
+      $or: Array.from({ length: count }, (_, index) => ({ title: `t${index}` })),
+    });
     const hundred = conditions(100);
     hundred.$or[99] = { title: 'One' };
     expect((await list(owner, url(hundred))).data).toHaveLength(1);
     await refused(owner, url(conditions(101)), 'query.filter.$or[100].title', /exceed 100 conditions/);
     // Several operators on one field count one each.
-    const operators = Object.fromEntries(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$contains', '$startsWith'].map((op) => [op, 'x']));
-    await refused(owner, url({ $or: Array.from({ length: 13 }, () => ({ title: operators })) }), 'query.filter.$or[12].title', /exceed 100 conditions/);
+    const operators = Object.fromEntries(
+      ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$contains', '$startsWith'].map((op) => [op, 'x']),
+    );
+    await refused(
+      owner,
+      url({ $or: Array.from({ length: 13 }, () => ({ title: operators })) }),
+      'query.filter.$or[12].title',
+      /exceed 100 conditions/,
+    );
   });
 
   it('allows $in with 500 values and refuses 501', async () => {
@@ -485,7 +552,12 @@ describe('cursors, page sizes, sorts and includes', () => {
       })),
     );
     for (const [index, row] of rows.entries()) {
-      await db().updateTable('products').set({ wishlists_count: index % 5 }).where('organization_id', '=', owner.organization.id).where('id', '=', row.id).execute();
+      await db()
+        .updateTable('products')
+        .set({ wishlists_count: index % 5 })
+        .where('organization_id', '=', owner.organization.id)
+        .where('id', '=', row.id)
+        .execute();
     }
   });
 
@@ -496,20 +568,32 @@ describe('cursors, page sizes, sorts and includes', () => {
       let cursor: string | null = null;
       for (let page = 0; page < 3; page++) {
         const body = await list(owner, `/v1/products?sort=${sort}&limit=10${cursor ? `&cursor=${q(cursor)}` : ''}`);
-        expect(body.data.map((row) => row.id), `${sort} page ${page}`).toEqual(whole.slice(page * 10, page * 10 + 10));
+        expect(
+          body.data.map((row) => row.id),
+          `${sort} page ${page}`,
+        ).toEqual(whole.slice(page * 10, page * 10 + 10));
         cursor = body.nextCursor;
       }
       expect(cursor).toBeNull();
       // The same holds with a filter: every third product.
-      const filtered = (await list(owner, `/v1/products?sort=${sort}&filter=${q({ 'tags.name': 'third' })}`)).data.map((row) => row.id);
+      const filtered = (await list(owner, `/v1/products?sort=${sort}&filter=${q({ 'tags.name': 'third' })}`)).data.map(
+        (row) => row.id,
+      );
       expect(filtered).toHaveLength(10);
-      expect((await walk(owner, `/v1/products?sort=${sort}&limit=3&filter=${q({ 'tags.name': 'third' })}`)).map((row) => row.id)).toEqual(filtered);
+      expect(
+        (await walk(owner, `/v1/products?sort=${sort}&limit=3&filter=${q({ 'tags.name': 'third' })}`)).map(
+          (row) => row.id,
+        ),
+      ).toEqual(filtered);
     }
   });
 
   it('keeps a walk stable while rows are inserted between pages', async () => {
     const who = await tenant();
-    await importProducts(who, Array.from({ length: 8 }, (_, index) => ({ slug: `s${index}`, title: `m${index}` })));
+    await importProducts(
+      who,
+      Array.from({ length: 8 }, (_, index) => ({ slug: `s${index}`, title: `m${index}` })),
+    );
     const before = (await list(who, '/v1/products?sort=title&limit=250')).data.map((row) => row.slug);
     const first = await list(who, '/v1/products?sort=title&limit=3');
     await importProducts(who, [
@@ -533,7 +617,10 @@ describe('cursors, page sizes, sorts and includes', () => {
     const cursor = q(first.nextCursor!);
     // The same query (keys in another order, any page size) accepts it.
     const reordered = { 'tags.name': { $exists: false }, title: { $in: ['lamp', 'desk'] } };
-    expect((await list(owner, `/v1/products?sort=title&limit=5&filter=${q(reordered)}&search=p&cursor=${cursor}`)).data.length).toBeGreaterThan(0);
+    expect(
+      (await list(owner, `/v1/products?sort=title&limit=5&filter=${q(reordered)}&search=p&cursor=${cursor}`)).data
+        .length,
+    ).toBeGreaterThan(0);
     for (const query of [
       `sort=-title&filter=${q(filter)}&search=p`,
       `sort=createdAt&filter=${q(filter)}&search=p`,
@@ -543,7 +630,12 @@ describe('cursors, page sizes, sorts and includes', () => {
       `sort=title&filter=${q(filter)}`,
       `sort=title&filter=${q(filter)}&search=P0`,
     ]) {
-      await refused(owner, `/v1/products?${query}&cursor=${cursor}`, 'query.cursor', /different sort, filter or search/);
+      await refused(
+        owner,
+        `/v1/products?${query}&cursor=${cursor}`,
+        'query.cursor',
+        /different sort, filter or search/,
+      );
     }
   });
 
@@ -568,12 +660,21 @@ describe('cursors, page sizes, sorts and includes', () => {
       'eyJ',
       Buffer.from('{"b":').toString('base64url'),
     ];
-    for (const cursor of variants) await refused(owner, `/v1/products?sort=createdAt&limit=2&cursor=${q(cursor)}`, 'query.cursor', /cursor/);
+    for (const cursor of variants)
+      await refused(owner, `/v1/products?sort=createdAt&limit=2&cursor=${q(cursor)}`, 'query.cursor', /cursor/);
     await refused(owner, `/v1/products?cursor=${'a'.repeat(2049)}`, 'query.cursor');
     await refused(owner, '/v1/products?cursor=', 'query.cursor');
     const integer = decode((await list(owner, '/v1/products?sort=wishlistsCount&limit=2')).nextCursor!);
-    await refused(owner, `/v1/products?sort=wishlistsCount&limit=2&cursor=${q(encode({ ...integer, v: '1' }))}`, 'query.cursor');
-    await refused(owner, `/v1/products?sort=wishlistsCount&limit=2&cursor=${q(encode({ ...integer, v: 1.5 }))}`, 'query.cursor');
+    await refused(
+      owner,
+      `/v1/products?sort=wishlistsCount&limit=2&cursor=${q(encode({ ...integer, v: '1' }))}`,
+      'query.cursor',
+    );
+    await refused(
+      owner,
+      `/v1/products?sort=wishlistsCount&limit=2&cursor=${q(encode({ ...integer, v: 1.5 }))}`,
+      'query.cursor',
+    );
   });
 
   it('treats a forged sort value as data, never as SQL', async () => {
@@ -601,14 +702,25 @@ describe('cursors, page sizes, sorts and includes', () => {
     expect((await list(owner, '/v1/products?limit=250')).data).toHaveLength(30);
     expect((await list(owner, '/v1/products')).data).toHaveLength(30);
     const defaultPage = await tenant();
-    await importProducts(defaultPage, Array.from({ length: 51 }, (_, index) => ({ slug: `d${index}` })));
+    await importProducts(
+      defaultPage,
+      Array.from({ length: 51 }, (_, index) => ({ slug: `d${index}` })),
+    );
     const body = await list(defaultPage, '/v1/products');
     expect(body.data).toHaveLength(50);
     expect(body.nextCursor).not.toBeNull();
   });
 
   it('refuses unknown sorts, includes and query parameters', async () => {
-    for (const sort of ['slug', 'id', '--title', 'title,createdAt', 'title desc', '+title', "title; drop table products; --"]) {
+    for (const sort of [
+      'slug',
+      'id',
+      '--title',
+      'title,createdAt',
+      'title desc',
+      '+title',
+      'title; drop table products; --',
+    ]) {
       await refused(owner, `/v1/products?sort=${q(sort)}`, 'query.sort');
     }
     await refused(owner, '/v1/products?include=nope', 'query.include', /Unknown include "nope"/);
@@ -626,7 +738,13 @@ describe('hostile input never reaches SQL', () => {
   it('finds exactly the rows whose text, metadata keys and values contain quotes, %, _ and backslashes', async () => {
     const owner = await tenant();
     const products = await importProducts(owner, [
-      { slug: 'inject', title: INJECTION, metadata: { [INJECTION]: INJECTION, 'k%': '100%' }, tags: [INJECTION], variants: [{ slug: INJECTION, title: '%', metadata: { '\\': '_' } }] },
+      {
+        slug: 'inject',
+        title: INJECTION,
+        metadata: { [INJECTION]: INJECTION, 'k%': '100%' },
+        tags: [INJECTION],
+        variants: [{ slug: INJECTION, title: '%', metadata: { '\\': '_' } }],
+      },
       { slug: 'percent', title: '100% cotton', metadata: { 'k%': '100 percent' }, tags: ['%'] },
       { slug: 'hundred', title: '100 cotton', tags: ['_'] },
       { slug: 'under_score', title: 'a_b', variants: [{ slug: 'v', title: '_', metadata: { '\\': 'x' } }] },
@@ -663,7 +781,13 @@ describe('hostile input never reaches SQL', () => {
     for (const [filter, expected] of cases) {
       const response = await t.request({ url: `/v1/products?filter=${q(filter)}`, key: owner.key });
       expect(response.statusCode, `${JSON.stringify(filter)}: ${response.body}`).toBe(200);
-      expect(response.json().data.map((row: any) => row.slug).sort(), JSON.stringify(filter)).toEqual(expected);
+      expect(
+        response
+          .json()
+          .data.map((row: any) => row.slug)
+          .sort(),
+        JSON.stringify(filter),
+      ).toEqual(expected);
     }
     const searches: [string, string[]][] = [
       [INJECTION, ['inject']],
@@ -679,12 +803,23 @@ describe('hostile input never reaches SQL', () => {
       const body = await list(owner, `/v1/products?search=${q(search)}`);
       expect(body.data.map((row) => row.slug).sort(), search).toEqual(expected);
     }
-    for (const field of [`title"; ${INJECTION}`, 'title) or (1=1', 'p.title', 'title::text', '__proto__', 'constructor', 'variants.slug; --']) {
+    for (const field of [
+      `title"; ${INJECTION}`,
+      'title) or (1=1',
+      'p.title',
+      'title::text',
+      '__proto__',
+      'constructor',
+      'variants.slug; --',
+    ]) {
       const response = await t.request({ url: `/v1/products?filter=${q({ [field]: 'x' })}`, key: owner.key });
       expect(response.statusCode, field).toBe(400);
     }
     for (const operator of ['$eq; drop table products', "$gt'", '$in)']) {
-      const response = await t.request({ url: `/v1/products?filter=${q({ title: { [operator]: 'x' } })}`, key: owner.key });
+      const response = await t.request({
+        url: `/v1/products?filter=${q({ title: { [operator]: 'x' } })}`,
+        key: owner.key,
+      });
       expect(response.statusCode, operator).toBe(400);
     }
     // PostgreSQL text cannot hold U+0000: such operands are refused instead of failing the query.
@@ -700,11 +835,22 @@ describe('hostile input never reaches SQL', () => {
       await refused(owner, url, path);
     }
     const payload = decode((await list(owner, '/v1/products?sort=title&limit=2')).nextCursor!);
-    await refused(owner, `/v1/products?sort=title&limit=2&cursor=${q(encode({ ...payload, v: 'a\u0000' }))}`, 'query.cursor');
+    await refused(
+      owner,
+      `/v1/products?sort=title&limit=2&cursor=${q(encode({ ...payload, v: 'a\u0000' }))}`,
+      'query.cursor',
+    );
     // Bulk updates select through the same engine.
-    const bulk = await t.request({ method: 'PATCH', url: `/v1/products/bulk-update?filter=${q({ title: { $contains: '%' } })}&search=${q('\\')}`, key: owner.key, body: { addTags: ['picked'] } });
+    const bulk = await t.request({
+      method: 'PATCH',
+      url: `/v1/products/bulk-update?filter=${q({ title: { $contains: '%' } })}&search=${q('\\')}`,
+      key: owner.key,
+      body: { addTags: ['picked'] },
+    });
     expect(bulk.json()).toEqual({ count: 1 });
-    expect((await list(owner, `/v1/products?filter=${q({ 'tags.name': 'picked' })}`)).data.map((row) => row.slug)).toEqual(['back']);
+    expect(
+      (await list(owner, `/v1/products?filter=${q({ 'tags.name': 'picked' })}`)).data.map((row) => row.slug),
+    ).toEqual(['back']);
     // The table is still there, whole.
     expect((await list(owner, '/v1/products')).data).toHaveLength(6);
   });
@@ -719,10 +865,16 @@ describe('plans that stay index ranges', () => {
       [0, 1, 2].map((product) => ({
         slug: `n${product}`,
         title: `n${product}`,
-        variants: ranks.slice(product * 5, product * 5 + 5).map((rank, index) => ({ slug: `r${product}-${index}`, metadata: rank ? { rank } : {} })),
+        variants: ranks
+          .slice(product * 5, product * 5 + 5)
+          .map((rank, index) => ({ slug: `r${product}-${index}`, metadata: rank ? { rank } : {} })),
       })),
     );
-    const { rows } = await sql<{ id: string; slug: string; rank: string | null }>`select id, slug, metadata ->> 'rank' as rank
+    const { rows } = await sql<{
+      id: string;
+      slug: string;
+      rank: string | null;
+    }>`select id, slug, metadata ->> 'rank' as rank
       from product_variants where organization_id = ${owner.organization.id}::uuid`.execute(db());
     expect(rows).toHaveLength(ranks.length);
     const byRank = (descending: boolean) => (a: (typeof rows)[number], b: (typeof rows)[number]) => {
@@ -735,7 +887,10 @@ describe('plans that stay index ranges', () => {
       const expected = [...rows].sort(byRank(descending)).map((row) => row.slug);
       for (const limit of [1, 2, 3, 4, 7, 9, 15, 16]) {
         const walked = await walk(owner, `/v1/probe-variants?sort=${descending ? '-' : ''}rank&limit=${limit}`);
-        expect(walked.map((row) => row.slug), `${descending ? '-' : ''}rank limit ${limit}`).toEqual(expected);
+        expect(
+          walked.map((row) => row.slug),
+          `${descending ? '-' : ''}rank limit ${limit}`,
+        ).toEqual(expected);
       }
     }
   });
@@ -751,23 +906,51 @@ describe('plans that stay index ranges', () => {
       })),
     );
     const organizationId = owner.organization.id;
-    const related = (filter: unknown) => compileSelection(productList, organizationId, { filter: JSON.stringify(filter) }).related;
+    const related = (filter: unknown) =>
+      compileSelection(productList, organizationId, { filter: JSON.stringify(filter) }).related;
     // limit 1: more than PER_ROW_PAGES (20) matching tag links walk the sort index; 2 keep the semi-join.
     expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'common' }), 1)).toEqual(new Set([0]));
     expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'common' }), 2)).toEqual(new Set());
-    expect(await chooseRowByRow(db(), organizationId, related({ 'tags.name': 'rare', $and: [{ 'tags.name': { $ne: 'x' } }] }), 1)).toEqual(new Set([1]));
+    expect(
+      await chooseRowByRow(
+        db(),
+        organizationId,
+        related({ 'tags.name': 'rare', $and: [{ 'tags.name': { $ne: 'x' } }] }),
+        1,
+      ),
+    ).toEqual(new Set([1]));
     // Under $or or $not a to-many condition is no semi-join candidate; a lone null means "no related row".
-    expect(related({ $or: [{ 'tags.name': 'common' }, { title: 'lamp' }], $not: { 'tags.name': 'rare' }, 'tags.name': null })).toEqual([]);
-    const { where } = compileSelection(productList, organizationId, { filter: JSON.stringify({ 'tags.name': 'common' }) }, [], new Set([0]));
+    expect(
+      related({
+        $or: [{ 'tags.name': 'common' }, { title: 'lamp' }],
+        $not: { 'tags.name': 'rare' },
+        'tags.name': null,
+      }),
+    ).toEqual([]);
+    const { where } = compileSelection(
+      productList,
+      organizationId,
+      { filter: JSON.stringify({ 'tags.name': 'common' }) },
+      [],
+      new Set([0]),
+    );
     expect(sql`select 1 where ${where}`.compile(db()).sql).toMatch(/offset 0\)/);
     // Another organization's links do not count.
     const other = await tenant();
     expect(await chooseRowByRow(db(), other.organization.id, related({ 'tags.name': 'common' }), 1)).toEqual(new Set());
 
     for (const sort of ['title', '-title', '-createdAt']) {
-      for (const filter of [{ 'tags.name': 'common' }, { 'tags.name': 'rare' }, { 'tags.name': 'common', title: { $ne: 'desk' } }]) {
-        const whole = (await list(owner, `/v1/products?sort=${sort}&limit=250&filter=${q(filter)}`)).data.map((row) => row.slug);
-        const walked = (await walk(owner, `/v1/products?sort=${sort}&limit=1&filter=${q(filter)}`)).map((row) => row.slug);
+      for (const filter of [
+        { 'tags.name': 'common' },
+        { 'tags.name': 'rare' },
+        { 'tags.name': 'common', title: { $ne: 'desk' } },
+      ]) {
+        const whole = (await list(owner, `/v1/products?sort=${sort}&limit=250&filter=${q(filter)}`)).data.map(
+          (row) => row.slug,
+        );
+        const walked = (await walk(owner, `/v1/products?sort=${sort}&limit=1&filter=${q(filter)}`)).map(
+          (row) => row.slug,
+        );
         expect(walked, `${sort} ${JSON.stringify(filter)}`).toEqual(whole);
       }
     }

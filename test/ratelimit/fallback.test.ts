@@ -8,7 +8,11 @@ import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import type { BucketSpec, ChargeDecision, RateLimiter } from '../../src/ratelimit/types.js';
 
 const BUCKET: BucketSpec[] = [{ key: 'org:test', capacity: 600, refillPerSecond: 10 }];
-const ALLOWED: ChargeDecision = { allowed: true, retryAfterSeconds: 0, buckets: [{ key: 'org:test', capacity: 600, tokens: 42, secondsUntilFull: 56 }] };
+const ALLOWED: ChargeDecision = {
+  allowed: true,
+  retryAfterSeconds: 0,
+  buckets: [{ key: 'org:test', capacity: 600, tokens: 42, secondsUntilFull: 56 }],
+};
 
 /** A stand-in for the Redis limiter whose behaviour the test switches: answer, fail, or never answer. */
 function primary() {
@@ -27,7 +31,13 @@ function primary() {
 
 function logger() {
   const lines: string[] = [];
-  return { lines, log: { warn: (_: object, message: string) => lines.push(`warn ${message}`), info: (message: string) => lines.push(`info ${message}`) } };
+  return {
+    lines,
+    log: {
+      warn: (_: object, message: string) => lines.push(`warn ${message}`),
+      info: (message: string) => lines.push(`info ${message}`),
+    },
+  };
 }
 
 describe('FallbackRateLimiter', () => {
@@ -37,7 +47,10 @@ describe('FallbackRateLimiter', () => {
     const clock = { now: 1_000 };
     // The process's own buckets on a stopped clock: no refill, so their levels count the charges exactly.
     const fallback = new MemoryRateLimiter({ sweepIntervalMs: 0, now: () => 0 });
-    const limiterUnderTest = new FallbackRateLimiter(limiter, fallback, log, { probeEveryMs: 1_000, now: () => clock.now });
+    const limiterUnderTest = new FallbackRateLimiter(limiter, fallback, log, {
+      probeEveryMs: 1_000,
+      now: () => clock.now,
+    });
 
     expect(await limiterUnderTest.charge(BUCKET, 1)).toBe(ALLOWED);
     state.mode = 'fail';
@@ -64,7 +77,10 @@ describe('FallbackRateLimiter', () => {
   it('does not let a Redis that stops answering hold requests up beyond the time-out', async () => {
     const { limiter, state } = primary();
     const { lines, log } = logger();
-    const limiterUnderTest = new FallbackRateLimiter(limiter, new MemoryRateLimiter({ sweepIntervalMs: 0 }), log, { timeoutMs: 50, probeEveryMs: 10_000 });
+    const limiterUnderTest = new FallbackRateLimiter(limiter, new MemoryRateLimiter({ sweepIntervalMs: 0 }), log, {
+      timeoutMs: 50,
+      probeEveryMs: 10_000,
+    });
     state.mode = 'silent';
     const started = performance.now();
     const first = await limiterUnderTest.charge(BUCKET, 1);

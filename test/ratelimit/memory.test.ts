@@ -3,7 +3,11 @@ import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import type { BucketSpec } from '../../src/ratelimit/types.js';
 
 const org = (capacity = 600, refillPerSecond = 10): BucketSpec => ({ key: 'org:1', capacity, refillPerSecond });
-const endpoint = (capacity = 5, refillPerSecond = 1): BucketSpec => ({ key: 'ep:1:loyalty-events', capacity, refillPerSecond });
+const endpoint = (capacity = 5, refillPerSecond = 1): BucketSpec => ({
+  key: 'ep:1:loyalty-events',
+  capacity,
+  refillPerSecond,
+});
 
 describe('MemoryRateLimiter', () => {
   let now: number;
@@ -24,7 +28,7 @@ describe('MemoryRateLimiter', () => {
     }
   }
 
-  it('takes a bucket\'s own cost when it has one: an endpoint bucket counts requests while the org pays the cost', async () => {
+  it("takes a bucket's own cost when it has one: an endpoint bucket counts requests while the org pays the cost", async () => {
     const perRequest: BucketSpec = { ...endpoint(3), cost: 1 };
     for (let i = 0; i < 3; i++) expect((await limiter.charge([org(100), perRequest], 10)).allowed).toBe(true);
     const refused = await limiter.charge([org(100), perRequest], 10);
@@ -184,9 +188,19 @@ describe('MemoryRateLimiter', () => {
     expect((await limiter.charge([org()], 10)).buckets[0]!.secondsUntilFull).toBe(1); // exactly 1 s
     expect((await limiter.charge([org()], 1)).buckets[0]!.secondsUntilFull).toBe(2); // 1.1 s
     const slow = { key: 'org:slow', capacity: 10, refillPerSecond: 0.5 };
-    expect((await limiter.charge([slow], 3)).buckets[0]).toEqual({ key: 'org:slow', capacity: 10, tokens: 7, secondsUntilFull: 6 });
+    expect((await limiter.charge([slow], 3)).buckets[0]).toEqual({
+      key: 'org:slow',
+      capacity: 10,
+      tokens: 7,
+      secondsUntilFull: 6,
+    });
     now += 6_000;
-    expect((await limiter.charge([slow], 0)).buckets[0]).toEqual({ key: 'org:slow', capacity: 10, tokens: 10, secondsUntilFull: 0 });
+    expect((await limiter.charge([slow], 0)).buckets[0]).toEqual({
+      key: 'org:slow',
+      capacity: 10,
+      tokens: 10,
+      secondsUntilFull: 0,
+    });
   });
 
   it('forgets buckets once they are full again', async () => {

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 
-
 const TOTAL_REQUESTS = 1_000;
 const IN_FLIGHT = 50;
 const BURST = 600; // apiRequestsPerMinute default

@@ -10,7 +10,11 @@ const runPrefix = `patron:rl:test:${randomUUID()}:`;
 // Refill so slow (0.001 token/s) that the few hundred milliseconds of a test add < 0.001 token.
 const SLOW = 0.001;
 const org = (capacity = 600, refillPerSecond = SLOW): BucketSpec => ({ key: 'org:1', capacity, refillPerSecond });
-const endpoint = (capacity = 5, refillPerSecond = SLOW): BucketSpec => ({ key: 'ep:1:loyalty-events', capacity, refillPerSecond });
+const endpoint = (capacity = 5, refillPerSecond = SLOW): BucketSpec => ({
+  key: 'ep:1:loyalty-events',
+  capacity,
+  refillPerSecond,
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,7 +48,7 @@ describe.skipIf(!REDIS_URL)('RedisRateLimiter', () => {
     await Promise.all([a.quit(), b.quit()]);
   });
 
-  it('takes a bucket\'s own cost when it has one: an endpoint bucket counts requests while the org pays the cost', async () => {
+  it("takes a bucket's own cost when it has one: an endpoint bucket counts requests while the org pays the cost", async () => {
     const perRequest: BucketSpec = { ...endpoint(3), cost: 1 };
     for (let i = 0; i < 3; i++) expect((await limiter.charge([org(100), perRequest], 10)).allowed).toBe(true);
     const refused = await limiter.charge([org(100), perRequest], 10);

@@ -57,8 +57,17 @@ const customer = (overrides: Partial<CustomerRecord> & { email: string }) => ({
   ...overrides,
 });
 
-async function importCustomers(tenant: Tenant, rows: unknown[], options: Record<string, unknown> = {}): Promise<CustomerRecord[]> {
-  const response = await t.request({ method: 'POST', url: '/v1/customers/import', key: tenant.key, body: { data: rows, ...options } });
+async function importCustomers(
+  tenant: Tenant,
+  rows: unknown[],
+  options: Record<string, unknown> = {},
+): Promise<CustomerRecord[]> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/customers/import',
+    key: tenant.key,
+    body: { data: rows, ...options },
+  });
   expect(response.statusCode, response.body).toBe(200);
   expect(response.json().skipped).toEqual([]);
   return response.json().data;
@@ -96,16 +105,37 @@ async function insertOrder(organizationId: string, customerId: string): Promise<
   const siteId = uuidv7();
   await db()
     .insertInto('sites')
-    .values({ organization_id: organizationId, id: siteId, name: 'Shop', domain: `${siteId}.example.com`, platform: 'custom', currency_code: 'USD' })
+    .values({
+      organization_id: organizationId,
+      id: siteId,
+      name: 'Shop',
+      domain: `${siteId}.example.com`,
+      platform: 'custom',
+      currency_code: 'USD',
+    })
     .execute();
   await db()
     .insertInto('orders')
-    .values({ organization_id: organizationId, id: uuidv7(), site_id: siteId, customer_id: customerId, remote_id: uuidv7(), number: '#1', currency_code: 'USD', metadata: '{}' })
+    .values({
+      organization_id: organizationId,
+      id: uuidv7(),
+      site_id: siteId,
+      customer_id: customerId,
+      remote_id: uuidv7(),
+      number: '#1',
+      currency_code: 'USD',
+      metadata: '{}',
+    })
     .execute();
 }
 
 const tagLinks = (organizationId: string, customerId: string) =>
-  db().selectFrom('customer_tags').select('tag_id').where('organization_id', '=', organizationId).where('customer_id', '=', customerId).execute();
+  db()
+    .selectFrom('customer_tags')
+    .select('tag_id')
+    .where('organization_id', '=', organizationId)
+    .where('customer_id', '=', customerId)
+    .execute();
 
 describe('POST /v1/customers/import', () => {
   it('creates customers with every field, records provenance, customer.updated and customerTag.created events', async () => {
@@ -156,7 +186,12 @@ describe('POST /v1/customers/import', () => {
           createdAt: '2025-03-01T10:00:00.000Z',
           updatedAt: '2025-03-01T10:00:00.000Z',
         }),
-        customer({ email: 'bob@example.com', emailOptOut: true, emailOptOutAt: expect.stringMatching(ISO), emailOptOutSource: 'import' }),
+        customer({
+          email: 'bob@example.com',
+          emailOptOut: true,
+          emailOptOutAt: expect.stringMatching(ISO),
+          emailOptOutSource: 'import',
+        }),
         customer({ email: 'cat@example.com' }),
       ],
       skipped: [],
@@ -174,7 +209,9 @@ describe('POST /v1/customers/import', () => {
     expect(updated.map((event) => event.payload)).toEqual(body.data);
     const tagEvents = await eventsOf(organizationId, 'customerTag.created');
     expect(tagEvents.map((event) => (event.payload as { name: string }).name).sort()).toEqual(['newsletter', 'vip']);
-    expect((await eventsOf(organizationId)).map((event) => event.name).filter((name) => !name.startsWith('customer'))).toEqual([]);
+    expect(
+      (await eventsOf(organizationId)).map((event) => event.name).filter((name) => !name.startsWith('customer')),
+    ).toEqual([]);
 
     const provenance = await db()
       .selectFrom('import_job_records')
@@ -226,7 +263,15 @@ describe('POST /v1/customers/import', () => {
 
     const [third] = await importCustomers(
       tenant,
-      [{ email: 'MIA@example.com', metadata: { a: '9', b: '5' }, tags: [' y ', 'y', 'z'], birthday: null, createdAt: '2024-06-01T00:00:00.000Z' }],
+      [
+        {
+          email: 'MIA@example.com',
+          metadata: { a: '9', b: '5' },
+          tags: [' y ', 'y', 'z'],
+          birthday: null,
+          createdAt: '2024-06-01T00:00:00.000Z',
+        },
+      ],
       { mergeMetadata: true },
     );
     expect(third).toEqual({
@@ -262,18 +307,45 @@ describe('POST /v1/customers/import', () => {
 
   it('opts out with source import by default, keeps an earlier opt-out, and clears it on emailOptOut false', async () => {
     const tenant = await t.tenant();
-    const [original] = await importCustomers(tenant, [{ email: 'opt@example.com', emailOptOut: true, emailOptOutSource: 'customer' }]);
-    expect(original).toMatchObject({ emailOptOut: true, emailOptOutSource: 'customer', emailOptOutAt: expect.stringMatching(ISO) });
+    const [original] = await importCustomers(tenant, [
+      { email: 'opt@example.com', emailOptOut: true, emailOptOutSource: 'customer' },
+    ]);
+    expect(original).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'customer',
+      emailOptOutAt: expect.stringMatching(ISO),
+    });
 
     const [again] = await importCustomers(tenant, [{ email: 'opt@example.com', emailOptOut: true }]);
-    expect(again).toMatchObject({ emailOptOut: true, emailOptOutSource: 'customer', emailOptOutAt: original!.emailOptOutAt });
-    const [resourced] = await importCustomers(tenant, [{ email: 'opt@example.com', emailOptOut: true, emailOptOutSource: 'platform' }]);
-    expect(resourced).toMatchObject({ emailOptOut: true, emailOptOutSource: 'platform', emailOptOutAt: original!.emailOptOutAt });
+    expect(again).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'customer',
+      emailOptOutAt: original!.emailOptOutAt,
+    });
+    const [resourced] = await importCustomers(tenant, [
+      { email: 'opt@example.com', emailOptOut: true, emailOptOutSource: 'platform' },
+    ]);
+    expect(resourced).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'platform',
+      emailOptOutAt: original!.emailOptOutAt,
+    });
     const [untouched] = await importCustomers(tenant, [{ email: 'opt@example.com', firstName: 'Opt' }]);
-    expect(untouched).toMatchObject({ emailOptOut: true, emailOptOutSource: 'platform', emailOptOutAt: original!.emailOptOutAt });
+    expect(untouched).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'platform',
+      emailOptOutAt: original!.emailOptOutAt,
+    });
     const [subscribed] = await importCustomers(tenant, [{ email: 'opt@example.com', emailOptOut: false }]);
-    expect(subscribed).toMatchObject({ emailOptOut: false, emailOptOutSource: null, emailOptOutAt: null, firstName: 'Opt' });
-    const [reOptedOut] = await importCustomers(tenant, [{ email: 'opt@example.com', emailOptOut: true, emailOptOutSource: null }]);
+    expect(subscribed).toMatchObject({
+      emailOptOut: false,
+      emailOptOutSource: null,
+      emailOptOutAt: null,
+      firstName: 'Opt',
+    });
+    const [reOptedOut] = await importCustomers(tenant, [
+      { email: 'opt@example.com', emailOptOut: true, emailOptOutSource: null },
+    ]);
     expect(reOptedOut).toMatchObject({ emailOptOut: true, emailOptOutSource: 'import' });
     expect(Date.parse(reOptedOut!.emailOptOutAt!)).toBeGreaterThan(Date.parse(original!.emailOptOutAt!));
 
@@ -281,10 +353,17 @@ describe('POST /v1/customers/import', () => {
       method: 'POST',
       url: '/v1/customers/import',
       key: tenant.key,
-      body: { data: [{ email: 'x@example.com' }, { email: 'opt@example.com', emailOptOut: false, emailOptOutSource: 'merchant' }] },
+      body: {
+        data: [
+          { email: 'x@example.com' },
+          { email: 'opt@example.com', emailOptOut: false, emailOptOutSource: 'merchant' },
+        ],
+      },
     });
     expect(mismatch.statusCode).toBe(400);
-    expect(mismatch.json().error.details).toEqual([{ path: 'body.data[1].emailOptOutSource', message: 'applies only with emailOptOut true' }]);
+    expect(mismatch.json().error.details).toEqual([
+      { path: 'body.data[1].emailOptOutSource', message: 'applies only with emailOptOut true' },
+    ]);
     expect((await list(tenant, '')).data).toHaveLength(1);
   });
 
@@ -309,8 +388,18 @@ describe('POST /v1/customers/import', () => {
 
   it('answers 413 above 1,000 rows and writes nothing; 1,000 rows create and then update in one request each', async () => {
     const tenant = await t.tenant();
-    const rows = (count: number) => Array.from({ length: count }, (_, index) => ({ email: `bulk${index}@example.com`, metadata: { n: String(index) }, tags: ['bulk'] }));
-    const tooMany = await t.request({ method: 'POST', url: '/v1/customers/import', key: tenant.key, body: { data: rows(1001) } });
+    const rows = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        email: `bulk${index}@example.com`,
+        metadata: { n: String(index) },
+        tags: ['bulk'],
+      }));
+    const tooMany = await t.request({
+      method: 'POST',
+      url: '/v1/customers/import',
+      key: tenant.key,
+      body: { data: rows(1001) },
+    });
     expect(tooMany.statusCode).toBe(413);
     expect(tooMany.json().error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(tooMany.json().error.message).toContain('1000');
@@ -319,9 +408,14 @@ describe('POST /v1/customers/import', () => {
     const created = await importCustomers(tenant, rows(1000));
     expect(created).toHaveLength(1000);
     expect(created.map((record) => record.email)).toEqual(rows(1000).map((row) => row.email));
-    const updated = await importCustomers(tenant, rows(1000).map((row) => ({ ...row, email: row.email.toUpperCase(), firstName: 'B' })));
+    const updated = await importCustomers(
+      tenant,
+      rows(1000).map((row) => ({ ...row, email: row.email.toUpperCase(), firstName: 'B' })),
+    );
     expect(updated.map((record) => record.id)).toEqual(created.map((record) => record.id));
-    expect(updated.every((record, index) => record.firstName === 'B' && record.metadata.n === String(index))).toBe(true);
+    expect(updated.every((record, index) => record.firstName === 'B' && record.metadata.n === String(index))).toBe(
+      true,
+    );
     const counts = await db()
       .selectFrom('import_job_records')
       .select(['action', (eb) => eb.fn.countAll<string>().as('n')])
@@ -329,21 +423,34 @@ describe('POST /v1/customers/import', () => {
       .groupBy('action')
       .orderBy('action')
       .execute();
-    expect(counts.map((row) => [row.action, Number(row.n)])).toEqual([['created', 1000], ['updated', 1000]]);
+    expect(counts.map((row) => [row.action, Number(row.n)])).toEqual([
+      ['created', 1000],
+      ['updated', 1000],
+    ]);
     expect((await eventsOf(tenant.organization.id, 'customer.updated')).length).toBe(2000);
     expect((await list(tenant, `${filterQuery({ 'tags.name': 'bulk' })}&limit=250`)).data).toHaveLength(250);
   });
 
   it('accepts strict (customer rows reference nothing, so nothing is skipped)', async () => {
     const tenant = await t.tenant();
-    const response = await t.request({ method: 'POST', url: '/v1/customers/import', key: tenant.key, body: { data: [{ email: 's@example.com' }], strict: true } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/customers/import',
+      key: tenant.key,
+      body: { data: [{ email: 's@example.com' }], strict: true },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ data: [customer({ email: 's@example.com' })], skipped: [] });
-    const empty = await t.request({ method: 'POST', url: '/v1/customers/import', key: tenant.key, body: { data: [], strict: false } });
+    const empty = await t.request({
+      method: 'POST',
+      url: '/v1/customers/import',
+      key: tenant.key,
+      body: { data: [], strict: false },
+    });
     expect(empty.json()).toEqual({ data: [], skipped: [] });
   });
 
-  it('never matches another organization\'s customer', async () => {
+  it("never matches another organization's customer", async () => {
     const owner = await t.tenant();
     const other = await t.tenant();
     const [mine] = await importCustomers(owner, [{ email: 'shared@example.com', firstName: 'Mine' }]);
@@ -351,7 +458,11 @@ describe('POST /v1/customers/import', () => {
     expect(theirs!.id).not.toBe(mine!.id);
     expect(await getCustomer(owner, mine!.id)).toEqual(mine);
     expect((await eventsOf(owner.organization.id, 'customer.updated')).length).toBe(1);
-    const provenance = await db().selectFrom('import_job_records').select('action').where('organization_id', '=', other.organization.id).execute();
+    const provenance = await db()
+      .selectFrom('import_job_records')
+      .select('action')
+      .where('organization_id', '=', other.organization.id)
+      .execute();
     expect(provenance).toEqual([{ action: 'created' }]);
   });
 
@@ -371,9 +482,22 @@ describe('POST /v1/customers/import', () => {
     [{ data: [{ email: 'a@example.com', firstName: 7 }] }, 'body.data[0].firstName'],
     [{ data: [{ email: 'a@example.com', notes: 'x'.repeat(10_001) }] }, 'body.data[0].notes'],
     [{ data: [{ email: 'a@example.com', metadata: { k: 1 } }] }, 'body.data[0].metadata.k'],
-    [{ data: [{ email: 'a@example.com', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }] }, 'body.data[0].metadata'],
+    [
+      {
+        data: [
+          {
+            email: 'a@example.com',
+            metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+          },
+        ],
+      },
+      'body.data[0].metadata',
+    ],
     [{ data: [{ email: 'a@example.com', emailOptOut: 'yes' }] }, 'body.data[0].emailOptOut'],
-    [{ data: [{ email: 'a@example.com', emailOptOut: true, emailOptOutSource: 'email' }] }, 'body.data[0].emailOptOutSource'],
+    [
+      { data: [{ email: 'a@example.com', emailOptOut: true, emailOptOutSource: 'email' }] },
+      'body.data[0].emailOptOutSource',
+    ],
     [{ data: [{ email: 'a@example.com', tags: ['   '] }] }, 'body.data[0].tags[0]'],
     [{ data: [{ email: 'a@example.com', tags: ['x'.repeat(101)] }] }, 'body.data[0].tags[0]'],
     [{ data: [{ email: 'a@example.com', createdAt: '2025-01-01T00:00:00' }] }, 'body.data[0].createdAt'],
@@ -394,7 +518,7 @@ describe('POST /v1/customers/import', () => {
 });
 
 describe('GET /v1/customers/{id}', () => {
-  it('returns the customer, with tags only when included; another organization\'s id is 404', async () => {
+  it("returns the customer, with tags only when included; another organization's id is 404", async () => {
     const owner = await t.tenant();
     const stranger = await t.tenant();
     const [record] = await importCustomers(owner, [{ email: 'g@example.com', tags: ['b', 'a'] }]);
@@ -424,7 +548,13 @@ describe('PATCH /v1/customers/{id}', () => {
     const tenant = await t.tenant();
     const organizationId = tenant.organization.id;
     const [record] = await importCustomers(tenant, [
-      { email: 'p@example.com', firstName: 'Pat', metadata: { old: '1' }, tags: ['keep', 'drop'], createdAt: '2025-01-01T00:00:00Z' },
+      {
+        email: 'p@example.com',
+        firstName: 'Pat',
+        metadata: { old: '1' },
+        tags: ['keep', 'drop'],
+        createdAt: '2025-01-01T00:00:00Z',
+      },
     ]);
     const tagEventsBefore = (await eventsOf(organizationId, 'customerTag.created')).length;
     const response = await t.request({
@@ -435,15 +565,27 @@ describe('PATCH /v1/customers/{id}', () => {
     });
     expect(response.statusCode).toBe(200);
     const updated = response.json();
-    expect(updated).toEqual({ ...record, metadata: { fresh: 'yes' }, notes: 'Called on Monday', updatedAt: expect.stringMatching(ISO) });
+    expect(updated).toEqual({
+      ...record,
+      metadata: { fresh: 'yes' },
+      notes: 'Called on Monday',
+      updatedAt: expect.stringMatching(ISO),
+    });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(record!.updatedAt));
     expect(await getCustomer(tenant, record!.id, '?include=tags')).toEqual({ ...updated, tags: ['added', 'keep'] });
     const events = await eventsOf(organizationId, 'customer.updated');
     expect(events[events.length - 1]!.payload).toEqual(updated);
     const tagEvents = await eventsOf(organizationId, 'customerTag.created');
-    expect(tagEvents.slice(tagEventsBefore).map((event) => (event.payload as { name: string }).name)).toEqual(['added']);
+    expect(tagEvents.slice(tagEventsBefore).map((event) => (event.payload as { name: string }).name)).toEqual([
+      'added',
+    ]);
 
-    const cleared = await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: tenant.key, body: { notes: null } });
+    const cleared = await t.request({
+      method: 'PATCH',
+      url: `/v1/customers/${record!.id}`,
+      key: tenant.key,
+      body: { notes: null },
+    });
     expect(cleared.statusCode).toBe(200);
     expect(cleared.json()).toEqual({ ...updated, notes: null, updatedAt: expect.stringMatching(ISO) });
     expect((await getCustomer(tenant, record!.id, '?include=tags')).tags).toEqual(['added', 'keep']);
@@ -451,20 +593,42 @@ describe('PATCH /v1/customers/{id}', () => {
 
   it('opts out as the merchant, keeps an earlier opt-out, and subscribes again with false', async () => {
     const tenant = await t.tenant();
-    const [fresh, imported] = await importCustomers(tenant, [{ email: 'o1@example.com' }, { email: 'o2@example.com', emailOptOut: true }]);
-    const patch = (id: string, body: unknown) => t.request({ method: 'PATCH', url: `/v1/customers/${id}`, key: tenant.key, body });
+    const [fresh, imported] = await importCustomers(tenant, [
+      { email: 'o1@example.com' },
+      { email: 'o2@example.com', emailOptOut: true },
+    ]);
+    const patch = (id: string, body: unknown) =>
+      t.request({ method: 'PATCH', url: `/v1/customers/${id}`, key: tenant.key, body });
 
     const before = Date.now();
     const optedOut = (await patch(fresh!.id, { emailOptOut: true })).json();
-    expect(optedOut).toMatchObject({ emailOptOut: true, emailOptOutSource: 'merchant', emailOptOutAt: expect.stringMatching(ISO) });
+    expect(optedOut).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'merchant',
+      emailOptOutAt: expect.stringMatching(ISO),
+    });
     expect(Date.parse(optedOut.emailOptOutAt)).toBeGreaterThanOrEqual(before - 1000);
     const again = (await patch(fresh!.id, { emailOptOut: true })).json();
-    expect(again).toMatchObject({ emailOptOut: true, emailOptOutSource: 'merchant', emailOptOutAt: optedOut.emailOptOutAt });
+    expect(again).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'merchant',
+      emailOptOutAt: optedOut.emailOptOutAt,
+    });
 
     const keptImport = (await patch(imported!.id, { emailOptOut: true })).json();
-    expect(keptImport).toMatchObject({ emailOptOut: true, emailOptOutSource: 'import', emailOptOutAt: imported!.emailOptOutAt });
+    expect(keptImport).toMatchObject({
+      emailOptOut: true,
+      emailOptOutSource: 'import',
+      emailOptOutAt: imported!.emailOptOutAt,
+    });
     const subscribed = (await patch(imported!.id, { emailOptOut: false })).json();
-    expect(subscribed).toEqual({ ...imported, emailOptOut: false, emailOptOutAt: null, emailOptOutSource: null, updatedAt: expect.stringMatching(ISO) });
+    expect(subscribed).toEqual({
+      ...imported,
+      emailOptOut: false,
+      emailOptOutAt: null,
+      emailOptOutSource: null,
+      updatedAt: expect.stringMatching(ISO),
+    });
     expect(await getCustomer(tenant, imported!.id)).toEqual(subscribed);
   });
 
@@ -507,9 +671,17 @@ describe('PATCH /v1/customers/{id}', () => {
     const owner = await t.tenant();
     const stranger = await t.tenant();
     const [record] = await importCustomers(owner, [{ email: 'mine@example.com' }]);
-    const foreign = await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: stranger.key, body: { notes: 'hijack', tags: ['x'] } });
+    const foreign = await t.request({
+      method: 'PATCH',
+      url: `/v1/customers/${record!.id}`,
+      key: stranger.key,
+      body: { notes: 'hijack', tags: ['x'] },
+    });
     expect(foreign.statusCode).toBe(404);
-    expect((await t.request({ method: 'PATCH', url: `/v1/customers/${uuidv7()}`, key: owner.key, body: { notes: 'x' } })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'PATCH', url: `/v1/customers/${uuidv7()}`, key: owner.key, body: { notes: 'x' } }))
+        .statusCode,
+    ).toBe(404);
     expect(await getCustomer(owner, record!.id, '?include=tags')).toEqual({ ...record, tags: [] });
     expect(await eventsOf(stranger.organization.id)).toEqual([]);
   });
@@ -530,7 +702,9 @@ describe('DELETE /v1/customers/{id}', () => {
     expect(await tagLinks(organizationId, record!.id)).toEqual([]);
     expect(await tagLinks(organizationId, other!.id)).toHaveLength(1);
     expect((await eventsOf(organizationId, 'customer.deleted')).map((event) => event.payload)).toEqual([record]);
-    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: tenant.key })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: tenant.key })).statusCode,
+    ).toBe(404);
     // The email is free again.
     const [recreated] = await importCustomers(tenant, [{ email: 'D@example.com' }]);
     expect(recreated!.id).not.toBe(record!.id);
@@ -541,15 +715,26 @@ describe('DELETE /v1/customers/{id}', () => {
     const organizationId = tenant.organization.id;
     const [customer, other] = await importCustomers(tenant, [{ email: 'm@example.com' }, { email: 'n@example.com' }]);
     const join = async (customerId: string) => {
-      const response = await t.request({ method: 'POST', url: '/v1/loyalty-memberships', key: tenant.key, body: { data: { customerId } } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/loyalty-memberships',
+        key: tenant.key,
+        body: { data: { customerId } },
+      });
       expect(response.statusCode).toBe(201);
       return response.json();
     };
     const membership = await join(customer!.id);
     await join(other!.id);
-    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${customer!.id}`, key: tenant.key })).statusCode).toBe(200);
-    expect((await eventsOf(organizationId, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([membership]);
-    expect((await t.request({ url: `/v1/loyalty-memberships/${membership.id}`, key: tenant.key })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/customers/${customer!.id}`, key: tenant.key })).statusCode,
+    ).toBe(200);
+    expect((await eventsOf(organizationId, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([
+      membership,
+    ]);
+    expect((await t.request({ url: `/v1/loyalty-memberships/${membership.id}`, key: tenant.key })).statusCode).toBe(
+      404,
+    );
   });
 
   it('answers 409 while orders reference the customer, and keeps them', async () => {
@@ -571,7 +756,9 @@ describe('DELETE /v1/customers/{id}', () => {
     const owner = await t.tenant();
     const stranger = await t.tenant();
     const [record] = await importCustomers(owner, [{ email: 'keep@example.com' }]);
-    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: stranger.key })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: stranger.key })).statusCode,
+    ).toBe(404);
     expect((await t.request({ method: 'DELETE', url: '/v1/customers/nope', key: stranger.key })).statusCode).toBe(400);
     expect(await getCustomer(owner, record!.id)).toEqual(record);
     expect(await eventsOf(stranger.organization.id)).toEqual([]);
@@ -584,12 +771,65 @@ describe('GET /v1/customers', () => {
   let beforeImport: string;
   const records: Record<string, CustomerRecord> = {};
   const rows = [
-    { email: 'ann@example.com', firstName: 'Ann', lastName: 'Zimmer', phone: '+4915112345678', country: 'DE', birthday: '02-29', metadata: { tier: 'gold', channel: 'pos' }, tags: ['vip'], createdAt: '2026-01-01T00:00:00Z' },
-    { email: 'bob@example.com', firstName: 'Bob', country: 'US', metadata: { tier: 'silver' }, emailOptOut: true, emailOptOutSource: 'customer', tags: ['vip', 'wholesale'], createdAt: '2026-01-02T00:00:00Z' },
-    { email: 'cat@shop.io', firstName: 'Cat', lastName: 'Adams', phone: '+14155550123', country: 'US', birthday: '12-31', emailOptOut: true, tags: [], createdAt: '2026-01-03T00:00:00Z' },
-    { email: 'dan@example.com', lastName: 'Miller', birthday: '07-04', metadata: { channel: 'web' }, notes: 'Hidden note', createdAt: '2026-01-04T00:00:00Z' },
-    { email: 'eve@example.org', firstName: 'Eve', phone: '+447700900123', country: 'GB', metadata: { tier: 'gold' }, tags: ['new'], createdAt: '2026-01-05T00:00:00Z' },
-    { email: 'fay@example.com', firstName: 'Fay', lastName: 'Baker', country: 'FR', birthday: '01-15', emailOptOut: true, emailOptOutSource: 'platform', createdAt: '2026-01-06T00:00:00Z' },
+    {
+      email: 'ann@example.com',
+      firstName: 'Ann',
+      lastName: 'Zimmer',
+      phone: '+4915112345678',
+      country: 'DE',
+      birthday: '02-29',
+      metadata: { tier: 'gold', channel: 'pos' },
+      tags: ['vip'],
+      createdAt: '2026-01-01T00:00:00Z',
+    },
+    {
+      email: 'bob@example.com',
+      firstName: 'Bob',
+      country: 'US',
+      metadata: { tier: 'silver' },
+      emailOptOut: true,
+      emailOptOutSource: 'customer',
+      tags: ['vip', 'wholesale'],
+      createdAt: '2026-01-02T00:00:00Z',
+    },
+    {
+      email: 'cat@shop.io',
+      firstName: 'Cat',
+      lastName: 'Adams',
+      phone: '+14155550123',
+      country: 'US',
+      birthday: '12-31',
+      emailOptOut: true,
+      tags: [],
+      createdAt: '2026-01-03T00:00:00Z',
+    },
+    {
+      email: 'dan@example.com',
+      lastName: 'Miller',
+      birthday: '07-04',
+      metadata: { channel: 'web' },
+      notes: 'Hidden note',
+      createdAt: '2026-01-04T00:00:00Z',
+    },
+    {
+      email: 'eve@example.org',
+      firstName: 'Eve',
+      phone: '+447700900123',
+      country: 'GB',
+      metadata: { tier: 'gold' },
+      tags: ['new'],
+      createdAt: '2026-01-05T00:00:00Z',
+    },
+    {
+      email: 'fay@example.com',
+      firstName: 'Fay',
+      lastName: 'Baker',
+      country: 'FR',
+      birthday: '01-15',
+      emailOptOut: true,
+      emailOptOutSource: 'platform',
+      createdAt: '2026-01-06T00:00:00Z',
+    },
   ];
   const key = (email: string) => email.slice(0, 3);
 
@@ -598,22 +838,30 @@ describe('GET /v1/customers', () => {
     stranger = await t.tenant();
     beforeImport = new Date(Date.now() - 1000).toISOString();
     for (const record of await importCustomers(tenant, rows)) records[key(record.email)] = record;
-    await importCustomers(stranger, rows.map((row) => ({ ...row, email: `x${row.email}` })));
+    await importCustomers(
+      stranger,
+      rows.map((row) => ({ ...row, email: `x${row.email}` })),
+    );
   });
 
   const ids = (...names: string[]) => names.map((name) => records[name]!.id);
 
   it('lists newest first by default with exact records; tags only with include=tags', async () => {
-    expect(await list(tenant, '')).toEqual({ data: ['fay', 'eve', 'dan', 'cat', 'bob', 'ann'].map((name) => records[name]), nextCursor: null });
-    expect(records.dan).toEqual(customer({
-      email: 'dan@example.com',
-      lastName: 'Miller',
-      birthday: '07-04',
-      metadata: { channel: 'web' },
-      notes: 'Hidden note',
-      createdAt: '2026-01-04T00:00:00.000Z',
-      updatedAt: '2026-01-04T00:00:00.000Z',
-    }));
+    expect(await list(tenant, '')).toEqual({
+      data: ['fay', 'eve', 'dan', 'cat', 'bob', 'ann'].map((name) => records[name]),
+      nextCursor: null,
+    });
+    expect(records.dan).toEqual(
+      customer({
+        email: 'dan@example.com',
+        lastName: 'Miller',
+        birthday: '07-04',
+        metadata: { channel: 'web' },
+        notes: 'Hidden note',
+        createdAt: '2026-01-04T00:00:00.000Z',
+        updatedAt: '2026-01-04T00:00:00.000Z',
+      }),
+    );
     const withTags = await list(tenant, 'include=tags&limit=3');
     expect(withTags.data).toEqual([
       { ...records.fay, tags: [] },
@@ -663,7 +911,11 @@ describe('GET /v1/customers', () => {
     ['emailOptOutSource $in', { emailOptOutSource: { $in: ['customer', 'platform'] } }, ['fay', 'bob']],
     ['emailOptOutSource null', { emailOptOutSource: null }, ['eve', 'dan', 'ann']],
     ['emailOptOutAt null', { emailOptOutAt: null }, ['eve', 'dan', 'ann']],
-    ['createdAt $gte/$lt', { createdAt: { $gte: '2026-01-02T00:00:00Z', $lt: '2026-01-04T00:00:00Z' } }, ['cat', 'bob']],
+    [
+      'createdAt $gte/$lt',
+      { createdAt: { $gte: '2026-01-02T00:00:00Z', $lt: '2026-01-04T00:00:00Z' } },
+      ['cat', 'bob'],
+    ],
     ['createdAt with an offset', { createdAt: { $lte: '2026-01-02T01:00:00+01:00' } }, ['bob', 'ann']],
     ['updatedAt $gte', { updatedAt: { $gte: '2026-01-05T00:00:00Z' } }, ['fay', 'eve']],
     ['tags.name', { 'tags.name': 'vip' }, ['bob', 'ann']],
@@ -673,17 +925,27 @@ describe('GET /v1/customers', () => {
     ['$or', { $or: [{ country: 'GB' }, { 'tags.name': 'wholesale' }] }, ['eve', 'bob']],
     ['$not', { $not: { emailOptOut: true } }, ['eve', 'dan', 'ann']],
     ['$not over a missing value', { $not: { country: 'US' } }, ['fay', 'eve', 'dan', 'ann']],
-    ['$and with siblings', { $and: [{ country: 'US' }, { emailOptOutSource: { $ne: 'customer' } }], emailOptOut: true }, ['cat']],
+    [
+      '$and with siblings',
+      { $and: [{ country: 'US' }, { emailOptOutSource: { $ne: 'customer' } }], emailOptOut: true },
+      ['cat'],
+    ],
   ];
   it.each(filters)('filters by %s', async (_label, filter, names) => {
     expect(idsOf(await list(tenant, filterQuery(filter)))).toEqual(ids(...names));
   });
 
   it('filters by id and by emailOptOutAt against the import time', async () => {
-    expect(idsOf(await list(tenant, filterQuery({ id: { $in: [...ids('ann', 'eve'), uuidv7()] } })))).toEqual(ids('eve', 'ann'));
+    expect(idsOf(await list(tenant, filterQuery({ id: { $in: [...ids('ann', 'eve'), uuidv7()] } })))).toEqual(
+      ids('eve', 'ann'),
+    );
     expect(idsOf(await list(tenant, filterQuery({ id: records.cat!.id })))).toEqual(ids('cat'));
-    expect(idsOf(await list(tenant, filterQuery({ id: { $nin: ids('ann', 'bob', 'cat') } })))).toEqual(ids('fay', 'eve', 'dan'));
-    expect(idsOf(await list(tenant, filterQuery({ emailOptOutAt: { $gte: beforeImport } })))).toEqual(ids('fay', 'cat', 'bob'));
+    expect(idsOf(await list(tenant, filterQuery({ id: { $nin: ids('ann', 'bob', 'cat') } })))).toEqual(
+      ids('fay', 'eve', 'dan'),
+    );
+    expect(idsOf(await list(tenant, filterQuery({ emailOptOutAt: { $gte: beforeImport } })))).toEqual(
+      ids('fay', 'cat', 'bob'),
+    );
     expect(idsOf(await list(tenant, filterQuery({ emailOptOutAt: { $lt: beforeImport } })))).toEqual([]);
     // Another organization's id matches nothing here.
     const theirs = (await list(stranger, 'limit=1')).data[0]!.id;
@@ -697,7 +959,9 @@ describe('GET /v1/customers', () => {
     expect(idsOf(await list(tenant, 'search=bak'))).toEqual(ids('fay'));
     expect(idsOf(await list(tenant, `search=${encodeURIComponent('+1415')}`))).toEqual(ids('cat'));
     expect(idsOf(await list(tenant, 'search=a'))).toEqual(ids('fay', 'eve', 'dan', 'cat', 'bob', 'ann'));
-    expect(idsOf(await list(tenant, `search=example.com&${filterQuery({ emailOptOut: true })}`))).toEqual(ids('fay', 'bob'));
+    expect(idsOf(await list(tenant, `search=example.com&${filterQuery({ emailOptOut: true })}`))).toEqual(
+      ids('fay', 'bob'),
+    );
     expect(idsOf(await list(tenant, `search=${encodeURIComponent('%')}`))).toEqual([]);
     expect(idsOf(await list(tenant, 'search=Hidden'))).toEqual([]);
     const paged = await allPages(tenant, 'search=example&sort=email&limit=2');
@@ -727,7 +991,7 @@ describe('GET /v1/customers', () => {
     expect(plan).not.toMatch(/Filter:/);
   });
 
-  it('never lists another organization\'s customers', async () => {
+  it("never lists another organization's customers", async () => {
     const mine = new Set(Object.values(records).map((record) => record.id));
     const theirs = await allPages(stranger, 'limit=2');
     expect(theirs.ids).toHaveLength(6);
@@ -747,7 +1011,10 @@ describe('GET /v1/customers', () => {
     [filterQuery({ $or: [{ country: 'US' }, { 'tags.id': 'x' }] }), 'query.filter.$or[1].tags.id'],
     [filterQuery({ email: { $in: 'a' } }), 'query.filter.email.$in'],
     [filterQuery({ a: { b: { c: { d: { e: { f: 1 } } } } } }), 'query.filter.a'],
-    [`filter=${encodeURIComponent(JSON.stringify({ email: { $in: Array.from({ length: 1500 }, (_, i) => `e${i}@example.com`) } }))}`, 'query.filter'],
+    [
+      `filter=${encodeURIComponent(JSON.stringify({ email: { $in: Array.from({ length: 1500 }, (_, i) => `e${i}@example.com`) } }))}`,
+      'query.filter',
+    ],
     ['sort=firstName', 'query.sort'],
     ['sort=-phone', 'query.sort'],
     ['include=orders', 'query.include'],
@@ -766,10 +1033,19 @@ describe('GET /v1/customers', () => {
 
   it('refuses a cursor reused with another sort, filter or search', async () => {
     const first = await list(tenant, 'sort=lastName&limit=2');
-    for (const query of ['sort=-lastName', `sort=lastName&${filterQuery({ emailOptOut: true })}`, 'sort=lastName&search=a']) {
-      const response = await t.request({ url: `/v1/customers?${query}&limit=2&cursor=${first.nextCursor}`, key: tenant.key });
+    for (const query of [
+      'sort=-lastName',
+      `sort=lastName&${filterQuery({ emailOptOut: true })}`,
+      'sort=lastName&search=a',
+    ]) {
+      const response = await t.request({
+        url: `/v1/customers?${query}&limit=2&cursor=${first.nextCursor}`,
+        key: tenant.key,
+      });
       expect(response.statusCode, query).toBe(400);
-      expect(response.json().error.details).toEqual([{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
+      expect(response.json().error.details).toEqual([
+        { path: 'query.cursor', message: 'is not a valid cursor for this query' },
+      ]);
     }
   });
 });
@@ -813,8 +1089,18 @@ describe('PATCH /v1/customers/bulk-update', () => {
 
     const a1 = await getCustomer(tenant, records.a1!.id, '?include=tags');
     const a2 = await getCustomer(tenant, records.a2!.id, '?include=tags');
-    expect(a1).toEqual({ ...records.a1, metadata: { keep: '1', segment: 's1' }, tags: ['fresh', 'second'], updatedAt: expect.stringMatching(ISO) });
-    expect(a2).toEqual({ ...records.a2, metadata: { segment: 's1' }, tags: ['fresh', 'second', 'vip'], updatedAt: expect.stringMatching(ISO) });
+    expect(a1).toEqual({
+      ...records.a1,
+      metadata: { keep: '1', segment: 's1' },
+      tags: ['fresh', 'second'],
+      updatedAt: expect.stringMatching(ISO),
+    });
+    expect(a2).toEqual({
+      ...records.a2,
+      metadata: { segment: 's1' },
+      tags: ['fresh', 'second', 'vip'],
+      updatedAt: expect.stringMatching(ISO),
+    });
     expect(await getCustomer(tenant, records.a3!.id)).toEqual(records.a3);
     expect(await getCustomer(tenant, records.a4!.id)).toEqual(records.a4);
 
@@ -822,8 +1108,18 @@ describe('PATCH /v1/customers/bulk-update', () => {
     const tagEvents = events.filter((event) => event.name === 'customerTag.created');
     expect(tagEvents.map((event) => event.payload)).toEqual(
       expect.arrayContaining([
-        { id: expect.stringMatching(UUID), name: 'fresh', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
-        { id: expect.stringMatching(UUID), name: 'second', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+        {
+          id: expect.stringMatching(UUID),
+          name: 'fresh',
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
+        },
+        {
+          id: expect.stringMatching(UUID),
+          name: 'second',
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
+        },
       ]),
     );
     expect(tagEvents).toHaveLength(2);
@@ -836,11 +1132,17 @@ describe('PATCH /v1/customers/bulk-update', () => {
 
     const again = await bulk(`?${filterQuery({ 'tags.name': 'fresh' })}`, { addTags: ['fresh'] });
     expect(again.json()).toEqual({ count: 2 });
-    expect((await eventsOf(organizationId, 'customerTag.created')).filter((event) => (event.payload as { name: string }).name === 'fresh')).toHaveLength(1);
+    expect(
+      (await eventsOf(organizationId, 'customerTag.created')).filter(
+        (event) => (event.payload as { name: string }).name === 'fresh',
+      ),
+    ).toHaveLength(1);
   });
 
   it('combines filter and search, and counts what they select', async () => {
-    const response = await bulk(`?search=SHOP.IO&${filterQuery({ emailOptOut: false })}`, { addMetadata: { shop: 'io' } });
+    const response = await bulk(`?search=SHOP.IO&${filterQuery({ emailOptOut: false })}`, {
+      addMetadata: { shop: 'io' },
+    });
     expect(response.json()).toEqual({ count: 1 });
     expect((await getCustomer(tenant, records.a4!.id)).metadata).toEqual({ drop: 'z', shop: 'io' });
     const none = await bulk(`?search=zed&${filterQuery({ emailOptOut: false })}`, { addMetadata: { never: 'x' } });
@@ -848,21 +1150,27 @@ describe('PATCH /v1/customers/bulk-update', () => {
     expect((await list(tenant, filterQuery({ 'metadata.never': { $exists: true } }))).data).toEqual([]);
   });
 
-  it('updates every customer of the organization without a filter, and never another organization\'s', async () => {
+  it("updates every customer of the organization without a filter, and never another organization's", async () => {
     const neighborEvents = (await eventsOf(neighbor.organization.id)).length;
     const response = await bulk('', { addTags: ['everyone'], addMetadata: { all: 'yes' }, removeTags: ['old'] });
     expect(response.json()).toEqual({ count: 4 });
     const tagged = await list(tenant, `${filterQuery({ 'tags.name': 'everyone', 'metadata.all': 'yes' })}`);
     expect(tagged.data).toHaveLength(4);
 
-    const byId = await bulk(`?${filterQuery({ id: { $in: neighborRecords.map((record) => record.id) } })}`, { addMetadata: { hijack: 'x' } });
+    const byId = await bulk(`?${filterQuery({ id: { $in: neighborRecords.map((record) => record.id) } })}`, {
+      addMetadata: { hijack: 'x' },
+    });
     expect(byId.json()).toEqual({ count: 0 });
     for (const record of neighborRecords) {
       expect(await getCustomer(neighbor, record.id)).toEqual(record);
     }
     expect((await getCustomer(neighbor, neighborRecords[0]!.id, '?include=tags')).tags).toEqual(['old']);
     expect((await eventsOf(neighbor.organization.id)).length).toBe(neighborEvents);
-    const neighborTags = await db().selectFrom('tags').select('name').where('organization_id', '=', neighbor.organization.id).execute();
+    const neighborTags = await db()
+      .selectFrom('tags')
+      .select('name')
+      .where('organization_id', '=', neighbor.organization.id)
+      .execute();
     expect(neighborTags).toEqual([{ name: 'old' }]);
   });
 
@@ -898,13 +1206,28 @@ describe('permissions and costs', () => {
     expect((await t.request({ url: `/v1/customers/${record!.id}`, key: reader })).statusCode).toBe(200);
     expect((await t.request({ url: '/v1/customers', key: writer })).statusCode).toBe(403);
     expect((await t.request({ url: '/v1/customers', key: products })).statusCode).toBe(403);
-    const denied = await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: reader, body: { notes: 'x' } });
+    const denied = await t.request({
+      method: 'PATCH',
+      url: `/v1/customers/${record!.id}`,
+      key: reader,
+      body: { notes: 'x' },
+    });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error.message).toContain('customers:write');
-    expect((await t.request({ method: 'POST', url: '/v1/customers/import', key: reader, body: { data: [] } })).statusCode).toBe(403);
-    expect((await t.request({ method: 'PATCH', url: '/v1/customers/bulk-update', key: reader, body: { addTags: ['x'] } })).statusCode).toBe(403);
-    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: reader })).statusCode).toBe(403);
-    expect((await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: writer, body: { notes: 'ok' } })).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'POST', url: '/v1/customers/import', key: reader, body: { data: [] } })).statusCode,
+    ).toBe(403);
+    expect(
+      (await t.request({ method: 'PATCH', url: '/v1/customers/bulk-update', key: reader, body: { addTags: ['x'] } }))
+        .statusCode,
+    ).toBe(403);
+    expect((await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: reader })).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: writer, body: { notes: 'ok' } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('documents each operation with its permission and cost (import 10, bulk update 5, others 1)', async () => {

@@ -31,35 +31,70 @@ const rule = (tenant: Tenant, section: string, name: string, config: unknown) =>
   ok(req(tenant, 'POST', '/loyalty-rules', { section, name, config }), 201);
 const event = (tenant: Tenant, body: Record<string, unknown>) => req(tenant, 'POST', '/loyalty-events', body);
 const stamp = (tenant: Tenant, body: Record<string, unknown>) => req(tenant, 'POST', '/loyalty-stamps', body);
-const balance = async (tenant: Tenant, id: string) => (await ok(req(tenant, 'GET', `/loyalty-memberships/${id}`))).pointsBalance;
+const balance = async (tenant: Tenant, id: string) =>
+  (await ok(req(tenant, 'GET', `/loyalty-memberships/${id}`))).pointsBalance;
 
 describe('POST /loyalty-events', () => {
   it('earns the event rules once by default, by customer email or membership, and sends loyaltyTransaction.created', async () => {
     const tenant = await t.tenant();
     const ann = await member(tenant, 'ann@example.com');
     const signup = await rule(tenant, 'rules', 'Signup bonus', { type: 'event', eventName: 'signup', points: 50 });
-    await rule(tenant, 'rules', 'Birthday', { type: 'event', eventName: 'birthday', points: 20, frequency: 'oncePerYear' });
+    await rule(tenant, 'rules', 'Birthday', {
+      type: 'event',
+      eventName: 'birthday',
+      points: 20,
+      frequency: 'oncePerYear',
+    });
 
     const first = await ok(event(tenant, { data: { customer: 'ANN@example.com', event: 'signup' } }));
     expect(first).toMatchObject({
-      event: 'signup', loyaltyMembershipId: ann.id, pointsEarned: 50,
-      rules: [{ loyaltyRuleId: signup.id, outcome: 'earned', points: 50, loyaltyTransactionId: first.transactions[0].id }],
-      membership: { id: ann.id, pointsBalance: 50, lifetimePoints: 50 }, referral: null,
+      event: 'signup',
+      loyaltyMembershipId: ann.id,
+      pointsEarned: 50,
+      rules: [
+        { loyaltyRuleId: signup.id, outcome: 'earned', points: 50, loyaltyTransactionId: first.transactions[0].id },
+      ],
+      membership: { id: ann.id, pointsBalance: 50, lifetimePoints: 50 },
+      referral: null,
     });
-    expect(first.transactions[0]).toMatchObject({ kind: 'earned', points: 50, balanceAfter: 50, eventName: 'signup', loyaltyRuleId: signup.id, reason: 'Event "signup"' });
+    expect(first.transactions[0]).toMatchObject({
+      kind: 'earned',
+      points: 50,
+      balanceAfter: 50,
+      eventName: 'signup',
+      loyaltyRuleId: signup.id,
+      reason: 'Event "signup"',
+    });
 
     const again = await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'signup', key: 'other' }));
-    expect(again).toMatchObject({ pointsEarned: 0, transactions: [], rules: [{ outcome: 'alreadyEarned', points: 0, loyaltyTransactionId: first.transactions[0].id }] });
+    expect(again).toMatchObject({
+      pointsEarned: 0,
+      transactions: [],
+      rules: [{ outcome: 'alreadyEarned', points: 0, loyaltyTransactionId: first.transactions[0].id }],
+    });
     expect(await balance(tenant, ann.id)).toBe(50);
 
     // oncePerYear: twice in 2025 earns once, 2024 again.
     await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'birthday', occurredAt: '2025-03-01T10:00:00Z' }));
-    expect((await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'birthday', occurredAt: '2025-12-31T10:00:00Z' }))).pointsEarned).toBe(0);
-    expect((await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'birthday', occurredAt: '2024-06-01T10:00:00+02:00' }))).pointsEarned).toBe(20);
+    expect(
+      (await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'birthday', occurredAt: '2025-12-31T10:00:00Z' })))
+        .pointsEarned,
+    ).toBe(0);
+    expect(
+      (
+        await ok(
+          event(tenant, { loyaltyMembershipId: ann.id, event: 'birthday', occurredAt: '2024-06-01T10:00:00+02:00' }),
+        )
+      ).pointsEarned,
+    ).toBe(20);
     expect(await balance(tenant, ann.id)).toBe(90);
 
     // No rule for the name: nothing earned, not an error.
-    expect(await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'review' }))).toMatchObject({ pointsEarned: 0, rules: [], transactions: [] });
+    expect(await ok(event(tenant, { loyaltyMembershipId: ann.id, event: 'review' }))).toMatchObject({
+      pointsEarned: 0,
+      rules: [],
+      transactions: [],
+    });
     const created = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
     expect(created.map((row) => (row.payload as { points: number }).points)).toEqual([50, 20, 20]);
   });
@@ -68,9 +103,20 @@ describe('POST /loyalty-events', () => {
     const tenant = await t.tenant();
     const bob = await member(tenant, 'bob@example.com');
     await rule(tenant, 'rules', 'Review', { type: 'event', eventName: 'review', points: 15, frequency: 'unlimited' });
-    await rule(tenant, 'offers', 'Double', { type: 'pointsMultiplier', multiplier: 2, startsAt: '2025-01-01T00:00:00Z', endsAt: '2025-02-01T00:00:00Z' });
-    await rule(tenant, 'offers', 'x1.5', { type: 'pointsMultiplier', multiplier: 1.5, startsAt: '2025-01-15T00:00:00Z', endsAt: '2025-03-01T00:00:00Z' });
-    const at = (occurredAt: string, key?: string) => ok(event(tenant, { loyaltyMembershipId: bob.id, event: 'review', occurredAt, ...(key ? { key } : {}) }));
+    await rule(tenant, 'offers', 'Double', {
+      type: 'pointsMultiplier',
+      multiplier: 2,
+      startsAt: '2025-01-01T00:00:00Z',
+      endsAt: '2025-02-01T00:00:00Z',
+    });
+    await rule(tenant, 'offers', 'x1.5', {
+      type: 'pointsMultiplier',
+      multiplier: 1.5,
+      startsAt: '2025-01-15T00:00:00Z',
+      endsAt: '2025-03-01T00:00:00Z',
+    });
+    const at = (occurredAt: string, key?: string) =>
+      ok(event(tenant, { loyaltyMembershipId: bob.id, event: 'review', occurredAt, ...(key ? { key } : {}) }));
     expect((await at('2025-01-20T00:00:00Z')).pointsEarned).toBe(30);
     expect((await at('2025-02-10T00:00:00Z')).pointsEarned).toBe(22); // floor(15 × 1.5)
     expect((await at('2025-02-01T00:00:00Z')).pointsEarned).toBe(22); // endsAt is exclusive
@@ -79,7 +125,10 @@ describe('POST /loyalty-events', () => {
     const keyed = await at('2024-12-31T23:59:59Z', 'review-42');
     expect(keyed.pointsEarned).toBe(15);
     const repeat = await at('2024-12-31T23:59:59Z', 'review-42');
-    expect(repeat).toMatchObject({ pointsEarned: 0, rules: [{ outcome: 'alreadyEarned', loyaltyTransactionId: keyed.transactions[0].id }] });
+    expect(repeat).toMatchObject({
+      pointsEarned: 0,
+      rules: [{ outcome: 'alreadyEarned', loyaltyTransactionId: keyed.transactions[0].id }],
+    });
     expect(await balance(tenant, bob.id)).toBe(30 + 22 + 22 + 15 + 15 + 15);
   });
 
@@ -88,10 +137,18 @@ describe('POST /loyalty-events', () => {
     const cara = await member(tenant, 'cara@example.com');
     expect((await event(tenant, { loyaltyMembershipId: cara.id })).statusCode).toBe(400);
     expect((await event(tenant, { event: 'signup' })).statusCode).toBe(400);
-    expect((await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, customer: 'cara@example.com' })).statusCode).toBe(400);
+    expect(
+      (await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, customer: 'cara@example.com' })).statusCode,
+    ).toBe(400);
     expect((await event(tenant, { event: 'sign up', loyaltyMembershipId: cara.id })).statusCode).toBe(400);
-    expect((await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, occurredAt: '2999-01-01T00:00:00Z' })).statusCode).toBe(400);
-    expect((await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, occurredAt: '2025-01-01T00:00:00' })).statusCode).toBe(400);
+    expect(
+      (await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, occurredAt: '2999-01-01T00:00:00Z' }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (await event(tenant, { event: 'signup', loyaltyMembershipId: cara.id, occurredAt: '2025-01-01T00:00:00' }))
+        .statusCode,
+    ).toBe(400);
     expect((await event(tenant, { event: 'signup', loyaltyMembershipId: GHOST })).statusCode).toBe(422);
     expect((await event(tenant, { event: 'signup', customer: 'nobody@example.com' })).statusCode).toBe(422);
     const { data } = await ok(req(tenant, 'POST', '/customers/import', { data: [{ email: 'nonmember@example.com' }] }));
@@ -111,17 +168,38 @@ describe('POST /loyalty-events', () => {
     const tenant = await t.tenant();
     const referrer = await member(tenant, 'referrer@example.com');
     const friend = await member(tenant, 'friend@example.com');
-    const result = await ok(event(tenant, { loyaltyMembershipId: friend.id, event: 'signup', referralCode: referrer.referralCode.toLowerCase() }));
+    const result = await ok(
+      event(tenant, {
+        loyaltyMembershipId: friend.id,
+        event: 'signup',
+        referralCode: referrer.referralCode.toLowerCase(),
+      }),
+    );
     expect(result.referral).toMatchObject({
-      referrerMembershipId: referrer.id, referredMembershipId: friend.id, referredCustomerId: friend.customerId, status: 'pending', orderId: null, attributedAt: null,
+      referrerMembershipId: referrer.id,
+      referredMembershipId: friend.id,
+      referredCustomerId: friend.customerId,
+      status: 'pending',
+      orderId: null,
+      attributedAt: null,
     });
     await ok(event(tenant, { loyaltyMembershipId: friend.id, event: 'signup', referralCode: referrer.referralCode }));
-    expect((await eventsOf(tenant.organization.id, 'referral.updated')).map((row) => row.payload)).toEqual([result.referral]);
+    expect((await eventsOf(tenant.organization.id, 'referral.updated')).map((row) => row.payload)).toEqual([
+      result.referral,
+    ]);
 
     const third = await member(tenant, 'third@example.com');
-    expect((await event(tenant, { loyaltyMembershipId: friend.id, event: 'signup', referralCode: third.referralCode })).statusCode).toBe(409);
-    expect((await event(tenant, { loyaltyMembershipId: third.id, event: 'signup', referralCode: third.referralCode })).statusCode).toBe(422);
-    expect((await event(tenant, { loyaltyMembershipId: third.id, event: 'signup', referralCode: 'NOPE2345' })).statusCode).toBe(422);
+    expect(
+      (await event(tenant, { loyaltyMembershipId: friend.id, event: 'signup', referralCode: third.referralCode }))
+        .statusCode,
+    ).toBe(409);
+    expect(
+      (await event(tenant, { loyaltyMembershipId: third.id, event: 'signup', referralCode: third.referralCode }))
+        .statusCode,
+    ).toBe(422);
+    expect(
+      (await event(tenant, { loyaltyMembershipId: third.id, event: 'signup', referralCode: 'NOPE2345' })).statusCode,
+    ).toBe(422);
   });
 });
 
@@ -134,28 +212,72 @@ describe('POST /loyalty-stamps', () => {
     const card = await rule(tenant, 'stampCards', 'Coffee', { stampsRequired: 3, reward: coupon });
 
     const first = await ok(stamp(tenant, { customer: 'dan@example.com' }));
-    expect(first).toMatchObject({ loyaltyMembershipId: dan.id, loyaltyRuleId: card.id, stampsAdded: 1, duplicate: false, rewards: [], transactions: [] });
-    expect(first.stampCards).toEqual([expect.objectContaining({ loyaltyRuleId: card.id, stamps: 1, stampsRequired: 3, completedAt: null, loyaltyRewardId: null })]);
+    expect(first).toMatchObject({
+      loyaltyMembershipId: dan.id,
+      loyaltyRuleId: card.id,
+      stampsAdded: 1,
+      duplicate: false,
+      rewards: [],
+      transactions: [],
+    });
+    expect(first.stampCards).toEqual([
+      expect.objectContaining({
+        loyaltyRuleId: card.id,
+        stamps: 1,
+        stampsRequired: 3,
+        completedAt: null,
+        loyaltyRewardId: null,
+      }),
+    ]);
 
     const second = await ok(stamp(tenant, { loyaltyMembershipId: dan.id, stamps: 6 }));
-    expect(second.stampCards.map((c: any) => [c.stamps, Boolean(c.completedAt)])).toEqual([[3, true], [3, true], [1, false]]);
+    expect(second.stampCards.map((c: any) => [c.stamps, Boolean(c.completedAt)])).toEqual([
+      [3, true],
+      [3, true],
+      [1, false],
+    ]);
     expect(second.stampCards[0].id).toBe(first.stampCards[0].id);
     expect(second.rewards).toHaveLength(2);
     expect(second.rewards[0]).toMatchObject({
-      loyaltyMembershipId: dan.id, loyaltyRuleId: card.id, stampCardId: second.stampCards[0].id, status: 'pending', reward: coupon,
-      ruleSnapshot: { id: card.id, name: 'Coffee', section: 'stampCards' }, rule: { id: card.id, name: 'Coffee', section: 'stampCards' },
+      loyaltyMembershipId: dan.id,
+      loyaltyRuleId: card.id,
+      stampCardId: second.stampCards[0].id,
+      status: 'pending',
+      reward: coupon,
+      ruleSnapshot: { id: card.id, name: 'Coffee', section: 'stampCards' },
+      rule: { id: card.id, name: 'Coffee', section: 'stampCards' },
     });
     expect(second.stampCards[0].loyaltyRewardId).toBe(second.rewards[0].id);
 
-    const names = (await eventsOf(tenant.organization.id)).map((row) => row.name).filter((name) => name.startsWith('stampCard') || name.startsWith('loyaltyReward'));
+    const names = (await eventsOf(tenant.organization.id))
+      .map((row) => row.name)
+      .filter((name) => name.startsWith('stampCard') || name.startsWith('loyaltyReward'));
     expect(names).toEqual([
-      'stampCard.created', 'stampCard.updated', // first stamp
-      'stampCard.updated', 'stampCard.completed', 'stampCard.created', 'stampCard.updated', 'stampCard.completed',
-      'stampCard.created', 'stampCard.updated', 'loyaltyReward.issued', 'loyaltyReward.issued',
+      'stampCard.created',
+      'stampCard.updated', // first stamp
+      'stampCard.updated',
+      'stampCard.completed',
+      'stampCard.created',
+      'stampCard.updated',
+      'stampCard.completed',
+      'stampCard.created',
+      'stampCard.updated',
+      'loyaltyReward.issued',
+      'loyaltyReward.issued',
     ]);
     const completed = await eventsOf(tenant.organization.id, 'stampCard.completed');
-    expect(completed[0]!.payload).toMatchObject({ id: second.stampCards[0].id, stamps: 3, loyaltyRewardId: second.rewards[0].id });
-    const rewards = await ok(req(tenant, 'GET', `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ stampCardId: second.stampCards[1].id }))}`));
+    expect(completed[0]!.payload).toMatchObject({
+      id: second.stampCards[0].id,
+      stamps: 3,
+      loyaltyRewardId: second.rewards[0].id,
+    });
+    const rewards = await ok(
+      req(
+        tenant,
+        'GET',
+        `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ stampCardId: second.stampCards[1].id }))}`,
+      ),
+    );
     expect(rewards.data.map((reward: any) => reward.id)).toEqual([second.rewards[1].id]);
   });
 
@@ -163,44 +285,77 @@ describe('POST /loyalty-stamps', () => {
     const tenant = await t.tenant();
     const fay = await member(tenant, 'fay@example.com');
     const card = await rule(tenant, 'stampCards', 'Summer card', {
-      stampsRequired: 2, reward: { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2099-09-01T00:00:00Z' } },
+      stampsRequired: 2,
+      reward: { ...coupon, expiry: { type: 'fixedDate', expiresAt: '2099-09-01T00:00:00Z' } },
     });
     await ok(stamp(tenant, { loyaltyMembershipId: fay.id }));
     // The summer is over: the rule's fixed date is now behind us.
-    await db().updateTable('loyalty_rules').set({ config: sql`jsonb_set(config, '{reward,expiry,expiresAt}', '"2020-09-01T00:00:00Z"')` })
-      .where('organization_id', '=', tenant.organization.id).where('id', '=', card.id).execute();
+    await db()
+      .updateTable('loyalty_rules')
+      .set({ config: sql`jsonb_set(config, '{reward,expiry,expiresAt}', '"2020-09-01T00:00:00Z"')` })
+      .where('organization_id', '=', tenant.organization.id)
+      .where('id', '=', card.id)
+      .execute();
     const full = await ok(stamp(tenant, { loyaltyMembershipId: fay.id, stamps: 2 }));
     expect(full.rewards).toEqual([]);
-    expect(full.stampCards.map((c: any) => [c.stamps, Boolean(c.completedAt), c.loyaltyRewardId])).toEqual([[2, true, null], [1, false, null]]);
-    const stored = await db().selectFrom('stamp_cards').select(['id', 'loyalty_reward_id']).where('organization_id', '=', tenant.organization.id).execute();
+    expect(full.stampCards.map((c: any) => [c.stamps, Boolean(c.completedAt), c.loyaltyRewardId])).toEqual([
+      [2, true, null],
+      [1, false, null],
+    ]);
+    const stored = await db()
+      .selectFrom('stamp_cards')
+      .select(['id', 'loyalty_reward_id'])
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
     expect(stored.map((row) => row.loyalty_reward_id)).toEqual([null, null]);
     expect(await eventsOf(tenant.organization.id, 'loyaltyReward.issued')).toEqual([]);
-    expect((await eventsOf(tenant.organization.id, 'stampCard.completed'))[0]!.payload).toMatchObject({ id: full.stampCards[0].id, loyaltyRewardId: null });
+    expect((await eventsOf(tenant.organization.id, 'stampCard.completed'))[0]!.payload).toMatchObject({
+      id: full.stampCards[0].id,
+      loyaltyRewardId: null,
+    });
     expect((await ok(req(tenant, 'GET', '/loyalty-rewards'))).data).toEqual([]);
   });
 
   it('is idempotent by key, credits points rewards to the ledger, and needs a rule when there are several', async () => {
     const tenant = await t.tenant();
     const eve = await member(tenant, 'eve@example.com');
-    const points = await rule(tenant, 'stampCards', 'Points card', { stampsRequired: 2, reward: { type: 'points', amount: 40 } });
+    const points = await rule(tenant, 'stampCards', 'Points card', {
+      stampsRequired: 2,
+      reward: { type: 'points', amount: 40 },
+    });
     await ok(stamp(tenant, { loyaltyMembershipId: eve.id, key: 'visit-1' }));
     const repeat = await ok(stamp(tenant, { loyaltyMembershipId: eve.id, key: 'visit-1' }));
     expect(repeat).toMatchObject({ duplicate: true, stampsAdded: 0, stampCards: [{ stamps: 1 }] });
     const full = await ok(stamp(tenant, { loyaltyMembershipId: eve.id, key: 'visit-2' }));
     expect(full.rewards).toEqual([]);
-    expect(full.transactions).toEqual([expect.objectContaining({ kind: 'earned', points: 40, loyaltyRuleId: points.id, reason: 'Stamp card "Points card" completed' })]);
+    expect(full.transactions).toEqual([
+      expect.objectContaining({
+        kind: 'earned',
+        points: 40,
+        loyaltyRuleId: points.id,
+        reason: 'Stamp card "Points card" completed',
+      }),
+    ]);
     expect(await balance(tenant, eve.id)).toBe(40);
 
     const other = await rule(tenant, 'stampCards', 'Second', { stampsRequired: 5, reward: coupon });
     expect((await stamp(tenant, { loyaltyMembershipId: eve.id })).statusCode).toBe(400);
-    expect((await ok(stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id }))).loyaltyRuleId).toBe(other.id);
+    expect((await ok(stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id }))).loyaltyRuleId).toBe(
+      other.id,
+    );
     expect((await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: GHOST })).statusCode).toBe(422);
-    expect((await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id, stamps: 0 })).statusCode).toBe(400);
-    expect((await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id, stamps: 1001 })).statusCode).toBe(400);
+    expect(
+      (await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id, stamps: 0 })).statusCode,
+    ).toBe(400);
+    expect(
+      (await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: other.id, stamps: 1001 })).statusCode,
+    ).toBe(400);
 
     const foreignTenant = await t.tenant();
     const foreignRule = await rule(foreignTenant, 'stampCards', 'Theirs', { stampsRequired: 2, reward: coupon });
-    expect((await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: foreignRule.id })).statusCode).toBe(422);
+    expect((await stamp(tenant, { loyaltyMembershipId: eve.id, stampCardRuleId: foreignRule.id })).statusCode).toBe(
+      422,
+    );
     expect((await stamp(foreignTenant, { loyaltyMembershipId: eve.id })).statusCode).toBe(422);
   });
 
@@ -208,13 +363,31 @@ describe('POST /loyalty-stamps', () => {
     const tenant = await t.tenant();
     const max = await member(tenant, 'max@example.com');
     await rule(tenant, 'stampCards', 'Three', { stampsRequired: 3, reward: coupon });
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => stamp(tenant, { loyaltyMembershipId: max.id, key: `c-${i % 8}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => stamp(tenant, { loyaltyMembershipId: max.id, key: `c-${i % 8}` })),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(10).fill(200));
     expect(answers.filter((answer) => answer.json().duplicate).length).toBe(2);
-    const cards = await db().selectFrom('stamp_cards').selectAll().where('loyalty_membership_id', '=', max.id).orderBy('created_at').orderBy('id').execute();
+    const cards = await db()
+      .selectFrom('stamp_cards')
+      .selectAll()
+      .where('loyalty_membership_id', '=', max.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     expect(cards.map((card) => card.stamps)).toEqual([3, 3, 2]);
     expect(cards.filter((card) => card.completed_at === null)).toHaveLength(1);
-    expect((await ok(req(tenant, 'GET', `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ loyaltyMembershipId: max.id }))}`))).data).toHaveLength(2);
+    expect(
+      (
+        await ok(
+          req(
+            tenant,
+            'GET',
+            `/loyalty-rewards?filter=${encodeURIComponent(JSON.stringify({ loyaltyMembershipId: max.id }))}`,
+          ),
+        )
+      ).data,
+    ).toHaveLength(2);
   });
 
   it('answers 422 when the program has no stamp card rule', async () => {
@@ -255,13 +428,35 @@ describe('POST /loyalty-history', () => {
     const tenant = await t.tenant();
     const hal = await member(tenant, 'hal@example.com');
     const rows = [
-      { customer: 'hal@example.com', kind: 'spent', points: -30, createdAt: '2023-02-01T00:00:00Z', reason: 'Old shop redemption', key: 'old-2' },
-      { loyaltyMembershipId: hal.id, kind: 'earned', points: 100, createdAt: '2023-01-01T00:00:00+01:00', eventName: 'legacy', key: 'old-1' },
+      {
+        customer: 'hal@example.com',
+        kind: 'spent',
+        points: -30,
+        createdAt: '2023-02-01T00:00:00Z',
+        reason: 'Old shop redemption',
+        key: 'old-2',
+      },
+      {
+        loyaltyMembershipId: hal.id,
+        kind: 'earned',
+        points: 100,
+        createdAt: '2023-01-01T00:00:00+01:00',
+        eventName: 'legacy',
+        key: 'old-1',
+      },
       { customer: 'ghost@example.com', kind: 'earned', points: 5, createdAt: '2023-01-05T00:00:00Z' },
-      { loyaltyMembershipId: hal.id, kind: 'adjusted', points: -10, createdAt: '2023-03-01T00:00:00Z', metadata: { source: 'legacy' } },
+      {
+        loyaltyMembershipId: hal.id,
+        kind: 'adjusted',
+        points: -10,
+        createdAt: '2023-03-01T00:00:00Z',
+        metadata: { source: 'legacy' },
+      },
     ];
     const result = await ok(req(tenant, 'POST', '/loyalty-history', { data: rows }));
-    expect(result.skipped).toEqual([{ index: 2, message: 'Customer "ghost@example.com" does not exist in this organization.' }]);
+    expect(result.skipped).toEqual([
+      { index: 2, message: 'Customer "ghost@example.com" does not exist in this organization.' },
+    ]);
     expect(result.data.map((entry: any) => [entry.kind, entry.points, entry.balanceAfter, entry.createdAt])).toEqual([
       ['earned', 100, 100, '2022-12-31T23:00:00.000Z'],
       ['spent', -30, 70, '2023-02-01T00:00:00.000Z'],
@@ -291,18 +486,30 @@ describe('POST /loyalty-history', () => {
       { ...base, kind: 'bonus', points: 5 },
       { kind: 'earned', points: 5, createdAt: base.createdAt },
     ]) {
-      expect((await req(await t.tenant(), 'POST', '/loyalty-history', { data: [row] })).statusCode, JSON.stringify(row)).toBe(400);
+      expect(
+        (await req(await t.tenant(), 'POST', '/loyalty-history', { data: [row] })).statusCode,
+        JSON.stringify(row),
+      ).toBe(400);
     }
     const tenant = await t.tenant();
     const ida = await member(tenant, 'ida@example.com');
     const mine = { ...base, loyaltyMembershipId: ida.id };
     const overdraft = await req(tenant, 'POST', '/loyalty-history', {
-      data: [{ ...mine, kind: 'earned', points: 10 }, { ...mine, kind: 'spent', points: -11, createdAt: '2024-02-01T00:00:00Z' }],
+      data: [
+        { ...mine, kind: 'earned', points: 10 },
+        { ...mine, kind: 'spent', points: -11, createdAt: '2024-02-01T00:00:00Z' },
+      ],
     });
     expect(overdraft.statusCode).toBe(409);
     expect(overdraft.json().error.message).toContain('Row 1');
     expect(await balance(tenant, ida.id)).toBe(0);
-    expect((await req(tenant, 'POST', '/loyalty-history', { data: Array.from({ length: 1001 }, () => ({ ...mine, kind: 'earned', points: 1 })) })).statusCode).toBe(413);
+    expect(
+      (
+        await req(tenant, 'POST', '/loyalty-history', {
+          data: Array.from({ length: 1001 }, () => ({ ...mine, kind: 'earned', points: 1 })),
+        })
+      ).statusCode,
+    ).toBe(413);
   });
 
   it('has its own bucket of 30 requests refilled at 1/s, while the organization bucket is charged the cost of 10', async () => {
@@ -319,7 +526,9 @@ describe('POST /loyalty-history', () => {
     expect(refusal!.json().error.message).toMatch(/endpoint "loyalty-history": the request costs 1 token/);
     // The organization bucket paid 10 per request: 100,000 - 10 × (accepted requests), give or take the refill.
     const orgLeft = Number(/r=(\d+)/.exec(String(refusal!.headers.ratelimit))![1]);
-    expect(orgLeft).toBeLessThanOrEqual(100_000 - 10 * firstRefused + Math.ceil((performance.now() - started) / 1000) * 1_667);
+    expect(orgLeft).toBeLessThanOrEqual(
+      100_000 - 10 * firstRefused + Math.ceil((performance.now() - started) / 1000) * 1_667,
+    );
     expect((await req(tenant, 'POST', '/loyalty-events', {})).statusCode).toBe(400);
   });
 });
@@ -329,19 +538,31 @@ describe('POST /loyalty-activity/bulk-expire', () => {
     const tenant = await t.tenant();
     const jo = await member(tenant, 'jo@example.com');
     const kim = await member(tenant, 'kim@example.com');
-    const adjust = (id: string, points: number) => ok(req(tenant, 'POST', `/loyalty-memberships/${id}/points-adjustments`, { points, reason: 'test' }));
+    const adjust = (id: string, points: number) =>
+      ok(req(tenant, 'POST', `/loyalty-memberships/${id}/points-adjustments`, { points, reason: 'test' }));
     await adjust(jo.id, 50);
     await adjust(jo.id, 30);
     await adjust(jo.id, -60); // FIFO: the 50 credit is spent, 20 left of the 30
     await adjust(kim.id, 40);
     const filter = encodeURIComponent(JSON.stringify({ 'customer.email': { $in: ['jo@example.com'] } }));
-    const result = await ok(req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`, { reason: 'Program closed' }));
+    const result = await ok(
+      req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`, { reason: 'Program closed' }),
+    );
     expect(result).toEqual({ count: 1, points: 20 });
     expect(await balance(tenant, jo.id)).toBe(0);
     expect(await balance(tenant, kim.id)).toBe(40);
     const expired = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
-    expect(expired.at(-1)!.payload).toMatchObject({ loyaltyMembershipId: jo.id, kind: 'expired', points: -20, balanceAfter: 0, reason: 'Program closed' });
-    expect(await ok(req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`))).toEqual({ count: 0, points: 0 });
+    expect(expired.at(-1)!.payload).toMatchObject({
+      loyaltyMembershipId: jo.id,
+      kind: 'expired',
+      points: -20,
+      balanceAfter: 0,
+      reason: 'Program closed',
+    });
+    expect(await ok(req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${filter}`))).toEqual({
+      count: 0,
+      points: 0,
+    });
 
     // No filter: everything left in the organization (not another organization's).
     const other = await t.tenant();
@@ -349,9 +570,18 @@ describe('POST /loyalty-activity/bulk-expire', () => {
     await ok(req(other, 'POST', `/loyalty-memberships/${lee.id}/points-adjustments`, { points: 9, reason: 'x' }));
     expect(await ok(req(tenant, 'POST', '/loyalty-activity/bulk-expire'))).toEqual({ count: 1, points: 40 });
     expect(await balance(other, lee.id)).toBe(9);
-    expect((await req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${encodeURIComponent('{"nope":1}')}`)).statusCode).toBe(400);
+    expect(
+      (await req(tenant, 'POST', `/loyalty-activity/bulk-expire?filter=${encodeURIComponent('{"nope":1}')}`))
+        .statusCode,
+    ).toBe(400);
     // A JSON null is not "no body" (found by the bad-input fuzzer), and changes nothing.
-    const nullBody = await t.request({ method: 'POST', url: '/v1/loyalty-activity/bulk-expire', key: other.key, body: 'null', headers: { 'content-type': 'application/json' } });
+    const nullBody = await t.request({
+      method: 'POST',
+      url: '/v1/loyalty-activity/bulk-expire',
+      key: other.key,
+      body: 'null',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(nullBody.statusCode).toBe(400);
     expect(await balance(other, lee.id)).toBe(9);
   });

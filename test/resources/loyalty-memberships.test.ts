@@ -24,7 +24,11 @@ async function ok<T = any>(promise: ReturnType<typeof req>, status = 200): Promi
 const filter = (document: unknown) => `filter=${encodeURIComponent(JSON.stringify(document))}`;
 
 async function customers(tenant: Tenant, ...emails: string[]): Promise<{ id: string; email: string }[]> {
-  const { data } = await ok(req(tenant, 'POST', '/customers/import', { data: emails.map((email) => ({ email, firstName: email.split('@')[0] })) }));
+  const { data } = await ok(
+    req(tenant, 'POST', '/customers/import', {
+      data: emails.map((email) => ({ email, firstName: email.split('@')[0] })),
+    }),
+  );
   return data;
 }
 async function member(tenant: Tenant, email: string) {
@@ -41,9 +45,19 @@ describe('memberships', () => {
     const [customer] = await customers(tenant, 'ann@example.com');
     const membership = await ok(req(tenant, 'POST', '/loyalty-memberships', { customerId: customer!.id }), 201);
     expect(membership).toEqual({
-      id: expect.any(String), customerId: customer!.id, loyaltyProgramId: program.id, loyaltyTierId: null, tierAssignedManually: false,
-      tierAttainedAt: null, tierReviewAt: null, leftAt: null, referralCode: expect.stringMatching(/^[A-HJKMNP-Z2-9]{8}$/),
-      pointsBalance: 0, lifetimePoints: 0, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      customerId: customer!.id,
+      loyaltyProgramId: program.id,
+      loyaltyTierId: null,
+      tierAssignedManually: false,
+      tierAttainedAt: null,
+      tierReviewAt: null,
+      leftAt: null,
+      referralCode: expect.stringMatching(/^[A-HJKMNP-Z2-9]{8}$/),
+      pointsBalance: 0,
+      lifetimePoints: 0,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const events = await eventsOf(tenant.organization.id, 'loyaltyMembership.created');
     expect(events.map((event) => event.payload)).toEqual([membership]);
@@ -58,7 +72,10 @@ describe('memberships', () => {
     const ghost = '0190a000-0000-7000-8000-000000000000';
     expect((await req(tenant, 'POST', '/loyalty-memberships', { customerId: ghost })).statusCode).toBe(422);
     const [customer] = await customers(tenant, 'x@example.com');
-    expect((await req(tenant, 'POST', '/loyalty-memberships', { customerId: customer!.id, loyaltyProgramId: ghost })).statusCode).toBe(422);
+    expect(
+      (await req(tenant, 'POST', '/loyalty-memberships', { customerId: customer!.id, loyaltyProgramId: ghost }))
+        .statusCode,
+    ).toBe(422);
     expect((await req(tenant, 'POST', '/loyalty-memberships', {})).statusCode).toBe(400);
     const other = await t.tenant();
     const [foreign] = await customers(other, 'y@example.com');
@@ -74,9 +91,21 @@ describe('memberships', () => {
     expect((await req(tenant, 'POST', `/loyalty-memberships/${membership.id}/leave`)).statusCode).toBe(409);
     expect((await adjust(tenant, membership.id, 5)).statusCode).toBe(409);
     const rejoined = await ok(req(tenant, 'POST', '/loyalty-memberships', { customerId: membership.customerId }), 200);
-    expect(rejoined).toMatchObject({ id: membership.id, leftAt: null, pointsBalance: 120, lifetimePoints: 120, referralCode: membership.referralCode });
+    expect(rejoined).toMatchObject({
+      id: membership.id,
+      leftAt: null,
+      pointsBalance: 120,
+      lifetimePoints: 120,
+      referralCode: membership.referralCode,
+    });
     expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
-    const feed = await db().selectFrom('loyalty_activity').select('type').where('loyalty_membership_id', '=', membership.id).orderBy('created_at').orderBy('id').execute();
+    const feed = await db()
+      .selectFrom('loyalty_activity')
+      .select('type')
+      .where('loyalty_membership_id', '=', membership.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     expect(feed.map((entry) => entry.type)).toEqual(['joined', 'left', 'rejoined']);
   });
 
@@ -87,7 +116,9 @@ describe('memberships', () => {
     const deleted = await ok(req(tenant, 'DELETE', `/loyalty-memberships/${membership.id}`));
     expect(deleted).toMatchObject({ id: membership.id, pointsBalance: 10 });
     expect((await req(tenant, 'GET', `/loyalty-memberships/${membership.id}`)).statusCode).toBe(404);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([deleted]);
+    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual(
+      [deleted],
+    );
     expect((await ok(req(tenant, 'GET', '/loyalty-activity'))).data).toEqual([]);
   });
 
@@ -97,7 +128,9 @@ describe('memberships', () => {
     const b = await member(tenant, 'bravo@example.com');
     await ok(adjust(tenant, a.id, 50));
     await ok(adjust(tenant, b.id, 10));
-    const byEmail = await ok(req(tenant, 'GET', `/loyalty-memberships?${filter({ 'customer.email': 'bravo@example.com' })}`));
+    const byEmail = await ok(
+      req(tenant, 'GET', `/loyalty-memberships?${filter({ 'customer.email': 'bravo@example.com' })}`),
+    );
     expect(byEmail.data.map((m: { id: string }) => m.id)).toEqual([b.id]);
     const rich = await ok(req(tenant, 'GET', `/loyalty-memberships?${filter({ pointsBalance: { $gte: 20 } })}`));
     expect(rich.data.map((m: { id: string }) => m.id)).toEqual([a.id]);
@@ -105,21 +138,33 @@ describe('memberships', () => {
     expect(sorted.data.map((m: { id: string }) => m.id)).toEqual([a.id, b.id]);
     const searched = await ok(req(tenant, 'GET', '/loyalty-memberships?search=ALPHA'));
     expect(searched.data.map((m: { id: string }) => m.id)).toEqual([a.id]);
-    expect((await ok(req(tenant, 'GET', `/loyalty-memberships?search=${b.referralCode.toLowerCase()}`))).data.map((m: { id: string }) => m.id)).toEqual([b.id]);
+    expect(
+      (await ok(req(tenant, 'GET', `/loyalty-memberships?search=${b.referralCode.toLowerCase()}`))).data.map(
+        (m: { id: string }) => m.id,
+      ),
+    ).toEqual([b.id]);
     const page = await ok(req(tenant, 'GET', '/loyalty-memberships?limit=1'));
     const next = await ok(req(tenant, 'GET', `/loyalty-memberships?limit=1&cursor=${page.nextCursor}`));
     expect([...page.data, ...next.data].map((m: { id: string }) => m.id)).toEqual([b.id, a.id]);
-    expect((await req(tenant, 'GET', `/loyalty-memberships?${filter({ pointsBalance: 'many' })}`)).statusCode).toBe(400);
+    expect((await req(tenant, 'GET', `/loyalty-memberships?${filter({ pointsBalance: 'many' })}`)).statusCode).toBe(
+      400,
+    );
   });
 
-  it('answers another organization\'s membership as missing', async () => {
+  it("answers another organization's membership as missing", async () => {
     const [a, b] = [await t.tenant(), await t.tenant()];
     const membership = await member(a, 'mine@example.com');
     for (const [method, url, body] of [
-      ['GET', ''], ['PATCH', '', { tierAssignedManually: false }], ['DELETE', ''], ['POST', '/leave'],
+      ['GET', ''],
+      ['PATCH', '', { tierAssignedManually: false }],
+      ['DELETE', ''],
+      ['POST', '/leave'],
       ['POST', '/points-adjustments', { points: 5, reason: 'x' }],
     ] as const) {
-      expect((await req(b, method, `/loyalty-memberships/${membership.id}${url}`, body)).statusCode, `${method} ${url}`).toBe(404);
+      expect(
+        (await req(b, method, `/loyalty-memberships/${membership.id}${url}`, body)).statusCode,
+        `${method} ${url}`,
+      ).toBe(404);
     }
     expect((await ok(req(b, 'GET', '/loyalty-memberships'))).data).toEqual([]);
     expect((await ok(req(a, 'GET', `/loyalty-memberships/${membership.id}`))).pointsBalance).toBe(0);
@@ -144,15 +189,34 @@ describe('tiers follow points', () => {
     expect(pinned).toMatchObject({ loyaltyTierId: gold.id, tierAssignedManually: true, tierReviewAt: null });
     await ok(req(tenant, 'PATCH', `/loyalty-tiers/${gold.id}`, { thresholdPoints: 50 }));
     expect((await ok(req(tenant, 'GET', `/loyalty-memberships/${membership.id}`))).loyaltyTierId).toBe(gold.id);
-    const unpinned = await ok(req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, { tierAssignedManually: false }));
+    const unpinned = await ok(
+      req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, { tierAssignedManually: false }),
+    );
     // Gold is now at 50 and Silver at 100: 150 lifetime points earn Silver.
     expect(unpinned).toMatchObject({ loyaltyTierId: silver.id, tierAssignedManually: false });
     expect((await req(tenant, 'DELETE', `/loyalty-tiers/${silver.id}`)).statusCode).toBe(409);
-    expect((await req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, { loyaltyTierId: gold.id, tierAssignedManually: false })).statusCode).toBe(400);
-    expect((await req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, { loyaltyTierId: '0190a000-0000-7000-8000-000000000000' })).statusCode).toBe(422);
+    expect(
+      (
+        await req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, {
+          loyaltyTierId: gold.id,
+          tierAssignedManually: false,
+        })
+      ).statusCode,
+    ).toBe(400);
+    expect(
+      (
+        await req(tenant, 'PATCH', `/loyalty-memberships/${membership.id}`, {
+          loyaltyTierId: '0190a000-0000-7000-8000-000000000000',
+        })
+      ).statusCode,
+    ).toBe(422);
 
     const changes = await eventsOf(tenant.organization.id, 'loyaltyMembership.tierChanged');
-    expect(changes.map((event) => (event.payload as { loyaltyTierId: string }).loyaltyTierId)).toEqual([silver.id, gold.id, silver.id]);
+    expect(changes.map((event) => (event.payload as { loyaltyTierId: string }).loyaltyTierId)).toEqual([
+      silver.id,
+      gold.id,
+      silver.id,
+    ]);
   });
 
   it('gives rolling-window tiers a review date', async () => {
@@ -175,8 +239,18 @@ describe('points adjustments and the ledger', () => {
     const membership = await member(tenant, 'points@example.com');
     const credit = await ok(adjust(tenant, membership.id, 100, 'Welcome gift'));
     expect(credit).toMatchObject({
-      loyaltyMembershipId: membership.id, customerId: membership.customerId, kind: 'adjusted', points: 100, balanceAfter: 100,
-      reason: 'Welcome gift', loyaltyRuleId: null, loyaltyRewardId: null, orderId: null, eventName: null, expiresAt: null, metadata: {},
+      loyaltyMembershipId: membership.id,
+      customerId: membership.customerId,
+      kind: 'adjusted',
+      points: 100,
+      balanceAfter: 100,
+      reason: 'Welcome gift',
+      loyaltyRuleId: null,
+      loyaltyRewardId: null,
+      orderId: null,
+      eventName: null,
+      expiresAt: null,
+      metadata: {},
     });
     const refused = await adjust(tenant, membership.id, -101);
     expect(refused.statusCode).toBe(409);
@@ -200,13 +274,21 @@ describe('points adjustments and the ledger', () => {
     const events = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
     expect(events.map((event) => event.payload)).toEqual([credit, debit]);
 
-    const activity = await ok(req(tenant, 'GET', `/loyalty-activity?include=customer,membership&${filter({ 'customer.email': 'points@example.com', kind: 'adjusted' })}`));
+    const activity = await ok(
+      req(
+        tenant,
+        'GET',
+        `/loyalty-activity?include=customer,membership&${filter({ 'customer.email': 'points@example.com', kind: 'adjusted' })}`,
+      ),
+    );
     expect(activity.data.map((entry: { id: string }) => entry.id)).toEqual([debit.id, credit.id]);
     expect(activity.data[0].customer.email).toBe('points@example.com');
     expect(activity.data[0].membership.id).toBe(membership.id);
     const credits = await ok(req(tenant, 'GET', `/loyalty-activity?${filter({ points: { $gt: 0 } })}&sort=points`));
     expect(credits.data.map((entry: { id: string }) => entry.id)).toEqual([credit.id]);
-    expect((await ok(req(tenant, 'GET', '/loyalty-activity?search=welcome'))).data.map((entry: { id: string }) => entry.id)).toEqual([credit.id]);
+    expect(
+      (await ok(req(tenant, 'GET', '/loyalty-activity?search=welcome'))).data.map((entry: { id: string }) => entry.id),
+    ).toEqual([credit.id]);
     expect((await t.tenant().then((other) => ok(req(other, 'GET', '/loyalty-activity')))).data).toEqual([]);
   });
 
@@ -215,11 +297,17 @@ describe('points adjustments and the ledger', () => {
     const [program] = (await ok(req(tenant, 'GET', '/loyalty-programs'))).data;
     const membership = await member(tenant, 'fifo@example.com');
     const forever = await ok(adjust(tenant, membership.id, 30));
-    await ok(req(tenant, 'PATCH', `/loyalty-programs/${program.id}`, { pointsExpiry: { type: 'daysAfterEarning', days: 30 } }));
+    await ok(
+      req(tenant, 'PATCH', `/loyalty-programs/${program.id}`, { pointsExpiry: { type: 'daysAfterEarning', days: 30 } }),
+    );
     const expiring = await ok(adjust(tenant, membership.id, 50));
     expect(Date.parse(expiring.expiresAt) - Date.parse(expiring.createdAt)).toBe(30 * 86_400_000);
     await ok(adjust(tenant, membership.id, -60));
-    const rows = await db().selectFrom('loyalty_transactions').select(['id', 'remaining']).where('loyalty_membership_id', '=', membership.id).execute();
+    const rows = await db()
+      .selectFrom('loyalty_transactions')
+      .select(['id', 'remaining'])
+      .where('loyalty_membership_id', '=', membership.id)
+      .execute();
     const remaining = new Map(rows.map((row) => [row.id, row.remaining]));
     expect(remaining.get(expiring.id)).toBe(0);
     expect(remaining.get(forever.id)).toBe(20);
@@ -229,28 +317,43 @@ describe('points adjustments and the ledger', () => {
     const tenant = await t.tenant();
     const tier = await ok(req(tenant, 'POST', '/loyalty-tiers', { name: 'Gold', thresholdPoints: 1000 }), 201);
     const [ann, bob] = await customers(tenant, 'ann@example.com', 'bob@example.com');
-    const first = await ok(req(tenant, 'POST', '/loyalty-memberships/import', {
-      data: [
-        { customer: 'ANN@example.com', pointsBalance: 200 },
-        { customer: bob!.id, loyaltyTierId: tier.id },
-        { customer: 'nobody@example.com', pointsBalance: 5 },
-      ],
-    }));
+    const first = await ok(
+      req(tenant, 'POST', '/loyalty-memberships/import', {
+        data: [
+          { customer: 'ANN@example.com', pointsBalance: 200 },
+          { customer: bob!.id, loyaltyTierId: tier.id },
+          { customer: 'nobody@example.com', pointsBalance: 5 },
+        ],
+      }),
+    );
     expect(first.skipped).toEqual([{ index: 2, message: expect.stringMatching(/nobody@example.com/) }]);
     expect(first.data).toMatchObject([
       { customerId: ann!.id, pointsBalance: 200, lifetimePoints: 200, loyaltyTierId: null },
       { customerId: bob!.id, pointsBalance: 0, loyaltyTierId: tier.id, tierAssignedManually: false },
     ]);
-    const second = await ok(req(tenant, 'POST', '/loyalty-memberships/import', { data: [{ customer: ann!.id, pointsBalance: 50 }] }));
+    const second = await ok(
+      req(tenant, 'POST', '/loyalty-memberships/import', { data: [{ customer: ann!.id, pointsBalance: 50 }] }),
+    );
     expect(second.data[0]).toMatchObject({ id: first.data[0].id, pointsBalance: 50, lifetimePoints: 200 });
-    const strict = await req(tenant, 'POST', '/loyalty-memberships/import', { strict: true, data: [{ customer: ann!.id, pointsBalance: 1 }, { customer: 'nobody@example.com' }] });
+    const strict = await req(tenant, 'POST', '/loyalty-memberships/import', {
+      strict: true,
+      data: [{ customer: ann!.id, pointsBalance: 1 }, { customer: 'nobody@example.com' }],
+    });
     expect(strict.statusCode).toBe(422);
     expect((await ok(req(tenant, 'GET', `/loyalty-memberships/${first.data[0].id}`))).pointsBalance).toBe(50);
-    const repeat = await req(tenant, 'POST', '/loyalty-memberships/import', { data: [{ customer: ann!.id }, { customer: 'ann@example.com' }] });
+    const repeat = await req(tenant, 'POST', '/loyalty-memberships/import', {
+      data: [{ customer: ann!.id }, { customer: 'ann@example.com' }],
+    });
     expect(repeat.statusCode).toBe(400);
     expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyTransaction.created')).map((event) => (event.payload as { points: number }).points)).toEqual([200, -150]);
-    const tooMany = await req(tenant, 'POST', '/loyalty-memberships/import', { data: Array.from({ length: 1001 }, () => ({ customer: 'x@example.com' })) });
+    expect(
+      (await eventsOf(tenant.organization.id, 'loyaltyTransaction.created')).map(
+        (event) => (event.payload as { points: number }).points,
+      ),
+    ).toEqual([200, -150]);
+    const tooMany = await req(tenant, 'POST', '/loyalty-memberships/import', {
+      data: Array.from({ length: 1001 }, () => ({ customer: 'x@example.com' })),
+    });
     expect(tooMany.statusCode).toBe(413);
   });
 
@@ -274,7 +377,11 @@ describe.skipIf(!postgresUrl)('concurrent spends on PostgreSQL', () => {
     expect(statuses.filter((status) => status === 409)).toHaveLength(37);
     const final = await ok(req(tenant, 'GET', `/loyalty-memberships/${membership.id}`));
     expect(final.pointsBalance).toBe(10);
-    const ledger = await db().selectFrom('loyalty_transactions').select(['points', 'balance_after', 'remaining']).where('loyalty_membership_id', '=', membership.id).execute();
+    const ledger = await db()
+      .selectFrom('loyalty_transactions')
+      .select(['points', 'balance_after', 'remaining'])
+      .where('loyalty_membership_id', '=', membership.id)
+      .execute();
     expect(ledger.reduce((sum, row) => sum + row.points, 0)).toBe(10);
     expect(ledger.filter((row) => row.points > 0).reduce((sum, row) => sum + (row.remaining ?? 0), 0)).toBe(10);
     expect(new Set(ledger.map((row) => row.balance_after)).size).toBe(ledger.length);

@@ -30,7 +30,15 @@ const eventsOf = (organizationId: string, name?: string) => {
   return query.orderBy('position').execute();
 };
 const countOrders = async (organizationId: string) =>
-  Number((await db().selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db()
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function insertSite(organizationId: string, domain: string, currency: string) {
   const id = uuidv7();
@@ -44,7 +52,14 @@ async function insertSite(organizationId: string, domain: string, currency: stri
 async function insertCustomer(
   organizationId: string,
   email: string,
-  fields: { first_name?: string; last_name?: string; metadata?: Record<string, string>; email_opt_out?: boolean; email_opt_out_source?: 'merchant' | null; created_at?: string } = {},
+  fields: {
+    first_name?: string;
+    last_name?: string;
+    metadata?: Record<string, string>;
+    email_opt_out?: boolean;
+    email_opt_out_source?: 'merchant' | null;
+    created_at?: string;
+  } = {},
 ) {
   const id = uuidv7();
   await db()
@@ -104,7 +119,9 @@ async function fixture(): Promise<Fixture> {
   ]);
   const rows = await db()
     .selectFrom('products as p')
-    .leftJoin('product_variants as v', (join) => join.onRef('v.organization_id', '=', 'p.organization_id').onRef('v.product_id', '=', 'p.id'))
+    .leftJoin('product_variants as v', (join) =>
+      join.onRef('v.organization_id', '=', 'p.organization_id').onRef('v.product_id', '=', 'p.id'),
+    )
     .select(['p.id as productId', 'p.slug as productSlug', 'v.id as variantId', 'v.slug as variantSlug'])
     .where('p.organization_id', '=', org)
     .execute();
@@ -198,25 +215,63 @@ describe('POST /v1/orders/import: create', () => {
     // The API record is exactly service.md's fields: discountCodes and earnLoyalty are stored, not returned.
     expect(Object.keys(body.data[0]).sort()).toEqual(
       [
-        'id', 'siteId', 'customerId', 'remoteId', 'number', 'totalCents', 'subtotalCents', 'shippingCents', 'taxCents', 'currencyCode',
-        'shippedAt', 'deliveredAt', 'cancelledAt', 'metadata', 'notes', 'createdAt', 'updatedAt',
+        'id',
+        'siteId',
+        'customerId',
+        'remoteId',
+        'number',
+        'totalCents',
+        'subtotalCents',
+        'shippingCents',
+        'taxCents',
+        'currencyCode',
+        'shippedAt',
+        'deliveredAt',
+        'cancelledAt',
+        'metadata',
+        'notes',
+        'createdAt',
+        'updatedAt',
       ].sort(),
     );
 
-    const stored = await db().selectFrom('orders').select(['remote_id', 'discount_codes', 'earn_loyalty']).where('organization_id', '=', f.org).orderBy('remote_id').execute();
+    const stored = await db()
+      .selectFrom('orders')
+      .select(['remote_id', 'discount_codes', 'earn_loyalty'])
+      .where('organization_id', '=', f.org)
+      .orderBy('remote_id')
+      .execute();
     expect(stored).toEqual([
       { remote_id: 'r-1', discount_codes: ['SAVE10', 'WELCOME'], earn_loyalty: true },
       { remote_id: 'r-2', discount_codes: [], earn_loyalty: true },
     ]);
 
     const [first] = body.data;
-    const full = await t.request({ url: `/v1/orders/${first.id}?include=items,tags,itemsCount,importJob,customer`, key: f.key });
+    const full = await t.request({
+      url: `/v1/orders/${first.id}?include=items,tags,itemsCount,importJob,customer`,
+      key: f.key,
+    });
     expect(full.statusCode).toBe(200);
     const order = full.json();
     expect(order.tags).toEqual(['first', 'vip']);
     expect(order.itemsCount).toBe(2);
-    expect(order.importJob).toEqual({ id: expect.stringMatching(UUID), type: 'orders', action: 'created', row: 0, createdAt: expect.stringMatching(ISO) });
-    expect(order.items.map((item: { productId: string; productVariantId: string; quantity: number; unitPriceCents: number }) => [item.productId, item.productVariantId, item.quantity, item.unitPriceCents])).toEqual([
+    expect(order.importJob).toEqual({
+      id: expect.stringMatching(UUID),
+      type: 'orders',
+      action: 'created',
+      row: 0,
+      createdAt: expect.stringMatching(ISO),
+    });
+    expect(
+      order.items.map(
+        (item: { productId: string; productVariantId: string; quantity: number; unitPriceCents: number }) => [
+          item.productId,
+          item.productVariantId,
+          item.quantity,
+          item.unitPriceCents,
+        ],
+      ),
+    ).toEqual([
       [f.products.shirt!.id, f.products.shirt!.variants.large, 2, 2200],
       [f.products.mug!.id, f.products.mug!.variants['mug-default'], 1, 600],
     ]);
@@ -235,7 +290,13 @@ describe('POST /v1/orders/import: create', () => {
     });
     expect(response.statusCode, response.body).toBe(200);
     const data = response.json().data;
-    expect(data.map((order: { siteId: string; customerId: string; currencyCode: string }) => [order.siteId, order.customerId, order.currencyCode])).toEqual([
+    expect(
+      data.map((order: { siteId: string; customerId: string; currencyCode: string }) => [
+        order.siteId,
+        order.customerId,
+        order.currencyCode,
+      ]),
+    ).toEqual([
       [f.site2.id, f.alice.id, 'USD'],
       [f.site2.id, f.bob.id, 'USD'],
       [f.site.id, f.bob.id, 'EUR'],
@@ -247,7 +308,12 @@ describe('POST /v1/orders/import: create', () => {
       data: [
         row('items-1', {
           items: [
-            { product: f.products.shirt!.id, variant: f.products.shirt!.variants.small, quantity: 1, unitPriceCents: 2000 },
+            {
+              product: f.products.shirt!.id,
+              variant: f.products.shirt!.variants.small,
+              quantity: 1,
+              unitPriceCents: 2000,
+            },
             { product: 'shirt', variant: 'large', quantity: 3, unitPriceCents: 2100 },
             { product: f.products.hat!.id, quantity: 1, unitPriceCents: 1500 },
             { product: 'mug', variant: f.products.mug!.variants['mug-default'], quantity: 4, unitPriceCents: 0 },
@@ -265,10 +331,34 @@ describe('POST /v1/orders/import: create', () => {
       .orderBy('position')
       .execute();
     expect(items).toEqual([
-      { product_id: f.products.shirt!.id, product_variant_id: f.products.shirt!.variants.small, quantity: 1, unit_price_cents: 2000, position: 0 },
-      { product_id: f.products.shirt!.id, product_variant_id: f.products.shirt!.variants.large, quantity: 3, unit_price_cents: 2100, position: 1 },
-      { product_id: f.products.hat!.id, product_variant_id: f.products.hat!.variants['hat-default'], quantity: 1, unit_price_cents: 1500, position: 2 },
-      { product_id: f.products.mug!.id, product_variant_id: f.products.mug!.variants['mug-default'], quantity: 4, unit_price_cents: 0, position: 3 },
+      {
+        product_id: f.products.shirt!.id,
+        product_variant_id: f.products.shirt!.variants.small,
+        quantity: 1,
+        unit_price_cents: 2000,
+        position: 0,
+      },
+      {
+        product_id: f.products.shirt!.id,
+        product_variant_id: f.products.shirt!.variants.large,
+        quantity: 3,
+        unit_price_cents: 2100,
+        position: 1,
+      },
+      {
+        product_id: f.products.hat!.id,
+        product_variant_id: f.products.hat!.variants['hat-default'],
+        quantity: 1,
+        unit_price_cents: 1500,
+        position: 2,
+      },
+      {
+        product_id: f.products.mug!.id,
+        product_variant_id: f.products.mug!.variants['mug-default'],
+        quantity: 4,
+        unit_price_cents: 0,
+        position: 3,
+      },
     ]);
   });
 
@@ -279,18 +369,36 @@ describe('POST /v1/orders/import: create', () => {
     });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data[0].totalCents).toBe(9007199254740991);
-    const stored = await db().selectFrom('orders').select(['earn_loyalty', 'total_cents']).where('organization_id', '=', f.org).where('remote_id', '=', 'hist-1').executeTakeFirstOrThrow();
+    const stored = await db()
+      .selectFrom('orders')
+      .select(['earn_loyalty', 'total_cents'])
+      .where('organization_id', '=', f.org)
+      .where('remote_id', '=', 'hist-1')
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ earn_loyalty: false, total_cents: 9007199254740991 });
     // Re-importing (an update) with the default does not flip it: earnLoyalty applies to newly created orders.
     expect((await importOrders(f.key, { data: [row('hist-1')] })).statusCode).toBe(200);
-    const again = await db().selectFrom('orders').select('earn_loyalty').where('organization_id', '=', f.org).where('remote_id', '=', 'hist-1').executeTakeFirstOrThrow();
+    const again = await db()
+      .selectFrom('orders')
+      .select('earn_loyalty')
+      .where('organization_id', '=', f.org)
+      .where('remote_id', '=', 'hist-1')
+      .executeTakeFirstOrThrow();
     expect(again.earn_loyalty).toBe(false);
   });
 
   it.each([
     ['an unknown row field', { data: [row('v', { notes: 'x' })] }, 'body.data[0].notes'],
-    ['an unknown item field', { data: [row('v', { items: [{ product: 'mug', quantity: 1, unitPriceCents: 1, sku: 'x' }] })] }, 'body.data[0].items[0].sku'],
-    ['a missing number', { data: [{ site: 'shop.example', customer: 'alice@example.com', remoteId: 'v' }] }, 'body.data[0].number'],
+    [
+      'an unknown item field',
+      { data: [row('v', { items: [{ product: 'mug', quantity: 1, unitPriceCents: 1, sku: 'x' }] })] },
+      'body.data[0].items[0].sku',
+    ],
+    [
+      'a missing number',
+      { data: [{ site: 'shop.example', customer: 'alice@example.com', remoteId: 'v' }] },
+      'body.data[0].number',
+    ],
     ['a missing site', { data: [{ customer: 'alice@example.com', remoteId: 'v', number: '1' }] }, 'body.data[0].site'],
     ['an empty remoteId', { data: [row('')] }, 'body.data[0].remoteId'],
     ['a remoteId over 255 characters', { data: [row('x'.repeat(256))] }, 'body.data[0].remoteId'],
@@ -299,12 +407,36 @@ describe('POST /v1/orders/import: create', () => {
     ['fractional money', { data: [row('v', { shippingCents: 1.5 })] }, 'body.data[0].shippingCents'],
     ['money as a string', { data: [row('v', { subtotalCents: '100' })] }, 'body.data[0].subtotalCents'],
     ['a lower-case currency', { data: [row('v', { currencyCode: 'eur' })] }, 'body.data[0].currencyCode'],
-    ['a timestamp without offset', { data: [row('v', { shippedAt: '2026-01-01T00:00:00' })] }, 'body.data[0].shippedAt'],
+    [
+      'a timestamp without offset',
+      { data: [row('v', { shippedAt: '2026-01-01T00:00:00' })] },
+      'body.data[0].shippedAt',
+    ],
     ['a createdAt that is not a date', { data: [row('v', { createdAt: 'yesterday' })] }, 'body.data[0].createdAt'],
-    ['quantity 0', { data: [row('v', { items: [{ product: 'mug', quantity: 0, unitPriceCents: 1 }] })] }, 'body.data[0].items[0].quantity'],
-    ['an item without a price', { data: [row('v', { items: [{ product: 'mug', quantity: 1 }] })] }, 'body.data[0].items[0].unitPriceCents'],
-    ['more than 500 items', { data: [row('v', { items: Array.from({ length: 501 }, () => ({ product: 'mug', quantity: 1, unitPriceCents: 1 })) })] }, 'body.data[0].items'],
-    ['more than 50 discount codes', { data: [row('v', { discountCodes: Array.from({ length: 51 }, (_, i) => `C${i}`) })] }, 'body.data[0].discountCodes'],
+    [
+      'quantity 0',
+      { data: [row('v', { items: [{ product: 'mug', quantity: 0, unitPriceCents: 1 }] })] },
+      'body.data[0].items[0].quantity',
+    ],
+    [
+      'an item without a price',
+      { data: [row('v', { items: [{ product: 'mug', quantity: 1 }] })] },
+      'body.data[0].items[0].unitPriceCents',
+    ],
+    [
+      'more than 500 items',
+      {
+        data: [
+          row('v', { items: Array.from({ length: 501 }, () => ({ product: 'mug', quantity: 1, unitPriceCents: 1 })) }),
+        ],
+      },
+      'body.data[0].items',
+    ],
+    [
+      'more than 50 discount codes',
+      { data: [row('v', { discountCodes: Array.from({ length: 51 }, (_, i) => `C${i}`) })] },
+      'body.data[0].discountCodes',
+    ],
     ['metadata with a non-string value', { data: [row('v', { metadata: { a: 1 } })] }, 'body.data[0].metadata.a'],
     ['an unknown body field', { data: [], dryRun: true }, 'body.dryRun'],
     ['earnLoyalty not a boolean', { data: [], earnLoyalty: 'no' }, 'body.earnLoyalty'],
@@ -343,7 +475,9 @@ describe('POST /v1/orders/import: create', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toContain('body.data[2].remoteId');
     expect(response.json().error.message).toContain('body.data[0].remoteId');
-    expect(response.json().error.details).toEqual([{ path: 'body.data[2].remoteId', message: 'repeats body.data[0].remoteId' }]);
+    expect(response.json().error.details).toEqual([
+      { path: 'body.data[2].remoteId', message: 'repeats body.data[0].remoteId' },
+    ]);
     expect(await countOrders(f.org)).toBe(before);
   });
 
@@ -392,7 +526,14 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     });
     expect(created.statusCode, created.body).toBe(200);
     const original = created.json().data[0];
-    const oldItemIds = (await db().selectFrom('order_items').select('id').where('organization_id', '=', f.org).where('order_id', '=', original.id).execute()).map((item) => item.id);
+    const oldItemIds = (
+      await db()
+        .selectFrom('order_items')
+        .select('id')
+        .where('organization_id', '=', f.org)
+        .where('order_id', '=', original.id)
+        .execute()
+    ).map((item) => item.id);
     expect(oldItemIds).toHaveLength(2);
     const eventsBefore = (await eventsOf(f.org, 'order.updated')).length;
 
@@ -434,9 +575,19 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     expect(full.tags).toEqual(['one', 'two']);
     expect(full.importJob).toMatchObject({ type: 'orders', action: 'updated', row: 0 });
     expect(full.items).toHaveLength(1);
-    expect(full.items[0]).toMatchObject({ productId: f.products.hat!.id, productVariantId: f.products.hat!.variants['hat-default'], quantity: 5, unitPriceCents: 1400 });
+    expect(full.items[0]).toMatchObject({
+      productId: f.products.hat!.id,
+      productVariantId: f.products.hat!.variants['hat-default'],
+      quantity: 5,
+      unitPriceCents: 1400,
+    });
     expect(oldItemIds).not.toContain(full.items[0].id);
-    const stored = await db().selectFrom('orders').select('discount_codes').where('organization_id', '=', f.org).where('id', '=', order.id).executeTakeFirstOrThrow();
+    const stored = await db()
+      .selectFrom('orders')
+      .select('discount_codes')
+      .where('organization_id', '=', f.org)
+      .where('id', '=', order.id)
+      .executeTakeFirstOrThrow();
     expect(stored.discount_codes).toEqual(['NEW']);
     expect(await countOrders(f.org)).toBe(1);
 
@@ -450,7 +601,9 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     expect(again.items).toHaveLength(1);
     expect(again.tags).toEqual(['one', 'two']);
     expect(again.metadata).toEqual({ c: '3' });
-    await importOrders(f.key, { data: [row('u-1', { site: f.site2.id, customer: f.bob.id, number: '#u-1-renamed', items: [], tags: ['three'] })] });
+    await importOrders(f.key, {
+      data: [row('u-1', { site: f.site2.id, customer: f.bob.id, number: '#u-1-renamed', items: [], tags: ['three'] })],
+    });
     again = (await t.request({ url: `/v1/orders/${order.id}?include=items,tags`, key: f.key })).json();
     expect(again.items).toEqual([]);
     expect(again.tags).toEqual(['three']);
@@ -463,27 +616,57 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     ];
     const order = (await importOrders(f.key, { data: [row('same-items', { items })] })).json().data[0];
     const itemIds = async () =>
-      (await db().selectFrom('order_items').select('id').where('organization_id', '=', f.org).where('order_id', '=', order.id).orderBy('position').execute()).map((item) => item.id);
+      (
+        await db()
+          .selectFrom('order_items')
+          .select('id')
+          .where('organization_id', '=', f.org)
+          .where('order_id', '=', order.id)
+          .orderBy('position')
+          .execute()
+      ).map((item) => item.id);
     const first = await itemIds();
     // Same items by other references (ids instead of slugs): nothing changes.
     await importOrders(f.key, {
-      data: [row('same-items', { items: [{ product: f.products.shirt!.id, variant: f.products.shirt!.variants.small, quantity: 1, unitPriceCents: 2000 }, items[1]] })],
+      data: [
+        row('same-items', {
+          items: [
+            {
+              product: f.products.shirt!.id,
+              variant: f.products.shirt!.variants.small,
+              quantity: 1,
+              unitPriceCents: 2000,
+            },
+            items[1],
+          ],
+        }),
+      ],
     });
     expect(await itemIds()).toEqual(first);
     // A different price on one item replaces the whole list.
-    await importOrders(f.key, { data: [row('same-items', { items: [items[0], { ...items[1], unitPriceCents: 950 }] })] });
+    await importOrders(f.key, {
+      data: [row('same-items', { items: [items[0], { ...items[1], unitPriceCents: 950 }] })],
+    });
     const replaced = await itemIds();
     expect(replaced).toHaveLength(2);
     expect(replaced.some((id) => first.includes(id))).toBe(false);
     // The same items in another order is a change too.
-    await importOrders(f.key, { data: [row('same-items', { items: [{ ...items[1], unitPriceCents: 950 }, items[0]] })] });
+    await importOrders(f.key, {
+      data: [row('same-items', { items: [{ ...items[1], unitPriceCents: 950 }, items[0]] })],
+    });
     const reordered = (await t.request({ url: `/v1/orders/${order.id}?include=items`, key: f.key })).json().items;
-    expect(reordered.map((item: { productId: string }) => item.productId)).toEqual([f.products.mug!.id, f.products.shirt!.id]);
+    expect(reordered.map((item: { productId: string }) => item.productId)).toEqual([
+      f.products.mug!.id,
+      f.products.shirt!.id,
+    ]);
   });
 
   it('merges metadata with mergeMetadata and replaces it without', async () => {
     await importOrders(f.key, { data: [row('m-1', { metadata: { a: '1', b: '2' } })] });
-    const merged = await importOrders(f.key, { mergeMetadata: true, data: [row('m-1', { metadata: { b: 'B', c: '3' } })] });
+    const merged = await importOrders(f.key, {
+      mergeMetadata: true,
+      data: [row('m-1', { metadata: { b: 'B', c: '3' } })],
+    });
     expect(merged.json().data[0].metadata).toEqual({ a: '1', b: 'B', c: '3' });
     const replaced = await importOrders(f.key, { data: [row('m-1', { metadata: { z: '9' } })] });
     expect(replaced.json().data[0].metadata).toEqual({ z: '9' });
@@ -492,10 +675,18 @@ describe('POST /v1/orders/import: update by remoteId', () => {
   it('refuses a merge that would exceed 50 metadata keys, changing nothing', async () => {
     const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
     await importOrders(f.key, { data: [row('m-50', { metadata: fifty })] });
-    const response = await importOrders(f.key, { mergeMetadata: true, data: [row('m-50', { number: 'changed', metadata: { extra: 'x' } })] });
+    const response = await importOrders(f.key, {
+      mergeMetadata: true,
+      data: [row('m-50', { number: 'changed', metadata: { extra: 'x' } })],
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details[0].path).toBe('body.data[0].metadata');
-    const stored = await db().selectFrom('orders').select(['number', 'metadata']).where('organization_id', '=', f.org).where('remote_id', '=', 'm-50').executeTakeFirstOrThrow();
+    const stored = await db()
+      .selectFrom('orders')
+      .select(['number', 'metadata'])
+      .where('organization_id', '=', f.org)
+      .where('remote_id', '=', 'm-50')
+      .executeTakeFirstOrThrow();
     expect(stored.number).toBe('#m-50');
     expect(Object.keys(stored.metadata)).toHaveLength(50);
   });
@@ -514,13 +705,25 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     );
     const created = await importOrders(f.key, { data });
     expect(created.statusCode, created.body).toBe(200);
-    expect(created.json().data.map((order: { remoteId: string }) => order.remoteId)).toEqual(data.map((r) => r.remoteId));
+    expect(created.json().data.map((order: { remoteId: string }) => order.remoteId)).toEqual(
+      data.map((r) => r.remoteId),
+    );
     const itemCount = async () =>
-      Number((await db().selectFrom('order_items').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', f.org).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db()
+            .selectFrom('order_items')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('organization_id', '=', f.org)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await itemCount();
     const updated = await importOrders(f.key, { data: data.map((r, i) => ({ ...r, totalCents: i + 1 })) });
     expect(updated.statusCode, updated.body).toBe(200);
-    expect(updated.json().data.map((order: { id: string }) => order.id)).toEqual(created.json().data.map((order: { id: string }) => order.id));
+    expect(updated.json().data.map((order: { id: string }) => order.id)).toEqual(
+      created.json().data.map((order: { id: string }) => order.id),
+    );
     expect(updated.json().data[999].totalCents).toBe(1000);
     expect(await itemCount()).toBe(before);
     const provenance = await db()
@@ -561,7 +764,9 @@ describe('POST /v1/orders/import: unresolved references', () => {
           ],
         }),
         row('s-6', { items: [{ product: 'poster', quantity: 1, unitPriceCents: 1 }] }),
-        row('s-7', { items: [{ product: 'mug', variant: f.products.shirt!.variants.small, quantity: 1, unitPriceCents: 1 }] }),
+        row('s-7', {
+          items: [{ product: 'mug', variant: f.products.shirt!.variants.small, quantity: 1, unitPriceCents: 1 }],
+        }),
         row('s-8', { items: [{ product: 'hat', quantity: 1, unitPriceCents: 1 }] }),
       ],
     });
@@ -578,19 +783,38 @@ describe('POST /v1/orders/import: unresolved references', () => {
       { index: 6, itemIndex: 0, message: 'Product "poster" has no variants.' },
       { index: 7, itemIndex: 0, message: expect.stringContaining('does not exist on product "mug"') },
     ]);
-    const stored = await db().selectFrom('orders').select('remote_id').where('organization_id', '=', f.org).orderBy('remote_id').execute();
+    const stored = await db()
+      .selectFrom('orders')
+      .select('remote_id')
+      .where('organization_id', '=', f.org)
+      .orderBy('remote_id')
+      .execute();
     expect(stored.map((order) => order.remote_id)).toEqual(['s-0', 's-8']);
     // Nothing of a skipped order was written, not even its good items.
-    const items = await db().selectFrom('order_items').select('order_id').where('organization_id', '=', f.org).execute();
+    const items = await db()
+      .selectFrom('order_items')
+      .select('order_id')
+      .where('organization_id', '=', f.org)
+      .execute();
     expect(new Set(items.map((item) => item.order_id))).toEqual(new Set([body.data[1].id]));
     expect(await eventsOf(f.org, 'order.updated')).toHaveLength(2);
   });
 
   it('a skipped update leaves the stored order as it was', async () => {
     await importOrders(f.key, { data: [row('keep', { totalCents: 5 })] });
-    const response = await importOrders(f.key, { data: [row('keep', { totalCents: 99, items: [{ product: 'ghost', quantity: 1, unitPriceCents: 1 }] })] });
-    expect(response.json()).toEqual({ data: [], skipped: [{ index: 0, itemIndex: 0, message: 'Product "ghost" does not exist in this organization.' }] });
-    const stored = await db().selectFrom('orders').select('total_cents').where('organization_id', '=', f.org).where('remote_id', '=', 'keep').executeTakeFirstOrThrow();
+    const response = await importOrders(f.key, {
+      data: [row('keep', { totalCents: 99, items: [{ product: 'ghost', quantity: 1, unitPriceCents: 1 }] })],
+    });
+    expect(response.json()).toEqual({
+      data: [],
+      skipped: [{ index: 0, itemIndex: 0, message: 'Product "ghost" does not exist in this organization.' }],
+    });
+    const stored = await db()
+      .selectFrom('orders')
+      .select('total_cents')
+      .where('organization_id', '=', f.org)
+      .where('remote_id', '=', 'keep')
+      .executeTakeFirstOrThrow();
     expect(stored.total_cents).toBe(5);
   });
 
@@ -619,11 +843,23 @@ describe('POST /v1/orders/import: unresolved references', () => {
     });
     expect(await countOrders(f.org)).toBe(ordersBefore);
     expect(await eventsOf(f.org)).toHaveLength(eventsBefore);
-    expect(await db().selectFrom('tags').select('id').where('organization_id', '=', f.org).where('name', '=', 'new-tag').execute()).toEqual([]);
+    expect(
+      await db()
+        .selectFrom('tags')
+        .select('id')
+        .where('organization_id', '=', f.org)
+        .where('name', '=', 'new-tag')
+        .execute(),
+    ).toEqual([]);
 
-    const siteMiss = await importOrders(f.key, { strict: true, data: [row('strict-3', { customer: 'nobody@example.com' })] });
+    const siteMiss = await importOrders(f.key, {
+      strict: true,
+      data: [row('strict-3', { customer: 'nobody@example.com' })],
+    });
     expect(siteMiss.statusCode).toBe(422);
-    expect(siteMiss.json().error.details).toEqual([{ path: 'body.data[0]', message: 'Customer "nobody@example.com" does not exist in this organization.' }]);
+    expect(siteMiss.json().error.details).toEqual([
+      { path: 'body.data[0]', message: 'Customer "nobody@example.com" does not exist in this organization.' },
+    ]);
     expect(await countOrders(f.org)).toBe(ordersBefore);
 
     const fine = await importOrders(f.key, { strict: true, data: [row('strict-ok')] });
@@ -638,7 +874,11 @@ describe('POST /v1/orders/import: unresolved references', () => {
         row('x-1', { site: other.site.id }),
         row('x-2', { customer: other.alice.id }),
         row('x-3', { items: [{ product: other.products.mug!.id, quantity: 1, unitPriceCents: 1 }] }),
-        row('x-4', { items: [{ product: 'mug', variant: other.products.mug!.variants['mug-default'], quantity: 1, unitPriceCents: 1 }] }),
+        row('x-4', {
+          items: [
+            { product: 'mug', variant: other.products.mug!.variants['mug-default'], quantity: 1, unitPriceCents: 1 },
+          ],
+        }),
       ],
     });
     expect(response.statusCode).toBe(200);
@@ -647,11 +887,15 @@ describe('POST /v1/orders/import: unresolved references', () => {
       { index: 0, message: `Site "${other.site.id}" does not exist in this organization.` },
       { index: 1, message: `Customer "${other.alice.id}" does not exist in this organization.` },
       { index: 2, itemIndex: 0, message: `Product "${other.products.mug!.id}" does not exist in this organization.` },
-      { index: 3, itemIndex: 0, message: `Variant "${other.products.mug!.variants['mug-default']}" does not exist on product "mug".` },
+      {
+        index: 3,
+        itemIndex: 0,
+        message: `Variant "${other.products.mug!.variants['mug-default']}" does not exist on product "mug".`,
+      },
     ]);
   });
 
-  it("matches remoteId per organization: the same remoteId in another organization is another order", async () => {
+  it('matches remoteId per organization: the same remoteId in another organization is another order', async () => {
     const other = await fixture();
     const mine = (await importOrders(f.key, { data: [row('shared-remote', { totalCents: 1 })] })).json().data[0];
     const theirs = (await importOrders(other.key, { data: [row('shared-remote', { totalCents: 2 })] })).json().data[0];
@@ -683,7 +927,8 @@ describe('GET /v1/orders', () => {
     expect(response.statusCode, response.body).toBe(200);
     return new Set(idsOf(response.json()));
   };
-  const idsWhere = (predicate: (order: Seeded, index: number) => boolean) => new Set(orders.filter(predicate).map((order) => order.id));
+  const idsWhere = (predicate: (order: Seeded, index: number) => boolean) =>
+    new Set(orders.filter(predicate).map((order) => order.id));
 
   beforeAll(async () => {
     f = await fixture();
@@ -702,14 +947,19 @@ describe('GET /v1/orders', () => {
         ...(i === 11 ? { cancelledAt: '2026-05-02T00:00:00Z' } : {}),
         metadata: i % 2 ? { channel: 'pos' } : { channel: 'web' },
         ...(i < 4 ? { tags: i % 2 ? ['vip'] : ['wholesale', 'vip'] } : {}),
-        items: i % 3 === 1 ? [{ product: 'shirt', variant: 'large', quantity: 1, unitPriceCents: total }] : [{ product: 'mug', quantity: 1, unitPriceCents: total }],
+        items:
+          i % 3 === 1
+            ? [{ product: 'shirt', variant: 'large', quantity: 1, unitPriceCents: total }]
+            : [{ product: 'mug', quantity: 1, unitPriceCents: total }],
       }),
     );
     const response = await importOrders(f.key, { data });
     expect(response.statusCode, response.body).toBe(200);
     orders = response.json().data;
     // Another organization's orders never show up.
-    await importOrders(other.key, { data: [row('L-00', { number: '#1000', totalCents: 5000, tags: ['vip'] }), row('theirs')] });
+    await importOrders(other.key, {
+      data: [row('L-00', { number: '#1000', totalCents: 5000, tags: ['vip'] }), row('theirs')],
+    });
   });
 
   it('lists newest first by default with base records only', async () => {
@@ -718,7 +968,9 @@ describe('GET /v1/orders', () => {
     const body = response.json();
     expect(body.nextCursor).toBeNull();
     expect(body.data).toHaveLength(12);
-    const expected = [...orders].sort((a, b) => (b.createdAt === a.createdAt ? (b.id < a.id ? -1 : 1) : b.createdAt < a.createdAt ? -1 : 1));
+    const expected = [...orders].sort((a, b) =>
+      b.createdAt === a.createdAt ? (b.id < a.id ? -1 : 1) : b.createdAt < a.createdAt ? -1 : 1,
+    );
     expect(idsOf(body)).toEqual(expected.map((order) => order.id));
     expect(body.data[0]).toEqual(orders.find((order) => order.id === expected[0]!.id));
   });
@@ -760,7 +1012,10 @@ describe('GET /v1/orders', () => {
     ] as const) {
       const response = await list(query);
       expect(response.statusCode, query).toBe(400);
-      expect(response.json().error.details.map((detail: { path: string }) => detail.path), query).toContain(path);
+      expect(
+        response.json().error.details.map((detail: { path: string }) => detail.path),
+        query,
+      ).toContain(path);
     }
     const first = (await list(q({ sort: 'totalCents', limit: '2' }))).json();
     const reused = await list(q({ sort: '-totalCents', limit: '2', cursor: first.nextCursor }));
@@ -772,12 +1027,20 @@ describe('GET /v1/orders', () => {
 
   it('includes importJob, itemsCount, customer, items and tags with exact shapes', async () => {
     const target = orders[1]!;
-    const response = await list(q({ include: 'importJob,itemsCount,customer,items,tags', filter: JSON.stringify({ id: target.id }) }));
+    const response = await list(
+      q({ include: 'importJob,itemsCount,customer,items,tags', filter: JSON.stringify({ id: target.id }) }),
+    );
     expect(response.statusCode, response.body).toBe(200);
     const [order] = response.json().data;
     expect(order).toEqual({
       ...target,
-      importJob: { id: expect.stringMatching(UUID), type: 'orders', action: 'created', row: 1, createdAt: expect.stringMatching(ISO) },
+      importJob: {
+        id: expect.stringMatching(UUID),
+        type: 'orders',
+        action: 'created',
+        row: 1,
+        createdAt: expect.stringMatching(ISO),
+      },
       itemsCount: 1,
       customer: {
         id: f.alice.id,
@@ -839,7 +1102,13 @@ describe('GET /v1/orders', () => {
   it('GET /v1/orders/{id} takes the same includes, and customer embeds the customer of each order', async () => {
     const response = await t.request({ url: `/v1/orders/${orders[0]!.id}?include=customer,itemsCount`, key: f.key });
     expect(response.statusCode).toBe(200);
-    expect(response.json().customer).toMatchObject({ id: f.bob.id, email: 'Bob@Example.com', emailOptOut: true, emailOptOutSource: 'merchant', emailOptOutAt: '2025-07-01T00:00:00.000Z' });
+    expect(response.json().customer).toMatchObject({
+      id: f.bob.id,
+      email: 'Bob@Example.com',
+      emailOptOut: true,
+      emailOptOutSource: 'merchant',
+      emailOptOutAt: '2025-07-01T00:00:00.000Z',
+    });
     expect(response.json()).not.toHaveProperty('items');
     expect((await t.request({ url: `/v1/orders/${orders[0]!.id}?include=variants`, key: f.key })).statusCode).toBe(400);
     expect((await t.request({ url: `/v1/orders/${orders[0]!.id}?expand=items`, key: f.key })).statusCode).toBe(400);
@@ -850,17 +1119,25 @@ describe('GET /v1/orders', () => {
     expect(await filter({ id: o[3]!.id })).toEqual(new Set([o[3]!.id]));
     expect(await filter({ id: { $in: [o[3]!.id, o[4]!.id, other.site.id] } })).toEqual(new Set([o[3]!.id, o[4]!.id]));
     expect(await filter({ number: o[2]!.number })).toEqual(idsWhere((order) => order.number === o[2]!.number));
-    expect(await filter({ number: { $startsWith: '#100' } })).toEqual(idsWhere((order) => order.number.startsWith('#100')));
+    expect(await filter({ number: { $startsWith: '#100' } })).toEqual(
+      idsWhere((order) => order.number.startsWith('#100')),
+    );
     expect(await filter({ totalCents: { $gte: 5000 } })).toEqual(idsWhere((order) => order.totalCents >= 5000));
     expect(await filter({ totalCents: 1000 })).toEqual(idsWhere((order) => order.totalCents === 1000));
     expect(await filter({ currencyCode: 'USD' })).toEqual(idsWhere((_, i) => i % 4 === 0));
     expect(await filter({ shippedAt: { $exists: true } })).toEqual(idsWhere((_, i) => i % 2 === 0));
-    expect(await filter({ shippedAt: { $gte: '2026-04-05T00:00:00Z' } })).toEqual(idsWhere((_, i) => i % 2 === 0 && i >= 4));
-    expect(await filter({ deliveredAt: { $lt: '2026-06-01T00:00:00+02:00' } })).toEqual(idsWhere((_, i) => i % 4 === 0));
+    expect(await filter({ shippedAt: { $gte: '2026-04-05T00:00:00Z' } })).toEqual(
+      idsWhere((_, i) => i % 2 === 0 && i >= 4),
+    );
+    expect(await filter({ deliveredAt: { $lt: '2026-06-01T00:00:00+02:00' } })).toEqual(
+      idsWhere((_, i) => i % 4 === 0),
+    );
     expect(await filter({ cancelledAt: null })).toEqual(idsWhere((_, i) => i !== 11));
     expect(await filter({ cancelledAt: { $exists: true } })).toEqual(new Set([o[11]!.id]));
     expect(await filter({ 'metadata.channel': 'pos' })).toEqual(idsWhere((_, i) => i % 2 === 1));
-    expect(await filter({ createdAt: { $gte: '2026-03-06T00:00:00Z', $lt: '2026-03-07T00:00:00Z' } })).toEqual(new Set([o[5]!.id, o[7]!.id]));
+    expect(await filter({ createdAt: { $gte: '2026-03-06T00:00:00Z', $lt: '2026-03-07T00:00:00Z' } })).toEqual(
+      new Set([o[5]!.id, o[7]!.id]),
+    );
     expect(await filter({ 'customer.id': f.bob.id })).toEqual(idsWhere((_, i) => i % 3 === 0));
     expect(await filter({ 'customer.email': { $contains: 'EXAMPLE.COM' } })).toEqual(idsWhere(() => true));
     expect(await filter({ 'customer.email': 'alice@example.com' })).toEqual(idsWhere((_, i) => i % 3 !== 0));
@@ -870,15 +1147,22 @@ describe('GET /v1/orders', () => {
     expect(await filter({ 'customer.emailOptOut': true })).toEqual(idsWhere((_, i) => i % 3 === 0));
     expect(await filter({ 'customer.emailOptOutSource': 'merchant' })).toEqual(idsWhere((_, i) => i % 3 === 0));
     expect(await filter({ 'customer.emailOptOutSource': null })).toEqual(idsWhere((_, i) => i % 3 !== 0));
-    expect(await filter({ 'customer.createdAt': { $gt: '2025-03-01T00:00:00Z' } })).toEqual(idsWhere((_, i) => i % 3 === 0));
+    expect(await filter({ 'customer.createdAt': { $gt: '2025-03-01T00:00:00Z' } })).toEqual(
+      idsWhere((_, i) => i % 3 === 0),
+    );
     expect(await filter({ 'items.productId': f.products.shirt!.id })).toEqual(idsWhere((_, i) => i % 3 === 1));
-    expect(await filter({ 'items.productVariantId': f.products.mug!.variants['mug-default'] })).toEqual(idsWhere((_, i) => i % 3 !== 1));
+    expect(await filter({ 'items.productVariantId': f.products.mug!.variants['mug-default'] })).toEqual(
+      idsWhere((_, i) => i % 3 !== 1),
+    );
     expect(await filter({ 'tags.name': 'wholesale' })).toEqual(new Set([o[0]!.id, o[2]!.id]));
     expect(await filter({ 'tags.name': 'vip' })).toEqual(new Set([o[0]!.id, o[1]!.id, o[2]!.id, o[3]!.id]));
     expect(await filter({ 'tags.name': null })).toEqual(idsWhere((_, i) => i >= 4));
-    expect(await filter({ $or: [{ 'tags.name': 'wholesale' }, { totalCents: { $lt: 300 } }], 'customer.firstName': 'Alice' })).toEqual(
-      idsWhere((order, i) => i % 3 !== 0 && (i === 2 || order.totalCents < 300)),
-    );
+    expect(
+      await filter({
+        $or: [{ 'tags.name': 'wholesale' }, { totalCents: { $lt: 300 } }],
+        'customer.firstName': 'Alice',
+      }),
+    ).toEqual(idsWhere((order, i) => i % 3 !== 0 && (i === 2 || order.totalCents < 300)));
   });
 
   it('refuses malformed filters with 400 naming the path', async () => {
@@ -909,7 +1193,9 @@ describe('GET /v1/orders', () => {
     expect(await search(orders[4]!.number)).toEqual(idsWhere((order) => order.number === orders[4]!.number));
     expect(await search('l-07')).toEqual(new Set([orders[7]!.id]));
     expect(await search('bob@EXAMPLE')).toEqual(idsWhere((_, i) => i % 3 === 0));
-    expect(await search('example.com', { filter: JSON.stringify({ totalCents: { $gt: 7000 } }) })).toEqual(idsWhere((order) => order.totalCents > 7000));
+    expect(await search('example.com', { filter: JSON.stringify({ totalCents: { $gt: 7000 } }) })).toEqual(
+      idsWhere((order) => order.totalCents > 7000),
+    );
     expect(await search('100%')).toEqual(new Set());
     expect(await search('nothing-matches')).toEqual(new Set());
   });
@@ -919,7 +1205,9 @@ describe('GET /v1/orders', () => {
     expect(theirs.data).toHaveLength(2);
     const mine = new Set(orders.map((order) => order.id));
     expect(theirs.data.every((order: { id: string }) => !mine.has(order.id))).toBe(true);
-    expect(await filter({ 'tags.name': 'vip', number: '#1000' })).toEqual(idsWhere((order, i) => order.number === '#1000' && i < 4));
+    expect(await filter({ 'tags.name': 'vip', number: '#1000' })).toEqual(
+      idsWhere((order, i) => order.number === '#1000' && i < 4),
+    );
     const searched = (await list(q({ search: 'theirs' }))).json();
     expect(searched.data).toEqual([]);
   });
@@ -935,7 +1223,9 @@ describe('GET /v1/orders', () => {
 describe('include=items after a product is deleted', () => {
   it('keeps the item with product: null and variant: null', async () => {
     const f = await fixture();
-    await importProducts(f.key, [{ slug: 'lamp', title: 'Lamp', variants: [{ slug: 'lamp-default', title: 'Default', priceCents: 100 }] }]);
+    await importProducts(f.key, [
+      { slug: 'lamp', title: 'Lamp', variants: [{ slug: 'lamp-default', title: 'Default', priceCents: 100 }] },
+    ]);
     const created = await importOrders(f.key, {
       data: [
         row('del-1', {
@@ -947,14 +1237,34 @@ describe('include=items after a product is deleted', () => {
       ],
     });
     const order = created.json().data[0];
-    const lamp = await db().selectFrom('products').select('id').where('organization_id', '=', f.org).where('slug', '=', 'lamp').executeTakeFirstOrThrow();
+    const lamp = await db()
+      .selectFrom('products')
+      .select('id')
+      .where('organization_id', '=', f.org)
+      .where('slug', '=', 'lamp')
+      .executeTakeFirstOrThrow();
     expect((await t.request({ method: 'DELETE', url: `/v1/products/${lamp.id}`, key: f.key })).statusCode).toBe(200);
     const full = (await t.request({ url: `/v1/orders/${order.id}?include=items`, key: f.key })).json();
     expect(full.items).toHaveLength(2);
-    expect(full.items[0]).toMatchObject({ productId: lamp.id, quantity: 1, unitPriceCents: 100, product: null, variant: null });
-    expect(full.items[1]).toMatchObject({ productId: f.products.mug!.id, product: { slug: 'mug' }, variant: { slug: 'mug-default' } });
+    expect(full.items[0]).toMatchObject({
+      productId: lamp.id,
+      quantity: 1,
+      unitPriceCents: 100,
+      product: null,
+      variant: null,
+    });
+    expect(full.items[1]).toMatchObject({
+      productId: f.products.mug!.id,
+      product: { slug: 'mug' },
+      variant: { slug: 'mug-default' },
+    });
     // The filter still finds the order by the deleted product's id: history keeps it.
-    const listed = (await t.request({ url: `/v1/orders?filter=${encodeURIComponent(JSON.stringify({ 'items.productId': lamp.id }))}`, key: f.key })).json();
+    const listed = (
+      await t.request({
+        url: `/v1/orders?filter=${encodeURIComponent(JSON.stringify({ 'items.productId': lamp.id }))}`,
+        key: f.key,
+      })
+    ).json();
     expect(listed.data.map((entry: { id: string }) => entry.id)).toEqual([order.id]);
   });
 });
@@ -964,27 +1274,44 @@ describe('PATCH /v1/orders/{id}', () => {
   let order: { id: string; updatedAt: string } & Record<string, unknown>;
   beforeAll(async () => {
     f = await fixture();
-    order = (await importOrders(f.key, { data: [row('p-1', { totalCents: 100, metadata: { a: '1' }, tags: ['old'] })] })).json().data[0];
+    order = (
+      await importOrders(f.key, { data: [row('p-1', { totalCents: 100, metadata: { a: '1' }, tags: ['old'] })] })
+    ).json().data[0];
   });
-  const patch = (id: string, body: unknown, key = f.key) => t.request({ method: 'PATCH', url: `/v1/orders/${id}`, key, body });
+  const patch = (id: string, body: unknown, key = f.key) =>
+    t.request({ method: 'PATCH', url: `/v1/orders/${id}`, key, body });
 
   it('replaces metadata wholesale, sets notes and the full tag set, with an order.updated event equal to the response', async () => {
-    const response = await patch(order.id, { metadata: { b: '2' }, notes: 'Call before delivery', tags: ['gift', ' gift ', 'rush'] });
+    const response = await patch(order.id, {
+      metadata: { b: '2' },
+      notes: 'Call before delivery',
+      tags: ['gift', ' gift ', 'rush'],
+    });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
-    expect(body).toEqual({ ...order, metadata: { b: '2' }, notes: 'Call before delivery', updatedAt: expect.stringMatching(ISO) });
+    expect(body).toEqual({
+      ...order,
+      metadata: { b: '2' },
+      notes: 'Call before delivery',
+      updatedAt: expect.stringMatching(ISO),
+    });
     expect(body.updatedAt > order.updatedAt).toBe(true);
     const events = await eventsOf(f.org, 'order.updated');
     expect(events.at(-1)!.payload).toEqual(body);
     const full = (await t.request({ url: `/v1/orders/${order.id}?include=tags`, key: f.key })).json();
     expect(full.tags).toEqual(['gift', 'rush']);
-    expect((await eventsOf(f.org, 'orderTag.created')).map((event) => (event.payload as { name: string }).name)).toEqual(expect.arrayContaining(['gift', 'rush']));
+    expect(
+      (await eventsOf(f.org, 'orderTag.created')).map((event) => (event.payload as { name: string }).name),
+    ).toEqual(expect.arrayContaining(['gift', 'rush']));
 
     // Each field is omittable: notes alone leaves metadata and tags alone; an empty tag list removes them.
     const notesOnly = (await patch(order.id, { notes: '' })).json();
     expect(notesOnly.metadata).toEqual({ b: '2' });
     expect(notesOnly.notes).toBe('');
-    expect((await t.request({ url: `/v1/orders/${order.id}?include=tags`, key: f.key })).json().tags).toEqual(['gift', 'rush']);
+    expect((await t.request({ url: `/v1/orders/${order.id}?include=tags`, key: f.key })).json().tags).toEqual([
+      'gift',
+      'rush',
+    ]);
     await patch(order.id, { tags: [] });
     expect((await t.request({ url: `/v1/orders/${order.id}?include=tags`, key: f.key })).json().tags).toEqual([]);
   });
@@ -995,27 +1322,44 @@ describe('PATCH /v1/orders/{id}', () => {
     ['a store field (shippedAt)', { shippedAt: '2026-01-01T00:00:00Z' }, 'body.shippedAt'],
     ['a store field (customerId)', { customerId: uuidv7() }, 'body.customerId'],
     ['a non-string metadata value', { metadata: { a: 1 } }, 'body.metadata.a'],
-    ['51 metadata keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'body.metadata'],
+    [
+      '51 metadata keys',
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      'body.metadata',
+    ],
     ['notes over 10,000 characters', { notes: 'x'.repeat(10_001) }, 'body.notes'],
     ['a tag over 100 characters', { tags: ['x'.repeat(101)] }, 'body.tags[0]'],
     ['tags that are not an array', { tags: 'vip' }, 'body.tags'],
   ])('refuses %s with 400 and changes nothing (rule 2, D6)', async (_name, body, path) => {
-    const before = await db().selectFrom('orders').selectAll().where('organization_id', '=', f.org).where('id', '=', order.id).executeTakeFirstOrThrow();
+    const before = await db()
+      .selectFrom('orders')
+      .selectAll()
+      .where('organization_id', '=', f.org)
+      .where('id', '=', order.id)
+      .executeTakeFirstOrThrow();
     const response = await patch(order.id, body);
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-    const after = await db().selectFrom('orders').selectAll().where('organization_id', '=', f.org).where('id', '=', order.id).executeTakeFirstOrThrow();
+    const after = await db()
+      .selectFrom('orders')
+      .selectAll()
+      .where('organization_id', '=', f.org)
+      .where('id', '=', order.id)
+      .executeTakeFirstOrThrow();
     expect(after).toEqual(before);
   });
 
   it("answers 404 for an unknown id or another organization's order and 400 for a malformed id", async () => {
     const other = await fixture();
-    const theirs = (await importOrders(other.key, { data: [row('theirs', { metadata: { keep: 'me' } })] })).json().data[0];
+    const theirs = (await importOrders(other.key, { data: [row('theirs', { metadata: { keep: 'me' } })] })).json()
+      .data[0];
     expect((await patch(uuidv7(), { notes: 'x' })).statusCode).toBe(404);
     const response = await patch(theirs.id, { metadata: {} });
     expect(response.statusCode).toBe(404);
     expect(response.json().error).toEqual({ code: 'NOT_FOUND', message: 'The order was not found.' });
-    expect((await t.request({ url: `/v1/orders/${theirs.id}`, key: other.key })).json().metadata).toEqual({ keep: 'me' });
+    expect((await t.request({ url: `/v1/orders/${theirs.id}`, key: other.key })).json().metadata).toEqual({
+      keep: 'me',
+    });
     expect((await t.request({ url: `/v1/orders/${theirs.id}`, key: f.key })).statusCode).toBe(404);
     const malformed = await patch('not-a-uuid', { notes: 'x' });
     expect(malformed.statusCode).toBe(400);
@@ -1029,7 +1373,13 @@ describe('DELETE /v1/orders/{id}', () => {
     const [order, kept] = (
       await importOrders(f.key, {
         data: [
-          row('d-1', { tags: ['bye'], items: [{ product: 'mug', quantity: 1, unitPriceCents: 1 }, { product: 'hat', quantity: 1, unitPriceCents: 1 }] }),
+          row('d-1', {
+            tags: ['bye'],
+            items: [
+              { product: 'mug', quantity: 1, unitPriceCents: 1 },
+              { product: 'hat', quantity: 1, unitPriceCents: 1 },
+            ],
+          }),
           row('d-2', { tags: ['bye'], items: [{ product: 'mug', quantity: 1, unitPriceCents: 1 }] }),
         ],
       })
@@ -1039,8 +1389,12 @@ describe('DELETE /v1/orders/{id}', () => {
     expect(response.json()).toEqual(order);
     const [event] = await eventsOf(f.org, 'order.deleted');
     expect(event!.payload).toEqual(order);
-    expect(await db().selectFrom('order_items').select('order_id').where('organization_id', '=', f.org).execute()).toEqual([{ order_id: kept.id }]);
-    expect(await db().selectFrom('order_tags').select('order_id').where('organization_id', '=', f.org).execute()).toEqual([{ order_id: kept.id }]);
+    expect(
+      await db().selectFrom('order_items').select('order_id').where('organization_id', '=', f.org).execute(),
+    ).toEqual([{ order_id: kept.id }]);
+    expect(
+      await db().selectFrom('order_tags').select('order_id').where('organization_id', '=', f.org).execute(),
+    ).toEqual([{ order_id: kept.id }]);
     expect((await t.request({ url: `/v1/orders/${order.id}`, key: f.key })).statusCode).toBe(404);
     expect((await t.request({ method: 'DELETE', url: `/v1/orders/${order.id}`, key: f.key })).statusCode).toBe(404);
     // The tag record itself stays (other orders use it); the remoteId can be imported again as a new order.
@@ -1056,7 +1410,15 @@ describe('DELETE /v1/orders/{id}', () => {
     expect(response.statusCode).toBe(404);
     expect(await countOrders(other.org)).toBe(1);
     expect(await eventsOf(other.org, 'order.deleted')).toEqual([]);
-    expect((await t.request({ method: 'DELETE', url: `/v1/orders/${theirs.id}`, key: await t.key(other.org, ['orders:read']) })).statusCode).toBe(403);
+    expect(
+      (
+        await t.request({
+          method: 'DELETE',
+          url: `/v1/orders/${theirs.id}`,
+          key: await t.key(other.org, ['orders:read']),
+        })
+      ).statusCode,
+    ).toBe(403);
   });
 });
 
@@ -1073,7 +1435,8 @@ describe('PATCH /v1/orders/bulk-update', () => {
         ],
       })
     ).json().data;
-    const theirs = (await importOrders(other.key, { data: [row('b-1', { totalCents: 900, tags: ['old'] })] })).json().data[0];
+    const theirs = (await importOrders(other.key, { data: [row('b-1', { totalCents: 900, tags: ['old'] })] })).json()
+      .data[0];
     const eventsBefore = (await eventsOf(f.org, 'order.updated')).length;
 
     const filter = encodeURIComponent(JSON.stringify({ totalCents: { $gte: 500 } }));
@@ -1087,7 +1450,9 @@ describe('PATCH /v1/orders/bulk-update', () => {
     expect(response.json()).toEqual({ count: 2 });
 
     const listed = (await t.request({ url: '/v1/orders?include=tags&sort=totalCents', key: f.key })).json().data;
-    expect(listed.map((order: { tags: string[]; metadata: Record<string, string> }) => [order.tags, order.metadata])).toEqual([
+    expect(
+      listed.map((order: { tags: string[]; metadata: Record<string, string> }) => [order.tags, order.metadata]),
+    ).toEqual([
       [['old'], { drop: 'x', keep: 'y' }],
       [['bulk'], { batch: '7' }],
       [['bulk'], { batch: '7' }],
@@ -1095,9 +1460,12 @@ describe('PATCH /v1/orders/bulk-update', () => {
     const events = await eventsOf(f.org, 'order.updated');
     expect(events).toHaveLength(eventsBefore + 2);
     const updated = listed.slice(1).map(({ tags: _tags, ...base }: { tags: string[] }) => base);
-    expect(events.slice(-2).map((event) => event.payload).sort((a, b) => ((a as { id: string }).id < (b as { id: string }).id ? -1 : 1))).toEqual(
-      updated.sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)),
-    );
+    expect(
+      events
+        .slice(-2)
+        .map((event) => event.payload)
+        .sort((a, b) => ((a as { id: string }).id < (b as { id: string }).id ? -1 : 1)),
+    ).toEqual(updated.sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)));
     expect(mine).toHaveLength(3);
 
     // The other organization's order matched the filter but was not touched.
@@ -1106,13 +1474,28 @@ describe('PATCH /v1/orders/bulk-update', () => {
     expect(theirsNow.metadata).toEqual({});
 
     // search selects too, and an unknown filter field is 400 with nothing changed.
-    const searched = await t.request({ method: 'PATCH', url: '/v1/orders/bulk-update?search=bob%40example', key: f.key, body: { addTags: ['bob'] } });
+    const searched = await t.request({
+      method: 'PATCH',
+      url: '/v1/orders/bulk-update?search=bob%40example',
+      key: f.key,
+      body: { addTags: ['bob'] },
+    });
     expect(searched.json()).toEqual({ count: 1 });
-    const bad = await t.request({ method: 'PATCH', url: `/v1/orders/bulk-update?filter=${encodeURIComponent('{"title":"x"}')}`, key: f.key, body: { addTags: ['x'] } });
+    const bad = await t.request({
+      method: 'PATCH',
+      url: `/v1/orders/bulk-update?filter=${encodeURIComponent('{"title":"x"}')}`,
+      key: f.key,
+      body: { addTags: ['x'] },
+    });
     expect(bad.statusCode).toBe(400);
     const empty = await t.request({ method: 'PATCH', url: '/v1/orders/bulk-update', key: f.key, body: {} });
     expect(empty.statusCode).toBe(400);
-    const storeField = await t.request({ method: 'PATCH', url: '/v1/orders/bulk-update', key: f.key, body: { totalCents: 1 } });
+    const storeField = await t.request({
+      method: 'PATCH',
+      url: '/v1/orders/bulk-update',
+      key: f.key,
+      body: { totalCents: 1 },
+    });
     expect(storeField.statusCode).toBe(400);
     expect(storeField.json().error.details[0].path).toBe('body.totalCents');
   });

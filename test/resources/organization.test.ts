@@ -9,7 +9,11 @@ afterAll(() => t.close());
 
 describe('GET /v1/organization (D13)', () => {
   it("returns the key's own organization with its plan and settings", async () => {
-    const { organization, key } = await t.tenant({ name: 'Acme', timezone: 'Europe/Berlin', apiRequestsPerMinute: 1200 });
+    const { organization, key } = await t.tenant({
+      name: 'Acme',
+      timezone: 'Europe/Berlin',
+      apiRequestsPerMinute: 1200,
+    });
     const response = await t.request({ url: '/v1/organization', key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
@@ -33,7 +37,12 @@ describe('GET /v1/organization (D13)', () => {
     const { organization, key } = await t.tenant();
     await t.testDatabase.database.db
       .updateTable('organizations')
-      .set({ cascade_delete_reviews: true, review_summary_min_reviews: 3, expiring_soon_days: 14, loyalty_events_per_minute: 240 })
+      .set({
+        cascade_delete_reviews: true,
+        review_summary_min_reviews: 3,
+        expiring_soon_days: 14,
+        loyalty_events_per_minute: 240,
+      })
       .where('id', '=', organization.id)
       .execute();
     const body = (await t.request({ url: '/v1/organization', key })).json();

@@ -11,7 +11,18 @@ afterAll(() => t.close());
 const db = () => t.testDatabase.database.db;
 const orgOf = (tenant: Tenant) => tenant.organization.id;
 const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));
-const PRODUCT_KEYS = ['createdAt', 'description', 'id', 'imageUrl', 'metadata', 'notes', 'slug', 'title', 'updatedAt', 'url'];
+const PRODUCT_KEYS = [
+  'createdAt',
+  'description',
+  'id',
+  'imageUrl',
+  'metadata',
+  'notes',
+  'slug',
+  'title',
+  'updatedAt',
+  'url',
+];
 const VARIANT_KEYS = ['available', 'currencyCode', 'id', 'imageUrl', 'metadata', 'priceCents', 'slug', 'title'];
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -22,15 +33,25 @@ const eventsOf = (organizationId: string) =>
   db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).orderBy('position').execute();
 
 /** Events recorded by `action` (everything after the current last event of the organization). */
-async function eventsDuring<T>(organizationId: string, action: () => Promise<T>): Promise<{ result: T; events: { name: string; payload: any }[] }> {
+async function eventsDuring<T>(
+  organizationId: string,
+  action: () => Promise<T>,
+): Promise<{ result: T; events: { name: string; payload: any }[] }> {
   const before = (await eventsOf(organizationId)).length;
   const result = await action();
-  const events = (await eventsOf(organizationId)).slice(before).map((event) => ({ name: event.name, payload: event.payload as any }));
+  const events = (await eventsOf(organizationId))
+    .slice(before)
+    .map((event) => ({ name: event.name, payload: event.payload as any }));
   return { result, events };
 }
 
 async function importProducts(who: Tenant, rows: unknown[], options: Record<string, unknown> = {}) {
-  const response = await t.request({ method: 'POST', url: '/v1/products/import', key: who.key, body: { data: rows, ...options } });
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/products/import',
+    key: who.key,
+    body: { data: rows, ...options },
+  });
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as { data: any[]; skipped: any[] };
 }
@@ -46,7 +67,10 @@ async function walk(who: Tenant, url: string): Promise<any[]> {
   const rows: any[] = [];
   let cursor: string | null = null;
   do {
-    const body = await get(who, `${url}${cursor ? `${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const body = await get(
+      who,
+      `${url}${cursor ? `${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     rows.push(...body.data);
     cursor = body.nextCursor;
   } while (cursor);
@@ -55,13 +79,19 @@ async function walk(who: Tenant, url: string): Promise<any[]> {
 
 async function insertSite(organizationId: string, domain: string): Promise<string> {
   const id = uuidv7();
-  await db().insertInto('sites').values({ organization_id: organizationId, id, name: domain, domain, platform: 'shopify', currency_code: 'USD' }).execute();
+  await db()
+    .insertInto('sites')
+    .values({ organization_id: organizationId, id, name: domain, domain, platform: 'shopify', currency_code: 'USD' })
+    .execute();
   return id;
 }
 
 async function insertReview(organizationId: string, productId: string, published: boolean): Promise<string> {
   const id = uuidv7();
-  await db().insertInto('reviews').values({ organization_id: organizationId, id, product_id: productId, rating: 5, published }).execute();
+  await db()
+    .insertInto('reviews')
+    .values({ organization_id: organizationId, id, product_id: productId, rating: 5, published })
+    .execute();
   return id;
 }
 
@@ -96,26 +126,48 @@ describe('GET /v1/products', () => {
         metadata: { color: 'red', size: 'M' },
         tags: ['summer', 'sale'],
         variants: [
-          { slug: 'red-s', title: 'Small', priceCents: 1999, currencyCode: 'EUR', available: false, imageUrl: 'https://img.example/rs.png', metadata: { stock: '5' } },
+          {
+            slug: 'red-s',
+            title: 'Small',
+            priceCents: 1999,
+            currencyCode: 'EUR',
+            available: false,
+            imageUrl: 'https://img.example/rs.png',
+            metadata: { stock: '5' },
+          },
           { slug: 'red-m', title: 'Medium' },
         ],
         createdAt: at(1),
       },
-      { slug: 'blue-shirt', title: 'Blue Shirt', metadata: { color: 'blue' }, tags: ['winter'], variants: [{ slug: 'blue-s', title: 'Small', metadata: { stock: '0' } }], createdAt: at(2) },
+      {
+        slug: 'blue-shirt',
+        title: 'Blue Shirt',
+        metadata: { color: 'blue' },
+        tags: ['winter'],
+        variants: [{ slug: 'blue-s', title: 'Small', metadata: { stock: '0' } }],
+        createdAt: at(2),
+      },
       { slug: 'green_hat', title: '100% Wool Hat', createdAt: at(3) },
       { slug: 'mug', title: 'Mug', tags: ['sale'], createdAt: at(4) },
     ]);
     for (const product of data) bySlug[product.slug] = product;
     // The other organization has look-alikes that must never show up.
     await importProducts(stranger, [
-      { slug: 'red-shirt', title: 'Red Shirt', metadata: { color: 'red' }, tags: ['summer', 'sale'], variants: [{ slug: 'red-s', title: 'Small' }], createdAt: at(1) },
+      {
+        slug: 'red-shirt',
+        title: 'Red Shirt',
+        metadata: { color: 'red' },
+        tags: ['summer', 'sale'],
+        variants: [{ slug: 'red-s', title: 'Small' }],
+        createdAt: at(1),
+      },
       { slug: 'stranger-mug', title: 'Mug', tags: ['sale'], createdAt: at(5) },
     ]);
   });
 
   const slugs = (rows: any[]) => rows.map((row) => row.slug);
 
-  it('lists the organization\'s products, newest first, with exactly the product fields', async () => {
+  it("lists the organization's products, newest first, with exactly the product fields", async () => {
     const body = await get(owner, '/v1/products');
     expect(body.nextCursor).toBeNull();
     expect(slugs(body.data)).toEqual(['mug', 'green_hat', 'blue-shirt', 'red-shirt']);
@@ -146,7 +198,11 @@ describe('GET /v1/products', () => {
     ]);
     const counts: Record<string, number> = { s1: 3, s2: 0, s3: 7, s4: 3, s5: 1 };
     for (const product of data) {
-      await db().updateTable('products').set({ wishlists_count: counts[product.slug]! }).where('id', '=', product.id).execute();
+      await db()
+        .updateTable('products')
+        .set({ wishlists_count: counts[product.slug]! })
+        .where('id', '=', product.id)
+        .execute();
     }
     const idOf = Object.fromEntries(data.map((product: any) => [product.slug, product.id]));
     const byKey = (key: (slug: string) => string | number, descending: boolean) =>
@@ -179,21 +235,57 @@ describe('GET /v1/products', () => {
     await insertReview(orgOf(owner), red.id, false);
     await db().updateTable('products').set({ wishlists_count: 4 }).where('id', '=', red.id).execute();
 
-    const body = await get(owner, '/v1/products?sort=createdAt&include=importJob,reviewsCount,wishlistsCount,variantsCount,tags,variants');
+    const body = await get(
+      owner,
+      '/v1/products?sort=createdAt&include=importJob,reviewsCount,wishlistsCount,variantsCount,tags,variants',
+    );
     const [first, second, third, fourth] = body.data;
-    expect(Object.keys(first).sort()).toEqual([...PRODUCT_KEYS, 'importJob', 'reviewsCount', 'tags', 'variants', 'variantsCount', 'wishlistsCount'].sort());
-    expect(first.importJob).toEqual({ id: expect.any(String), type: 'products', action: 'created', row: 0, createdAt: expect.stringMatching(ISO_MS) });
+    expect(Object.keys(first).sort()).toEqual(
+      [...PRODUCT_KEYS, 'importJob', 'reviewsCount', 'tags', 'variants', 'variantsCount', 'wishlistsCount'].sort(),
+    );
+    expect(first.importJob).toEqual({
+      id: expect.any(String),
+      type: 'products',
+      action: 'created',
+      row: 0,
+      createdAt: expect.stringMatching(ISO_MS),
+    });
     expect(second.importJob).toEqual({ ...first.importJob, row: 1 });
     expect(first.reviewsCount).toBe(2);
     expect(first.wishlistsCount).toBe(4);
     expect(first.variantsCount).toBe(2);
     expect(first.tags).toEqual(['sale', 'summer']);
     expect(first.variants).toEqual([
-      { id: expect.any(String), slug: 'red-s', title: 'Small', imageUrl: 'https://img.example/rs.png', priceCents: 1999, currencyCode: 'EUR', available: false, metadata: { stock: '5' } },
-      { id: expect.any(String), slug: 'red-m', title: 'Medium', imageUrl: '', priceCents: 0, currencyCode: 'USD', available: true, metadata: {} },
+      {
+        id: expect.any(String),
+        slug: 'red-s',
+        title: 'Small',
+        imageUrl: 'https://img.example/rs.png',
+        priceCents: 1999,
+        currencyCode: 'EUR',
+        available: false,
+        metadata: { stock: '5' },
+      },
+      {
+        id: expect.any(String),
+        slug: 'red-m',
+        title: 'Medium',
+        imageUrl: '',
+        priceCents: 0,
+        currencyCode: 'USD',
+        available: true,
+        metadata: {},
+      },
     ]);
     for (const variant of first.variants) expect(Object.keys(variant).sort()).toEqual(VARIANT_KEYS);
-    expect(third).toMatchObject({ slug: 'green_hat', reviewsCount: 0, wishlistsCount: 0, variantsCount: 0, tags: [], variants: [] });
+    expect(third).toMatchObject({
+      slug: 'green_hat',
+      reviewsCount: 0,
+      wishlistsCount: 0,
+      variantsCount: 0,
+      tags: [],
+      variants: [],
+    });
     expect(fourth).toMatchObject({ slug: 'mug', tags: ['sale'] });
 
     for (const include of ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants']) {
@@ -202,7 +294,8 @@ describe('GET /v1/products', () => {
       expect(one[include], include).toEqual(first[include]);
     }
     // Spaces and repeats in the list are tolerated.
-    const spaced = (await get(owner, `/v1/products?sort=createdAt&include=${encodeURIComponent(' tags , tags')}`)).data[0];
+    const spaced = (await get(owner, `/v1/products?sort=createdAt&include=${encodeURIComponent(' tags , tags')}`))
+      .data[0];
     expect(spaced.tags).toEqual(['sale', 'summer']);
   });
 
@@ -265,7 +358,10 @@ describe('GET /v1/products', () => {
 
   it('searches title and slug, case-insensitively, with % and _ taken literally, ANDed with the filter', async () => {
     const search = async (text: string, filter?: unknown) =>
-      slugs((await get(owner, `/v1/products?search=${encodeURIComponent(text)}${filter ? `&filter=${q(filter)}` : ''}`)).data);
+      slugs(
+        (await get(owner, `/v1/products?search=${encodeURIComponent(text)}${filter ? `&filter=${q(filter)}` : ''}`))
+          .data,
+      );
     expect(await search('SHIRT')).toEqual(['blue-shirt', 'red-shirt']);
     expect(await search('red-')).toEqual(['red-shirt']);
     expect(await search('n_h')).toEqual(['green_hat']);
@@ -275,15 +371,20 @@ describe('GET /v1/products', () => {
     expect(await search('  mug  ')).toEqual(['mug']);
   });
 
-  it('never shows another organization\'s products, nor matches through their tags or variants', async () => {
+  it("never shows another organization's products, nor matches through their tags or variants", async () => {
     const all = await walk(owner, '/v1/products?limit=1');
     expect(all).toHaveLength(4);
     const theirs = await get(stranger, '/v1/products?include=tags');
     expect(slugs(theirs.data)).toEqual(['stranger-mug', 'red-shirt']);
-    expect(theirs.data.every((product: any) => !Object.values(bySlug).some((mine) => mine.id === product.id))).toBe(true);
+    expect(theirs.data.every((product: any) => !Object.values(bySlug).some((mine) => mine.id === product.id))).toBe(
+      true,
+    );
     const strangerRed = theirs.data[1];
     expect(slugs((await get(owner, `/v1/products?filter=${q({ id: strangerRed.id })}`)).data)).toEqual([]);
-    expect(slugs((await get(stranger, `/v1/products?filter=${q({ 'tags.name': 'sale' })}`)).data)).toEqual(['stranger-mug', 'red-shirt']);
+    expect(slugs((await get(stranger, `/v1/products?filter=${q({ 'tags.name': 'sale' })}`)).data)).toEqual([
+      'stranger-mug',
+      'red-shirt',
+    ]);
   });
 
   it('pages with cursors bound to the query and refuses bad list parameters', async () => {
@@ -320,12 +421,35 @@ describe('GET /v1/products/{id}', () => {
   it('returns one product with the includes asked for; other organizations and missing ids are 404', async () => {
     const owner = await tenant();
     const stranger = await tenant();
-    const [product] = (await importProducts(owner, [{ slug: 'lamp', title: 'Lamp', tags: ['b', 'a'], variants: [{ slug: 'v1' }] }])).data;
+    const [product] = (
+      await importProducts(owner, [{ slug: 'lamp', title: 'Lamp', tags: ['b', 'a'], variants: [{ slug: 'v1' }] }])
+    ).data;
     const plain = await get(owner, `/v1/products/${product.id}`);
     expect(plain).toEqual(product);
-    const full = await get(owner, `/v1/products/${product.id}?include=tags,variants,variantsCount,reviewsCount,wishlistsCount,importJob`);
-    expect(full).toMatchObject({ ...product, tags: ['a', 'b'], variantsCount: 1, reviewsCount: 0, wishlistsCount: 0, importJob: { type: 'products', action: 'created', row: 0 } });
-    expect(full.variants).toEqual([{ id: expect.any(String), slug: 'v1', title: '', imageUrl: '', priceCents: 0, currencyCode: 'USD', available: true, metadata: {} }]);
+    const full = await get(
+      owner,
+      `/v1/products/${product.id}?include=tags,variants,variantsCount,reviewsCount,wishlistsCount,importJob`,
+    );
+    expect(full).toMatchObject({
+      ...product,
+      tags: ['a', 'b'],
+      variantsCount: 1,
+      reviewsCount: 0,
+      wishlistsCount: 0,
+      importJob: { type: 'products', action: 'created', row: 0 },
+    });
+    expect(full.variants).toEqual([
+      {
+        id: expect.any(String),
+        slug: 'v1',
+        title: '',
+        imageUrl: '',
+        priceCents: 0,
+        currencyCode: 'USD',
+        available: true,
+        metadata: {},
+      },
+    ]);
 
     for (const [url, key] of [
       [`/v1/products/${product.id}`, stranger.key],
@@ -346,29 +470,62 @@ describe('GET /v1/products/{id}', () => {
 describe('PATCH /v1/products/{id}', () => {
   it('replaces metadata wholesale, sets notes and the full tag set (trimmed, deduplicated), with product.updated', async () => {
     const owner = await tenant();
-    const [product] = (await importProducts(owner, [{ slug: 'desk', title: 'Desk', metadata: { a: '1', b: '2' }, tags: ['old'] }])).data;
+    const [product] = (
+      await importProducts(owner, [{ slug: 'desk', title: 'Desk', metadata: { a: '1', b: '2' }, tags: ['old'] }])
+    ).data;
 
     const { result: response, events } = await eventsDuring(orgOf(owner), () =>
-      t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: owner.key, body: { metadata: { c: '3' }, notes: 'Fragile', tags: [' oak ', 'office', 'oak', 'office '] } }),
+      t.request({
+        method: 'PATCH',
+        url: `/v1/products/${product.id}`,
+        key: owner.key,
+        body: { metadata: { c: '3' }, notes: 'Fragile', tags: [' oak ', 'office', 'oak', 'office '] },
+      }),
     );
     expect(response.statusCode).toBe(200);
     const updated = response.json();
     expect(Object.keys(updated).sort()).toEqual(PRODUCT_KEYS);
-    expect(updated).toMatchObject({ id: product.id, slug: 'desk', title: 'Desk', metadata: { c: '3' }, notes: 'Fragile', createdAt: product.createdAt });
+    expect(updated).toMatchObject({
+      id: product.id,
+      slug: 'desk',
+      title: 'Desk',
+      metadata: { c: '3' },
+      notes: 'Fragile',
+      createdAt: product.createdAt,
+    });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThanOrEqual(Date.parse(product.updatedAt));
     expect(events.filter((event) => event.name === 'product.updated').map((event) => event.payload)).toEqual([updated]);
-    expect(events.filter((event) => event.name === 'productTag.created').map((event) => event.payload.name).sort()).toEqual(['oak', 'office']);
+    expect(
+      events
+        .filter((event) => event.name === 'productTag.created')
+        .map((event) => event.payload.name)
+        .sort(),
+    ).toEqual(['oak', 'office']);
     expect((await get(owner, `/v1/products/${product.id}?include=tags`)).tags).toEqual(['oak', 'office']);
 
     // Omitted fields are left alone; an empty metadata object and an empty tag list clear them.
-    const notesOnly = await t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: owner.key, body: { notes: '' } });
+    const notesOnly = await t.request({
+      method: 'PATCH',
+      url: `/v1/products/${product.id}`,
+      key: owner.key,
+      body: { notes: '' },
+    });
     expect(notesOnly.json()).toMatchObject({ metadata: { c: '3' }, notes: '' });
     expect((await get(owner, `/v1/products/${product.id}?include=tags`)).tags).toEqual(['oak', 'office']);
-    const cleared = await t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: owner.key, body: { metadata: {}, tags: [] } });
+    const cleared = await t.request({
+      method: 'PATCH',
+      url: `/v1/products/${product.id}`,
+      key: owner.key,
+      body: { metadata: {}, tags: [] },
+    });
     expect(cleared.json().metadata).toEqual({});
     expect((await get(owner, `/v1/products/${product.id}?include=tags`)).tags).toEqual([]);
     // The tag records themselves stay (they are deleted through /product-tags).
-    expect((await get(owner, '/v1/product-tags?sort=name')).data.map((tag: any) => tag.name)).toEqual(['oak', 'office', 'old']);
+    expect((await get(owner, '/v1/product-tags?sort=name')).data.map((tag: any) => tag.name)).toEqual([
+      'oak',
+      'office',
+      'old',
+    ]);
   });
 
   it('refuses store fields and invalid values, changing nothing and recording no event', async () => {
@@ -402,18 +559,27 @@ describe('PATCH /v1/products/{id}', () => {
         const response = await t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: owner.key, body });
         expect(response.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
         expect(response.json().error.code).toBe('VALIDATION_ERROR');
-        expect(response.json().error.details.map((detail: any) => detail.path), JSON.stringify(body).slice(0, 80)).toContain(path);
+        expect(
+          response.json().error.details.map((detail: any) => detail.path),
+          JSON.stringify(body).slice(0, 80),
+        ).toContain(path);
       }
     });
     expect(events).toEqual([]);
     expect(await get(owner, `/v1/products/${product.id}?include=tags`)).toEqual({ ...product, tags: [] });
     // The limits themselves are accepted.
-    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`.padEnd(40, 'x'), 'v'.repeat(500)]));
+    const fifty = Object.fromEntries(
+      Array.from({ length: 50 }, (_, index) => [`k${index}`.padEnd(40, 'x'), 'v'.repeat(500)]),
+    );
     const edge = await t.request({
       method: 'PATCH',
       url: `/v1/products/${product.id}`,
       key: owner.key,
-      body: { metadata: fifty, notes: 'n'.repeat(10_000), tags: Array.from({ length: 250 }, (_, index) => `${index}`.padEnd(100, 't')) },
+      body: {
+        metadata: fifty,
+        notes: 'n'.repeat(10_000),
+        tags: Array.from({ length: 250 }, (_, index) => `${index}`.padEnd(100, 't')),
+      },
     });
     expect(edge.statusCode).toBe(200);
     expect(Object.keys(edge.json().metadata)).toHaveLength(50);
@@ -424,7 +590,12 @@ describe('PATCH /v1/products/{id}', () => {
     const stranger = await tenant();
     const [product] = (await importProducts(owner, [{ slug: 'sofa', metadata: { a: 'b' } }])).data;
     const { result: response, events } = await eventsDuring(orgOf(owner), () =>
-      t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: stranger.key, body: { metadata: {}, tags: ['x'] } }),
+      t.request({
+        method: 'PATCH',
+        url: `/v1/products/${product.id}`,
+        key: stranger.key,
+        body: { metadata: {}, tags: ['x'] },
+      }),
     );
     expect(response.statusCode).toBe(404);
     expect(events).toEqual([]);
@@ -432,7 +603,12 @@ describe('PATCH /v1/products/{id}', () => {
     expect(await get(owner, `/v1/products/${product.id}?include=tags`)).toEqual({ ...product, tags: [] });
     expect((await get(stranger, '/v1/product-tags')).data).toEqual([]);
     const readOnly = await t.key(orgOf(owner), ['products:read']);
-    const forbidden = await t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: readOnly, body: { notes: 'x' } });
+    const forbidden = await t.request({
+      method: 'PATCH',
+      url: `/v1/products/${product.id}`,
+      key: readOnly,
+      body: { notes: 'x' },
+    });
     expect(forbidden.statusCode).toBe(403);
   });
 });
@@ -454,12 +630,19 @@ describe('DELETE /v1/products/{id}', () => {
   }
 
   const review = (organizationId: string, id: string) =>
-    db().selectFrom('reviews').select(['product_id', 'published']).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    db()
+      .selectFrom('reviews')
+      .select(['product_id', 'published'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
 
   it('deletes variants, tag links and site links, unlinks and unpublishes reviews, and records product.deleted', async () => {
     const owner = await tenant();
     const { siteId, doomed, bystander, reviews } = await seed(owner);
-    const { result: response, events } = await eventsDuring(orgOf(owner), () => t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: owner.key }));
+    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+      t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: owner.key }),
+    );
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(doomed);
     // Each unlinked review sends review.updated (unlinked, unpublished) before product.deleted.
@@ -468,22 +651,50 @@ describe('DELETE /v1/products/{id}', () => {
       ['review.updated', expect.any(String)],
       ['product.deleted', doomed.id],
     ]);
-    expect(events.slice(0, 2).map((event) => event.payload.id).sort()).toEqual([reviews.published, reviews.hidden].sort());
-    expect(events.slice(0, 2).map((event) => [event.payload.productId, event.payload.published])).toEqual([[null, false], [null, false]]);
+    expect(
+      events
+        .slice(0, 2)
+        .map((event) => event.payload.id)
+        .sort(),
+    ).toEqual([reviews.published, reviews.hidden].sort());
+    expect(events.slice(0, 2).map((event) => [event.payload.productId, event.payload.published])).toEqual([
+      [null, false],
+      [null, false],
+    ]);
     expect(events[2]).toEqual({ name: 'product.deleted', payload: doomed });
 
     expect((await t.request({ url: `/v1/products/${doomed.id}`, key: owner.key })).statusCode).toBe(404);
     const org = orgOf(owner);
-    expect(await db().selectFrom('product_variants').select('id').where('organization_id', '=', org).where('product_id', '=', doomed.id).execute()).toEqual([]);
-    expect(await db().selectFrom('product_tags').select('tag_id').where('organization_id', '=', org).where('product_id', '=', doomed.id).execute()).toEqual([]);
+    expect(
+      await db()
+        .selectFrom('product_variants')
+        .select('id')
+        .where('organization_id', '=', org)
+        .where('product_id', '=', doomed.id)
+        .execute(),
+    ).toEqual([]);
+    expect(
+      await db()
+        .selectFrom('product_tags')
+        .select('tag_id')
+        .where('organization_id', '=', org)
+        .where('product_id', '=', doomed.id)
+        .execute(),
+    ).toEqual([]);
     expect(await siteLinks(org, doomed.id)).toEqual([]);
     expect(await review(org, reviews.published)).toEqual({ product_id: null, published: false });
     expect(await review(org, reviews.hidden)).toEqual({ product_id: null, published: false });
     // Everything of the other product stays.
     expect(await review(org, reviews.other)).toEqual({ product_id: bystander.id, published: true });
     expect(await siteLinks(org, bystander.id)).toEqual([siteId]);
-    expect(await get(owner, `/v1/products/${bystander.id}?include=tags,variantsCount,reviewsCount`)).toMatchObject({ tags: ['x'], variantsCount: 1, reviewsCount: 1 });
-    expect((await get(owner, '/v1/product-tags?sort=name&include=count')).data.map((tag: any) => [tag.name, tag.count])).toEqual([
+    expect(await get(owner, `/v1/products/${bystander.id}?include=tags,variantsCount,reviewsCount`)).toMatchObject({
+      tags: ['x'],
+      variantsCount: 1,
+      reviewsCount: 1,
+    });
+    expect(
+      (await get(owner, '/v1/product-tags?sort=name&include=count')).data.map((tag: any) => [tag.name, tag.count]),
+    ).toEqual([
       ['x', 1],
       ['y', 0],
     ]);
@@ -494,7 +705,11 @@ describe('DELETE /v1/products/{id}', () => {
 
   it('deletes the reviews when the organization has cascadeDeleteReviews on', async () => {
     const owner = await tenant();
-    await db().updateTable('organizations').set({ cascade_delete_reviews: true }).where('id', '=', orgOf(owner)).execute();
+    await db()
+      .updateTable('organizations')
+      .set({ cascade_delete_reviews: true })
+      .where('id', '=', orgOf(owner))
+      .execute();
     const { doomed, bystander, reviews } = await seed(owner);
     const response = await t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: owner.key });
     expect(response.statusCode).toBe(200);
@@ -509,7 +724,10 @@ describe('DELETE /v1/products/{id}', () => {
     const { doomed, reviews } = await seed(owner);
     const response = await t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: stranger.key });
     expect(response.statusCode).toBe(404);
-    expect(await get(owner, `/v1/products/${doomed.id}?include=variantsCount,tags`)).toMatchObject({ variantsCount: 2, tags: ['x', 'y'] });
+    expect(await get(owner, `/v1/products/${doomed.id}?include=variantsCount,tags`)).toMatchObject({
+      variantsCount: 2,
+      tags: ['x', 'y'],
+    });
     expect(await review(orgOf(owner), reviews.published)).toEqual({ product_id: doomed.id, published: true });
     expect(await eventsOf(orgOf(stranger))).toEqual([]);
     expect((await t.request({ method: 'DELETE', url: '/v1/products/doomed', key: owner.key })).statusCode).toBe(400);
@@ -529,12 +747,16 @@ describe('PATCH /v1/products/{productId}/variants/{variantId}', () => {
     const variant = tee.variants[0];
     const url = `/v1/products/${tee.id}/variants/${variant.id}`;
 
-    const { result: response, events } = await eventsDuring(orgOf(owner), () => t.request({ method: 'PATCH', url, key: owner.key, body: { metadata: { c: '3' } } }));
+    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+      t.request({ method: 'PATCH', url, key: owner.key, body: { metadata: { c: '3' } } }),
+    );
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ ...variant, metadata: { c: '3' } });
     expect(Object.keys(response.json()).sort()).toEqual(VARIANT_KEYS);
     expect(events).toEqual([{ name: 'productVariant.updated', payload: response.json() }]);
-    expect((await get(owner, `/v1/products/${tee.id}?include=variants`)).variants).toEqual([{ ...variant, metadata: { c: '3' } }]);
+    expect((await get(owner, `/v1/products/${tee.id}?include=variants`)).variants).toEqual([
+      { ...variant, metadata: { c: '3' } },
+    ]);
 
     const omitted = await t.request({ method: 'PATCH', url, key: owner.key, body: {} });
     expect(omitted.statusCode).toBe(200);
@@ -575,14 +797,38 @@ describe('POST /v1/products/import', () => {
     const owner = await tenant();
     const first = await eventsDuring(orgOf(owner), () =>
       importProducts(owner, [
-        { slug: 'kettle', title: 'Kettle', description: 'Steel', imageUrl: 'https://i/k.png', url: 'https://s/k', metadata: { a: '1' }, createdAt: '2025-06-01T12:00:00+02:00' },
+        {
+          slug: 'kettle',
+          title: 'Kettle',
+          description: 'Steel',
+          imageUrl: 'https://i/k.png',
+          url: 'https://s/k',
+          metadata: { a: '1' },
+          createdAt: '2025-06-01T12:00:00+02:00',
+        },
         { slug: 'toaster', title: 'Toaster' },
       ]),
     );
     const [kettle, toaster] = first.result.data;
     expect(first.result.skipped).toEqual([]);
-    expect(kettle).toMatchObject({ slug: 'kettle', title: 'Kettle', description: 'Steel', imageUrl: 'https://i/k.png', url: 'https://s/k', metadata: { a: '1' }, notes: '', createdAt: '2025-06-01T10:00:00.000Z' });
-    expect(toaster).toMatchObject({ slug: 'toaster', title: 'Toaster', description: '', imageUrl: '', url: '', metadata: {} });
+    expect(kettle).toMatchObject({
+      slug: 'kettle',
+      title: 'Kettle',
+      description: 'Steel',
+      imageUrl: 'https://i/k.png',
+      url: 'https://s/k',
+      metadata: { a: '1' },
+      notes: '',
+      createdAt: '2025-06-01T10:00:00.000Z',
+    });
+    expect(toaster).toMatchObject({
+      slug: 'toaster',
+      title: 'Toaster',
+      description: '',
+      imageUrl: '',
+      url: '',
+      metadata: {},
+    });
     expect(Date.now() - Date.parse(toaster.createdAt)).toBeLessThan(60_000);
     expect(first.events).toEqual([
       { name: 'product.updated', payload: kettle },
@@ -622,7 +868,15 @@ describe('POST /v1/products/import', () => {
         {
           slug: 'boot',
           variants: [
-            { slug: 'b-40', title: '40', priceCents: 9900, currencyCode: 'EUR', available: true, imageUrl: 'https://i/40', metadata: { w: 'wide' } },
+            {
+              slug: 'b-40',
+              title: '40',
+              priceCents: 9900,
+              currencyCode: 'EUR',
+              available: true,
+              imageUrl: 'https://i/40',
+              metadata: { w: 'wide' },
+            },
             { slug: 'b-41', title: '41' },
             { slug: 'b-42', title: '42' },
           ],
@@ -632,7 +886,16 @@ describe('POST /v1/products/import', () => {
     const before = (await get(owner, `/v1/products/${created.id}?include=variants`)).variants;
     const id = Object.fromEntries(before.map((variant: any) => [variant.slug, variant.id]));
 
-    await importProducts(owner, [{ slug: 'boot', variants: [{ slug: 'b-43', title: '43' }, { slug: 'b-40', available: false }, { slug: 'b-42', priceCents: 100 }] }]);
+    await importProducts(owner, [
+      {
+        slug: 'boot',
+        variants: [
+          { slug: 'b-43', title: '43' },
+          { slug: 'b-40', available: false },
+          { slug: 'b-42', priceCents: 100 },
+        ],
+      },
+    ]);
     const after = (await get(owner, `/v1/products/${created.id}?include=variants`)).variants;
     expect(after.map((variant: any) => variant.slug)).toEqual(['b-43', 'b-40', 'b-42']);
     expect(after[1]).toEqual({ ...before[0], available: false });
@@ -640,7 +903,11 @@ describe('POST /v1/products/import', () => {
     expect(after[1].id).toBe(id['b-40']);
     expect(after[2].id).toBe(id['b-42']);
     expect(Object.values(id)).not.toContain(after[0].id);
-    const rows = await db().selectFrom('product_variants').select('id').where('organization_id', '=', orgOf(owner)).execute();
+    const rows = await db()
+      .selectFrom('product_variants')
+      .select('id')
+      .where('organization_id', '=', orgOf(owner))
+      .execute();
     expect(rows.map((row) => row.id)).not.toContain(id['b-41']);
 
     // No variants key: left alone. An empty array: all removed.
@@ -685,13 +952,24 @@ describe('POST /v1/products/import', () => {
       method: 'POST',
       url: '/v1/products/import',
       key: owner.key,
-      body: { strict: true, data: [{ slug: 'first', tags: ['t'], variants: [{ slug: 'v' }] }, { slug: 'ok', title: 'changed' }, { slug: 'bad', sites: ['nowhere.example'] }] },
+      body: {
+        strict: true,
+        data: [
+          { slug: 'first', tags: ['t'], variants: [{ slug: 'v' }] },
+          { slug: 'ok', title: 'changed' },
+          { slug: 'bad', sites: ['nowhere.example'] },
+        ],
+      },
     });
     expect(strict.statusCode).toBe(422);
     expect(strict.json().error.code).toBe('UNPROCESSABLE');
-    expect(strict.json().error.details).toEqual([{ path: 'body.data[2]', message: expect.stringContaining('nowhere.example') }]);
+    expect(strict.json().error.details).toEqual([
+      { path: 'body.data[2]', message: expect.stringContaining('nowhere.example') },
+    ]);
     expect((await eventsOf(orgOf(owner))).length).toBe(eventsBefore + 1);
-    expect((await get(owner, '/v1/products?sort=title')).data.map((product: any) => [product.slug, product.title])).toEqual([
+    expect(
+      (await get(owner, '/v1/products?sort=title')).data.map((product: any) => [product.slug, product.title]),
+    ).toEqual([
       ['ok', ''],
       ['vase', 'Vase'],
     ]);
@@ -700,13 +978,32 @@ describe('POST /v1/products/import', () => {
 
   it('merges product and variant metadata with mergeMetadata, and replaces it without', async () => {
     const owner = await tenant();
-    const [product] = (await importProducts(owner, [{ slug: 'pen', metadata: { a: '1', b: '2' }, variants: [{ slug: 'blue', metadata: { x: '1', y: '2' } }] }])).data;
-    const merged = await importProducts(owner, [{ slug: 'pen', metadata: { b: '3', c: '4' }, variants: [{ slug: 'blue', metadata: { y: '9' } }, { slug: 'red', metadata: { z: '1' } }] }], { mergeMetadata: true });
+    const [product] = (
+      await importProducts(owner, [
+        { slug: 'pen', metadata: { a: '1', b: '2' }, variants: [{ slug: 'blue', metadata: { x: '1', y: '2' } }] },
+      ])
+    ).data;
+    const merged = await importProducts(
+      owner,
+      [
+        {
+          slug: 'pen',
+          metadata: { b: '3', c: '4' },
+          variants: [
+            { slug: 'blue', metadata: { y: '9' } },
+            { slug: 'red', metadata: { z: '1' } },
+          ],
+        },
+      ],
+      { mergeMetadata: true },
+    );
     expect(merged.data[0].metadata).toEqual({ a: '1', b: '3', c: '4' });
     let variants = (await get(owner, `/v1/products/${product.id}?include=variants`)).variants;
     expect(variants.map((variant: any) => variant.metadata)).toEqual([{ x: '1', y: '9' }, { z: '1' }]);
 
-    const replaced = await importProducts(owner, [{ slug: 'pen', metadata: { only: 'this' }, variants: [{ slug: 'blue', metadata: { y: '0' } }, { slug: 'red' }] }]);
+    const replaced = await importProducts(owner, [
+      { slug: 'pen', metadata: { only: 'this' }, variants: [{ slug: 'blue', metadata: { y: '0' } }, { slug: 'red' }] },
+    ]);
     expect(replaced.data[0].metadata).toEqual({ only: 'this' });
     variants = (await get(owner, `/v1/products/${product.id}?include=variants`)).variants;
     expect(variants.map((variant: any) => variant.metadata)).toEqual([{ y: '0' }, { z: '1' }]);
@@ -728,14 +1025,23 @@ describe('POST /v1/products/import', () => {
     const [theirs] = (await importProducts(stranger, [{ slug: 'same', title: 'Theirs', tags: ['t'] }])).data;
     const mine = await importProducts(owner, [{ slug: 'same', title: 'Mine', tags: ['m'] }]);
     expect(mine.data[0].id).not.toBe(theirs.id);
-    expect(await get(stranger, `/v1/products/${theirs.id}?include=tags,importJob`)).toMatchObject({ title: 'Theirs', tags: ['t'], importJob: { action: 'created' } });
+    expect(await get(stranger, `/v1/products/${theirs.id}?include=tags,importJob`)).toMatchObject({
+      title: 'Theirs',
+      tags: ['t'],
+      importJob: { action: 'created' },
+    });
     expect((await get(owner, `/v1/products/${mine.data[0].id}?include=importJob`)).importJob.action).toBe('created');
   });
 
   it('takes 1,000 rows, refuses 1,001 (413), duplicate slugs (400) and bad rows, writing nothing', async () => {
     const owner = await tenant();
     const rows = (count: number) => Array.from({ length: count }, (_, index) => ({ slug: `bulk-${index}` }));
-    const tooMany = await t.request({ method: 'POST', url: '/v1/products/import', key: owner.key, body: { data: rows(1001) } });
+    const tooMany = await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: owner.key,
+      body: { data: rows(1001) },
+    });
     expect(tooMany.statusCode).toBe(413);
     expect(tooMany.json().error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(tooMany.json().error.message).toContain('1000');
@@ -748,7 +1054,10 @@ describe('POST /v1/products/import', () => {
       [{ data: [{ slug: 'a', notes: 'x' }] }, 'body.data[0].notes'],
       [{ data: [{ slug: 'a', variants: [{ slug: 'v', priceCents: -1 }] }] }, 'body.data[0].variants[0].priceCents'],
       [{ data: [{ slug: 'a', variants: [{ slug: 'v', priceCents: 1.5 }] }] }, 'body.data[0].variants[0].priceCents'],
-      [{ data: [{ slug: 'a', variants: [{ slug: 'v', currencyCode: 'usd' }] }] }, 'body.data[0].variants[0].currencyCode'],
+      [
+        { data: [{ slug: 'a', variants: [{ slug: 'v', currencyCode: 'usd' }] }] },
+        'body.data[0].variants[0].currencyCode',
+      ],
       [{ data: [{ slug: 'a', variants: [{ title: 'no slug' }] }] }, 'body.data[0].variants[0].slug'],
       [{ data: [{ slug: 'a', createdAt: '2026-01-01T00:00:00' }] }, 'body.data[0].createdAt'],
       [{ data: [{ slug: 'a', tags: ['  '] }] }, 'body.data[0].tags[0]'],
@@ -761,7 +1070,10 @@ describe('POST /v1/products/import', () => {
       const response = await t.request({ method: 'POST', url: '/v1/products/import', key: owner.key, body });
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.code).toBe('VALIDATION_ERROR');
-      expect(response.json().error.details.map((detail: any) => detail.path), JSON.stringify(body)).toContain(path);
+      expect(
+        response.json().error.details.map((detail: any) => detail.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect((await get(owner, '/v1/products')).data).toEqual([]);
     expect(await eventsOf(orgOf(owner))).toEqual([]);
@@ -785,8 +1097,17 @@ describe('PATCH /v1/products/bulk-update', () => {
       { slug: 'beta-shirt', title: 'Beta Shirt', metadata: { drop: 'y' }, tags: ['old'] },
       { slug: 'gamma-hat', title: 'Gamma Hat', metadata: { keep: '2' } },
     ]);
-    const theirs = (await importProducts(stranger, [{ slug: 'alpha-shirt', title: 'Alpha Shirt', metadata: { drop: 'z' }, tags: ['old'] }])).data[0];
-    return { owner, stranger, products: Object.fromEntries(data.map((product: any) => [product.slug, product])), theirs };
+    const theirs = (
+      await importProducts(stranger, [
+        { slug: 'alpha-shirt', title: 'Alpha Shirt', metadata: { drop: 'z' }, tags: ['old'] },
+      ])
+    ).data[0];
+    return {
+      owner,
+      stranger,
+      products: Object.fromEntries(data.map((product: any) => [product.slug, product])),
+      theirs,
+    };
   }
 
   const bulk = (who: Tenant, query: string, body: unknown) =>
@@ -795,14 +1116,27 @@ describe('PATCH /v1/products/bulk-update', () => {
   it('applies tag and metadata changes to the products the filter and search select, with one event each', async () => {
     const { owner, stranger, products, theirs } = await seed();
     const { result: response, events } = await eventsDuring(orgOf(owner), () =>
-      bulk(owner, `filter=${q({ 'tags.name': 'old' })}&search=SHIRT`, { addTags: ['new', ' fresh ', 'keep'], removeTags: ['old', 'unknown'], addMetadata: { added: 'yes', keep: 'over' }, removeMetadataKeys: ['drop', 'absent'] }),
+      bulk(owner, `filter=${q({ 'tags.name': 'old' })}&search=SHIRT`, {
+        addTags: ['new', ' fresh ', 'keep'],
+        removeTags: ['old', 'unknown'],
+        addMetadata: { added: 'yes', keep: 'over' },
+        removeMetadataKeys: ['drop', 'absent'],
+      }),
     );
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ count: 2 });
 
-    const after = Object.fromEntries((await get(owner, '/v1/products?include=tags')).data.map((product: any) => [product.slug, product]));
-    expect(after['alpha-shirt']).toMatchObject({ metadata: { keep: 'over', added: 'yes' }, tags: ['fresh', 'keep', 'new'] });
-    expect(after['beta-shirt']).toMatchObject({ metadata: { keep: 'over', added: 'yes' }, tags: ['fresh', 'keep', 'new'] });
+    const after = Object.fromEntries(
+      (await get(owner, '/v1/products?include=tags')).data.map((product: any) => [product.slug, product]),
+    );
+    expect(after['alpha-shirt']).toMatchObject({
+      metadata: { keep: 'over', added: 'yes' },
+      tags: ['fresh', 'keep', 'new'],
+    });
+    expect(after['beta-shirt']).toMatchObject({
+      metadata: { keep: 'over', added: 'yes' },
+      tags: ['fresh', 'keep', 'new'],
+    });
     expect(after['gamma-hat']).toMatchObject({ metadata: { keep: '2' }, tags: [] });
     expect(after['gamma-hat'].updatedAt).toBe(products['gamma-hat'].updatedAt);
 
@@ -831,7 +1165,9 @@ describe('PATCH /v1/products/bulk-update', () => {
     expect(rows.every((product: any) => product.metadata.all === 'true')).toBe(true);
     expect((await get(stranger, `/v1/products/${theirs.id}`)).metadata).toEqual({ drop: 'z' });
     // A filter naming the other organization's product id selects nothing.
-    const none = await eventsDuring(orgOf(owner), () => bulk(owner, `filter=${q({ id: theirs.id })}`, { addTags: ['x'] }));
+    const none = await eventsDuring(orgOf(owner), () =>
+      bulk(owner, `filter=${q({ id: theirs.id })}`, { addTags: ['x'] }),
+    );
     expect(none.result.json()).toEqual({ count: 0 });
     expect(none.events).toEqual([]);
     expect((await get(owner, '/v1/product-tags?sort=name')).data.map((tag: any) => tag.name)).toEqual(['keep', 'old']);
@@ -841,7 +1177,9 @@ describe('PATCH /v1/products/bulk-update', () => {
   it('refuses more than 50 metadata keys on any selected product, changing nothing', async () => {
     const { owner } = await seed();
     const many = Object.fromEntries(Array.from({ length: 49 }, (_, index) => [`k${index}`, 'v']));
-    const { result: response, events } = await eventsDuring(orgOf(owner), () => bulk(owner, '', { addMetadata: many, addTags: ['never'] }));
+    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+      bulk(owner, '', { addMetadata: many, addTags: ['never'] }),
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details[0].path).toBe('body.addMetadata');
     expect(events).toEqual([]);
@@ -866,7 +1204,11 @@ describe('PATCH /v1/products/bulk-update', () => {
       ['', { addTags: ['  '] }, 'body.addTags[0]'],
       ['', { removeTags: ['t'.repeat(101)] }, 'body.removeTags[0]'],
       ['', { addMetadata: { k: 1 } }, 'body.addMetadata.k'],
-      ['', { addMetadata: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 'v'])) }, 'body.addMetadata'],
+      [
+        '',
+        { addMetadata: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 'v'])) },
+        'body.addMetadata',
+      ],
       ['', { removeMetadataKeys: [''] }, 'body.removeMetadataKeys[0]'],
       ['', { setTitle: 'x' }, 'body.setTitle'],
       [`filter=${q({ nope: 1 })}`, { addTags: ['x'] }, 'query.filter.nope'],
@@ -879,26 +1221,44 @@ describe('PATCH /v1/products/bulk-update', () => {
       for (const [query, body, path] of cases) {
         const response = await bulk(owner, query, body);
         expect(response.statusCode, `${query} ${JSON.stringify(body)}`).toBe(400);
-        expect(response.json().error.details.map((detail: any) => detail.path), `${query} ${JSON.stringify(body)}`).toContain(path);
+        expect(
+          response.json().error.details.map((detail: any) => detail.path),
+          `${query} ${JSON.stringify(body)}`,
+        ).toContain(path);
       }
     });
     expect(events).toEqual([]);
     const readOnly = await t.key(orgOf(owner), ['products:read']);
-    expect((await t.request({ method: 'PATCH', url: '/v1/products/bulk-update', key: readOnly, body: { addTags: ['x'] } })).statusCode).toBe(403);
+    expect(
+      (await t.request({ method: 'PATCH', url: '/v1/products/bulk-update', key: readOnly, body: { addTags: ['x'] } }))
+        .statusCode,
+    ).toBe(403);
   });
 });
 
 describe('products and the rate limit', () => {
-  it('declares each operation\'s permission and cost (imports 10, bulk updates 5, others 1)', async () => {
+  it("declares each operation's permission and cost (imports 10, bulk updates 5, others 1)", async () => {
     const document = (await t.request({ url: '/openapi.json' })).json();
     const operation = (path: string, method: string) => document.paths[path][method];
     expect(operation('/products', 'get')).toMatchObject({ 'x-permission': 'products:read', 'x-cost': 1 });
     expect(operation('/products/{productId}', 'get')).toMatchObject({ 'x-permission': 'products:read', 'x-cost': 1 });
-    expect(operation('/products/{productId}', 'patch')).toMatchObject({ 'x-permission': 'products:write', 'x-cost': 1 });
-    expect(operation('/products/{productId}', 'delete')).toMatchObject({ 'x-permission': 'products:write', 'x-cost': 1 });
-    expect(operation('/products/{productId}/variants/{variantId}', 'patch')).toMatchObject({ 'x-permission': 'products:write', 'x-cost': 1 });
+    expect(operation('/products/{productId}', 'patch')).toMatchObject({
+      'x-permission': 'products:write',
+      'x-cost': 1,
+    });
+    expect(operation('/products/{productId}', 'delete')).toMatchObject({
+      'x-permission': 'products:write',
+      'x-cost': 1,
+    });
+    expect(operation('/products/{productId}/variants/{variantId}', 'patch')).toMatchObject({
+      'x-permission': 'products:write',
+      'x-cost': 1,
+    });
     expect(operation('/products/import', 'post')).toMatchObject({ 'x-permission': 'products:write', 'x-cost': 10 });
-    expect(operation('/products/bulk-update', 'patch')).toMatchObject({ 'x-permission': 'products:write', 'x-cost': 5 });
+    expect(operation('/products/bulk-update', 'patch')).toMatchObject({
+      'x-permission': 'products:write',
+      'x-cost': 5,
+    });
     for (const [path, family] of [
       ['/product-tags', 'products'],
       ['/order-tags', 'orders'],
@@ -913,15 +1273,36 @@ describe('products and the rate limit', () => {
 
   it('charges an import 10 tokens from the organization bucket', async () => {
     const who = await t.tenant({ apiRequestsPerMinute: 20 });
-    const left = (response: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(response.headers['ratelimit']))![1]);
-    const first = await t.request({ method: 'POST', url: '/v1/products/import', key: who.key, body: { data: [{ slug: 'a' }] } });
+    const left = (response: { headers: Record<string, unknown> }) =>
+      Number(/r=(\d+)/.exec(String(response.headers['ratelimit']))![1]);
+    const first = await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: who.key,
+      body: { data: [{ slug: 'a' }] },
+    });
     expect(first.statusCode).toBe(200);
     expect(left(first)).toBeLessThanOrEqual(10);
-    const second = await t.request({ method: 'POST', url: '/v1/products/import', key: who.key, body: { data: [{ slug: 'b' }] } });
+    const second = await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: who.key,
+      body: { data: [{ slug: 'b' }] },
+    });
     expect(second.statusCode).toBe(200);
-    const third = await t.request({ method: 'POST', url: '/v1/products/import', key: who.key, body: { data: [{ slug: 'c' }] } });
+    const third = await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: who.key,
+      body: { data: [{ slug: 'c' }] },
+    });
     expect(third.statusCode).toBe(429);
-    const stored = await db().selectFrom('products').select('slug').where('organization_id', '=', orgOf(who)).orderBy('slug').execute();
+    const stored = await db()
+      .selectFrom('products')
+      .select('slug')
+      .where('organization_id', '=', orgOf(who))
+      .orderBy('slug')
+      .execute();
     expect(stored.map((row) => row.slug)).toEqual(['a', 'b']);
   });
 });

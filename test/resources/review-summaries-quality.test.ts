@@ -5,10 +5,23 @@
  * in the text, the language, determinism.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExtractiveGenerator, summarizeReviews } from '../../src/resources/review-summaries/generators/extractive/index.js';
+import {
+  createExtractiveGenerator,
+  summarizeReviews,
+} from '../../src/resources/review-summaries/generators/extractive/index.js';
 import type { ReviewText } from '../../src/resources/review-summaries/generators/types.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { api, DAY, drain, fixtureRows, importProducts, importReviews, ok, summaryRunner, type Clock } from '../fixtures/reviews/harness.js';
+import {
+  api,
+  DAY,
+  drain,
+  fixtureRows,
+  importProducts,
+  importReviews,
+  ok,
+  summaryRunner,
+  type Clock,
+} from '../fixtures/reviews/harness.js';
 import { earbuds } from '../fixtures/reviews/earbuds.js';
 import { merinoSweater } from '../fixtures/reviews/merino-sweater.js';
 import { mugSet } from '../fixtures/reviews/mug-set.js';
@@ -28,7 +41,14 @@ const reviewIds: Record<string, string> = {};
 beforeAll(async () => {
   t = await startTestApp();
   owner = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
-  Object.assign(ids, await importProducts(t, owner, PRODUCTS.map(({ slug, title }) => ({ slug, title }))));
+  Object.assign(
+    ids,
+    await importProducts(
+      t,
+      owner,
+      PRODUCTS.map(({ slug, title }) => ({ slug, title })),
+    ),
+  );
   for (const product of PRODUCTS) {
     rows[product.slug] = fixtureRows(product, ids[product.slug]!);
     const imported = await importReviews(t, owner, rows[product.slug]!);
@@ -40,7 +60,9 @@ afterAll(() => t.close());
 
 const shown = (review: FixtureReview) => (review.published ?? true) && !review.flagged;
 const sentencesOf = (text: string, language: string) =>
-  [...new Intl.Segmenter(language, { granularity: 'sentence' }).segment(text)].map((part) => part.segment.trim()).filter(Boolean);
+  [...new Intl.Segmenter(language, { granularity: 'sentence' }).segment(text)]
+    .map((part) => part.segment.trim())
+    .filter(Boolean);
 const themeMinimum = (reviews: number) => Math.max(2, Math.ceil(reviews * 0.03));
 
 /** The annotated count of reviews mentioning an aspect, and how they judge it. */
@@ -66,7 +88,12 @@ describe.each(PRODUCTS.map((product) => [product.slug, product] as const))('%s',
 
   it('counts every published, unflagged review, dates it by the newest, and writes in their language', () => {
     const published = rows[product.slug]!.filter((row) => shown(row.fixture));
-    expect(summary).toMatchObject({ reviewCount: published.length, language: product.language, modelId: 'patron-extractive', promptVersion: 1 });
+    expect(summary).toMatchObject({
+      reviewCount: published.length,
+      language: product.language,
+      modelId: 'patron-extractive',
+      promptVersion: 1,
+    });
     expect(summary.newestReviewAt).toBe(published.at(-1)!.createdAt);
   });
 
@@ -80,7 +107,10 @@ describe.each(PRODUCTS.map((product) => [product.slug, product] as const))('%s',
     const listed = new Set(summary.themes.map((theme: { label: string }) => theme.label));
     const smallestListed = Math.min(...summary.themes.map((theme: { reviewCount: number }) => theme.reviewCount));
     for (const [aspect, { count }] of truth) {
-      if (count >= themeMinimum(product.reviews.filter(shown).length) && (summary.themes.length < 8 || count > smallestListed)) {
+      if (
+        count >= themeMinimum(product.reviews.filter(shown).length) &&
+        (summary.themes.length < 8 || count > smallestListed)
+      ) {
         expect(listed.has(aspect), `aspect ${aspect} (${count} reviews)`).toBe(true);
       }
     }
@@ -95,14 +125,23 @@ describe.each(PRODUCTS.map((product) => [product.slug, product] as const))('%s',
       if (praise + complaints < 3) continue;
       if (praise / (praise + complaints) >= 0.85) expect(theme.sentiment, theme.label).toBe('positive');
       else if (complaints / (praise + complaints) >= 0.85) expect(theme.sentiment, theme.label).toBe('negative');
-      else if (Math.min(praise, complaints) / (praise + complaints) >= 0.35) expect(theme.sentiment, theme.label).toBe('mixed');
+      else if (Math.min(praise, complaints) / (praise + complaints) >= 0.35)
+        expect(theme.sentiment, theme.label).toBe('mixed');
     }
   });
 
   it('takes every summary sentence word for word from a published review of this product, and nothing from hidden ones', () => {
-    const published = new Set(product.reviews.filter(shown).flatMap((review) => sentencesOf(review.body, product.language)));
-    const hidden = product.reviews.filter((review) => !shown(review)).flatMap((review) => sentencesOf(`${review.title}. ${review.body}`, product.language));
-    const others = new Set(PRODUCTS.filter((other) => other !== product).flatMap((other) => other.reviews.flatMap((review) => sentencesOf(review.body, other.language))));
+    const published = new Set(
+      product.reviews.filter(shown).flatMap((review) => sentencesOf(review.body, product.language)),
+    );
+    const hidden = product.reviews
+      .filter((review) => !shown(review))
+      .flatMap((review) => sentencesOf(`${review.title}. ${review.body}`, product.language));
+    const others = new Set(
+      PRODUCTS.filter((other) => other !== product).flatMap((other) =>
+        other.reviews.flatMap((review) => sentencesOf(review.body, other.language)),
+      ),
+    );
     const sentences = sentencesOf(summary.summary, product.language);
     expect(sentences.length).toBeGreaterThanOrEqual(2);
     for (const sentence of sentences) {
@@ -116,7 +155,9 @@ describe.each(PRODUCTS.map((product) => [product.slug, product] as const))('%s',
 describe('the summary as a whole', () => {
   it('voices the complaints when many reviewers have them (the mugs break in transit)', async () => {
     const summary = await ok(api(t, owner).summary(ids[mugSet.slug]!));
-    expect(summary.themes.find((theme: { label: string }) => theme.label === 'delivery')).toMatchObject({ sentiment: 'negative' });
+    expect(summary.themes.find((theme: { label: string }) => theme.label === 'delivery')).toMatchObject({
+      sentiment: 'negative',
+    });
     expect(summary.summary).toMatch(/broken|chipped|cracked|padding|shattered/);
   });
 
@@ -136,7 +177,9 @@ describe('the summary as a whole', () => {
     const generated = await createExtractiveGenerator().generate([...reviews.slice(7), ...reviews.slice(0, 7)]);
     expect(generated).toEqual({ ...first, sourceReviewIds: expect.any(Array) });
     const quoted = sentencesOf(first.summary, 'en');
-    const quoting = reviews.filter((review) => quoted.some((sentence) => review.body.includes(sentence))).map((review) => review.id);
+    const quoting = reviews
+      .filter((review) => quoted.some((sentence) => review.body.includes(sentence)))
+      .map((review) => review.id);
     expect(generated.sourceReviewIds).toEqual([...new Set(quoting)].sort());
     const stored = await ok(api(t, owner).summary(ids[product.slug]!));
     expect({ summary: stored.summary, themes: stored.themes, language: stored.language }).toEqual(first);
@@ -147,10 +190,19 @@ describe('the summary as a whole', () => {
     const client = api(t, owner);
     const before = await ok(client.summary(ids[product.slug]!));
     const quoted = sentencesOf(before.summary, 'en');
-    const sources = product.reviews.map((review, index) => ({ review, index })).filter(({ review }) => shown(review) && quoted.some((sentence) => review.body.includes(sentence)));
+    const sources = product.reviews
+      .map((review, index) => ({ review, index }))
+      .filter(({ review }) => shown(review) && quoted.some((sentence) => review.body.includes(sentence)));
     expect(sources.length).toBeGreaterThan(0);
     for (const { index } of sources) {
-      await ok(t.request({ method: 'PATCH', url: `/v1/reviews/${reviewIds[`${product.slug}-${index + 1}`]}`, key: owner.key, body: { published: false } }));
+      await ok(
+        t.request({
+          method: 'PATCH',
+          url: `/v1/reviews/${reviewIds[`${product.slug}-${index + 1}`]}`,
+          key: owner.key,
+          body: { published: false },
+        }),
+      );
     }
     await drain(summaryRunner(t, clock), clock);
     const after = await ok(client.summary(ids[product.slug]!));

@@ -12,7 +12,18 @@ import { summarizeWithSources } from '../../src/resources/review-summaries/gener
 import { createOpenAiGenerator } from '../../src/resources/review-summaries/generators/openai.js';
 import type { ReviewText, SummaryGenerator } from '../../src/resources/review-summaries/generators/types.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { api, DAY, drain, importProducts, importReviews, ok, recordingLogger, summaryRunner, type Clock, type ReviewRow } from '../fixtures/reviews/harness.js';
+import {
+  api,
+  DAY,
+  drain,
+  importProducts,
+  importReviews,
+  ok,
+  recordingLogger,
+  summaryRunner,
+  type Clock,
+  type ReviewRow,
+} from '../fixtures/reviews/harness.js';
 
 let t: TestApp;
 const clock: Clock = { now: new Date() };
@@ -50,9 +61,21 @@ function rows(productId: string, prefix: string, count: number, from = 0): Revie
 }
 
 const generationJobs = async (organizationId: string) =>
-  (await db().selectFrom('jobs').select('id').where('organization_id', '=', organizationId).where('name', '=', 'reviewSummary.generate').execute()).length;
+  (
+    await db()
+      .selectFrom('jobs')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('name', '=', 'reviewSummary.generate')
+      .execute()
+  ).length;
 const summaryRow = (organizationId: string, productId: string) =>
-  db().selectFrom('review_summaries').selectAll().where('organization_id', '=', organizationId).where('product_id', '=', productId).executeTakeFirstOrThrow();
+  db()
+    .selectFrom('review_summaries')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productId)
+    .executeTakeFirstOrThrow();
 
 /** A product with `count` reviews and its summary written by `generator` (the built-in one by default). */
 async function summarized(count: number, options: { owner?: Tenant; generator?: SummaryGenerator } = {}) {
@@ -69,10 +92,22 @@ async function summarized(count: number, options: { owner?: Tenant; generator?: 
   const byBody = new Map(input.map((row) => [row.body!, reviews[row.remoteId]]));
   /** The reviews whose sentence the summary text carries (each body is one sentence). */
   const quoted = (text: string) => [...byBody].filter(([body]) => text.includes(body)).map(([, review]) => review);
-  return { owner, org: owner.organization.id, productId: productId!, slug, reviews, input, client, runner, summary, quoted };
+  return {
+    owner,
+    org: owner.organization.id,
+    productId: productId!,
+    slug,
+    reviews,
+    input,
+    client,
+    runner,
+    summary,
+    quoted,
+  };
 }
 
-const patchReview = (owner: Tenant, id: string, body: object) => ok(t.request({ method: 'PATCH', url: `/v1/reviews/${id}`, key: owner.key, body }));
+const patchReview = (owner: Tenant, id: string, body: object) =>
+  ok(t.request({ method: 'PATCH', url: `/v1/reviews/${id}`, key: owner.key, body }));
 
 /** Each way a review leaves what summaries read, applied to one review. */
 const WITHDRAWALS: [string, (p: Awaited<ReturnType<typeof summarized>>, review: any) => Promise<unknown>][] = [
@@ -81,7 +116,14 @@ const WITHDRAWALS: [string, (p: Awaited<ReturnType<typeof summarized>>, review: 
   [
     'unpublished (bulk-update)',
     (p, review) =>
-      ok(t.request({ method: 'PATCH', url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ id: review.id }))}`, key: p.owner.key, body: { published: false } })),
+      ok(
+        t.request({
+          method: 'PATCH',
+          url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ id: review.id }))}`,
+          key: p.owner.key,
+          body: { published: false },
+        }),
+      ),
   ],
   ['deleted', (p, review) => ok(p.client.call('DELETE', `/reviews/${review.id}`))],
   ['deleted with its customer', (p, review) => ok(p.client.call('DELETE', `/customers/${review.customerId}`))],
@@ -97,26 +139,32 @@ const WITHDRAWALS: [string, (p: Awaited<ReturnType<typeof summarized>>, review: 
 ];
 
 describe('a review the current summary quotes is withdrawn', () => {
-  it.each(WITHDRAWALS)('%s: the summary is regenerated at once without its words, outside the daily allowance', async (_, withdraw) => {
-    const p = await summarized(6);
-    const [victim] = p.quoted(p.summary.summary);
-    expect(victim, p.summary.summary).toBeDefined();
-    const jobsBefore = await generationJobs(p.org);
+  it.each(WITHDRAWALS)(
+    '%s: the summary is regenerated at once without its words, outside the daily allowance',
+    async (_, withdraw) => {
+      const p = await summarized(6);
+      const [victim] = p.quoted(p.summary.summary);
+      expect(victim, p.summary.summary).toBeDefined();
+      const jobsBefore = await generationJobs(p.org);
 
-    await withdraw(p, victim);
-    expect(await generationJobs(p.org)).toBe(jobsBefore + 1);
-    expect(await summaryRow(p.org, p.productId)).toMatchObject({ pending_reason: 'withdrawn', regenerate_requested_at: null });
-    await drain(p.runner, clock);
+      await withdraw(p, victim);
+      expect(await generationJobs(p.org)).toBe(jobsBefore + 1);
+      expect(await summaryRow(p.org, p.productId)).toMatchObject({
+        pending_reason: 'withdrawn',
+        regenerate_requested_at: null,
+      });
+      await drain(p.runner, clock);
 
-    const after = await ok(p.client.summary(p.productId));
-    expect(after.summary).not.toContain(victim.body);
-    expect(after.generatedAt).not.toBe(p.summary.generatedAt);
-    expect(after).toMatchObject({ reviewCount: 5, suppressedAt: null, previous: null });
-    expect(p.quoted(after.summary).length).toBeGreaterThan(0);
-    // Not a regeneration by hand: today's one is still available.
-    expect((await summaryRow(p.org, p.productId)).regenerate_requested_at).toBeNull();
-    expect(await ok(p.client.regenerate(p.productId), 202)).toEqual({ queued: true });
-  });
+      const after = await ok(p.client.summary(p.productId));
+      expect(after.summary).not.toContain(victim.body);
+      expect(after.generatedAt).not.toBe(p.summary.generatedAt);
+      expect(after).toMatchObject({ reviewCount: 5, suppressedAt: null, previous: null });
+      expect(p.quoted(after.summary).length).toBeGreaterThan(0);
+      // Not a regeneration by hand: today's one is still available.
+      expect((await summaryRow(p.org, p.productId)).regenerate_requested_at).toBeNull();
+      expect(await ok(p.client.regenerate(p.productId), 202)).toEqual({ queued: true });
+    },
+  );
 
   it('leaves the summary alone when the withdrawn review is not quoted (no job, same text)', async () => {
     const p = await summarized(6);
@@ -163,14 +211,28 @@ describe('a review the current summary quotes is withdrawn', () => {
 
     // Every review unpublished: nothing can replace the summary, so it goes at once (no job), as before a first one.
     const jobsBefore = await generationJobs(p.org);
-    await ok(t.request({ method: 'PATCH', url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`, key: p.owner.key, body: { published: false } }));
+    await ok(
+      t.request({
+        method: 'PATCH',
+        url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`,
+        key: p.owner.key,
+        body: { published: false },
+      }),
+    );
     expect(await ok(p.client.summary(p.productId))).toBeNull();
     expect(await generationJobs(p.org)).toBe(jobsBefore);
     expect((await p.client.accept(p.productId)).statusCode).toBe(404);
     // The overnight refresh has nothing to retry, and publishing enough reviews again writes a first summary (D20).
     await drain(p.runner, clock, new Date(Date.now() + 2 * DAY));
     expect(await ok(p.client.summary(p.productId))).toBeNull();
-    await ok(t.request({ method: 'PATCH', url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`, key: p.owner.key, body: { published: true } }));
+    await ok(
+      t.request({
+        method: 'PATCH',
+        url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`,
+        key: p.owner.key,
+        body: { published: true },
+      }),
+    );
     await drain(p.runner, clock);
     expect(await ok(p.client.summary(p.productId))).toMatchObject({ reviewCount: 5, previous: null });
   });
@@ -202,7 +264,14 @@ describe('a review the current summary quotes is withdrawn', () => {
 
 describe('the sources each generator reports', () => {
   const texts = (bodies: string[]): ReviewText[] =>
-    bodies.map((body, index) => ({ id: `0190a000-0000-7000-8000-${String(index).padStart(12, '0')}`, rating: 5, title: '', body, language: 'en', createdAt: new Date(Date.now() - (bodies.length - index) * DAY) }));
+    bodies.map((body, index) => ({
+      id: `0190a000-0000-7000-8000-${String(index).padStart(12, '0')}`,
+      rating: 5,
+      title: '',
+      body,
+      language: 'en',
+      createdAt: new Date(Date.now() - (bodies.length - index) * DAY),
+    }));
 
   it('built-in: exactly the reviews its sentences are copied from', () => {
     const reviews = texts(BODIES);
@@ -221,16 +290,33 @@ describe('the sources each generator reports', () => {
         const prompt: string = JSON.parse(body).messages[1].content;
         sentLines = prompt.split('\n').length - 1;
         response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ summary: 'Reviewers like it.', themes: [], language: 'en' }) } }] }));
+        response.end(
+          JSON.stringify({
+            choices: [
+              { message: { content: JSON.stringify({ summary: 'Reviewers like it.', themes: [], language: 'en' }) } },
+            ],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const generator = createOpenAiGenerator({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'stand-in', timeoutMs: 5_000 });
+      const generator = createOpenAiGenerator({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        model: 'stand-in',
+        timeoutMs: 5_000,
+      });
       const few = texts(BODIES.slice(0, 3));
-      expect(await generator.generate(few)).toEqual({ summary: 'Reviewers like it.', themes: [], language: 'en', sourceReviewIds: few.map((review) => review.id) });
+      expect(await generator.generate(few)).toEqual({
+        summary: 'Reviewers like it.',
+        themes: [],
+        language: 'en',
+        sourceReviewIds: few.map((review) => review.id),
+      });
       // 40 long reviews exceed the 60,000-character budget: only the newest are sent, and only they are sources.
-      const many = texts(Array.from({ length: 40 }, (_, index) => `${'Very long review text. '.repeat(90)}Number ${index}.`));
+      const many = texts(
+        Array.from({ length: 40 }, (_, index) => `${'Very long review text. '.repeat(90)}Number ${index}.`),
+      );
       const output = await generator.generate(many);
       expect(sentLines).toBeGreaterThan(1);
       expect(sentLines).toBeLessThan(40);
@@ -243,7 +329,12 @@ describe('the sources each generator reports', () => {
 
 describe('a generator that does not name its sources', () => {
   it('is taken to draw on every review it read; one naming a review it did not read fails', async () => {
-    const vague: SummaryGenerator = { kind: 'builtin', modelId: 'vague', promptVersion: 1, generate: async () => ({ summary: 'Reviewers like the shirt.', themes: [], language: 'en' }) as never };
+    const vague: SummaryGenerator = {
+      kind: 'builtin',
+      modelId: 'vague',
+      promptVersion: 1,
+      generate: async () => ({ summary: 'Reviewers like the shirt.', themes: [], language: 'en' }) as never,
+    };
     const p = await summarized(6, { generator: vague });
     await patchReview(p.owner, p.reviews[`${p.slug}-3`].id, { published: false });
     expect(await summaryRow(p.org, p.productId)).toMatchObject({ pending_reason: 'withdrawn' });
@@ -252,11 +343,18 @@ describe('a generator that does not name its sources', () => {
       kind: 'builtin',
       modelId: 'inventing',
       promptVersion: 1,
-      generate: async () => ({ summary: 'Reviewers like the shirt.', themes: [], language: 'en', sourceReviewIds: ['00000000-0000-7000-8000-000000000000'] }),
+      generate: async () => ({
+        summary: 'Reviewers like the shirt.',
+        themes: [],
+        language: 'en',
+        sourceReviewIds: ['00000000-0000-7000-8000-000000000000'],
+      }),
     };
     const logger = recordingLogger();
     await drain(summaryRunner(t, clock, { generator: inventing, logger, maxAttempts: 1 }), clock);
-    expect(logger.lines.find((line) => line.level === 'error')).toMatchObject({ object: { failure: 'invalid_output', productId: p.productId } });
+    expect(logger.lines.find((line) => line.level === 'error')).toMatchObject({
+      object: { failure: 'invalid_output', productId: p.productId },
+    });
     // The summary drew on the unpublished review and could not be replaced: it is removed, not left up.
     expect(await ok(p.client.summary(p.productId))).toBeNull();
   });
@@ -267,7 +365,14 @@ describe('a failed regeneration of a summary that quotes a withdrawn review', ()
     const p = await summarized(6);
     const [victim] = p.quoted(p.summary.summary);
     const logger = recordingLogger();
-    const failing: SummaryGenerator = { kind: 'builtin', modelId: 'broken', promptVersion: 1, generate: async () => { throw new Error('model crashed'); } };
+    const failing: SummaryGenerator = {
+      kind: 'builtin',
+      modelId: 'broken',
+      promptVersion: 1,
+      generate: async () => {
+        throw new Error('model crashed');
+      },
+    };
     const runner = summaryRunner(t, clock, { generator: failing, logger, maxAttempts: 2, retryDelayMs: 60_000 });
     await patchReview(p.owner, victim.id, { published: false });
     await drain(runner, clock);
@@ -285,7 +390,14 @@ describe('a failed regeneration of a summary that quotes a withdrawn review', ()
 
   it('leaves a summary that quotes nothing withdrawn untouched when its generation fails', async () => {
     const p = await summarized(6);
-    const failing: SummaryGenerator = { kind: 'builtin', modelId: 'broken', promptVersion: 1, generate: async () => { throw new Error('model crashed'); } };
+    const failing: SummaryGenerator = {
+      kind: 'builtin',
+      modelId: 'broken',
+      promptVersion: 1,
+      generate: async () => {
+        throw new Error('model crashed');
+      },
+    };
     expect(await ok(p.client.regenerate(p.productId), 202)).toEqual({ queued: true });
     await drain(summaryRunner(t, clock, { generator: failing, maxAttempts: 1 }), clock);
     expect(await ok(p.client.summary(p.productId))).toEqual(p.summary);
@@ -326,7 +438,14 @@ describe('a hidden summary', () => {
   it('is removed when no review is left, hidden or not', async () => {
     const p = await summarized(5);
     await ok(p.client.suppress(p.productId, true));
-    await ok(t.request({ method: 'PATCH', url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`, key: p.owner.key, body: { flagged: true } }));
+    await ok(
+      t.request({
+        method: 'PATCH',
+        url: `/v1/reviews/bulk-update?filter=${encodeURIComponent(JSON.stringify({ productId: p.productId }))}`,
+        key: p.owner.key,
+        body: { flagged: true },
+      }),
+    );
     expect(await ok(p.client.summary(p.productId))).toBeNull();
     expect((await p.client.suppress(p.productId, false)).statusCode).toBe(404);
   });
@@ -364,7 +483,10 @@ describe('previous never brings withdrawn words back', () => {
     expect(after).toEqual({ ...p.current, previous: null });
     const revert = await p.client.revert(p.productId);
     expect(revert.statusCode).toBe(409);
-    expect(revert.json().error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/nothing to revert to/) });
+    expect(revert.json().error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/nothing to revert to/),
+    });
     expect(await ok(p.client.summary(p.productId))).toEqual(after);
   });
 
@@ -379,7 +501,12 @@ describe('previous never brings withdrawn words back', () => {
   it('refuses a revert to a previous that quotes a withdrawn review, however it got there', async () => {
     const p = await withPrevious();
     // As a summary written before sources were recorded could be: its previous quotes a review withdrawn earlier.
-    await db().updateTable('reviews').set({ published: false }).where('organization_id', '=', p.org).where('id', '=', p.reviews[`${p.slug}-5`].id).execute();
+    await db()
+      .updateTable('reviews')
+      .set({ published: false })
+      .where('organization_id', '=', p.org)
+      .where('id', '=', p.reviews[`${p.slug}-5`].id)
+      .execute();
     const revert = await p.client.revert(p.productId);
     expect(revert.statusCode).toBe(409);
     expect(revert.json().error.message).toMatch(/quotes a review that has since been unpublished/);

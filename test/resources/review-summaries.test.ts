@@ -7,7 +7,17 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRunner } from '../../src/jobs/runner/runner.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { api, DAY, drain, importProducts, importReviews, ok, simpleReviews, summaryRunner, type Clock } from '../fixtures/reviews/harness.js';
+import {
+  api,
+  DAY,
+  drain,
+  importProducts,
+  importReviews,
+  ok,
+  simpleReviews,
+  summaryRunner,
+  type Clock,
+} from '../fixtures/reviews/harness.js';
 
 let t: TestApp;
 let runner: JobRunner;
@@ -20,14 +30,38 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const SUMMARY_KEYS = ['generatedAt', 'language', 'modelId', 'newestReviewAt', 'previous', 'productId', 'promptVersion', 'reviewCount', 'summary', 'suppressedAt', 'themes'];
+const SUMMARY_KEYS = [
+  'generatedAt',
+  'language',
+  'modelId',
+  'newestReviewAt',
+  'previous',
+  'productId',
+  'promptVersion',
+  'reviewCount',
+  'summary',
+  'suppressedAt',
+  'themes',
+];
 const VERSION_KEYS = SUMMARY_KEYS.filter((key) => !['previous', 'productId', 'suppressedAt'].includes(key));
 
-const tenant = (extra: Parameters<TestApp['tenant']>[0] = {}) => t.tenant({ apiRequestsPerMinute: 1_000_000, ...extra });
+const tenant = (extra: Parameters<TestApp['tenant']>[0] = {}) =>
+  t.tenant({ apiRequestsPerMinute: 1_000_000, ...extra });
 const generationJobs = (organizationId: string) =>
-  db().selectFrom('jobs').selectAll().where('organization_id', '=', organizationId).where('name', '=', 'reviewSummary.generate').orderBy('created_at').execute();
+  db()
+    .selectFrom('jobs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', 'reviewSummary.generate')
+    .orderBy('created_at')
+    .execute();
 const summaryRow = (organizationId: string, productId: string) =>
-  db().selectFrom('review_summaries').selectAll().where('organization_id', '=', organizationId).where('product_id', '=', productId).executeTakeFirst();
+  db()
+    .selectFrom('review_summaries')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
 /** Moves the product's last manual regeneration back in time, as if it had happened `ms` ago. */
 const regeneratedAgo = (organizationId: string, productId: string, ms: number) =>
   db()
@@ -61,7 +95,9 @@ describe('D20: a summary exists once the product has enough published reviews', 
     expect(await drain(runner, clock)).toBe(0);
     expect(await ok(p.client.summary(p.productId))).toBeNull();
 
-    const [fifth] = simpleReviews(p.productId, `${p.slug}-b`, 1, { createdAt: new Date(Date.now() - DAY).toISOString() });
+    const [fifth] = simpleReviews(p.productId, `${p.slug}-b`, 1, {
+      createdAt: new Date(Date.now() - DAY).toISOString(),
+    });
     await importReviews(t, p.tenant, [fifth!]);
     const jobs = await generationJobs(p.org);
     expect(jobs).toHaveLength(1);
@@ -92,7 +128,11 @@ describe('D20: a summary exists once the product has enough published reviews', 
 
   it("follows the organization's reviewSummaryMinReviews and counts only published, unflagged reviews", async () => {
     const owner = await tenant();
-    await db().updateTable('organizations').set({ review_summary_min_reviews: 2 }).where('id', '=', owner.organization.id).execute();
+    await db()
+      .updateTable('organizations')
+      .set({ review_summary_min_reviews: 2 })
+      .where('id', '=', owner.organization.id)
+      .execute();
     const { 'two-reviews': productId } = await importProducts(t, owner, [{ slug: 'two-reviews', title: 'Mug' }]);
     await importReviews(t, owner, simpleReviews(productId!, 'two', 1));
     await drain(runner, clock);
@@ -101,7 +141,14 @@ describe('D20: a summary exists once the product has enough published reviews', 
     await drain(runner, clock);
     expect(await ok(api(t, owner).summary(productId!))).toMatchObject({ reviewCount: 2 });
     // Flagging one takes it out of what the next generation reads.
-    await ok(t.request({ method: 'PATCH', url: `/v1/reviews/${reviews['two-more-1'].id}`, key: owner.key, body: { flagged: true } }));
+    await ok(
+      t.request({
+        method: 'PATCH',
+        url: `/v1/reviews/${reviews['two-more-1'].id}`,
+        key: owner.key,
+        body: { flagged: true },
+      }),
+    );
     await ok(api(t, owner).regenerate(productId!), 202);
     await drain(runner, clock);
     // One summarizable review is below the threshold now: the generation is dropped, the summary stays.
@@ -110,7 +157,9 @@ describe('D20: a summary exists once the product has enough published reviews', 
 
   it('queues one first generation however many imports race to the threshold', async () => {
     const p = await productWithReviews(3);
-    await Promise.all([0, 1, 2].map((i) => importReviews(t, p.tenant, simpleReviews(p.productId, `${p.slug}-race${i}`, 2))));
+    await Promise.all(
+      [0, 1, 2].map((i) => importReviews(t, p.tenant, simpleReviews(p.productId, `${p.slug}-race${i}`, 2))),
+    );
     expect(await generationJobs(p.org)).toHaveLength(1);
     await drain(runner, clock);
     expect(await ok(p.client.summary(p.productId))).toMatchObject({ reviewCount: 9 });
@@ -118,10 +167,17 @@ describe('D20: a summary exists once the product has enough published reviews', 
 
   it('answers 404 for PATCH, accept and revert while there is no summary; a deleted product takes its summary along', async () => {
     const p = await productWithReviews(2);
-    for (const response of [p.client.suppress(p.productId, true), p.client.accept(p.productId), p.client.revert(p.productId)]) {
+    for (const response of [
+      p.client.suppress(p.productId, true),
+      p.client.accept(p.productId),
+      p.client.revert(p.productId),
+    ]) {
       const answered = await response;
       expect(answered.statusCode).toBe(404);
-      expect(answered.json().error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/no review summary yet/) });
+      expect(answered.json().error).toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.stringMatching(/no review summary yet/),
+      });
     }
     const q = await productWithReviews(5);
     expect(await ok(q.client.summary(q.productId))).not.toBeNull();
@@ -161,7 +217,10 @@ describe('lifecycle: regenerate, accept, revert', () => {
     expect(await ok(p.client.accept(p.productId))).toEqual(accepted);
     const revert = await p.client.revert(p.productId);
     expect(revert.statusCode).toBe(409);
-    expect(revert.json().error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/nothing to revert/) });
+    expect(revert.json().error).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/nothing to revert/),
+    });
   });
 
   it('revert makes previous current and discards the summary that replaced it; only the most recent regeneration can be undone', async () => {
@@ -199,7 +258,9 @@ describe('D21: regeneration once per rolling 24 hours', () => {
     expect(await ok(p.client.regenerate(p.productId), 202)).toEqual({ queued: true });
     const second = await p.client.regenerate(p.productId);
     expect(second.statusCode).toBe(429);
-    expect(second.json()).toEqual({ error: { code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/once per 24 hours/) } });
+    expect(second.json()).toEqual({
+      error: { code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/once per 24 hours/) },
+    });
     const retryAfter = Number(second.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(DAY / 1000 - 60);
     expect(retryAfter).toBeLessThanOrEqual(DAY / 1000);
@@ -239,7 +300,8 @@ describe('D21: regeneration once per rolling 24 hours', () => {
   it('costs 5 tokens from the organization bucket', async () => {
     const owner = await t.tenant({ apiRequestsPerMinute: 600 });
     const p = await productWithReviews(0, owner);
-    const tokensLeft = (answer: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(answer.headers['ratelimit']))![1]);
+    const tokensLeft = (answer: { headers: Record<string, unknown> }) =>
+      Number(/r=(\d+)/.exec(String(answer.headers['ratelimit']))![1]);
     const before = tokensLeft(await p.client.summary(p.productId));
     const after = tokensLeft(await p.client.regenerate(p.productId));
     // Whole tokens shown; the bucket refills 10 per second meanwhile.
@@ -280,7 +342,11 @@ describe('suppression', () => {
     expect(await ok(hiddenProduct.client.regenerate(hiddenProduct.productId), 202)).toEqual({ queued: true });
     await drain(runner, clock, new Date(Date.now() + 2 * DAY + 60_000));
     const regenerated = await ok(hiddenProduct.client.summary(hiddenProduct.productId));
-    expect(regenerated).toMatchObject({ reviewCount: 8, suppressedAt: hidden.suppressedAt, previous: { reviewCount: 5 } });
+    expect(regenerated).toMatchObject({
+      reviewCount: 8,
+      suppressedAt: hidden.suppressedAt,
+      previous: { reviewCount: 5 },
+    });
   });
 });
 
@@ -313,10 +379,18 @@ describe('tenancy, permissions and input', () => {
     const writer = { ...p.tenant, key: await t.key(p.org, ['reviews:write']) };
     expect((await api(t, reader).summary(p.productId)).statusCode).toBe(200);
     expect((await api(t, writer).summary(p.productId)).statusCode).toBe(403);
-    for (const response of [api(t, reader).suppress(p.productId, true), api(t, reader).regenerate(p.productId), api(t, reader).accept(p.productId), api(t, reader).revert(p.productId)]) {
+    for (const response of [
+      api(t, reader).suppress(p.productId, true),
+      api(t, reader).regenerate(p.productId),
+      api(t, reader).accept(p.productId),
+      api(t, reader).revert(p.productId),
+    ]) {
       const answered = await response;
       expect(answered.statusCode).toBe(403);
-      expect(answered.json().error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('reviews:write') });
+      expect(answered.json().error).toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringContaining('reviews:write'),
+      });
     }
     expect((await api(t, writer).suppress(p.productId, true)).statusCode).toBe(200);
     expect((await t.request({ url: `/v1/products/${p.productId}/review-summary` })).statusCode).toBe(401);
@@ -341,7 +415,13 @@ describe('tenancy, permissions and input', () => {
     ];
     for (const { method, url: target, body, path } of cases) {
       const json = typeof body === 'string' ? { headers: { 'content-type': 'application/json' } } : {};
-      const answered = await t.request({ method, url: target, key: p.tenant.key, ...(body !== undefined ? { body } : {}), ...json });
+      const answered = await t.request({
+        method,
+        url: target,
+        key: p.tenant.key,
+        ...(body !== undefined ? { body } : {}),
+        ...json,
+      });
       expect(answered.statusCode, `${method} ${target} ${JSON.stringify(body)}: ${answered.body}`).toBe(400);
       expect(answered.json().error.code).toBe('VALIDATION_ERROR');
       expect(JSON.stringify(answered.json().error.details ?? [])).toContain(path);
@@ -349,7 +429,9 @@ describe('tenancy, permissions and input', () => {
     expect(await ok(p.client.summary(p.productId))).toEqual(before);
     expect((await summaryRow(p.org, p.productId))!.regenerate_requested_at).toBeNull();
     // The actions take an empty object, or no body at all.
-    expect((await t.request({ method: 'POST', url: `${url}/accept`, key: p.tenant.key, body: {} })).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: `${url}/accept`, key: p.tenant.key, body: {} })).statusCode).toBe(
+      200,
+    );
   });
 
   it('documents the five operations with their permission and cost', async () => {
@@ -357,11 +439,27 @@ describe('tenancy, permissions and input', () => {
     const operation = (path: string, method: string) => spec.paths[path][method];
     const read = { 'x-permission': 'reviews:read', 'x-cost': 1 };
     const write = { 'x-permission': 'reviews:write', 'x-cost': 1 };
-    expect(operation('/products/{id}/review-summary', 'get')).toMatchObject({ operationId: 'getReviewSummary', ...read });
-    expect(operation('/products/{id}/review-summary', 'patch')).toMatchObject({ operationId: 'updateReviewSummary', ...write });
-    expect(operation('/products/{id}/review-summary/regenerate', 'post')).toMatchObject({ operationId: 'regenerateReviewSummary', ...write, 'x-cost': 5 });
-    expect(operation('/products/{id}/review-summary/accept', 'post')).toMatchObject({ operationId: 'acceptReviewSummary', ...write });
-    expect(operation('/products/{id}/review-summary/revert', 'post')).toMatchObject({ operationId: 'revertReviewSummary', ...write });
+    expect(operation('/products/{id}/review-summary', 'get')).toMatchObject({
+      operationId: 'getReviewSummary',
+      ...read,
+    });
+    expect(operation('/products/{id}/review-summary', 'patch')).toMatchObject({
+      operationId: 'updateReviewSummary',
+      ...write,
+    });
+    expect(operation('/products/{id}/review-summary/regenerate', 'post')).toMatchObject({
+      operationId: 'regenerateReviewSummary',
+      ...write,
+      'x-cost': 5,
+    });
+    expect(operation('/products/{id}/review-summary/accept', 'post')).toMatchObject({
+      operationId: 'acceptReviewSummary',
+      ...write,
+    });
+    expect(operation('/products/{id}/review-summary/revert', 'post')).toMatchObject({
+      operationId: 'revertReviewSummary',
+      ...write,
+    });
   });
 });
 
@@ -370,6 +468,8 @@ describe('schema', () => {
     const { rows } = await sql<{ definition: string }>`
       select pg_get_constraintdef(c.oid) as definition from pg_constraint c
       where c.conrelid = 'review_summaries'::regclass and c.contype = 'f'`.execute(db());
-    expect(rows.map((row) => row.definition)).toContain('FOREIGN KEY (organization_id, product_id) REFERENCES products(organization_id, id) ON DELETE CASCADE');
+    expect(rows.map((row) => row.definition)).toContain(
+      'FOREIGN KEY (organization_id, product_id) REFERENCES products(organization_id, id) ON DELETE CASCADE',
+    );
   });
 });

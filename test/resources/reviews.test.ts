@@ -12,8 +12,20 @@ const db = () => t.testDatabase.database.db;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REVIEW_KEYS = [
-  'answers', 'body', 'createdAt', 'customerId', 'flagged', 'id', 'language', 'metadata', 'productId', 'published', 'rating', 'title',
-  'updatedAt', 'verifiedBuyer',
+  'answers',
+  'body',
+  'createdAt',
+  'customerId',
+  'flagged',
+  'id',
+  'language',
+  'metadata',
+  'productId',
+  'published',
+  'rating',
+  'title',
+  'updatedAt',
+  'verifiedBuyer',
 ].sort();
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
@@ -27,7 +39,14 @@ interface Fixture {
 }
 
 const eventsOf = async (organizationId: string) =>
-  (await db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).orderBy('position').execute()).map((event) => ({
+  (
+    await db()
+      .selectFrom('events')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('position')
+      .execute()
+  ).map((event) => ({
     name: event.name,
     payload: event.payload as any,
   }));
@@ -54,14 +73,21 @@ async function fixture(): Promise<Fixture> {
     method: 'POST',
     url: '/v1/products/import',
     key: tenant.key,
-    body: { data: [{ slug: 'shirt', title: 'Linen Shirt' }, { slug: 'mug', title: 'Mug' }, { slug: 'hat', title: 'Sun Hat' }] },
+    body: {
+      data: [
+        { slug: 'shirt', title: 'Linen Shirt' },
+        { slug: 'mug', title: 'Mug' },
+        { slug: 'hat', title: 'Sun Hat' },
+      ],
+    },
   });
   expect(response.statusCode, response.body).toBe(200);
   const [shirt, mug, hat] = response.json().data;
   return { tenant, org, key: tenant.key, alice, bob, products: { shirt, mug, hat } };
 }
 
-const importReviews = (key: string, body: unknown) => t.request({ method: 'POST', url: '/v1/reviews/import', key, body });
+const importReviews = (key: string, body: unknown) =>
+  t.request({ method: 'POST', url: '/v1/reviews/import', key, body });
 async function imported(key: string, body: unknown) {
   const response = await importReviews(key, body);
   expect(response.statusCode, response.body).toBe(200);
@@ -72,7 +98,8 @@ async function get(key: string, url: string) {
   expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
   return response.json();
 }
-const patch = (key: string, id: string, body: unknown) => t.request({ method: 'PATCH', url: `/v1/reviews/${id}`, key, body });
+const patch = (key: string, id: string, body: unknown) =>
+  t.request({ method: 'PATCH', url: `/v1/reviews/${id}`, key, body });
 
 describe('POST /v1/reviews/import', () => {
   let f: Fixture;
@@ -122,7 +149,19 @@ describe('POST /v1/reviews/import', () => {
       updatedAt: '2024-05-01T10:00:00.000Z',
     });
     // Defaults: unpublished, no text, no language, createdAt now.
-    expect(second).toMatchObject({ productId: f.products.mug.id, customerId: f.bob.id, rating: 2, title: '', body: '', published: false, verifiedBuyer: false, flagged: false, language: null, answers: [], metadata: {} });
+    expect(second).toMatchObject({
+      productId: f.products.mug.id,
+      customerId: f.bob.id,
+      rating: 2,
+      title: '',
+      body: '',
+      published: false,
+      verifiedBuyer: false,
+      flagged: false,
+      language: null,
+      answers: [],
+      metadata: {},
+    });
     expect(second.createdAt).toMatch(ISO_MS);
     expect(Date.now() - Date.parse(second.createdAt)).toBeLessThan(60_000);
     expect(events).toEqual([
@@ -151,26 +190,73 @@ describe('POST /v1/reviews/import', () => {
     expect(byIds.data).toEqual(first.data);
 
     const { result: changed, events: changeEvents } = await eventsDuring(f.org, () =>
-      imported(f.key, { data: [{ ...rows[0], rating: 5 }, { ...rows[1], published: true }] }),
+      imported(f.key, {
+        data: [
+          { ...rows[0], rating: 5 },
+          { ...rows[1], published: true },
+        ],
+      }),
     );
     expect(changed.data.map((review) => review.id)).toEqual(first.data.map((review) => review.id));
     expect(changed.data[0]).toMatchObject({ rating: 5, title: 'Nice', published: false });
     expect(changed.data[1]).toMatchObject({ rating: 3, body: 'ok', published: true });
     expect(changed.data[0].updatedAt > first.data[0].updatedAt).toBe(true);
     expect(changeEvents).toEqual(changed.data.map((payload) => ({ name: 'review.updated', payload })));
-    const count = await db().selectFrom('reviews').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', f.org).where('product_id', '=', f.products.hat.id).executeTakeFirstOrThrow();
+    const count = await db()
+      .selectFrom('reviews')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', f.org)
+      .where('product_id', '=', f.products.hat.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(2);
   });
 
   it('omitted fields keep their stored values; language null clears; answers and metadata replace (or merge with mergeMetadata)', async () => {
-    const [review] = (await imported(f.key, {
-      data: [{ product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4, title: 'T', body: 'B', language: 'de', answers: [{ question: 'q', step: 1 }], metadata: { a: '1' }, flagged: true }],
-    })).data;
-    const [kept] = (await imported(f.key, { data: [{ product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4 }] })).data;
+    const [review] = (
+      await imported(f.key, {
+        data: [
+          {
+            product: 'mug',
+            customer: f.alice.id,
+            remoteId: 'keep-1',
+            rating: 4,
+            title: 'T',
+            body: 'B',
+            language: 'de',
+            answers: [{ question: 'q', step: 1 }],
+            metadata: { a: '1' },
+            flagged: true,
+          },
+        ],
+      })
+    ).data;
+    const [kept] = (
+      await imported(f.key, { data: [{ product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4 }] })
+    ).data;
     expect(kept).toEqual(review);
-    const [merged] = (await imported(f.key, { data: [{ product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4, metadata: { b: '2' }, language: null }], mergeMetadata: true })).data;
-    expect(merged).toMatchObject({ metadata: { a: '1', b: '2' }, language: null, title: 'T', body: 'B', flagged: true, answers: [{ question: 'q', step: 1 }] });
-    const [replaced] = (await imported(f.key, { data: [{ product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4, metadata: { c: '3' }, answers: [] }] })).data;
+    const [merged] = (
+      await imported(f.key, {
+        data: [
+          { product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4, metadata: { b: '2' }, language: null },
+        ],
+        mergeMetadata: true,
+      })
+    ).data;
+    expect(merged).toMatchObject({
+      metadata: { a: '1', b: '2' },
+      language: null,
+      title: 'T',
+      body: 'B',
+      flagged: true,
+      answers: [{ question: 'q', step: 1 }],
+    });
+    const [replaced] = (
+      await imported(f.key, {
+        data: [
+          { product: 'mug', customer: f.alice.id, remoteId: 'keep-1', rating: 4, metadata: { c: '3' }, answers: [] },
+        ],
+      })
+    ).data;
     expect(replaced).toMatchObject({ metadata: { c: '3' }, answers: [] });
     expect(replaced.createdAt).toBe(review.createdAt);
   });
@@ -178,20 +264,32 @@ describe('POST /v1/reviews/import', () => {
   it('matches a row without remoteId to the review of the same customer and product without one, which a later remoteId adopts', async () => {
     const g = await fixture();
     const [legacy] = (await imported(g.key, { data: [{ product: 'shirt', customer: g.alice.email, rating: 3 }] })).data;
-    const [adopted, fresh] = (await imported(g.key, {
-      data: [
-        { product: 'shirt', customer: g.alice.email, remoteId: 'r-1', rating: 3 },
-        { product: 'shirt', customer: g.alice.email, remoteId: 'r-2', rating: 1 },
-      ],
-    })).data;
+    const [adopted, fresh] = (
+      await imported(g.key, {
+        data: [
+          { product: 'shirt', customer: g.alice.email, remoteId: 'r-1', rating: 3 },
+          { product: 'shirt', customer: g.alice.email, remoteId: 'r-2', rating: 1 },
+        ],
+      })
+    ).data;
     expect(adopted.id).toBe(legacy.id);
     expect(fresh.id).not.toBe(legacy.id);
     // A second review by the same customer, made without a remoteId, is a new one (the adopted one has a remoteId now).
     const [third] = (await imported(g.key, { data: [{ product: 'shirt', customer: g.alice.email, rating: 2 }] })).data;
     expect([legacy.id, fresh.id]).not.toContain(third.id);
     expect((await get(g.key, '/v1/reviews')).data).toHaveLength(3);
-    const stored = await db().selectFrom('reviews').select(['id', 'remote_id']).where('organization_id', '=', g.org).execute();
-    expect(new Map(stored.map((row) => [row.id, row.remote_id]))).toEqual(new Map([[legacy.id, 'r-1'], [fresh.id, 'r-2'], [third.id, null]]));
+    const stored = await db()
+      .selectFrom('reviews')
+      .select(['id', 'remote_id'])
+      .where('organization_id', '=', g.org)
+      .execute();
+    expect(new Map(stored.map((row) => [row.id, row.remote_id]))).toEqual(
+      new Map([
+        [legacy.id, 'r-1'],
+        [fresh.id, 'r-2'],
+        [third.id, null],
+      ]),
+    );
   });
 
   it('skips rows whose product or customer is missing (another organization counts as missing), reporting each', async () => {
@@ -209,7 +307,10 @@ describe('POST /v1/reviews/import', () => {
     expect(result.skipped).toEqual([
       { index: 0, message: 'Product "nope" does not exist in this organization.' },
       { index: 1, message: 'Customer "ghost@example.com" does not exist in this organization.' },
-      { index: 3, message: `Product "${other.products.shirt.id}" and customer "${other.alice.id}" do not exist in this organization.` },
+      {
+        index: 3,
+        message: `Product "${other.products.shirt.id}" and customer "${other.alice.id}" do not exist in this organization.`,
+      },
     ]);
     expect(result.data).toHaveLength(1);
     expect(events.map((event) => event.name)).toEqual(['review.created']);
@@ -218,14 +319,16 @@ describe('POST /v1/reviews/import', () => {
 
   it('with strict, the first miss fails the whole import with 422 naming the row, and nothing is written', async () => {
     const g = await fixture();
-    const { result: response, events } = await eventsDuring(g.org, () => importReviews(g.key, {
-      strict: true,
-      data: [
-        { product: 'shirt', customer: g.alice.email, rating: 5 },
-        { product: 'shirt', customer: 'ghost@example.com', rating: 5 },
-        { product: 'nope', customer: g.alice.email, rating: 5 },
-      ],
-    }));
+    const { result: response, events } = await eventsDuring(g.org, () =>
+      importReviews(g.key, {
+        strict: true,
+        data: [
+          { product: 'shirt', customer: g.alice.email, rating: 5 },
+          { product: 'shirt', customer: 'ghost@example.com', rating: 5 },
+          { product: 'nope', customer: g.alice.email, rating: 5 },
+        ],
+      }),
+    );
     expect(response.statusCode).toBe(422);
     expect(response.json().error).toEqual({
       code: 'UNPROCESSABLE',
@@ -250,7 +353,9 @@ describe('POST /v1/reviews/import', () => {
     ['metadata with a number', { metadata: { a: 1 } }, 'body.data[0].metadata.a'],
   ])('refuses %s with 400 naming the field, writing nothing', async (_name, change, path) => {
     const g = await fixture();
-    const response = await importReviews(g.key, { data: [{ product: 'shirt', customer: g.alice.email, rating: 5, ...change }] });
+    const response = await importReviews(g.key, {
+      data: [{ product: 'shirt', customer: g.alice.email, rating: 5, ...change }],
+    });
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json().error.code).toBe('VALIDATION_ERROR');
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
@@ -260,9 +365,16 @@ describe('POST /v1/reviews/import', () => {
   it('refuses repeated remoteIds, two rows of one customer and product without remoteId, a missing rating, malformed bodies and more than 1,000 rows', async () => {
     const g = await fixture();
     const row = { product: 'shirt', customer: g.alice.email, rating: 5 };
-    const repeated = await importReviews(g.key, { data: [{ ...row, remoteId: 'x' }, { ...row, remoteId: 'x' }] });
+    const repeated = await importReviews(g.key, {
+      data: [
+        { ...row, remoteId: 'x' },
+        { ...row, remoteId: 'x' },
+      ],
+    });
     expect(repeated.statusCode).toBe(400);
-    expect(repeated.json().error.details).toEqual([{ path: 'body.data[1].remoteId', message: 'repeats body.data[0].remoteId' }]);
+    expect(repeated.json().error.details).toEqual([
+      { path: 'body.data[1].remoteId', message: 'repeats body.data[0].remoteId' },
+    ]);
     const sameAuthor = await importReviews(g.key, { data: [row, { ...row, product: g.products.shirt.id, rating: 1 }] });
     expect(sameAuthor.statusCode).toBe(400);
     expect(sameAuthor.json().error.details[0].path).toBe('body.data[1]');
@@ -270,9 +382,17 @@ describe('POST /v1/reviews/import', () => {
     expect(noRating.statusCode).toBe(400);
     expect((await importReviews(g.key, { data: {} })).statusCode).toBe(400);
     expect((await importReviews(g.key, { rows: [] })).statusCode).toBe(400);
-    const malformed = await t.request({ method: 'POST', url: '/v1/reviews/import', key: g.key, body: '{"data": [', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/v1/reviews/import',
+      key: g.key,
+      body: '{"data": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.statusCode).toBe(400);
-    const tooMany = await importReviews(g.key, { data: Array.from({ length: 1001 }, (_, i) => ({ ...row, remoteId: `r${i}` })) });
+    const tooMany = await importReviews(g.key, {
+      data: Array.from({ length: 1001 }, (_, i) => ({ ...row, remoteId: `r${i}` })),
+    });
     expect(tooMany.statusCode).toBe(413);
     expect((await get(g.key, '/v1/reviews')).data).toEqual([]);
   });
@@ -292,7 +412,11 @@ describe('POST /v1/reviews/import', () => {
     const { result: second, events } = await eventsDuring(g.org, () => imported(g.key, { data }));
     expect(second.data.map((review) => review.id)).toEqual(first.data.map((review) => review.id));
     expect(events).toEqual([]);
-    const count = await db().selectFrom('reviews').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', g.org).executeTakeFirstOrThrow();
+    const count = await db()
+      .selectFrom('reviews')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', g.org)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1000);
   });
 });
@@ -306,7 +430,8 @@ describe('GET /v1/reviews', () => {
     expect(response.statusCode, response.body).toBe(200);
     return response.json().data.map((review: { id: string }) => review.id) as string[];
   };
-  const idsWhere = (predicate: (review: any, index: number) => boolean) => reviews.filter(predicate).map((review) => review.id);
+  const idsWhere = (predicate: (review: any, index: number) => boolean) =>
+    reviews.filter(predicate).map((review) => review.id);
   const sameSet = (a: string[], b: string[]) => expect([...a].sort()).toEqual([...b].sort());
 
   beforeAll(async () => {
@@ -328,56 +453,111 @@ describe('GET /v1/reviews', () => {
       createdAt: i === 9 ? '2025-01-09T00:00:00Z' : `2025-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`,
     }));
     reviews = (await imported(f.key, { data })).data;
-    await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5, title: 'Title 1', published: true }] });
+    await imported(other.key, {
+      data: [{ product: 'shirt', customer: other.alice.email, rating: 5, title: 'Title 1', published: true }],
+    });
   });
 
   it('lists newest first by default, base records only, with ties on createdAt broken by id', async () => {
     const body = await get(f.key, '/v1/reviews');
     expect(body.nextCursor).toBeNull();
-    const expected = [...reviews].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+    const expected = [...reviews].sort((a, b) =>
+      a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+    );
     expect(body.data).toEqual(expected);
   });
 
-  it.each(['createdAt', '-createdAt', 'rating', '-rating', 'updatedAt', '-updatedAt'])('pages through every review sorted by %s', async (sort) => {
-    const descending = sort.startsWith('-');
-    const key = descending ? sort.slice(1) : sort;
-    const expected = [...reviews].sort((a, b) => {
-      const compare = a[key] === b[key] ? (a.id < b.id ? -1 : 1) : a[key] < b[key] ? -1 : 1;
-      return descending ? -compare : compare;
-    });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const response = await list({ sort, limit: '5', ...(cursor ? { cursor } : {}) });
-      expect(response.statusCode, response.body).toBe(200);
-      seen.push(...response.json().data.map((review: { id: string }) => review.id));
-      cursor = response.json().nextCursor;
-      pages++;
-    } while (cursor && pages < 10);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(expected.map((review) => review.id));
-  });
+  it.each(['createdAt', '-createdAt', 'rating', '-rating', 'updatedAt', '-updatedAt'])(
+    'pages through every review sorted by %s',
+    async (sort) => {
+      const descending = sort.startsWith('-');
+      const key = descending ? sort.slice(1) : sort;
+      const expected = [...reviews].sort((a, b) => {
+        const compare = a[key] === b[key] ? (a.id < b.id ? -1 : 1) : a[key] < b[key] ? -1 : 1;
+        return descending ? -compare : compare;
+      });
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const response = await list({ sort, limit: '5', ...(cursor ? { cursor } : {}) });
+        expect(response.statusCode, response.body).toBe(200);
+        seen.push(...response.json().data.map((review: { id: string }) => review.id));
+        cursor = response.json().nextCursor;
+        pages++;
+      } while (cursor && pages < 10);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(expected.map((review) => review.id));
+    },
+  );
 
   it('filters on every listed field', async () => {
-    sameSet(await ids({ filter: JSON.stringify({ productId: f.products.mug.id }) }), idsWhere((_, i) => i % 3 === 1));
-    sameSet(await ids({ filter: JSON.stringify({ customerId: f.alice.id }) }), idsWhere((_, i) => i % 2 === 1));
-    sameSet(await ids({ filter: JSON.stringify({ rating: { $gte: 4 } }) }), idsWhere((review) => review.rating >= 4));
-    sameSet(await ids({ filter: JSON.stringify({ rating: { $in: [1, 2] } }) }), idsWhere((review) => review.rating <= 2));
-    sameSet(await ids({ filter: JSON.stringify({ published: false }) }), idsWhere((_, i) => i % 3 === 2));
-    sameSet(await ids({ filter: JSON.stringify({ verifiedBuyer: true }) }), idsWhere((_, i) => i % 4 === 0));
+    sameSet(
+      await ids({ filter: JSON.stringify({ productId: f.products.mug.id }) }),
+      idsWhere((_, i) => i % 3 === 1),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ customerId: f.alice.id }) }),
+      idsWhere((_, i) => i % 2 === 1),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ rating: { $gte: 4 } }) }),
+      idsWhere((review) => review.rating >= 4),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ rating: { $in: [1, 2] } }) }),
+      idsWhere((review) => review.rating <= 2),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ published: false }) }),
+      idsWhere((_, i) => i % 3 === 2),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ verifiedBuyer: true }) }),
+      idsWhere((_, i) => i % 4 === 0),
+    );
     sameSet(await ids({ filter: JSON.stringify({ flagged: true }) }), [reviews[5].id]);
-    sameSet(await ids({ filter: JSON.stringify({ language: 'en' }) }), idsWhere((_, i) => i % 2 === 1));
-    sameSet(await ids({ filter: JSON.stringify({ language: null }) }), idsWhere((_, i) => i % 2 === 0 && i !== 2));
-    sameSet(await ids({ filter: JSON.stringify({ 'metadata.source': 'csv' }) }), idsWhere((_, i) => i >= 6));
-    sameSet(await ids({ filter: JSON.stringify({ createdAt: { $gte: '2025-01-10T00:00:00Z' } }) }), idsWhere((_, i) => i >= 10 - 1 && i !== 9));
-    sameSet(await ids({ filter: JSON.stringify({ updatedAt: { $lt: '2025-01-03T00:00:00Z' } }) }), [reviews[0].id, reviews[1].id]);
-    sameSet(await ids({ filter: JSON.stringify({ id: { $in: [reviews[0].id, reviews[3].id] } }) }), [reviews[0].id, reviews[3].id]);
+    sameSet(
+      await ids({ filter: JSON.stringify({ language: 'en' }) }),
+      idsWhere((_, i) => i % 2 === 1),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ language: null }) }),
+      idsWhere((_, i) => i % 2 === 0 && i !== 2),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ 'metadata.source': 'csv' }) }),
+      idsWhere((_, i) => i >= 6),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ createdAt: { $gte: '2025-01-10T00:00:00Z' } }) }),
+      idsWhere((_, i) => i >= 10 - 1 && i !== 9),
+    );
+    sameSet(await ids({ filter: JSON.stringify({ updatedAt: { $lt: '2025-01-03T00:00:00Z' } }) }), [
+      reviews[0].id,
+      reviews[1].id,
+    ]);
+    sameSet(await ids({ filter: JSON.stringify({ id: { $in: [reviews[0].id, reviews[3].id] } }) }), [
+      reviews[0].id,
+      reviews[3].id,
+    ]);
     sameSet(await ids({ filter: JSON.stringify({ remoteId: 'L-7' }) }), [reviews[7].id]);
-    sameSet(await ids({ filter: JSON.stringify({ 'customer.email': { $startsWith: 'BOB@' } }) }), idsWhere((_, i) => i % 2 === 0));
-    sameSet(await ids({ filter: JSON.stringify({ 'customer.id': f.bob.id }) }), idsWhere((_, i) => i % 2 === 0));
-    sameSet(await ids({ filter: JSON.stringify({ 'product.slug': 'hat' }) }), idsWhere((_, i) => i % 3 === 2));
-    sameSet(await ids({ filter: JSON.stringify({ 'product.title': { $contains: 'linen' } }) }), idsWhere((_, i) => i % 3 === 0));
+    sameSet(
+      await ids({ filter: JSON.stringify({ 'customer.email': { $startsWith: 'BOB@' } }) }),
+      idsWhere((_, i) => i % 2 === 0),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ 'customer.id': f.bob.id }) }),
+      idsWhere((_, i) => i % 2 === 0),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ 'product.slug': 'hat' }) }),
+      idsWhere((_, i) => i % 3 === 2),
+    );
+    sameSet(
+      await ids({ filter: JSON.stringify({ 'product.title': { $contains: 'linen' } }) }),
+      idsWhere((_, i) => i % 3 === 0),
+    );
     sameSet(
       await ids({ filter: JSON.stringify({ $or: [{ rating: 1 }, { flagged: true }], published: true }) }),
       idsWhere((review) => (review.rating === 1 || review.flagged) && review.published),
@@ -387,21 +567,45 @@ describe('GET /v1/reviews', () => {
   it('searches title, body and the customer email case-insensitively, ANDed with the filter', async () => {
     sameSet(await ids({ search: 'runs small' }), [reviews[4].id]);
     sameSet(await ids({ search: 'ZIPPER' }), [reviews[7].id]);
-    sameSet(await ids({ search: 'bob@example' }), idsWhere((_, i) => i % 2 === 0));
+    sameSet(
+      await ids({ search: 'bob@example' }),
+      idsWhere((_, i) => i % 2 === 0),
+    );
     sameSet(await ids({ search: 'Title 1' }), [reviews[1].id, reviews[10].id, reviews[11].id]);
-    sameSet(await ids({ search: 'bob@', filter: JSON.stringify({ rating: 5 }) }), idsWhere((review, i) => i % 2 === 0 && review.rating === 5));
+    sameSet(
+      await ids({ search: 'bob@', filter: JSON.stringify({ rating: 5 }) }),
+      idsWhere((review, i) => i % 2 === 0 && review.rating === 5),
+    );
     sameSet(await ids({ search: '100%_' }), []);
   });
 
   it('includes product and customer with exact shapes, on the list and on GET /reviews/{id}', async () => {
-    const body = await get(f.key, `/v1/reviews?include=product,customer&filter=${encodeURIComponent(JSON.stringify({ id: reviews[0].id }))}`);
+    const body = await get(
+      f.key,
+      `/v1/reviews?include=product,customer&filter=${encodeURIComponent(JSON.stringify({ id: reviews[0].id }))}`,
+    );
     const [review] = body.data;
     expect(review.product).toEqual(await get(f.key, `/v1/products/${f.products.shirt.id}`));
     expect(review.customer).toEqual({
-      id: f.bob.id, email: 'Bob@Example.com', phone: null, firstName: null, lastName: null, country: null, birthday: null, metadata: {}, notes: null,
-      emailOptOut: false, emailOptOutAt: null, emailOptOutSource: null, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS),
+      id: f.bob.id,
+      email: 'Bob@Example.com',
+      phone: null,
+      firstName: null,
+      lastName: null,
+      country: null,
+      birthday: null,
+      metadata: {},
+      notes: null,
+      emailOptOut: false,
+      emailOptOutAt: null,
+      emailOptOutSource: null,
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: expect.stringMatching(ISO_MS),
     });
-    expect(await get(f.key, `/v1/reviews/${reviews[0].id}?include=customer`)).toEqual({ ...reviews[0], customer: review.customer });
+    expect(await get(f.key, `/v1/reviews/${reviews[0].id}?include=customer`)).toEqual({
+      ...reviews[0],
+      customer: review.customer,
+    });
     expect(await get(f.key, `/v1/reviews/${reviews[0].id}`)).toEqual(reviews[0]);
   });
 
@@ -428,7 +632,9 @@ describe('GET /v1/reviews', () => {
 
   it("never shows another organization's reviews: lists exclude them and GET answers 404", async () => {
     const other = await fixture();
-    const [theirs] = (await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5 }] })).data;
+    const [theirs] = (
+      await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5 }] })
+    ).data;
     expect((await ids({})).includes(theirs.id)).toBe(false);
     expect((await t.request({ url: `/v1/reviews/${theirs.id}`, key: f.key })).statusCode).toBe(404);
     expect((await t.request({ url: `/v1/reviews/${uuidv7()}`, key: f.key })).statusCode).toBe(404);
@@ -440,7 +646,11 @@ describe('PATCH /v1/reviews/{id}', () => {
   it('an unpublished review published later sends review.created, then review.updated with published true', async () => {
     const f = await fixture();
     const { result, events } = await eventsDuring(f.org, async () => {
-      const [review] = (await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 4, title: 'Hidden at first' }] })).data;
+      const [review] = (
+        await imported(f.key, {
+          data: [{ product: 'shirt', customer: f.alice.email, rating: 4, title: 'Hidden at first' }],
+        })
+      ).data;
       const response = await patch(f.key, review.id, { published: true });
       expect(response.statusCode, response.body).toBe(200);
       return { review, published: response.json() };
@@ -456,10 +666,17 @@ describe('PATCH /v1/reviews/{id}', () => {
 
   it('sets flagged and replaces metadata; a PATCH that changes nothing writes nothing and sends no event', async () => {
     const f = await fixture();
-    const [review] = (await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 4, metadata: { a: '1', b: '2' } }] })).data;
+    const [review] = (
+      await imported(f.key, {
+        data: [{ product: 'shirt', customer: f.alice.email, rating: 4, metadata: { a: '1', b: '2' } }],
+      })
+    ).data;
     const changed = await patch(f.key, review.id, { flagged: true, metadata: { c: '3' } });
     expect(changed.json()).toMatchObject({ flagged: true, metadata: { c: '3' }, published: false });
-    const { result, events } = await eventsDuring(f.org, async () => [await patch(f.key, review.id, {}), await patch(f.key, review.id, { flagged: true, metadata: { c: '3' } })]);
+    const { result, events } = await eventsDuring(f.org, async () => [
+      await patch(f.key, review.id, {}),
+      await patch(f.key, review.id, { flagged: true, metadata: { c: '3' } }),
+    ]);
     expect(result.map((response) => response.json())).toEqual([changed.json(), changed.json()]);
     expect(events).toEqual([]);
   });
@@ -468,12 +685,24 @@ describe('PATCH /v1/reviews/{id}', () => {
     const f = await fixture();
     const other = await fixture();
     const [review] = (await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 4 }] })).data;
-    for (const body of [{ rating: 1 }, { title: 'x' }, { published: 'yes' }, { metadata: { a: 1 } }, { productId: null }]) {
+    for (const body of [
+      { rating: 1 },
+      { title: 'x' },
+      { published: 'yes' },
+      { metadata: { a: 1 } },
+      { productId: null },
+    ]) {
       const response = await patch(f.key, review.id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.code).toBe('VALIDATION_ERROR');
     }
-    const malformed = await t.request({ method: 'PATCH', url: `/v1/reviews/${review.id}`, key: f.key, body: '{"published":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.request({
+      method: 'PATCH',
+      url: `/v1/reviews/${review.id}`,
+      key: f.key,
+      body: '{"published":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.statusCode).toBe(400);
     const foreign = await patch(other.key, review.id, { published: true });
     expect(foreign.statusCode).toBe(404);
@@ -488,10 +717,14 @@ describe('DELETE /v1/reviews/{id}', () => {
   it('returns the deleted review and records review.deleted; a second delete and a foreign delete are 404', async () => {
     const f = await fixture();
     const other = await fixture();
-    const [review] = (await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 4, published: true }] })).data;
+    const [review] = (
+      await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 4, published: true }] })
+    ).data;
     const foreign = await t.request({ method: 'DELETE', url: `/v1/reviews/${review.id}`, key: other.key });
     expect(foreign.statusCode).toBe(404);
-    const { result, events } = await eventsDuring(f.org, () => t.request({ method: 'DELETE', url: `/v1/reviews/${review.id}`, key: f.key }));
+    const { result, events } = await eventsDuring(f.org, () =>
+      t.request({ method: 'DELETE', url: `/v1/reviews/${review.id}`, key: f.key }),
+    );
     expect(result.statusCode).toBe(200);
     expect(result.json()).toEqual(review);
     expect(events).toEqual([{ name: 'review.deleted', payload: review }]);
@@ -504,17 +737,33 @@ describe('PATCH /v1/reviews/bulk-update', () => {
   it('publishes, flags and edits metadata of the selected reviews only, with review.updated for each review that changed', async () => {
     const f = await fixture();
     const other = await fixture();
-    const mine = (await imported(f.key, {
-      data: [
-        { product: 'shirt', customer: f.alice.email, remoteId: 'b1', rating: 5, metadata: { drop: 'x', keep: 'y' } },
-        { product: 'mug', customer: f.alice.email, remoteId: 'b2', rating: 4, published: true, metadata: { batch: '7' } },
-        { product: 'hat', customer: f.bob.email, remoteId: 'b3', rating: 1 },
-      ],
-    })).data;
-    const [theirs] = (await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5 }] })).data;
+    const mine = (
+      await imported(f.key, {
+        data: [
+          { product: 'shirt', customer: f.alice.email, remoteId: 'b1', rating: 5, metadata: { drop: 'x', keep: 'y' } },
+          {
+            product: 'mug',
+            customer: f.alice.email,
+            remoteId: 'b2',
+            rating: 4,
+            published: true,
+            metadata: { batch: '7' },
+          },
+          { product: 'hat', customer: f.bob.email, remoteId: 'b3', rating: 1 },
+        ],
+      })
+    ).data;
+    const [theirs] = (
+      await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5 }] })
+    ).data;
     const filter = encodeURIComponent(JSON.stringify({ rating: { $gte: 4 } }));
     const { result, events } = await eventsDuring(f.org, () =>
-      t.request({ method: 'PATCH', url: `/v1/reviews/bulk-update?filter=${filter}`, key: f.key, body: { published: true, addMetadata: { batch: '7' }, removeMetadataKeys: ['drop'] } }),
+      t.request({
+        method: 'PATCH',
+        url: `/v1/reviews/bulk-update?filter=${filter}`,
+        key: f.key,
+        body: { published: true, addMetadata: { batch: '7' }, removeMetadataKeys: ['drop'] },
+      }),
     );
     expect(result.statusCode, result.body).toBe(200);
     // Two selected; the second was already published with that metadata, so only the first changed.
@@ -527,26 +776,57 @@ describe('PATCH /v1/reviews/bulk-update', () => {
     expect(await get(other.key, `/v1/reviews/${theirs.id}`)).toEqual(theirs);
 
     // search selects too (customer email), ANDed with the filter; no filter means all.
-    const searched = await t.request({ method: 'PATCH', url: '/v1/reviews/bulk-update?search=bob%40example', key: f.key, body: { flagged: true } });
+    const searched = await t.request({
+      method: 'PATCH',
+      url: '/v1/reviews/bulk-update?search=bob%40example',
+      key: f.key,
+      body: { flagged: true },
+    });
     expect(searched.json()).toEqual({ count: 1 });
     expect((await get(f.key, `/v1/reviews/${mine[2].id}`)).flagged).toBe(true);
-    const all = await t.request({ method: 'PATCH', url: '/v1/reviews/bulk-update', key: f.key, body: { published: false } });
+    const all = await t.request({
+      method: 'PATCH',
+      url: '/v1/reviews/bulk-update',
+      key: f.key,
+      body: { published: false },
+    });
     expect(all.json()).toEqual({ count: 3 });
-    expect((await get(f.key, '/v1/reviews')).data.map((review: { published: boolean }) => review.published)).toEqual([false, false, false]);
+    expect((await get(f.key, '/v1/reviews')).data.map((review: { published: boolean }) => review.published)).toEqual([
+      false,
+      false,
+      false,
+    ]);
     expect((await get(other.key, `/v1/reviews/${theirs.id}`)).published).toBe(false);
   });
 
   it('refuses an empty body, store or unknown fields, a bad filter and a merge past 50 keys, changing nothing', async () => {
     const f = await fixture();
-    const [review] = (await imported(f.key, { data: [{ product: 'shirt', customer: f.alice.email, rating: 5, metadata: Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`k${i}`, 'v'])) }] })).data;
+    const [review] = (
+      await imported(f.key, {
+        data: [
+          {
+            product: 'shirt',
+            customer: f.alice.email,
+            rating: 5,
+            metadata: Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`k${i}`, 'v'])),
+          },
+        ],
+      })
+    ).data;
     const bulk = (url: string, body: unknown) => t.request({ method: 'PATCH', url, key: f.key, body });
     expect((await bulk('/v1/reviews/bulk-update', {})).statusCode).toBe(400);
     const storeField = await bulk('/v1/reviews/bulk-update', { rating: 1 });
     expect(storeField.statusCode).toBe(400);
     expect(storeField.json().error.details[0].path).toBe('body.rating');
     expect((await bulk('/v1/reviews/bulk-update', { addTags: ['x'] })).statusCode).toBe(400);
-    expect((await bulk(`/v1/reviews/bulk-update?filter=${encodeURIComponent('{"title":"x"}')}`, { flagged: true })).statusCode).toBe(400);
-    const overfull = await bulk('/v1/reviews/bulk-update', { published: true, addMetadata: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`n${i}`, 'v'])) });
+    expect(
+      (await bulk(`/v1/reviews/bulk-update?filter=${encodeURIComponent('{"title":"x"}')}`, { flagged: true }))
+        .statusCode,
+    ).toBe(400);
+    const overfull = await bulk('/v1/reviews/bulk-update', {
+      published: true,
+      addMetadata: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`n${i}`, 'v'])),
+    });
     expect(overfull.statusCode).toBe(400);
     expect(overfull.json().error.details[0].path).toBe('body.addMetadata');
     expect(await get(f.key, `/v1/reviews/${review.id}`)).toEqual(review);
@@ -555,25 +835,42 @@ describe('PATCH /v1/reviews/bulk-update', () => {
 
 describe('DELETE /v1/products/{id} and its reviews', () => {
   async function seed(f: Fixture) {
-    return (await imported(f.key, {
-      data: [
-        { product: 'shirt', customer: f.alice.email, rating: 5, published: true },
-        { product: 'shirt', customer: f.bob.email, rating: 2 },
-        { product: 'mug', customer: f.alice.email, rating: 4, published: true },
-      ],
-    })).data;
+    return (
+      await imported(f.key, {
+        data: [
+          { product: 'shirt', customer: f.alice.email, rating: 5, published: true },
+          { product: 'shirt', customer: f.bob.email, rating: 2 },
+          { product: 'mug', customer: f.alice.email, rating: 4, published: true },
+        ],
+      })
+    ).data;
   }
 
   it('unlinks and unpublishes the reviews, sending review.updated for each before product.deleted', async () => {
     const f = await fixture();
     const [loved, hidden, bystander] = await seed(f);
-    const { result, events } = await eventsDuring(f.org, () => t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }));
+    const { result, events } = await eventsDuring(f.org, () =>
+      t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }),
+    );
     expect(result.statusCode).toBe(200);
     const unlinked = [await get(f.key, `/v1/reviews/${loved.id}`), await get(f.key, `/v1/reviews/${hidden.id}`)];
-    expect(unlinked.map((review) => [review.productId, review.published])).toEqual([[null, false], [null, false]]);
-    expect(unlinked[0]).toEqual({ ...loved, productId: null, published: false, updatedAt: expect.stringMatching(ISO_MS) });
+    expect(unlinked.map((review) => [review.productId, review.published])).toEqual([
+      [null, false],
+      [null, false],
+    ]);
+    expect(unlinked[0]).toEqual({
+      ...loved,
+      productId: null,
+      published: false,
+      updatedAt: expect.stringMatching(ISO_MS),
+    });
     expect(events.map((event) => event.name)).toEqual(['review.updated', 'review.updated', 'product.deleted']);
-    expect(events.slice(0, 2).map((event) => event.payload).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(unlinked.sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(
+      events
+        .slice(0, 2)
+        .map((event) => event.payload)
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    ).toEqual(unlinked.sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect(await get(f.key, `/v1/reviews/${bystander.id}`)).toEqual(bystander);
     expect(await get(f.key, `/v1/reviews/${loved.id}?include=product`)).toMatchObject({ product: null });
     // An unlinked review is found by productId null, and can still be edited and deleted.
@@ -585,9 +882,16 @@ describe('DELETE /v1/products/{id} and its reviews', () => {
     const f = await fixture();
     await db().updateTable('organizations').set({ cascade_delete_reviews: true }).where('id', '=', f.org).execute();
     const [loved, hidden, bystander] = await seed(f);
-    const { events } = await eventsDuring(f.org, () => t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }));
+    const { events } = await eventsDuring(f.org, () =>
+      t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }),
+    );
     expect(events.map((event) => event.name)).toEqual(['review.deleted', 'review.deleted', 'product.deleted']);
-    expect(events.slice(0, 2).map((event) => event.payload).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([loved, hidden].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(
+      events
+        .slice(0, 2)
+        .map((event) => event.payload)
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    ).toEqual([loved, hidden].sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect((await t.request({ url: `/v1/reviews/${loved.id}`, key: f.key })).statusCode).toBe(404);
     expect((await get(f.key, '/v1/reviews')).data).toEqual([bystander]);
   });
@@ -603,7 +907,9 @@ describe('DELETE /v1/customers/{id} and their reviews', () => {
         { product: 'shirt', customer: f.bob.email, rating: 4, title: 'Good', body: 'Soft linen.', published: true },
       ],
     });
-    const { result, events } = await eventsDuring(f.org, () => t.request({ method: 'DELETE', url: `/v1/customers/${f.alice.id}`, key: f.key }));
+    const { result, events } = await eventsDuring(f.org, () =>
+      t.request({ method: 'DELETE', url: `/v1/customers/${f.alice.id}`, key: f.key }),
+    );
     expect(result.statusCode, result.body).toBe(200);
     expect(events.map((event) => event.name)).toEqual(['review.deleted', 'review.deleted', 'customer.deleted']);
     expect(events.slice(0, 2).every((event) => event.payload.customerId === f.alice.id)).toBe(true);
@@ -639,19 +945,25 @@ describe('permissions and costs', () => {
     // The smallest ceiling is 10 tokens, refilled at 1 every 6 seconds: what a request leaves shows its cost.
     const full = async () => {
       const who = await t.tenant();
-      await db().updateTable('organizations').set({ api_requests_per_minute: 10 }).where('id', '=', who.organization.id).execute();
+      await db()
+        .updateTable('organizations')
+        .set({ api_requests_per_minute: 10 })
+        .where('id', '=', who.organization.id)
+        .execute();
       return who.key;
     };
     const afterImport = await full();
     expect((await importReviews(afterImport, { data: [] })).statusCode).toBe(200);
     expect((await t.request({ url: '/v1/reviews', key: afterImport })).statusCode).toBe(429);
     const afterBulk = await full();
-    const bulk = () => t.request({ method: 'PATCH', url: '/v1/reviews/bulk-update', key: afterBulk, body: { flagged: true } });
+    const bulk = () =>
+      t.request({ method: 'PATCH', url: '/v1/reviews/bulk-update', key: afterBulk, body: { flagged: true } });
     expect((await bulk()).json()).toEqual({ count: 0 });
     expect((await bulk()).statusCode).toBe(200);
     expect((await t.request({ url: '/v1/reviews', key: afterBulk })).statusCode).toBe(429);
     const afterReads = await full();
-    for (let i = 0; i < 10; i++) expect((await t.request({ url: '/v1/reviews', key: afterReads })).statusCode).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await t.request({ url: '/v1/reviews', key: afterReads })).statusCode).toBe(200);
     expect((await t.request({ url: '/v1/reviews', key: afterReads })).statusCode).toBe(429);
   });
 });

@@ -64,10 +64,22 @@ const idsOf = (body: { data: SiteRecord[] }) => body.data.map((site) => site.id)
 
 async function insertOrder(organizationId: string, siteId: string): Promise<void> {
   const customerId = uuidv7();
-  await db().insertInto('customers').values({ organization_id: organizationId, id: customerId, email: `${customerId}@example.com`, metadata: '{}' }).execute();
+  await db()
+    .insertInto('customers')
+    .values({ organization_id: organizationId, id: customerId, email: `${customerId}@example.com`, metadata: '{}' })
+    .execute();
   await db()
     .insertInto('orders')
-    .values({ organization_id: organizationId, id: uuidv7(), site_id: siteId, customer_id: customerId, remote_id: uuidv7(), number: '#1', currency_code: 'USD', metadata: '{}' })
+    .values({
+      organization_id: organizationId,
+      id: uuidv7(),
+      site_id: siteId,
+      customer_id: customerId,
+      remote_id: uuidv7(),
+      number: '#1',
+      currency_code: 'USD',
+      metadata: '{}',
+    })
     .execute();
 }
 
@@ -75,7 +87,12 @@ describe('POST /v1/sites', () => {
   it('creates a site from the data form with defaults, answers 201 and records site.created with the same record', async () => {
     const tenant = await t.tenant();
     const before = Date.now();
-    const response = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: { name: 'Main shop', domain: 'Shop.Example.com' } } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { data: { name: 'Main shop', domain: 'Shop.Example.com' } },
+    });
     expect(response.statusCode).toBe(201);
     const site = response.json();
     expect(site).toEqual({
@@ -103,7 +120,12 @@ describe('POST /v1/sites', () => {
       body: { name: 'EU store', domain: 'eu.example.com', platform: 'shopify', currencyCode: 'EUR' },
     });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ name: 'EU store', domain: 'eu.example.com', platform: 'shopify', currencyCode: 'EUR' });
+    expect(response.json()).toMatchObject({
+      name: 'EU store',
+      domain: 'eu.example.com',
+      platform: 'shopify',
+      currencyCode: 'EUR',
+    });
   });
 
   it('refuses data together with top-level fields', async () => {
@@ -115,25 +137,41 @@ describe('POST /v1/sites', () => {
       body: { data: { name: 'A', domain: 'a.example.com' }, name: 'B' },
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.name', message: 'must not be sent together with body.data' }] });
+    expect(response.json().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.name', message: 'must not be sent together with body.data' }],
+    });
     expect(response.json().error.message).toMatch(/either inside body\.data or at the top level/);
     expect(await eventsOf(tenant.organization.id)).toEqual([]);
   });
 
   it('requires name and domain, naming the path of the form used', async () => {
     const tenant = await t.tenant();
-    const wrapped = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: { platform: 'x' } } });
+    const wrapped = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { data: { platform: 'x' } },
+    });
     expect(wrapped.statusCode).toBe(400);
     expect(wrapped.json().error.details).toEqual([
       { path: 'body.data.name', message: 'is required' },
       { path: 'body.data.domain', message: 'is required' },
     ]);
-    const unwrapped = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { name: 'Only name' } });
+    const unwrapped = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { name: 'Only name' },
+    });
     expect(unwrapped.statusCode).toBe(400);
     expect(unwrapped.json().error.details).toEqual([{ path: 'body.domain', message: 'is required' }]);
     const empty = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: {} });
     expect(empty.statusCode).toBe(400);
-    expect(empty.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['body.name', 'body.domain']);
+    expect(empty.json().error.details.map((detail: { path: string }) => detail.path)).toEqual([
+      'body.name',
+      'body.domain',
+    ]);
     const none = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key });
     expect(none.statusCode).toBe(400);
     expect((await list(tenant, '')).data).toEqual([]);
@@ -162,7 +200,12 @@ describe('POST /v1/sites', () => {
 
   it('refuses an unknown top-level field and a data value that is not an object', async () => {
     const tenant = await t.tenant();
-    const unknown = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: { name: 'A', domain: 'a.example.com' }, extra: 1 } });
+    const unknown = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { data: { name: 'A', domain: 'a.example.com' }, extra: 1 },
+    });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.details).toContainEqual({ path: 'body.extra', message: 'is not a known field' });
     const notObject = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: 'site' } });
@@ -173,7 +216,12 @@ describe('POST /v1/sites', () => {
   it('refuses a domain already used in the organization, case-insensitively, with 409 naming it', async () => {
     const tenant = await t.tenant();
     await createSite(tenant, { name: 'A', domain: 'shop.example.com' });
-    const clash = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { name: 'B', domain: 'SHOP.example.COM' } });
+    const clash = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { name: 'B', domain: 'SHOP.example.COM' },
+    });
     expect(clash.statusCode).toBe(409);
     expect(clash.json().error.code).toBe('CONFLICT');
     expect(clash.json().error.message).toContain('"SHOP.example.COM"');
@@ -208,7 +256,12 @@ describe('PATCH /v1/sites/{id}', () => {
   it('changes the given fields, keeps the others and records site.updated with the response', async () => {
     const tenant = await t.tenant();
     const site = await createSite(tenant, { name: 'A', domain: 'a.example.com', platform: 'shopify' });
-    const response = await t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: tenant.key, body: { name: 'Renamed', currencyCode: 'GBP' } });
+    const response = await t.request({
+      method: 'PATCH',
+      url: `/v1/sites/${site.id}`,
+      key: tenant.key,
+      body: { name: 'Renamed', currencyCode: 'GBP' },
+    });
     expect(response.statusCode).toBe(200);
     const updated = response.json();
     expect(updated).toEqual({ ...site, name: 'Renamed', currencyCode: 'GBP', updatedAt: expect.stringMatching(ISO) });
@@ -216,11 +269,26 @@ describe('PATCH /v1/sites/{id}', () => {
     const events = await eventsOf(tenant.organization.id, 'site.updated');
     expect(events.map((event) => event.payload)).toEqual([updated]);
 
-    const wrapped = await t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: tenant.key, body: { data: { domain: 'B.example.com', platform: 'woocommerce' } } });
+    const wrapped = await t.request({
+      method: 'PATCH',
+      url: `/v1/sites/${site.id}`,
+      key: tenant.key,
+      body: { data: { domain: 'B.example.com', platform: 'woocommerce' } },
+    });
     expect(wrapped.statusCode).toBe(200);
-    expect(wrapped.json()).toMatchObject({ name: 'Renamed', domain: 'B.example.com', platform: 'woocommerce', currencyCode: 'GBP' });
+    expect(wrapped.json()).toMatchObject({
+      name: 'Renamed',
+      domain: 'B.example.com',
+      platform: 'woocommerce',
+      currencyCode: 'GBP',
+    });
     // Its own domain in another case is no clash.
-    const recased = await t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: tenant.key, body: { domain: 'b.example.com' } });
+    const recased = await t.request({
+      method: 'PATCH',
+      url: `/v1/sites/${site.id}`,
+      key: tenant.key,
+      body: { domain: 'b.example.com' },
+    });
     expect(recased.statusCode).toBe(200);
     expect(recased.json().domain).toBe('b.example.com');
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json()).toEqual(recased.json());
@@ -230,7 +298,12 @@ describe('PATCH /v1/sites/{id}', () => {
     const tenant = await t.tenant();
     const first = await createSite(tenant, { name: 'A', domain: 'a.example.com' });
     const second = await createSite(tenant, { name: 'B', domain: 'b.example.com' });
-    const response = await t.request({ method: 'PATCH', url: `/v1/sites/${second.id}`, key: tenant.key, body: { domain: 'A.EXAMPLE.COM', name: 'changed' } });
+    const response = await t.request({
+      method: 'PATCH',
+      url: `/v1/sites/${second.id}`,
+      key: tenant.key,
+      body: { domain: 'A.EXAMPLE.COM', name: 'changed' },
+    });
     expect(response.statusCode).toBe(409);
     expect(response.json().error.message).toContain('"A.EXAMPLE.COM"');
     expect((await t.request({ url: `/v1/sites/${second.id}`, key: tenant.key })).json()).toEqual(second);
@@ -255,7 +328,12 @@ describe('PATCH /v1/sites/{id}', () => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
     }
-    const foreign = await t.request({ method: 'PATCH', url: `/v1/sites/${site.id}`, key: stranger.key, body: { name: 'hijack' } });
+    const foreign = await t.request({
+      method: 'PATCH',
+      url: `/v1/sites/${site.id}`,
+      key: stranger.key,
+      body: { name: 'hijack' },
+    });
     expect(foreign.statusCode).toBe(404);
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json()).toEqual(site);
     expect(await eventsOf(stranger.organization.id)).toEqual([]);
@@ -270,7 +348,10 @@ describe('DELETE /v1/sites/{id}', () => {
     const site = await createSite(tenant, { name: 'A', domain: 'a.example.com' });
     const kept = await createSite(tenant, { name: 'B', domain: 'b.example.com' });
     const productId = uuidv7();
-    await db().insertInto('products').values({ organization_id: organizationId, id: productId, slug: 'lamp', metadata: '{}' }).execute();
+    await db()
+      .insertInto('products')
+      .values({ organization_id: organizationId, id: productId, slug: 'lamp', metadata: '{}' })
+      .execute();
     await db()
       .insertInto('product_sites')
       .values([
@@ -283,9 +364,15 @@ describe('DELETE /v1/sites/{id}', () => {
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(site);
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).statusCode).toBe(404);
-    const links = await db().selectFrom('product_sites').select('site_id').where('organization_id', '=', organizationId).execute();
+    const links = await db()
+      .selectFrom('product_sites')
+      .select('site_id')
+      .where('organization_id', '=', organizationId)
+      .execute();
     expect(links).toEqual([{ site_id: kept.id }]);
-    expect(await db().selectFrom('products').select('id').where('organization_id', '=', organizationId).execute()).toEqual([{ id: productId }]);
+    expect(
+      await db().selectFrom('products').select('id').where('organization_id', '=', organizationId).execute(),
+    ).toEqual([{ id: productId }]);
     const events = await eventsOf(organizationId, 'site.deleted');
     expect(events.map((event) => event.payload)).toEqual([site]);
     expect((await t.request({ method: 'DELETE', url: `/v1/sites/${site.id}`, key: tenant.key })).statusCode).toBe(404);
@@ -314,7 +401,9 @@ describe('DELETE /v1/sites/{id}', () => {
     const owner = await t.tenant();
     const stranger = await t.tenant();
     const site = await createSite(owner, { name: 'A', domain: 'a.example.com' });
-    expect((await t.request({ method: 'DELETE', url: `/v1/sites/${site.id}`, key: stranger.key })).statusCode).toBe(404);
+    expect((await t.request({ method: 'DELETE', url: `/v1/sites/${site.id}`, key: stranger.key })).statusCode).toBe(
+      404,
+    );
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: owner.key })).json()).toEqual(site);
     expect(await eventsOf(stranger.organization.id)).toEqual([]);
   });
@@ -325,11 +414,41 @@ describe('GET /v1/sites', () => {
   let stranger: Tenant;
   const sites: Record<string, SiteRecord> = {};
   const spec = [
-    { name: 'Delta', domain: 'delta.example.com', platform: 'shopify', currencyCode: 'USD', createdAt: '2026-01-01T00:00:00.000Z' },
-    { name: 'Alpha', domain: 'alpha.shop.io', platform: 'custom', currencyCode: 'EUR', createdAt: '2026-01-02T00:00:00.000Z' },
-    { name: 'Echo 100%', domain: 'echo.example.com', platform: 'woocommerce', currencyCode: 'GBP', createdAt: '2026-01-03T00:00:00.000Z' },
-    { name: 'Charlie_c', domain: 'charlie.example.org', platform: 'shopify', currencyCode: 'USD', createdAt: '2026-01-04T00:00:00.000Z' },
-    { name: 'Bravo', domain: 'bravo.example.com', platform: 'custom', currencyCode: 'JPY', createdAt: '2026-01-05T00:00:00.000Z' },
+    {
+      name: 'Delta',
+      domain: 'delta.example.com',
+      platform: 'shopify',
+      currencyCode: 'USD',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    },
+    {
+      name: 'Alpha',
+      domain: 'alpha.shop.io',
+      platform: 'custom',
+      currencyCode: 'EUR',
+      createdAt: '2026-01-02T00:00:00.000Z',
+    },
+    {
+      name: 'Echo 100%',
+      domain: 'echo.example.com',
+      platform: 'woocommerce',
+      currencyCode: 'GBP',
+      createdAt: '2026-01-03T00:00:00.000Z',
+    },
+    {
+      name: 'Charlie_c',
+      domain: 'charlie.example.org',
+      platform: 'shopify',
+      currencyCode: 'USD',
+      createdAt: '2026-01-04T00:00:00.000Z',
+    },
+    {
+      name: 'Bravo',
+      domain: 'bravo.example.com',
+      platform: 'custom',
+      currencyCode: 'JPY',
+      createdAt: '2026-01-05T00:00:00.000Z',
+    },
   ];
 
   beforeAll(async () => {
@@ -337,7 +456,9 @@ describe('GET /v1/sites', () => {
     stranger = await t.tenant();
     for (const { createdAt, ...data } of spec) {
       const site = await createSite(tenant, data);
-      await sql`update sites set created_at = ${createdAt}::timestamptz, updated_at = ${createdAt}::timestamptz where id = ${site.id}::uuid`.execute(db());
+      await sql`update sites set created_at = ${createdAt}::timestamptz, updated_at = ${createdAt}::timestamptz where id = ${site.id}::uuid`.execute(
+        db(),
+      );
       sites[data.name] = (await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json();
     }
     await createSite(stranger, { name: 'Alpha', domain: 'alpha.shop.io' });
@@ -345,7 +466,7 @@ describe('GET /v1/sites', () => {
 
   const id = (name: string) => sites[name]!.id;
 
-  it('lists newest first by default with exact records, only the organization\'s own', async () => {
+  it("lists newest first by default with exact records, only the organization's own", async () => {
     const body = await list(tenant, '');
     expect(body).toEqual({
       data: ['Bravo', 'Charlie_c', 'Echo 100%', 'Alpha', 'Delta'].map((name) => sites[name]),
@@ -384,7 +505,11 @@ describe('GET /v1/sites', () => {
     ['platform', { platform: 'shopify' }, ['Charlie_c', 'Delta']],
     ['platform $nin', { platform: { $nin: ['shopify', 'custom'] } }, ['Echo 100%']],
     ['currencyCode $ne', { currencyCode: { $ne: 'USD' } }, ['Bravo', 'Echo 100%', 'Alpha']],
-    ['createdAt $gte/$lt', { createdAt: { $gte: '2026-01-02T00:00:00Z', $lt: '2026-01-04T00:00:00Z' } }, ['Echo 100%', 'Alpha']],
+    [
+      'createdAt $gte/$lt',
+      { createdAt: { $gte: '2026-01-02T00:00:00Z', $lt: '2026-01-04T00:00:00Z' } },
+      ['Echo 100%', 'Alpha'],
+    ],
     ['createdAt with an offset', { createdAt: { $gt: '2026-01-04T03:00:00+02:00' } }, ['Bravo']],
     ['$or', { $or: [{ currencyCode: 'JPY' }, { name: 'Delta' }] }, ['Bravo', 'Delta']],
     ['$not', { $not: { platform: { $in: ['custom', 'shopify'] } } }, ['Echo 100%']],
@@ -401,7 +526,10 @@ describe('GET /v1/sites', () => {
     expect(idsOf(await list(tenant, `search=${encodeURIComponent('%')}`))).toEqual([id('Echo 100%')]);
     expect(idsOf(await list(tenant, 'search=_'))).toEqual([id('Charlie_c')]);
     expect(idsOf(await list(tenant, `search=${encodeURIComponent('\\')}`))).toEqual([]);
-    expect(idsOf(await list(tenant, `search=example&${filterQuery({ platform: 'shopify' })}`))).toEqual([id('Charlie_c'), id('Delta')]);
+    expect(idsOf(await list(tenant, `search=example&${filterQuery({ platform: 'shopify' })}`))).toEqual([
+      id('Charlie_c'),
+      id('Delta'),
+    ]);
     // The stranger's identical site is never found by this organization.
     expect(idsOf(await list(tenant, 'search=shop.io'))).toEqual([id('Alpha')]);
   });
@@ -412,7 +540,10 @@ describe('GET /v1/sites', () => {
     expect(paged.ids).toEqual(['Alpha', 'Bravo', 'Charlie_c', 'Delta'].map(id));
     const first = await list(tenant, `sort=name&limit=1&${filter}`);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const reused = await t.request({ url: `/v1/sites?sort=-name&limit=1&${filter}&cursor=${first.nextCursor}`, key: tenant.key });
+    const reused = await t.request({
+      url: `/v1/sites?sort=-name&limit=1&${filter}&cursor=${first.nextCursor}`,
+      key: tenant.key,
+    });
     expect(reused.statusCode).toBe(400);
     expect(reused.json().error.details[0].path).toBe('query.cursor');
   });
@@ -441,7 +572,9 @@ describe('GET /v1/sites', () => {
     // Found by the bad-input fuzzer: both pass the list engine's own checks, and PostgreSQL refused them.
     const first = await list(tenant, 'limit=1');
     const position = JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString());
-    const tampered = Buffer.from(JSON.stringify({ ...position, v: '9999-99-99T99:99:99.999999Z' })).toString('base64url');
+    const tampered = Buffer.from(JSON.stringify({ ...position, v: '9999-99-99T99:99:99.999999Z' })).toString(
+      'base64url',
+    );
     for (const query of [filterQuery({ createdAt: { $gt: '0000-01-01T00:00:00Z' } }), `limit=1&cursor=${tampered}`]) {
       const response = await t.request({ url: `/v1/sites?${query}`, key: tenant.key });
       expect(response.statusCode, query).toBe(400);
@@ -457,15 +590,27 @@ describe('permissions and costs', () => {
     const reader = await t.key(organization.id, ['sites:read']);
     const writer = await t.key(organization.id, ['sites:write']);
     const other = await t.key(organization.id, ['products:read']);
-    const create = await t.request({ method: 'POST', url: '/v1/sites', key: reader, body: { name: 'A', domain: 'a.example.com' } });
+    const create = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: reader,
+      body: { name: 'A', domain: 'a.example.com' },
+    });
     expect(create.statusCode).toBe(403);
     expect(create.json().error.message).toContain('sites:write');
-    const created = await t.request({ method: 'POST', url: '/v1/sites', key: writer, body: { name: 'A', domain: 'a.example.com' } });
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: writer,
+      body: { name: 'A', domain: 'a.example.com' },
+    });
     expect(created.statusCode).toBe(201);
     expect((await t.request({ url: '/v1/sites', key: reader })).json().data).toHaveLength(1);
     expect((await t.request({ url: '/v1/sites', key: writer })).statusCode).toBe(403);
     expect((await t.request({ url: `/v1/sites/${created.json().id}`, key: other })).statusCode).toBe(403);
-    expect((await t.request({ method: 'DELETE', url: `/v1/sites/${created.json().id}`, key: reader })).statusCode).toBe(403);
+    expect((await t.request({ method: 'DELETE', url: `/v1/sites/${created.json().id}`, key: reader })).statusCode).toBe(
+      403,
+    );
   });
 
   it('documents every site operation with its permission and a cost of 1', async () => {

@@ -21,7 +21,11 @@ const KINDS = [
   { kind: 'customer', path: '/v1/customer-tags', permission: 'customers', event: 'customerTag' },
 ] as const satisfies readonly { kind: TagKind; path: string; permission: string; event: string }[];
 
-const LINK = { product: ['product_tags', 'product_id'], order: ['order_tags', 'order_id'], customer: ['customer_tags', 'customer_id'] } as const;
+const LINK = {
+  product: ['product_tags', 'product_id'],
+  order: ['order_tags', 'order_id'],
+  customer: ['customer_tags', 'customer_id'],
+} as const;
 
 /** Creates `count` records of the kind directly in the database (orders need a site and a customer). */
 async function createRecords(kind: TagKind, organizationId: string, count: number): Promise<string[]> {
@@ -30,20 +34,44 @@ async function createRecords(kind: TagKind, organizationId: string, count: numbe
     const id = uuidv7();
     const suffix = `${index}-${id.slice(-8)}`;
     if (kind === 'product') {
-      await db().insertInto('products').values({ organization_id: organizationId, id, slug: `p-${suffix}`, title: `Product ${suffix}` }).execute();
+      await db()
+        .insertInto('products')
+        .values({ organization_id: organizationId, id, slug: `p-${suffix}`, title: `Product ${suffix}` })
+        .execute();
     } else if (kind === 'customer') {
-      await db().insertInto('customers').values({ organization_id: organizationId, id, email: `c-${suffix}@example.com` }).execute();
+      await db()
+        .insertInto('customers')
+        .values({ organization_id: organizationId, id, email: `c-${suffix}@example.com` })
+        .execute();
     } else {
       const siteId = uuidv7();
       const customerId = uuidv7();
       await db()
         .insertInto('sites')
-        .values({ organization_id: organizationId, id: siteId, name: 'Shop', domain: `shop-${suffix}.example`, platform: 'shopify', currency_code: 'USD' })
+        .values({
+          organization_id: organizationId,
+          id: siteId,
+          name: 'Shop',
+          domain: `shop-${suffix}.example`,
+          platform: 'shopify',
+          currency_code: 'USD',
+        })
         .execute();
-      await db().insertInto('customers').values({ organization_id: organizationId, id: customerId, email: `o-${suffix}@example.com` }).execute();
+      await db()
+        .insertInto('customers')
+        .values({ organization_id: organizationId, id: customerId, email: `o-${suffix}@example.com` })
+        .execute();
       await db()
         .insertInto('orders')
-        .values({ organization_id: organizationId, id, site_id: siteId, customer_id: customerId, remote_id: `r-${suffix}`, number: `#${suffix}`, currency_code: 'USD' })
+        .values({
+          organization_id: organizationId,
+          id,
+          site_id: siteId,
+          customer_id: customerId,
+          remote_id: `r-${suffix}`,
+          number: `#${suffix}`,
+          currency_code: 'USD',
+        })
         .execute();
     }
     ids.push(id);
@@ -54,20 +82,27 @@ async function createRecords(kind: TagKind, organizationId: string, count: numbe
 /** Inserts a tag record directly (a chosen createdAt keeps the order deterministic). */
 async function insertTag(kind: TagKind, organizationId: string, name: string, createdAt: string): Promise<string> {
   const id = uuidv7();
-  await db().insertInto('tags').values({ organization_id: organizationId, id, kind, name, created_at: createdAt, updated_at: createdAt }).execute();
+  await db()
+    .insertInto('tags')
+    .values({ organization_id: organizationId, id, kind, name, created_at: createdAt, updated_at: createdAt })
+    .execute();
   return id;
 }
 
 async function link(kind: TagKind, organizationId: string, recordId: string, tagId: string): Promise<void> {
   const [table, column] = LINK[kind];
-  await sql`insert into ${sql.table(table)} (organization_id, ${sql.ref(column)}, tag_id) values (${organizationId}::uuid, ${recordId}::uuid, ${tagId}::uuid)`.execute(db());
+  await sql`insert into ${sql.table(table)} (organization_id, ${sql.ref(column)}, tag_id) values (${organizationId}::uuid, ${recordId}::uuid, ${tagId}::uuid)`.execute(
+    db(),
+  );
 }
 
 async function linkedTagNames(kind: TagKind, organizationId: string, recordId: string): Promise<string[]> {
   const [table, column] = LINK[kind];
   const { rows } = await sql<{ name: string }>`
     select t.name from ${sql.table(table)} l join tags t on t.organization_id = l.organization_id and t.id = l.tag_id
-    where l.organization_id = ${organizationId}::uuid and l.${sql.ref(column)} = ${recordId}::uuid order by t.name`.execute(db());
+    where l.organization_id = ${organizationId}::uuid and l.${sql.ref(column)} = ${recordId}::uuid order by t.name`.execute(
+    db(),
+  );
   return rows.map((row) => row.name);
 }
 
@@ -93,7 +128,10 @@ async function walk(tenant: Tenant, url: string): Promise<any[]> {
   let cursor: string | null = null;
   do {
     const separator = url.includes('?') ? '&' : '?';
-    const response = await t.request({ url: `${url}${cursor ? `${separator}cursor=${encodeURIComponent(cursor)}` : ''}`, key: tenant.key });
+    const response = await t.request({
+      url: `${url}${cursor ? `${separator}cursor=${encodeURIComponent(cursor)}` : ''}`,
+      key: tenant.key,
+    });
     expect(response.statusCode).toBe(200);
     const body = response.json();
     rows.push(...body.data);
@@ -157,7 +195,13 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
       ['echo', 0],
     ]);
     const one = await t.request({ url: `${path}/${seeded.tags.bravo}?include=count`, key: tenant.key });
-    expect(one.json()).toEqual({ id: seeded.tags.bravo, name: 'bravo', createdAt: iso(4), updatedAt: iso(4), count: 2 });
+    expect(one.json()).toEqual({
+      id: seeded.tags.bravo,
+      name: 'bravo',
+      createdAt: iso(4),
+      updatedAt: iso(4),
+      count: 2,
+    });
   });
 
   it('filters by id, name and createdAt and searches by name', async () => {
@@ -173,11 +217,17 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     for (const [filter, expected] of cases) {
       const response = await t.request({ url: `${path}?sort=name&filter=${q(filter)}`, key: tenant.key });
       expect(response.statusCode, JSON.stringify(filter)).toBe(200);
-      expect(response.json().data.map((tag: any) => tag.name), JSON.stringify(filter)).toEqual(expected);
+      expect(
+        response.json().data.map((tag: any) => tag.name),
+        JSON.stringify(filter),
+      ).toEqual(expected);
     }
     const search = await t.request({ url: `${path}?sort=name&search=HARL`, key: tenant.key });
     expect(search.json().data.map((tag: any) => tag.name)).toEqual(['charlie']);
-    const both = await t.request({ url: `${path}?sort=name&search=a&filter=${q({ createdAt: { $lte: iso(1) } })}`, key: tenant.key });
+    const both = await t.request({
+      url: `${path}?sort=name&search=a&filter=${q({ createdAt: { $lte: iso(1) } })}`,
+      key: tenant.key,
+    });
     expect(both.json().data.map((tag: any) => tag.name)).toEqual(['alpha', 'delta']);
   });
 
@@ -195,7 +245,7 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     }
   });
 
-  it('gets one tag; another organization\'s, another kind\'s or a missing id is 404', async () => {
+  it("gets one tag; another organization's, another kind's or a missing id is 404", async () => {
     const response = await t.request({ url: `${path}/${seeded.tags.alpha}`, key: tenant.key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ id: seeded.tags.alpha, name: 'alpha', createdAt: iso(1), updatedAt: iso(1) });
@@ -211,12 +261,17 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
       expect(missing.json().error.code).toBe('NOT_FOUND');
     }
     expect((await t.request({ url: `${path}/not-a-uuid`, key: tenant.key })).statusCode).toBe(400);
-    expect((await t.request({ url: `${path}/${seeded.tags.alpha}?include=nope`, key: tenant.key })).statusCode).toBe(400);
+    expect((await t.request({ url: `${path}/${seeded.tags.alpha}?include=nope`, key: tenant.key })).statusCode).toBe(
+      400,
+    );
   });
 
   it('needs the read permission to read and the write permission to change', async () => {
     const reader = { ...tenant, key: await t.key(orgOf(tenant), [`${permission}:read`]) };
-    const stranger = { ...tenant, key: await t.key(orgOf(tenant), [permission === 'orders' ? 'products:read' : 'orders:read']) };
+    const stranger = {
+      ...tenant,
+      key: await t.key(orgOf(tenant), [permission === 'orders' ? 'products:read' : 'orders:read']),
+    };
     expect((await t.request({ url: path, key: reader.key })).statusCode).toBe(200);
     expect((await t.request({ url: `${path}/${seeded.tags.alpha}`, key: reader.key })).statusCode).toBe(200);
     for (const [method, body] of [
@@ -248,7 +303,12 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     for (const record of records) await link(kind, orgOf(fresh), record, tagId);
     const before = await eventsOf(orgOf(fresh));
 
-    const response = await t.request({ method: 'PATCH', url: `${path}/${tagId}`, key: fresh.key, body: { name: '  Brand New  ' } });
+    const response = await t.request({
+      method: 'PATCH',
+      url: `${path}/${tagId}`,
+      key: fresh.key,
+      body: { name: '  Brand New  ' },
+    });
     expect(response.statusCode).toBe(200);
     const renamed = response.json();
     expect(renamed).toMatchObject({ id: tagId, name: 'Brand New', createdAt: iso(0) });
@@ -306,9 +366,20 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
       expect(response.json().error.code).toBe('VALIDATION_ERROR');
       expect(response.json().error.details.map((entry: any) => entry.path)).toContain(detail);
     }
-    const malformed = await t.request({ method: 'PATCH', url: `${path}/${tagId}`, key: fresh.key, body: '{"name":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.request({
+      method: 'PATCH',
+      url: `${path}/${tagId}`,
+      key: fresh.key,
+      body: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.statusCode).toBe(400);
-    const longest = await t.request({ method: 'PATCH', url: `${path}/${tagId}`, key: fresh.key, body: { name: 'y'.repeat(100) } });
+    const longest = await t.request({
+      method: 'PATCH',
+      url: `${path}/${tagId}`,
+      key: fresh.key,
+      body: { name: 'y'.repeat(100) },
+    });
     expect(longest.statusCode).toBe(200);
     expect(await eventsOf(orgOf(fresh))).toHaveLength(1);
   });
@@ -362,7 +433,12 @@ describe('product tags through the product endpoints', () => {
       method: 'POST',
       url: '/v1/products/import',
       key: tenant.key,
-      body: { data: [{ slug: 'shirt', title: 'Shirt', tags: ['summer', 'cotton'] }, { slug: 'hat', title: 'Hat', tags: ['summer'] }] },
+      body: {
+        data: [
+          { slug: 'shirt', title: 'Shirt', tags: ['summer', 'cotton'] },
+          { slug: 'hat', title: 'Hat', tags: ['summer'] },
+        ],
+      },
     });
     expect(imported.statusCode).toBe(200);
     const [shirt, hat] = imported.json().data;
@@ -383,34 +459,73 @@ describe('product tags through the product endpoints', () => {
     }
     const summer = tags.find((tag: any) => tag.name === 'summer');
 
-    const renamed = await t.request({ method: 'PATCH', url: `/v1/product-tags/${summer.id}`, key: tenant.key, body: { name: 'Summer 2026' } });
+    const renamed = await t.request({
+      method: 'PATCH',
+      url: `/v1/product-tags/${summer.id}`,
+      key: tenant.key,
+      body: { name: 'Summer 2026' },
+    });
     expect(renamed.statusCode).toBe(200);
     const shirtAfter = (await t.request({ url: `/v1/products/${shirt.id}?include=tags`, key: tenant.key })).json();
     expect(shirtAfter.tags).toEqual(['Summer 2026', 'cotton']);
     // A tag change is the tag's event only: the product's own record is unchanged.
     expect(shirtAfter.updatedAt).toBe(shirt.updatedAt);
     const byTag = await t.request({ url: `/v1/products?filter=${q({ 'tags.name': 'Summer 2026' })}`, key: tenant.key });
-    expect(byTag.json().data.map((product: any) => product.slug).sort()).toEqual(['hat', 'shirt']);
+    expect(
+      byTag
+        .json()
+        .data.map((product: any) => product.slug)
+        .sort(),
+    ).toEqual(['hat', 'shirt']);
 
     // Tagging with the old name again creates a new tag record.
-    const retag = await t.request({ method: 'PATCH', url: `/v1/products/${hat.id}`, key: tenant.key, body: { tags: ['summer', 'Summer 2026'] } });
+    const retag = await t.request({
+      method: 'PATCH',
+      url: `/v1/products/${hat.id}`,
+      key: tenant.key,
+      body: { tags: ['summer', 'Summer 2026'] },
+    });
     expect(retag.statusCode).toBe(200);
-    const names = (await t.request({ url: '/v1/product-tags?sort=name', key: tenant.key })).json().data.map((tag: any) => tag.name);
+    const names = (await t.request({ url: '/v1/product-tags?sort=name', key: tenant.key }))
+      .json()
+      .data.map((tag: any) => tag.name);
     expect(names).toEqual(['Summer 2026', 'cotton', 'summer']);
 
     const deleted = await t.request({ method: 'DELETE', url: `/v1/product-tags/${summer.id}`, key: tenant.key });
     expect(deleted.statusCode).toBe(200);
     expect(deleted.json().name).toBe('Summer 2026');
-    expect((await t.request({ url: `/v1/products/${shirt.id}?include=tags`, key: tenant.key })).json().tags).toEqual(['cotton']);
-    expect((await t.request({ url: `/v1/products/${hat.id}?include=tags`, key: tenant.key })).json().tags).toEqual(['summer']);
-    const events = (await eventsOf(orgOf(tenant))).map((entry) => entry.name).filter((name) => name.startsWith('productTag.'));
-    expect(events).toEqual(['productTag.created', 'productTag.created', 'productTag.updated', 'productTag.created', 'productTag.deleted']);
+    expect((await t.request({ url: `/v1/products/${shirt.id}?include=tags`, key: tenant.key })).json().tags).toEqual([
+      'cotton',
+    ]);
+    expect((await t.request({ url: `/v1/products/${hat.id}?include=tags`, key: tenant.key })).json().tags).toEqual([
+      'summer',
+    ]);
+    const events = (await eventsOf(orgOf(tenant)))
+      .map((entry) => entry.name)
+      .filter((name) => name.startsWith('productTag.'));
+    expect(events).toEqual([
+      'productTag.created',
+      'productTag.created',
+      'productTag.updated',
+      'productTag.created',
+      'productTag.deleted',
+    ]);
   });
 
   it('bulk addTags creates unknown tags that then appear in the tag list', async () => {
     const tenant = await t.tenant();
-    await t.request({ method: 'POST', url: '/v1/products/import', key: tenant.key, body: { data: [{ slug: 'a' }, { slug: 'b' }] } });
-    const bulk = await t.request({ method: 'PATCH', url: '/v1/products/bulk-update', key: tenant.key, body: { addTags: ['new-one'] } });
+    await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: tenant.key,
+      body: { data: [{ slug: 'a' }, { slug: 'b' }] },
+    });
+    const bulk = await t.request({
+      method: 'PATCH',
+      url: '/v1/products/bulk-update',
+      key: tenant.key,
+      body: { addTags: ['new-one'] },
+    });
     expect(bulk.json()).toEqual({ count: 2 });
     const list = (await t.request({ url: '/v1/product-tags?include=count', key: tenant.key })).json().data;
     expect(list.map((tag: any) => [tag.name, tag.count])).toEqual([['new-one', 2]]);

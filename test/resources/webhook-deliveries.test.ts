@@ -26,7 +26,8 @@ type Delivery = {
   updatedAt: string;
 };
 
-const list = (query = '', key = tenant.key, id = endpoint.id) => t.request({ url: `/v1/webhooks/${id}/events${query}`, key });
+const list = (query = '', key = tenant.key, id = endpoint.id) =>
+  t.request({ url: `/v1/webhooks/${id}/events${query}`, key });
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -37,18 +38,31 @@ beforeAll(async () => {
     ),
   });
   tenant = await t.tenant();
-  endpoint = await createEndpoint(t, tenant, { url: `${receiver.origin}/log`, events: ['site.created', 'site.updated'], hmacSecret: SECRET });
+  endpoint = await createEndpoint(t, tenant, {
+    url: `${receiver.origin}/log`,
+    events: ['site.created', 'site.updated'],
+    hmacSecret: SECRET,
+  });
   // Three site.created deliveries that succeed, one site.updated that the receiver refuses.
   receiver.answer = ({ body }) => ({ status: bodyOf({ body } as never).event === 'site.updated' ? 503 : 200 });
   const sites = [];
   for (let index = 0; index < 3; index++) {
-    const response = await t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { name: `S${index}`, domain: `s${index}.example.com` } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: tenant.key,
+      body: { name: `S${index}`, domain: `s${index}.example.com` },
+    });
     sites.push(response.json<{ id: string }>());
   }
   await t.request({ method: 'PATCH', url: `/v1/sites/${sites[0]!.id}`, key: tenant.key, body: { name: 'Renamed' } });
   const dispatcher = dispatcherFor(t, receiver);
   await until(async () => {
-    const rows = await t.testDatabase.database.db.selectFrom('webhook_deliveries').select('status').where('webhook_id', '=', endpoint.id).execute();
+    const rows = await t.testDatabase.database.db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('webhook_id', '=', endpoint.id)
+      .execute();
     return rows.length === 4 && rows.every((row) => row.status === 'succeeded' || row.status === 'failed');
   });
   await dispatcher.stop();
@@ -65,9 +79,20 @@ describe('GET /v1/webhooks/{id}/events', () => {
     expect(response.statusCode).toBe(200);
     const { data, nextCursor } = response.json<{ data: Delivery[]; nextCursor: string | null }>();
     expect(nextCursor).toBeNull();
-    expect(data.map((delivery) => delivery.eventName)).toEqual(['site.updated', 'site.created', 'site.created', 'site.created']);
+    expect(data.map((delivery) => delivery.eventName)).toEqual([
+      'site.updated',
+      'site.created',
+      'site.created',
+      'site.created',
+    ]);
     const [updated, created] = data;
-    expect(updated).toMatchObject({ webhookId: endpoint.id, status: 'failed', error: 'receiver answered HTTP 503', responseStatus: 503, url: endpoint.url });
+    expect(updated).toMatchObject({
+      webhookId: endpoint.id,
+      status: 'failed',
+      error: 'receiver answered HTTP 503',
+      responseStatus: 503,
+      url: endpoint.url,
+    });
     expect(created).toMatchObject({ status: 'succeeded', error: null, responseStatus: 200 });
     expect(Object.keys(updated!.payload)).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
     expect(updated!.payload.data.name).toBe('Renamed');
@@ -81,18 +106,25 @@ describe('GET /v1/webhooks/{id}/events', () => {
   it('pages with a cursor and filters on status and eventName', async () => {
     const first = (await list('?limit=3')).json<{ data: Delivery[]; nextCursor: string }>();
     expect(first.data).toHaveLength(3);
-    const second = (await list(`?limit=3&cursor=${first.nextCursor}`)).json<{ data: Delivery[]; nextCursor: string | null }>();
+    const second = (await list(`?limit=3&cursor=${first.nextCursor}`)).json<{
+      data: Delivery[];
+      nextCursor: string | null;
+    }>();
     expect([...first.data, ...second.data].map((delivery) => delivery.id)).toEqual(deliveryIds);
     expect(second.nextCursor).toBeNull();
 
     const failed = (await list(`?filter=${encodeURIComponent('{"status":"failed"}')}`)).json<{ data: Delivery[] }>();
     expect(failed.data.map((delivery) => delivery.id)).toEqual([deliveryIds[0]]);
-    const created = (await list(`?filter=${encodeURIComponent('{"eventName":"site.created","status":{"$in":["succeeded"]}}')}`)).json<{ data: Delivery[] }>();
+    const created = (
+      await list(`?filter=${encodeURIComponent('{"eventName":"site.created","status":{"$in":["succeeded"]}}')}`)
+    ).json<{ data: Delivery[] }>();
     expect(created.data).toHaveLength(3);
   });
 
-  it('answers 400 for an unknown filter field or status, and 404 for a missing or another organization\'s webhook', async () => {
-    const badField = await list(`?filter=${encodeURIComponent('{"webhookId":"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}')}`);
+  it("answers 400 for an unknown filter field or status, and 404 for a missing or another organization's webhook", async () => {
+    const badField = await list(
+      `?filter=${encodeURIComponent('{"webhookId":"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}')}`,
+    );
     expect(badField.statusCode).toBe(400);
     expect(badField.json().error.details[0].path).toBe('query.filter.webhookId');
     const badStatus = await list(`?filter=${encodeURIComponent('{"status":"lost"}')}`);
@@ -111,11 +143,21 @@ describe('POST /v1/webhooks/{id}/events/{deliveryId}/resend', () => {
   it('sends the delivery again now as a new record with the same idempotencyKey and payload', async () => {
     const [failedId] = deliveryIds;
     const original = (await list()).json<{ data: Delivery[] }>().data.find((delivery) => delivery.id === failedId)!;
-    const response = await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/events/${failedId}/resend`, key: tenant.key });
+    const response = await t.request({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/events/${failedId}/resend`,
+      key: tenant.key,
+    });
     expect(response.statusCode).toBe(201);
     const resent = response.json<Delivery>();
     expect(resent.id).not.toBe(original.id);
-    expect(resent).toMatchObject({ idempotencyKey: original.idempotencyKey, eventName: 'site.updated', status: 'succeeded', error: null, responseStatus: 200 });
+    expect(resent).toMatchObject({
+      idempotencyKey: original.idempotencyKey,
+      eventName: 'site.updated',
+      status: 'succeeded',
+      error: null,
+      responseStatus: 200,
+    });
     expect(resent.payload).toEqual(original.payload);
     const request = receiver.received.at(-1)!;
     expect(request.headers['webhook-id']).toBe(original.idempotencyKey);
@@ -124,16 +166,30 @@ describe('POST /v1/webhooks/{id}/events/{deliveryId}/resend', () => {
     expect((await list()).json<{ data: Delivery[] }>().data[0]!.id).toBe(resent.id);
   });
 
-  it('answers 404 for an unknown delivery or another organization\'s, and 409 for an inactive endpoint', async () => {
-    const missing = await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/events/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b/resend`, key: tenant.key });
+  it("answers 404 for an unknown delivery or another organization's, and 409 for an inactive endpoint", async () => {
+    const missing = await t.request({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/events/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b/resend`,
+      key: tenant.key,
+    });
     expect(missing.statusCode).toBe(404);
     const other = await t.tenant();
-    const foreign = await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/events/${deliveryIds[0]}/resend`, key: other.key });
+    const foreign = await t.request({
+      method: 'POST',
+      url: `/v1/webhooks/${endpoint.id}/events/${deliveryIds[0]}/resend`,
+      key: other.key,
+    });
     expect(foreign.statusCode).toBe(404);
 
-    const paused = await createEndpoint(t, tenant, { url: `${receiver.origin}/paused`, events: ['site.created'], isActive: false });
+    const paused = await createEndpoint(t, tenant, {
+      url: `${receiver.origin}/paused`,
+      events: ['site.created'],
+      isActive: false,
+    });
     const before = receiver.received.length;
-    expect((await t.request({ method: 'POST', url: `/v1/webhooks/${paused.id}/test`, key: tenant.key })).statusCode).toBe(409);
+    expect(
+      (await t.request({ method: 'POST', url: `/v1/webhooks/${paused.id}/test`, key: tenant.key })).statusCode,
+    ).toBe(409);
     expect(receiver.received.length).toBe(before);
   });
 });
@@ -158,8 +214,14 @@ describe('POST /v1/webhooks/{id}/test', () => {
     const response = await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/test`, key: tenant.key });
     receiver.answer = () => ({ status: 200 });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ status: 'failed', error: 'receiver answered HTTP 404', responseStatus: 404 });
+    expect(response.json()).toMatchObject({
+      status: 'failed',
+      error: 'receiver answered HTTP 404',
+      responseStatus: 404,
+    });
     const readOnly = await t.key(tenant.organization.id, ['webhooks:read']);
-    expect((await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/test`, key: readOnly })).statusCode).toBe(403);
+    expect(
+      (await t.request({ method: 'POST', url: `/v1/webhooks/${endpoint.id}/test`, key: readOnly })).statusCode,
+    ).toBe(403);
   });
 });

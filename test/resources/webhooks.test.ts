@@ -27,13 +27,25 @@ interface Endpoint {
 }
 
 const rowOf = (organizationId: string, id: string) =>
-  db().selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db()
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 const countRows = async (organizationId: string) =>
-  (await db().selectFrom('webhook_endpoints').select('id').where('organization_id', '=', organizationId).execute()).length;
+  (await db().selectFrom('webhook_endpoints').select('id').where('organization_id', '=', organizationId).execute())
+    .length;
 
 const eventsOf = (organizationId: string, name: string) =>
-  db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).orderBy('position').execute();
+  db()
+    .selectFrom('events')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', name)
+    .orderBy('position')
+    .execute();
 
 async function create(tenant: Tenant, body: unknown, app: TestApp = t): Promise<Endpoint> {
   const response = await app.request({ method: 'POST', url: '/v1/webhooks', key: tenant.key, body });
@@ -41,8 +53,10 @@ async function create(tenant: Tenant, body: unknown, app: TestApp = t): Promise<
   return response.json();
 }
 
-const post = (tenant: Tenant, body: unknown, app: TestApp = t) => app.request({ method: 'POST', url: '/v1/webhooks', key: tenant.key, body });
-const put = (tenant: Tenant, id: string, body: unknown) => t.request({ method: 'PUT', url: `/v1/webhooks/${id}`, key: tenant.key, body });
+const post = (tenant: Tenant, body: unknown, app: TestApp = t) =>
+  app.request({ method: 'POST', url: '/v1/webhooks', key: tenant.key, body });
+const put = (tenant: Tenant, id: string, body: unknown) =>
+  t.request({ method: 'PUT', url: `/v1/webhooks/${id}`, key: tenant.key, body });
 
 describe('GET /v1/webhook-events', () => {
   it('lists every catalog name once, families expanded, with when each fires', async () => {
@@ -58,19 +72,45 @@ describe('GET /v1/webhook-events', () => {
       expect(event.name).toMatch(/^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/);
       expect(event.firesWhen.length).toBeGreaterThan(5);
     }
-    for (const family of ['customerTag', 'orderTag', 'productTag', 'loyaltyProgram', 'loyaltyRule', 'loyaltyTier', 'emailTemplate', 'quickFilter', 'webhook']) {
+    for (const family of [
+      'customerTag',
+      'orderTag',
+      'productTag',
+      'loyaltyProgram',
+      'loyaltyRule',
+      'loyaltyTier',
+      'emailTemplate',
+      'quickFilter',
+      'webhook',
+    ]) {
       for (const action of ['created', 'updated', 'deleted']) expect(names).toContain(`${family}.${action}`);
     }
-    for (const name of ['customer.updated', 'order.deleted', 'productVariant.updated', 'site.created', 'review.created',
-      'productQuestionAnswer.deleted', 'survey.deleted', 'loyaltyMembership.tierChanged', 'loyaltyTransaction.created',
-      'loyaltyReward.issued', 'loyaltyReward.expiringSoon', 'loyaltyPoints.expiringSoon', 'stampCard.completed',
-      'referral.updated', 'wishlist.updated']) {
+    for (const name of [
+      'customer.updated',
+      'order.deleted',
+      'productVariant.updated',
+      'site.created',
+      'review.created',
+      'productQuestionAnswer.deleted',
+      'survey.deleted',
+      'loyaltyMembership.tierChanged',
+      'loyaltyTransaction.created',
+      'loyaltyReward.issued',
+      'loyaltyReward.expiringSoon',
+      'loyaltyPoints.expiringSoon',
+      'stampCard.completed',
+      'referral.updated',
+      'wishlist.updated',
+    ]) {
       expect(names).toContain(name);
     }
     // Not in service.md's table: no customer.created, no productVariant.deleted; the test ping is not subscribable.
-    for (const name of ['customer.created', 'productVariant.deleted', 'webhook.test', 'referral.created']) expect(names).not.toContain(name);
+    for (const name of ['customer.created', 'productVariant.deleted', 'webhook.test', 'referral.created'])
+      expect(names).not.toContain(name);
     expect(names[0]).toBe('customer.updated');
-    expect(data.find((event) => event.name === 'review.created')!.firesWhen).toBe('A review arrives, published or not.');
+    expect(data.find((event) => event.name === 'review.created')!.firesWhen).toBe(
+      'A review arrives, published or not.',
+    );
   });
 
   it('needs webhooks:read', async () => {
@@ -85,12 +125,24 @@ describe('POST /v1/webhooks', () => {
   it('creates from the data form: 201, the API shape, the secret sealed and never returned', async () => {
     const tenant = await t.tenant();
     const response = await post(tenant, {
-      data: { url: `${PUBLIC}/hooks?source=patron`, events: ['order.updated', 'customer.updated', 'order.updated'], hmacSecret: SECRET },
+      data: {
+        url: `${PUBLIC}/hooks?source=patron`,
+        events: ['order.updated', 'customer.updated', 'order.updated'],
+        hmacSecret: SECRET,
+      },
     });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.body).not.toContain(SECRET);
     const endpoint: Endpoint = response.json();
-    expect(Object.keys(endpoint)).toEqual(['id', 'url', 'isActive', 'events', 'hasHmacSecret', 'createdAt', 'updatedAt']);
+    expect(Object.keys(endpoint)).toEqual([
+      'id',
+      'url',
+      'isActive',
+      'events',
+      'hasHmacSecret',
+      'createdAt',
+      'updatedAt',
+    ]);
     expect(endpoint).toMatchObject({
       url: `${PUBLIC}/hooks?source=patron`,
       isActive: true,
@@ -109,8 +161,18 @@ describe('POST /v1/webhooks', () => {
 
   it('creates from the unwrapped form; isActive false and a null secret are kept', async () => {
     const tenant = await t.tenant();
-    const endpoint = await create(tenant, { url: `${PUBLIC}/a`, events: ['site.created'], isActive: false, hmacSecret: null });
-    expect(endpoint).toMatchObject({ url: `${PUBLIC}/a`, isActive: false, events: ['site.created'], hasHmacSecret: false });
+    const endpoint = await create(tenant, {
+      url: `${PUBLIC}/a`,
+      events: ['site.created'],
+      isActive: false,
+      hmacSecret: null,
+    });
+    expect(endpoint).toMatchObject({
+      url: `${PUBLIC}/a`,
+      isActive: false,
+      events: ['site.created'],
+      hasHmacSecret: false,
+    });
     expect((await rowOf(tenant.organization.id, endpoint.id))!.secret_ciphertext).toBeNull();
     const plain = await create(tenant, { url: `${PUBLIC}/b`, events: ['site.created'] });
     expect(plain).toMatchObject({ isActive: true, hasHmacSecret: false });
@@ -129,7 +191,9 @@ describe('POST /v1/webhooks', () => {
 
   it('refuses unknown event names, naming each, and changes nothing', async () => {
     const tenant = await t.tenant();
-    const response = await post(tenant, { data: { url: `${PUBLIC}/a`, events: ['order.updated', 'order.shipped', 'Customer.updated'] } });
+    const response = await post(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['order.updated', 'order.shipped', 'Customer.updated'] },
+    });
     expect(response.statusCode).toBe(400);
     const { error } = response.json();
     expect(error.message).toMatch(/"order\.shipped", "Customer\.updated".*GET \/v1\/webhook-events/);
@@ -153,14 +217,30 @@ describe('POST /v1/webhooks', () => {
       [{ url: `${PUBLIC}/a` }, 'body.events', /body\.events is required/],
       [undefined, 'body', /body must be an object/],
       [{ data: { url: `${PUBLIC}/a`, events: [] } }, 'body.data.events', /fewer than 1/],
-      [{ data: { url: `${PUBLIC}/a`, events: ['site.created'], secret: SECRET } }, 'body.data.secret', /not a known field/],
+      [
+        { data: { url: `${PUBLIC}/a`, events: ['site.created'], secret: SECRET } },
+        'body.data.secret',
+        /not a known field/,
+      ],
       [{ url: `${PUBLIC}/a`, events: ['site.created'], extra: 1 }, 'body.extra', /not a known field/],
       [{ data: { url: `${PUBLIC}/a`, events: ['site.created'], isActive: 'true' } }, 'body.data.isActive', /boolean/],
       [{ data: { url: 42, events: ['site.created'] } }, 'body.data.url', /string/],
       [{ data: { url: `${PUBLIC}/a`, events: 'site.created' } }, 'body.data.events', /array/],
-      [{ data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 'x'.repeat(15) } }, 'body.data.hmacSecret', /fewer than 16/],
-      [{ data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 'x'.repeat(257) } }, 'body.data.hmacSecret', /more than 256/],
-      [{ data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 1234567890123456 } }, 'body.data.hmacSecret', /string/],
+      [
+        { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 'x'.repeat(15) } },
+        'body.data.hmacSecret',
+        /fewer than 16/,
+      ],
+      [
+        { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 'x'.repeat(257) } },
+        'body.data.hmacSecret',
+        /more than 256/,
+      ],
+      [
+        { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 1234567890123456 } },
+        'body.data.hmacSecret',
+        /string/,
+      ],
       [{ data: null }, 'body.data', /object/],
     ];
     for (const [body, path, message] of cases) {
@@ -168,7 +248,10 @@ describe('POST /v1/webhooks', () => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       const { error } = response.json();
       expect(error.code).toBe('VALIDATION_ERROR');
-      expect(error.details.map((detail: { path: string }) => detail.path), JSON.stringify(body)).toContain(path);
+      expect(
+        error.details.map((detail: { path: string }) => detail.path),
+        JSON.stringify(body),
+      ).toContain(path);
       expect(`${error.message} ${JSON.stringify(error.details)}`, JSON.stringify(body)).toMatch(message);
     }
     expect(await countRows(tenant.organization.id)).toBe(0);
@@ -208,8 +291,13 @@ describe('POST /v1/webhooks', () => {
 
   it('replays an Idempotency-Key without creating a second endpoint', async () => {
     const tenant = await t.tenant();
-    const request = { method: 'POST' as const, url: '/v1/webhooks', key: tenant.key, headers: { 'idempotency-key': 'create-hook-1' },
-      body: { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } } };
+    const request = {
+      method: 'POST' as const,
+      url: '/v1/webhooks',
+      key: tenant.key,
+      headers: { 'idempotency-key': 'create-hook-1' },
+      body: { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } },
+    };
     const first = await t.request(request);
     const second = await t.request(request);
     expect(first.statusCode).toBe(201);
@@ -231,7 +319,9 @@ describe('GET /v1/webhooks/{id}', () => {
   it("answers another organization's endpoint, an unknown id and a malformed id like the other resources", async () => {
     const owner = await t.tenant();
     const stranger = await t.tenant();
-    const endpoint = await create(owner, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } });
+    const endpoint = await create(owner, {
+      data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET },
+    });
     const own = await t.request({ url: `/v1/webhooks/${endpoint.id}`, key: owner.key });
     expect(own.statusCode).toBe(200);
     expect(own.json()).toEqual(endpoint);
@@ -249,24 +339,40 @@ describe('GET /v1/webhooks/{id}', () => {
 describe('PUT /v1/webhooks/{id}', () => {
   it('replaces the fields sent and keeps the others, the stored secret included', async () => {
     const tenant = await t.tenant();
-    const endpoint = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created', 'site.updated'], hmacSecret: SECRET } });
+    const endpoint = await create(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['site.created', 'site.updated'], hmacSecret: SECRET },
+    });
     const sealed = (await rowOf(tenant.organization.id, endpoint.id))!.secret_ciphertext;
 
     const moved = await put(tenant, endpoint.id, { data: { url: `${PUBLIC}/b` } });
     expect(moved.statusCode, moved.body).toBe(200);
-    expect(moved.json()).toMatchObject({ id: endpoint.id, url: `${PUBLIC}/b`, events: ['site.created', 'site.updated'], isActive: true, hasHmacSecret: true, createdAt: endpoint.createdAt });
+    expect(moved.json()).toMatchObject({
+      id: endpoint.id,
+      url: `${PUBLIC}/b`,
+      events: ['site.created', 'site.updated'],
+      isActive: true,
+      hasHmacSecret: true,
+      createdAt: endpoint.createdAt,
+    });
     expect(Date.parse(moved.json().updatedAt)).toBeGreaterThanOrEqual(Date.parse(endpoint.updatedAt));
     expect((await rowOf(tenant.organization.id, endpoint.id))!.secret_ciphertext).toBe(sealed);
 
     // events replaces the subscription wholesale; the unwrapped form works on PUT too.
     const resubscribed = await put(tenant, endpoint.id, { events: ['order.deleted'], isActive: false });
     expect(resubscribed.statusCode, resubscribed.body).toBe(200);
-    expect(resubscribed.json()).toMatchObject({ url: `${PUBLIC}/b`, events: ['order.deleted'], isActive: false, hasHmacSecret: true });
+    expect(resubscribed.json()).toMatchObject({
+      url: `${PUBLIC}/b`,
+      events: ['order.deleted'],
+      isActive: false,
+      hasHmacSecret: true,
+    });
   });
 
   it('sets a new secret, and null removes it', async () => {
     const tenant = await t.tenant();
-    const endpoint = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } });
+    const endpoint = await create(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET },
+    });
     const before = (await rowOf(tenant.organization.id, endpoint.id))!.secret_ciphertext;
 
     const rotated = await put(tenant, endpoint.id, { data: { hmacSecret: 'another-secret-0123456789' } });
@@ -284,7 +390,9 @@ describe('PUT /v1/webhooks/{id}', () => {
 
   it('refuses bad input without changing anything', async () => {
     const tenant = await t.tenant();
-    const endpoint = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } });
+    const endpoint = await create(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET },
+    });
     const cases: [unknown, string][] = [
       [{ data: {} }, 'body.data'],
       [{}, 'body'],
@@ -300,7 +408,10 @@ describe('PUT /v1/webhooks/{id}', () => {
     for (const [body, path] of cases) {
       const response = await put(tenant, endpoint.id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
-      expect(response.json().error.details.map((detail: { path: string }) => detail.path), JSON.stringify(body)).toContain(path);
+      expect(
+        response.json().error.details.map((detail: { path: string }) => detail.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     const unchanged = await t.request({ url: `/v1/webhooks/${endpoint.id}`, key: tenant.key });
     expect(unchanged.json()).toEqual(endpoint);
@@ -322,12 +433,22 @@ describe('PUT /v1/webhooks/{id}', () => {
 describe('DELETE /v1/webhooks/{id}', () => {
   it('returns the deleted endpoint and takes its delivery log with it', async () => {
     const tenant = await t.tenant();
-    const endpoint = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } });
+    const endpoint = await create(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET },
+    });
     await db()
       .insertInto('webhook_deliveries')
       .values({
-        organization_id: tenant.organization.id, id: uuidv7(), webhook_id: endpoint.id, sequence: 1, event_name: 'site.created',
-        idempotency_key: uuidv7(), url: endpoint.url, payload: '{}', status: 'failed', error: 'test',
+        organization_id: tenant.organization.id,
+        id: uuidv7(),
+        webhook_id: endpoint.id,
+        sequence: 1,
+        event_name: 'site.created',
+        idempotency_key: uuidv7(),
+        url: endpoint.url,
+        payload: '{}',
+        status: 'failed',
+        error: 'test',
       })
       .execute();
 
@@ -336,9 +457,15 @@ describe('DELETE /v1/webhooks/{id}', () => {
     expect(deleted.json()).toEqual(endpoint);
     expect(deleted.body).not.toContain(SECRET);
     expect((await t.request({ url: `/v1/webhooks/${endpoint.id}`, key: tenant.key })).statusCode).toBe(404);
-    const log = await db().selectFrom('webhook_deliveries').select('id').where('organization_id', '=', tenant.organization.id).execute();
+    const log = await db()
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
     expect(log).toHaveLength(0);
-    expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${endpoint.id}`, key: tenant.key })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/webhooks/${endpoint.id}`, key: tenant.key })).statusCode,
+    ).toBe(404);
   });
 
   it("answers another organization's endpoint with 404 and keeps it", async () => {
@@ -354,16 +481,30 @@ describe('DELETE /v1/webhooks/{id}', () => {
 describe('webhook.* events', () => {
   it('records webhook.created, webhook.updated and webhook.deleted with the endpoint in its API shape', async () => {
     const tenant = await t.tenant();
-    const created = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['webhook.updated'], hmacSecret: SECRET } });
+    const created = await create(tenant, {
+      data: { url: `${PUBLIC}/a`, events: ['webhook.updated'], hmacSecret: SECRET },
+    });
     const updated = (await put(tenant, created.id, { data: { events: ['site.created', 'webhook.deleted'] } })).json();
     const deleted = (await t.request({ method: 'DELETE', url: `/v1/webhooks/${created.id}`, key: tenant.key })).json();
 
-    for (const [name, record] of [['webhook.created', created], ['webhook.updated', updated], ['webhook.deleted', deleted]] as const) {
+    for (const [name, record] of [
+      ['webhook.created', created],
+      ['webhook.updated', updated],
+      ['webhook.deleted', deleted],
+    ] as const) {
       const events = await eventsOf(tenant.organization.id, name);
       expect(events, name).toHaveLength(1);
       const payload = typeof events[0]!.payload === 'string' ? JSON.parse(events[0]!.payload) : events[0]!.payload;
       expect(payload, name).toEqual(record);
-      expect(Object.keys(payload), name).toEqual(['id', 'url', 'isActive', 'events', 'hasHmacSecret', 'createdAt', 'updatedAt']);
+      expect(Object.keys(payload), name).toEqual([
+        'id',
+        'url',
+        'isActive',
+        'events',
+        'hasHmacSecret',
+        'createdAt',
+        'updatedAt',
+      ]);
       expect(JSON.stringify(payload)).not.toContain(SECRET);
     }
   });
@@ -376,13 +517,20 @@ describe('concurrent changes', () => {
     const tenant = await t.tenant();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      ids.push((await create(tenant, { data: { url: `${PUBLIC}/${i}`, events: ['webhook.updated', 'site.created'] } })).id);
+      ids.push(
+        (await create(tenant, { data: { url: `${PUBLIC}/${i}`, events: ['webhook.updated', 'site.created'] } })).id,
+      );
     }
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         i % 2 === 0
           ? put(tenant, ids[i % ids.length]!, { data: { isActive: true } })
-          : t.request({ method: 'POST', url: '/v1/sites', key: tenant.key, body: { data: { name: `s${i}`, domain: `s${i}.example.com` } } }),
+          : t.request({
+              method: 'POST',
+              url: '/v1/sites',
+              key: tenant.key,
+              body: { data: { name: `s${i}`, domain: `s${i}.example.com` } },
+            }),
       ),
     );
     expect(results.filter((response) => response.statusCode >= 300).map((response) => response.body)).toEqual([]);
@@ -395,7 +543,13 @@ describe('GET /v1/webhooks', () => {
   beforeAll(async () => {
     tenant = await t.tenant();
     endpoints = [];
-    for (const [path, isActive] of [['c', true], ['a', false], ['e', true], ['b', true], ['d', false]] as const) {
+    for (const [path, isActive] of [
+      ['c', true],
+      ['a', false],
+      ['e', true],
+      ['b', true],
+      ['d', false],
+    ] as const) {
       endpoints.push(await create(tenant, { data: { url: `${PUBLIC}/${path}`, events: ['site.created'], isActive } }));
     }
     // Another organization's endpoints never show.
@@ -428,9 +582,14 @@ describe('GET /v1/webhooks', () => {
     const filter = (document: unknown) => `filter=${encodeURIComponent(JSON.stringify(document))}`;
     expect(urls(await list(`sort=url&${filter({ isActive: false })}`))).toEqual(['a', 'd']);
     expect(urls(await list(filter({ url: `${PUBLIC}/e` })))).toEqual(['e']);
-    expect(urls(await list(`sort=url&${filter({ url: { $in: [`${PUBLIC}/a`, `${PUBLIC}/b`] } })}`))).toEqual(['a', 'b']);
+    expect(urls(await list(`sort=url&${filter({ url: { $in: [`${PUBLIC}/a`, `${PUBLIC}/b`] } })}`))).toEqual([
+      'a',
+      'b',
+    ]);
     expect(urls(await list(filter({ id: endpoints[2]!.id })))).toEqual(['e']);
-    expect(urls(await list(`sort=createdAt&${filter({ createdAt: { $gte: endpoints[3]!.createdAt }, isActive: true })}`))).toEqual(['b']);
+    expect(
+      urls(await list(`sort=createdAt&${filter({ createdAt: { $gte: endpoints[3]!.createdAt }, isActive: true })}`)),
+    ).toEqual(['b']);
     for (const document of [{ events: 'site.created' }, { hasHmacSecret: true }, { isActive: 'yes' }]) {
       const bad = await t.request({ url: `/v1/webhooks?${filter(document)}`, key: tenant.key });
       expect(bad.statusCode, JSON.stringify(document)).toBe(400);
@@ -481,19 +640,38 @@ describe('URL policy flags', () => {
 
   it('still refuses a loopback host when only http is allowed, saying which setting is missing', async () => {
     const tenant = await httpOnly.tenant();
-    const response = await post(tenant, { data: { url: 'http://127.0.0.1:9999/hook', events: ['site.created'] } }, httpOnly);
+    const response = await post(
+      tenant,
+      { data: { url: 'http://127.0.0.1:9999/hook', events: ['site.created'] } },
+      httpOnly,
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toMatch(/WEBHOOK_ALLOW_PRIVATE_HOSTS=1/);
   });
 
   it('without PATRON_SECRET_KEY, refuses to store a secret with a clear 503 and creates nothing', async () => {
     const tenant = await httpOnly.tenant();
-    const refused = await post(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } }, httpOnly);
+    const refused = await post(
+      tenant,
+      { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: SECRET } },
+      httpOnly,
+    );
     expect(refused.statusCode).toBe(503);
-    expect(refused.json().error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/PATRON_SECRET_KEY/) });
-    const rows = await httpOnly.testDatabase.database.db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', tenant.organization.id).execute();
+    expect(refused.json().error).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/PATRON_SECRET_KEY/),
+    });
+    const rows = await httpOnly.testDatabase.database.db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
     expect(rows).toHaveLength(0);
-    const unsigned = await create(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: null } }, httpOnly);
+    const unsigned = await create(
+      tenant,
+      { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: null } },
+      httpOnly,
+    );
     expect(unsigned.hasHmacSecret).toBe(false);
   });
 });

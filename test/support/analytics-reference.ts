@@ -33,8 +33,16 @@ export interface RefResource {
 const count: RefMeasure = { kind: 'count' };
 const countWhere = (where: (record: RefRecord) => boolean): RefMeasure => ({ kind: 'count', where });
 const reviewDimensions = {
-  createdAt: 'date', updatedAt: 'date', published: 'boolean', verifiedBuyer: 'boolean', flagged: 'boolean', rating: 'integer',
-  language: 'string', 'product.id': 'uuid', 'customer.id': 'uuid', 'customer.country': 'string',
+  createdAt: 'date',
+  updatedAt: 'date',
+  published: 'boolean',
+  verifiedBuyer: 'boolean',
+  flagged: 'boolean',
+  rating: 'integer',
+  language: 'string',
+  'product.id': 'uuid',
+  'customer.id': 'uuid',
+  'customer.country': 'string',
 } as const;
 
 export const RESOURCES: Record<string, RefResource> = {
@@ -46,14 +54,32 @@ export const RESOURCES: Record<string, RefResource> = {
       uniqueCustomers: { kind: 'distinct', value: (r) => r['customer.id'] },
     },
     dimensions: {
-      createdAt: 'date', updatedAt: 'date', shippedAt: 'date', deliveredAt: 'date', cancelledAt: 'date', currencyCode: 'string',
-      siteId: 'uuid', 'customer.id': 'uuid', 'customer.country': 'string', 'items.productId': 'many', 'tags.name': 'many',
+      createdAt: 'date',
+      updatedAt: 'date',
+      shippedAt: 'date',
+      deliveredAt: 'date',
+      cancelledAt: 'date',
+      currencyCode: 'string',
+      siteId: 'uuid',
+      'customer.id': 'uuid',
+      'customer.country': 'string',
+      'items.productId': 'many',
+      'tags.name': 'many',
     },
   },
   customers: {
-    measures: { count, subscribedCount: countWhere((r) => !r.emailOptOut), optedOutCount: countWhere((r) => r.emailOptOut) },
+    measures: {
+      count,
+      subscribedCount: countWhere((r) => !r.emailOptOut),
+      optedOutCount: countWhere((r) => r.emailOptOut),
+    },
     dimensions: {
-      createdAt: 'date', updatedAt: 'date', emailOptOutAt: 'date', emailOptOut: 'boolean', emailOptOutSource: 'string', country: 'string',
+      createdAt: 'date',
+      updatedAt: 'date',
+      emailOptOutAt: 'date',
+      emailOptOut: 'boolean',
+      emailOptOutSource: 'string',
+      country: 'string',
       'tags.name': 'many',
     },
   },
@@ -84,8 +110,16 @@ export const RESOURCES: Record<string, RefResource> = {
   'loyalty-members': {
     measures: { count, activeCount: countWhere((r) => r.leftAt === null) },
     dimensions: {
-      createdAt: 'date', updatedAt: 'date', tierAttainedAt: 'date', tierReviewAt: 'date', leftAt: 'date', tierAssignedManually: 'boolean',
-      loyaltyProgramId: 'uuid', loyaltyTierId: 'uuid', 'customer.id': 'uuid', 'customer.country': 'string',
+      createdAt: 'date',
+      updatedAt: 'date',
+      tierAttainedAt: 'date',
+      tierReviewAt: 'date',
+      leftAt: 'date',
+      tierAssignedManually: 'boolean',
+      loyaltyProgramId: 'uuid',
+      loyaltyTierId: 'uuid',
+      'customer.id': 'uuid',
+      'customer.country': 'string',
     },
   },
   'loyalty-activity': {
@@ -95,15 +129,31 @@ export const RESOURCES: Record<string, RefResource> = {
       pointsSpent: { kind: 'sum', value: (r) => -r.points, where: (r) => r.kind === 'spent' },
     },
     dimensions: {
-      createdAt: 'date', expiresAt: 'date', kind: 'string', eventName: 'string', loyaltyRuleId: 'uuid', loyaltyMembershipId: 'uuid',
-      'customer.id': 'uuid', 'customer.country': 'string',
+      createdAt: 'date',
+      expiresAt: 'date',
+      kind: 'string',
+      eventName: 'string',
+      loyaltyRuleId: 'uuid',
+      loyaltyMembershipId: 'uuid',
+      'customer.id': 'uuid',
+      'customer.country': 'string',
     },
   },
   'loyalty-rewards': {
     measures: { count, redeemedCount: countWhere((r) => r.status === 'redeemed') },
     dimensions: {
-      createdAt: 'date', updatedAt: 'date', redeemedAt: 'date', expiresAt: 'date', revokedAt: 'date', status: 'string', 'reward.type': 'string',
-      'fulfillment.mode': 'string', 'fulfillment.status': 'string', loyaltyRuleId: 'uuid', loyaltyMembershipId: 'uuid', 'customer.id': 'uuid',
+      createdAt: 'date',
+      updatedAt: 'date',
+      redeemedAt: 'date',
+      expiresAt: 'date',
+      revokedAt: 'date',
+      status: 'string',
+      'reward.type': 'string',
+      'fulfillment.mode': 'string',
+      'fulfillment.status': 'string',
+      loyaltyRuleId: 'uuid',
+      loyaltyMembershipId: 'uuid',
+      'customer.id': 'uuid',
       'customer.country': 'string',
     },
   },
@@ -132,7 +182,15 @@ const offsetAt = (ms: number, zone: string) => Math.round(DateTime.fromMillis(ms
 /** The local wall time of an instant, truncated to a calendar unit, as a UTC DateTime (calendar arithmetic only). */
 function wallStart(ms: number, unit: Exclude<Granularity, 'hour'>, zone: string): DateTime {
   const local = DateTime.fromMillis(ms, { zone });
-  return DateTime.utc(local.year, local.month, local.day, local.hour, local.minute, local.second, local.millisecond).startOf(unit);
+  return DateTime.utc(
+    local.year,
+    local.month,
+    local.day,
+    local.hour,
+    local.minute,
+    local.second,
+    local.millisecond,
+  ).startOf(unit);
 }
 
 /**
@@ -189,11 +247,13 @@ export function bucketsBetween(first: number, last: number, granularity: Granula
 // Filters (the subset the tests send)
 
 function fieldValue(record: RefRecord, name: string): unknown {
-  if (name.startsWith('metadata.')) return (record.metadata as Record<string, string>)[name.slice('metadata.'.length)] ?? null;
+  if (name.startsWith('metadata.'))
+    return (record.metadata as Record<string, string>)[name.slice('metadata.'.length)] ?? null;
   return record[name] ?? null;
 }
 
-const asComparable = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : value);
+const asComparable = (value: unknown) =>
+  typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : value;
 
 function condition(value: unknown, operator: string, operand: unknown): boolean {
   const other = asComparable(operand);
@@ -226,12 +286,16 @@ export function matches(record: RefRecord, filter: Record<string, unknown> | und
   return Object.entries(filter).every(([key, spec]) => {
     if (key === '$and') return (spec as Record<string, unknown>[]).every((part) => matches(record, part));
     if (key === '$or') return (spec as Record<string, unknown>[]).some((part) => matches(record, part));
-    const operations = typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? Object.entries(spec) : [['$eq', spec] as [string, unknown]];
+    const operations =
+      typeof spec === 'object' && spec !== null && !Array.isArray(spec)
+        ? Object.entries(spec)
+        : [['$eq', spec] as [string, unknown]];
     const value = fieldValue(record, key);
     return operations.every(([operator, operand]) => {
       if (Array.isArray(value)) {
         // To-many: some related value matches; "none" forms ($exists false, null) mean no related value at all.
-        if ((operator === '$exists' && operand === false) || (operator === '$eq' && operand === null)) return value.length === 0;
+        if ((operator === '$exists' && operand === false) || (operator === '$eq' && operand === null))
+          return value.length === 0;
         return value.some((item) => condition(item, operator, operand));
       }
       return condition(value, operator, operand);
@@ -240,14 +304,18 @@ export function matches(record: RefRecord, filter: Record<string, unknown> | und
 }
 
 /** The filter's bounds on one date field: top-level or $and conditions, tightest first. */
-function filterBounds(filter: Record<string, unknown> | undefined, field: string): { lower: number | null; upper: number | null } {
+function filterBounds(
+  filter: Record<string, unknown> | undefined,
+  field: string,
+): { lower: number | null; upper: number | null } {
   let lower: number | null = null;
   let upper: number | null = null;
   const visit = (node: Record<string, unknown>) => {
     for (const [key, spec] of Object.entries(node)) {
       if (key === '$and') (spec as Record<string, unknown>[]).forEach(visit);
       if (key !== field) continue;
-      const operations = typeof spec === 'object' && spec !== null ? Object.entries(spec) : [['$eq', spec] as [string, unknown]];
+      const operations =
+        typeof spec === 'object' && spec !== null ? Object.entries(spec) : [['$eq', spec] as [string, unknown]];
       for (const [operator, operand] of operations) {
         const at = Date.parse(operand as string);
         const low = operator === '$gte' || operator === '$eq' ? at : operator === '$gt' ? at + 1 : null;
@@ -272,7 +340,10 @@ function measure(rows: RefRecord[], def: RefMeasure): number | null {
     case 'sum':
       return counted.reduce((total, row) => total + Number(def.value!(row)), 0);
     case 'average': {
-      const values = counted.map(def.value!).filter((value) => value !== null).map(Number);
+      const values = counted
+        .map(def.value!)
+        .filter((value) => value !== null)
+        .map(Number);
       return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
     }
     case 'distinct':
@@ -308,13 +379,21 @@ export function reference(records: RefRecord[], query: RefQuery): Row[] {
   if (groupBy.length === 0) return [rowOf(query, {}, measuresOf(selected))];
 
   // One raw row per record and combination of its to-many values.
-  interface Raw { record: RefRecord; bucket: number | null; dims: DimValue[] }
+  interface Raw {
+    record: RefRecord;
+    bucket: number | null;
+    dims: DimValue[];
+  }
   const raws: Raw[] = [];
   for (const record of selected) {
     let combos: DimValue[][] = [[]];
     for (const name of others) {
       const value = fieldValue(record, name);
-      const values: DimValue[] = Array.isArray(value) ? (value.length ? (value as DimValue[]) : [null]) : [value as DimValue];
+      const values: DimValue[] = Array.isArray(value)
+        ? value.length
+          ? (value as DimValue[])
+          : [null]
+        : [value as DimValue];
       combos = combos.flatMap((combo) => values.map((item) => [...combo, item]));
     }
     const date = dateName ? (record[dateName] as number | null) : null;
@@ -331,7 +410,11 @@ export function reference(records: RefRecord[], query: RefQuery): Row[] {
   }
   const ranked = [...combos.entries()]
     .map(([key, combo]) => ({ key, dims: combo.dims, value: measure(combo.rows, defs[0]!) }))
-    .sort((a, b) => byMeasure(a.value, b.value) || a.dims.reduce<number>((order, value, i) => order || compareValues(value, b.dims[i]!), 0));
+    .sort(
+      (a, b) =>
+        byMeasure(a.value, b.value) ||
+        a.dims.reduce<number>((order, value, i) => order || compareValues(value, b.dims[i]!), 0),
+    );
   const rank = new Map(ranked.map((combo, index) => [combo.key, index + 1]));
   const otherRank = limit + 1;
 
@@ -341,10 +424,18 @@ export function reference(records: RefRecord[], query: RefQuery): Row[] {
     const position = rank.get(keyOf(raw.dims))!;
     const shownRank = position <= limit ? position : otherRank;
     const key = `${raw.bucket}|${shownRank}`;
-    if (!groups.has(key)) groups.set(key, { bucket: raw.bucket, rank: shownRank, dims: shownRank === otherRank ? null : raw.dims, rows: [] });
+    if (!groups.has(key))
+      groups.set(key, {
+        bucket: raw.bucket,
+        rank: shownRank,
+        dims: shownRank === otherRank ? null : raw.dims,
+        rows: [],
+      });
     groups.get(key)!.rows.push(raw.record);
   }
-  const rows: { bucket: number | null; rank: number; dims: DimValue[] | null; values: (number | null)[] }[] = [...groups.values()].map((group) => ({
+  const rows: { bucket: number | null; rank: number; dims: DimValue[] | null; values: (number | null)[] }[] = [
+    ...groups.values(),
+  ].map((group) => ({
     bucket: group.bucket,
     rank: group.rank,
     dims: group.dims,
@@ -354,8 +445,18 @@ export function reference(records: RefRecord[], query: RefQuery): Row[] {
   if (dateName && fillGaps) {
     const data = raws.map((raw) => raw.bucket).filter((bucket): bucket is number => bucket !== null);
     const bounds = filterBounds(query.filter, dateName);
-    const first = bounds.lower !== null ? bucketOf(bounds.lower, granularity, query.timezone) : data.length ? Math.min(...data) : null;
-    const last = bounds.upper !== null ? bucketOf(bounds.upper, granularity, query.timezone) : data.length ? Math.max(...data) : null;
+    const first =
+      bounds.lower !== null
+        ? bucketOf(bounds.lower, granularity, query.timezone)
+        : data.length
+          ? Math.min(...data)
+          : null;
+    const last =
+      bounds.upper !== null
+        ? bucketOf(bounds.upper, granularity, query.timezone)
+        : data.length
+          ? Math.max(...data)
+          : null;
     const shown = new Map<number, DimValue[] | null>();
     for (const row of rows) shown.set(row.rank, row.dims);
     if (others.length === 0) shown.set(1, []);
@@ -395,6 +496,11 @@ function rowOf(query: RefQuery, dims: Record<string, DimValue>, values: (number 
 /** Averages compared to 12 significant digits (float sums in another order). */
 export function rounded(rows: Row[]): Row[] {
   return rows.map((row) =>
-    Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(12)) : value])),
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(12)) : value,
+      ]),
+    ),
   );
 }

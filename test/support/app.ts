@@ -49,7 +49,12 @@ export interface TestAppOptions {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const testDatabase = await createTestDatabase();
-  const config: Config = { ...loadConfig({}), logLevel: 'silent', secretKey: randomBytes(32).toString('base64'), ...options.config };
+  const config: Config = {
+    ...loadConfig({}),
+    logLevel: 'silent',
+    secretKey: randomBytes(32).toString('base64'),
+    ...options.config,
+  };
   let redis: Redis | undefined;
   let limiter = options.limiter;
   if (!limiter) {

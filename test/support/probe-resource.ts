@@ -32,7 +32,10 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
           config: { permission: 'products:read', cost: 1 },
           schema: {
             querystring: Type.Object(
-              { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })), at: Type.Optional(Type.String({ format: 'date-time' })) },
+              {
+                limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250 })),
+                at: Type.Optional(Type.String({ format: 'date-time' })),
+              },
               { additionalProperties: false },
             ),
           },
@@ -60,14 +63,20 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
       );
       app.get(
         '/probe/things/:id',
-        { config: { permission: 'products:read', cost: 1 }, schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } },
-        async (_request, reply) => reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'The thing was not found.' } }),
+        {
+          config: { permission: 'products:read', cost: 1 },
+          schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) },
+        },
+        async (_request, reply) =>
+          reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'The thing was not found.' } }),
       );
       // A write that refers to a record that does not exist (as when it is deleted while a request works).
       app.post('/probe/dangling', { config: { permission: 'any', cost: 1 } }, async (request) => {
         const { organizationId } = authOf(request);
         await sql`insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type)
-          values (${organizationId}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, 'probe')`.execute(db);
+          values (${organizationId}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, ${uuidv7()}::uuid, 'probe')`.execute(
+          db,
+        );
         return { ok: true };
       });
       app.get('/probe/boom', { config: { permission: 'any', cost: 1 } }, async () => {
@@ -77,7 +86,12 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
         '/probe/slow',
         {
           config: { permission: 'any', cost: 1 },
-          schema: { querystring: Type.Object({ ms: Type.Integer({ minimum: 0, maximum: 10_000 }) }, { additionalProperties: false }) },
+          schema: {
+            querystring: Type.Object(
+              { ms: Type.Integer({ minimum: 0, maximum: 10_000 }) },
+              { additionalProperties: false },
+            ),
+          },
         },
         async (request) => {
           await new Promise((resolve) => setTimeout(resolve, request.query.ms));
@@ -87,10 +101,17 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
       app.post(
         '/probe/things',
         {
-          config: { permission: 'products:write', cost: 1, refusals: { 409: 'a thing with this name exists', 422: 'the name refers to nothing' } },
+          config: {
+            permission: 'products:write',
+            cost: 1,
+            refusals: { 409: 'a thing with this name exists', 422: 'the name refers to nothing' },
+          },
           schema: {
             body: Type.Object(
-              { name: Type.String({ minLength: 1, maxLength: 100 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },
+              {
+                name: Type.String({ minLength: 1, maxLength: 100 }),
+                count: Type.Optional(Type.Integer({ minimum: 0 })),
+              },
               { additionalProperties: false },
             ),
             response: { 201: Thing },

@@ -67,7 +67,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`waited ${timeoutMs} ms for ${count} webhooks on ${path ?? 'any path'}, got ${matching().length}`));
+          reject(
+            new Error(
+              `waited ${timeoutMs} ms for ${count} webhooks on ${path ?? 'any path'}, got ${matching().length}`,
+            ),
+          );
         }, timeoutMs);
         const check = () => {
           if (matching().length < count) return;
@@ -78,10 +82,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         waiters.add(check);
       });
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer({ key, cert }, (request, response) => {
     const chunks: Buffer[] = [];

@@ -23,7 +23,11 @@ export async function createEndpoint(
 }
 
 /** A dispatcher on the test app's database, trusting the receiver's self-signed certificate. */
-export function dispatcherFor(t: TestApp, receiver: WebhookReceiver, options: Partial<DispatcherOptions> = {}): Dispatcher {
+export function dispatcherFor(
+  t: TestApp,
+  receiver: WebhookReceiver,
+  options: Partial<DispatcherOptions> = {},
+): Dispatcher {
   return startDispatcher({
     database: t.testDatabase.database,
     config: t.config,

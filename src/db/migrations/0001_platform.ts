@@ -6,12 +6,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('timezone', 'text', (c) => c.notNull().defaultTo('UTC'))
-    .addColumn('api_requests_per_minute', 'integer', (c) => c.notNull().defaultTo(600).check(sql`api_requests_per_minute >= 10`))
-    .addColumn('loyalty_events_per_minute', 'integer', (c) => c.notNull().defaultTo(120).check(sql`loyalty_events_per_minute >= 1`))
-    .addColumn('loyalty_stamps_per_minute', 'integer', (c) => c.notNull().defaultTo(120).check(sql`loyalty_stamps_per_minute >= 1`))
+    .addColumn('api_requests_per_minute', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(600)
+        .check(sql`api_requests_per_minute >= 10`),
+    )
+    .addColumn('loyalty_events_per_minute', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(120)
+        .check(sql`loyalty_events_per_minute >= 1`),
+    )
+    .addColumn('loyalty_stamps_per_minute', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(120)
+        .check(sql`loyalty_stamps_per_minute >= 1`),
+    )
     .addColumn('cascade_delete_reviews', 'boolean', (c) => c.notNull().defaultTo(false))
-    .addColumn('review_summary_min_reviews', 'integer', (c) => c.notNull().defaultTo(5).check(sql`review_summary_min_reviews >= 1`))
-    .addColumn('expiring_soon_days', 'integer', (c) => c.notNull().defaultTo(7).check(sql`expiring_soon_days >= 1`))
+    .addColumn('review_summary_min_reviews', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(5)
+        .check(sql`review_summary_min_reviews >= 1`),
+    )
+    .addColumn('expiring_soon_days', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(7)
+        .check(sql`expiring_soon_days >= 1`),
+    )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
@@ -58,7 +83,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('events_pkey', ['organization_id', 'id'])
     .execute();
   await db.schema.createIndex('events_position_idx').on('events').column('position').execute();
-  await db.schema.createIndex('events_organization_created_idx').on('events').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('events_organization_created_idx')
+    .on('events')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -8,7 +8,9 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index customers_email_idx on customers (organization_id, email, id)`.execute(db);
   await sql`create index customers_last_name_idx on customers (organization_id, last_name, id)`.execute(db);
-  await sql`create index customers_last_name_desc_idx on customers (organization_id, last_name desc nulls last, id desc)`.execute(db);
+  await sql`create index customers_last_name_desc_idx on customers (organization_id, last_name desc nulls last, id desc)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

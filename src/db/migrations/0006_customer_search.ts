@@ -18,8 +18,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`create index if not exists customers_first_name_trgm on customers using gin (first_name gin_trgm_ops)`.execute(db);
-  await sql`create index if not exists customers_last_name_trgm on customers using gin (last_name gin_trgm_ops)`.execute(db);
+  await sql`create index if not exists customers_first_name_trgm on customers using gin (first_name gin_trgm_ops)`.execute(
+    db,
+  );
+  await sql`create index if not exists customers_last_name_trgm on customers using gin (last_name gin_trgm_ops)`.execute(
+    db,
+  );
   await sql`create index if not exists customers_phone_trgm on customers using gin (phone gin_trgm_ops)`.execute(db);
   await sql`drop index if exists customers_search_trgm`.execute(db);
 }

@@ -277,8 +277,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
-    'jobs', 'referrals', 'loyalty_activity', 'loyalty_rewards', 'stamp_cards', 'loyalty_transactions',
-    'loyalty_memberships', 'loyalty_rules', 'loyalty_tiers', 'loyalty_programs',
+    'jobs',
+    'referrals',
+    'loyalty_activity',
+    'loyalty_rewards',
+    'stamp_cards',
+    'loyalty_transactions',
+    'loyalty_memberships',
+    'loyalty_rules',
+    'loyalty_tiers',
+    'loyalty_programs',
   ]) {
     await sql`drop table if exists ${sql.ref(table)}`.execute(db);
   }

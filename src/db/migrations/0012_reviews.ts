@@ -12,13 +12,22 @@ import { sql, type Kysely } from 'kysely';
  *   src/resources/reviews/list.ts compares exactly this expression.
  */
 const INDEXES = [
-  ['reviews_remote_id_key', sql`create unique index reviews_remote_id_key on reviews (organization_id, remote_id) where remote_id is not null`],
+  [
+    'reviews_remote_id_key',
+    sql`create unique index reviews_remote_id_key on reviews (organization_id, remote_id) where remote_id is not null`,
+  ],
   ['reviews_author_idx', sql`create index reviews_author_idx on reviews (organization_id, customer_id, product_id)`],
   ['reviews_created_idx', sql`create index reviews_created_idx on reviews (organization_id, created_at, id)`],
   ['reviews_updated_idx', sql`create index reviews_updated_idx on reviews (organization_id, updated_at, id)`],
   ['reviews_rating_idx', sql`create index reviews_rating_idx on reviews (organization_id, rating, id)`],
-  ['reviews_product_created_idx', sql`create index reviews_product_created_idx on reviews (organization_id, product_id, created_at, id)`],
-  ['reviews_text_trgm', sql`create index reviews_text_trgm on reviews using gin (organization_id, lower(title || ' ' || body) gin_trgm_ops)`],
+  [
+    'reviews_product_created_idx',
+    sql`create index reviews_product_created_idx on reviews (organization_id, product_id, created_at, id)`,
+  ],
+  [
+    'reviews_text_trgm',
+    sql`create index reviews_text_trgm on reviews using gin (organization_id, lower(title || ' ' || body) gin_trgm_ops)`,
+  ],
 ] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -10,7 +10,9 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`drop index if exists orders_created_idx`.execute(db);
-  await sql`create index orders_created_idx on orders (organization_id, created_at, id) include (total_cents, customer_id, currency_code)`.execute(db);
+  await sql`create index orders_created_idx on orders (organization_id, created_at, id) include (total_cents, customer_id, currency_code)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

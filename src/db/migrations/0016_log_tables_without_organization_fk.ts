@@ -10,7 +10,9 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table events drop constraint if exists events_organization_id_fkey`.execute(db);
-  await sql`alter table import_job_records drop constraint if exists import_job_records_organization_id_fkey`.execute(db);
+  await sql`alter table import_job_records drop constraint if exists import_job_records_organization_id_fkey`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

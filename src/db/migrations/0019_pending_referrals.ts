@@ -6,7 +6,9 @@ import { sql, type Kysely } from 'kysely';
  * pending rows; before, the import planned and ran an update over the customers' referrals every time.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create index referrals_pending_idx on referrals (organization_id, referred_customer_id) where status = 'pending'`.execute(db);
+  await sql`create index referrals_pending_idx on referrals (organization_id, referred_customer_id) where status = 'pending'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

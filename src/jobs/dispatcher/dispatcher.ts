@@ -20,7 +20,10 @@ export interface DispatcherLogger {
 
 export interface DispatcherOptions {
   database: Database;
-  config: Pick<Config, 'databaseUrl' | 'secretKey' | 'webhookTimeoutMs' | 'allowHttpWebhooks' | 'webhookAllowPrivateHosts'>;
+  config: Pick<
+    Config,
+    'databaseUrl' | 'secretKey' | 'webhookTimeoutMs' | 'allowHttpWebhooks' | 'webhookAllowPrivateHosts'
+  >;
   logger: DispatcherLogger;
   /** Where to register delivery metrics (the app's registry in `serve`). */
   registry?: Registry | undefined;
@@ -60,14 +63,16 @@ const MAX_BACKOFF_MS = 5_000;
  */
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const { database, config, logger } = options;
-  if (!config.secretKey) throw new Error('The dispatcher needs the secret key that encrypts webhook secrets (PATRON_SECRET_KEY).');
+  if (!config.secretKey)
+    throw new Error('The dispatcher needs the secret key that encrypts webhook secrets (PATRON_SECRET_KEY).');
   const db = database.db;
   const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? (database.engine === 'postgres' ? 250 : 100);
   const leaseMs = options.leaseMs ?? config.webhookTimeoutMs + 5_000;
   // A window starts a POST only while the lease still covers its time-out plus a second for the outcome write.
-  if (leaseMs < config.webhookTimeoutMs + 2_000) throw new Error('The dispatcher lease must outlast the webhook time-out by 2 s.');
+  if (leaseMs < config.webhookTimeoutMs + 2_000)
+    throw new Error('The dispatcher lease must outlast the webhook time-out by 2 s.');
   const box = createSecretBox(config.secretKey);
   const stopController = new AbortController();
   // Every POST in flight (up to `concurrency` of them) listens for the stop.
@@ -114,7 +119,9 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const spawn = (endpoint: ClaimedEndpoint) => {
     const key = `${endpoint.organizationId}/${endpoint.id}`;
     const task = runEndpoint(context, endpoint)
-      .catch((error: unknown) => logger.error({ err: error, webhookId: endpoint.id }, 'webhook dispatch failed for an endpoint'))
+      .catch((error: unknown) =>
+        logger.error({ err: error, webhookId: endpoint.id }, 'webhook dispatch failed for an endpoint'),
+      )
       .finally(() => {
         active.delete(key);
         wake();
@@ -130,13 +137,18 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       try {
         if (Date.now() >= nextSweep) {
           const interrupted = await failInterrupted(db, leaseMs);
-          if (interrupted > 0) logger.warn({ interrupted }, 'recorded deliveries sent by hand and interrupted as failed');
+          if (interrupted > 0)
+            logger.warn({ interrupted }, 'recorded deliveries sent by hand and interrupted as failed');
           nextSweep = Date.now() + SWEEP_EVERY_MS;
         }
         const free = concurrency - active.size;
         if (free > 0) {
           for (const endpoint of await claimEndpoints(db, owner, free, leaseMs)) {
-            if (endpoint.interrupted > 0) logger.warn({ webhookId: endpoint.id, interrupted: endpoint.interrupted }, 'recorded a stopped dispatcher\'s window as failed (interrupted)');
+            if (endpoint.interrupted > 0)
+              logger.warn(
+                { webhookId: endpoint.id, interrupted: endpoint.interrupted },
+                "recorded a stopped dispatcher's window as failed (interrupted)",
+              );
             spawn(endpoint);
           }
         }
@@ -154,7 +166,9 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   const listener: Listener | undefined =
     database.engine === 'postgres' && config.databaseUrl
-      ? listenForDeliveries(config.databaseUrl, wake, (error) => logger.warn({ err: error }, 'webhook dispatcher LISTEN connection failed; polling'))
+      ? listenForDeliveries(config.databaseUrl, wake, (error) =>
+          logger.warn({ err: error }, 'webhook dispatcher LISTEN connection failed; polling'),
+        )
       : undefined;
   const running = loop();
   logger.info({ owner, concurrency }, 'webhook dispatcher started');
@@ -167,10 +181,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       stopped = true;
       wake();
       await running;
-      const grace = setTimeout(() => stopController.abort(), options.stopGraceMs ?? Math.min(2_000, config.webhookTimeoutMs));
+      const grace = setTimeout(
+        () => stopController.abort(),
+        options.stopGraceMs ?? Math.min(2_000, config.webhookTimeoutMs),
+      );
       await Promise.allSettled([...active.values()]);
       clearTimeout(grace);
-      await releaseAll(db, owner).catch((error: unknown) => logger.warn({ err: error }, 'could not release webhook leases'));
+      await releaseAll(db, owner).catch((error: unknown) =>
+        logger.warn({ err: error }, 'could not release webhook leases'),
+      );
       await listener?.close();
       await sender.close();
     },

@@ -55,8 +55,19 @@ export const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${le
  * dead dispatcher) is taken over, and the window it left unsettled is recorded failed "interrupted" (D23: what may
  * have been sent is not sent again) in the same statement.
  */
-export async function claimEndpoints(db: Kysely<DB>, owner: string, limit: number, leaseMs: number): Promise<ClaimedEndpoint[]> {
-  const { rows } = await sql<{ organization_id: string; id: string; is_active: boolean; position: string; interrupted: string }>`
+export async function claimEndpoints(
+  db: Kysely<DB>,
+  owner: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedEndpoint[]> {
+  const { rows } = await sql<{
+    organization_id: string;
+    id: string;
+    is_active: boolean;
+    position: string;
+    interrupted: string;
+  }>`
     with candidates as (
       select e.organization_id, e.id, e.settled_through, e.dispatched_through from webhook_endpoints e
       where e.last_sequence > e.settled_through and (e.lease_owner is null or e.lease_expires_at < now())
@@ -117,14 +128,27 @@ export async function claimWindow(
     sequence: string | null;
     idempotency_key: string | null;
     body: string | null;
-  }>`select * from webhook_claim_window(${owner}, ${organizationId}, ${id}, ${position}, ${size}, ${leaseInterval(leaseMs)})`.execute(db);
+  }>`select * from webhook_claim_window(${owner}, ${organizationId}, ${id}, ${position}, ${size}, ${leaseInterval(leaseMs)})`.execute(
+    db,
+  );
   if (rows.length === 0) return null;
   const first = rows[0]!;
-  const window: Window = { url: first.url, secretCiphertext: first.secret_ciphertext, deliveries: [], through: position };
+  const window: Window = {
+    url: first.url,
+    secretCiphertext: first.secret_ciphertext,
+    deliveries: [],
+    through: position,
+  };
   for (const row of rows) {
     if (row.sequence === null) continue;
     window.through = Number(row.sequence);
-    if (row.body !== null) window.deliveries.push({ id: row.id!, sequence: window.through, idempotencyKey: row.idempotency_key!, body: row.body });
+    if (row.body !== null)
+      window.deliveries.push({
+        id: row.id!,
+        sequence: window.through,
+        idempotencyKey: row.idempotency_key!,
+        body: row.body,
+      });
   }
   return window;
 }
@@ -150,13 +174,19 @@ export async function checkEndpoint(db: Kysely<DB>, owner: string, endpoint: Cla
  * were meanwhile declared interrupted by a dispatcher that took over an expired lease. It touches delivery rows
  * only, never the endpoint, so it cannot deadlock with an endpoint's deletion (which locks the endpoint first).
  */
-export async function writeOutcomes(db: Kysely<DB>, organizationId: string, outcomes: readonly Outcome[]): Promise<void> {
+export async function writeOutcomes(
+  db: Kysely<DB>,
+  organizationId: string,
+  outcomes: readonly Outcome[],
+): Promise<void> {
   if (outcomes.length === 0) return;
   // webhook_record_outcomes (migration 0011): one UPDATE … FROM unnest(arrays), a function so its plan is cached.
   await sql`select webhook_record_outcomes(${organizationId},
     ${outcomes.map((o) => o.deliveryId)}::uuid[], ${outcomes.map((o) => o.outcome.status)}::text[],
     ${outcomes.map((o) => o.outcome.error)}::text[], ${outcomes.map((o) => o.outcome.responseStatus)}::int[],
-    ${outcomes.map((o) => o.url)}::text[], ${outcomes.map((o) => o.attemptedAt.toISOString())}::timestamptz[])`.execute(db);
+    ${outcomes.map((o) => o.url)}::text[], ${outcomes.map((o) => o.attemptedAt.toISOString())}::timestamptz[])`.execute(
+    db,
+  );
 }
 
 /**
@@ -202,7 +232,12 @@ export async function failInterrupted(db: Kysely<DB>, leaseMs: number): Promise<
  * Gives the endpoint back with everything up to `position` settled and nothing in flight, so another dispatcher
  * (or this one, later) continues after it. A no-op when the lease is no longer ours.
  */
-export async function releaseEndpoint(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint, position: number): Promise<void> {
+export async function releaseEndpoint(
+  db: Kysely<DB>,
+  owner: string,
+  endpoint: ClaimedEndpoint,
+  position: number,
+): Promise<void> {
   await sql`
     update webhook_endpoints set settled_through = ${position}, dispatched_through = ${position}, lease_owner = null, lease_expires_at = null
     where organization_id = ${endpoint.organizationId} and id = ${endpoint.id} and lease_owner = ${owner}`.execute(db);
@@ -218,5 +253,7 @@ export async function releaseAll(db: Kysely<DB>, owner: string): Promise<void> {
   await sql`
     update webhook_endpoints set lease_owner = null, lease_expires_at = null
     where (organization_id, id) in (
-      select organization_id, id from webhook_endpoints where lease_owner = ${owner} order by organization_id, id for update)`.execute(db);
+      select organization_id, id from webhook_endpoints where lease_owner = ${owner} order by organization_id, id for update)`.execute(
+    db,
+  );
 }

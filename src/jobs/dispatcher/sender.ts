@@ -33,12 +33,17 @@ function guardedLookup(policy: WebhookUrlPolicy): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const forbidden = policy.allowPrivateHosts ? undefined : addresses.find((entry) => isForbiddenAddress(entry.address));
+      const forbidden = policy.allowPrivateHosts
+        ? undefined
+        : addresses.find((entry) => isForbiddenAddress(entry.address));
       if (forbidden) {
-        const refused = Object.assign(new Error(`forbidden address (${hostname} resolves to ${forbidden.address})`), { code: FORBIDDEN });
+        const refused = Object.assign(new Error(`forbidden address (${hostname} resolves to ${forbidden.address})`), {
+          code: FORBIDDEN,
+        });
         return callback(refused, '', 0);
       }
-      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+      if (options.all)
+        return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
     });
@@ -72,7 +77,11 @@ function describeFailure(error: unknown, timeoutMs: number, aborted: AbortSignal
     case 'ENETUNREACH':
       return 'host unreachable';
   }
-  if (failure.code?.startsWith('ERR_TLS') || /certificate|ssl|tls/i.test(failure.message ?? '') || failure.code?.includes('CERT')) {
+  if (
+    failure.code?.startsWith('ERR_TLS') ||
+    /certificate|ssl|tls/i.test(failure.message ?? '') ||
+    failure.code?.includes('CERT')
+  ) {
     return `TLS error: ${failure.message ?? failure.code}`;
   }
   return `network error: ${failure.code ?? failure.message ?? 'unknown'}`;
@@ -129,7 +138,11 @@ export class WebhookSender {
       });
       await response.body.dump({ limit: RESPONSE_BODY_LIMIT }).catch(() => {});
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return done(ok ? 'succeeded' : 'failed', response.statusCode, ok ? null : `receiver answered HTTP ${response.statusCode}`);
+      return done(
+        ok ? 'succeeded' : 'failed',
+        response.statusCode,
+        ok ? null : `receiver answered HTTP ${response.statusCode}`,
+      );
     } catch (error) {
       if (timedOut && !stop?.aborted) return done('failed', null, `timed out after ${this.options.timeoutMs} ms`);
       return done('failed', null, describeFailure(error, this.options.timeoutMs, stop));
@@ -157,7 +170,8 @@ export class WebhookSender {
     const reason = checkWebhookUrlSyntax(url, this.options.policy);
     if (reason) return `url refused: ${reason}`;
     const host = unbracket(new URL(url).hostname);
-    if (isIP(host) && !this.options.policy.allowPrivateHosts && isForbiddenAddress(host)) return `forbidden address (${host})`;
+    if (isIP(host) && !this.options.policy.allowPrivateHosts && isForbiddenAddress(host))
+      return `forbidden address (${host})`;
     return null;
   }
 

@@ -2,7 +2,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { deliveryHeaders } from '../../events/signing.js';
 import type { DispatcherMetrics } from './metrics.js';
-import { checkEndpoint, claimWindow, failInactive, releaseEndpoint, writeOutcomes, type ClaimedEndpoint, type Outcome, type Target, type Window } from './queue.js';
+import {
+  checkEndpoint,
+  claimWindow,
+  failInactive,
+  releaseEndpoint,
+  writeOutcomes,
+  type ClaimedEndpoint,
+  type Outcome,
+  type Target,
+  type Window,
+} from './queue.js';
 import type { WebhookSender } from './sender.js';
 
 export interface WorkerContext {
@@ -87,13 +97,18 @@ async function sendWindow(
     if (now - checkedAt > context.recheckMs) {
       const current = await checkEndpoint(context.db, context.owner, endpoint);
       if (!current) return stopBefore();
-      if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext) key = signingKey(context, current);
+      if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext)
+        key = signingKey(context, current);
       target = current;
       checkedAt = Date.now();
     }
     const body = Buffer.from(delivery.body, 'utf8');
     const attemptedAt = new Date();
-    const headers = deliveryHeaders(key, { idempotencyKey: delivery.idempotencyKey, timestampSeconds: Math.floor(attemptedAt.getTime() / 1000), body });
+    const headers = deliveryHeaders(key, {
+      idempotencyKey: delivery.idempotencyKey,
+      timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
+      body,
+    });
     const outcome = await sender.send(target.url, body, headers, stop);
     metrics.outcomes.inc({ outcome: outcome.status });
     metrics.duration.observe({ outcome: outcome.status }, outcome.durationMs / 1000);

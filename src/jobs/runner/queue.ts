@@ -20,7 +20,13 @@ export async function scheduleDaily(db: Kysely<DB>, name: string, dailyAt: strin
 }
 
 /** Queues one run by hand (the CLI); an existing run with the key is returned as it is. */
-export async function enqueue(db: Kysely<DB>, organizationId: string, name: string, runKey: string, now: Date): Promise<JobRow> {
+export async function enqueue(
+  db: Kysely<DB>,
+  organizationId: string,
+  name: string,
+  runKey: string,
+  now: Date,
+): Promise<JobRow> {
   const { rows } = await sql<JobRow>`
     insert into jobs (organization_id, id, name, run_key, run_after)
     values (${organizationId}::uuid, ${SQL_UUID_V7}, ${name}, ${runKey}, ${now}::timestamptz)
@@ -34,7 +40,13 @@ export async function enqueue(db: Kysely<DB>, organizationId: string, name: stri
  * when given one (the runs then exist only if it commits). Keys already queued or run are left alone; returns
  * the number of runs queued.
  */
-export async function enqueueMany(db: Kysely<DB>, organizationId: string, name: string, runKeys: readonly string[], now: Date): Promise<number> {
+export async function enqueueMany(
+  db: Kysely<DB>,
+  organizationId: string,
+  name: string,
+  runKeys: readonly string[],
+  now: Date,
+): Promise<number> {
   if (runKeys.length === 0) return 0;
   const result = await sql`
     insert into jobs (organization_id, id, name, run_key, run_after)
@@ -91,7 +103,9 @@ export async function finishJob(
   db: Kysely<DB>,
   job: JobRow,
   owner: string,
-  outcome: { status: 'succeeded'; result: Record<string, number> } | { status: 'failed' | 'queued'; error: string; retryAt?: Date },
+  outcome:
+    | { status: 'succeeded'; result: Record<string, number> }
+    | { status: 'failed' | 'queued'; error: string; retryAt?: Date },
   now: Date,
 ): Promise<void> {
   await db

@@ -65,11 +65,22 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const definition = byName.get(job.name)!;
     const started = now();
     const startedAt = performance.now();
-    const log = { job: job.name, organizationId: job.organization_id, runKey: job.run_key, attempt: job.attempts, owner };
+    const log = {
+      job: job.name,
+      organizationId: job.organization_id,
+      runKey: job.run_key,
+      attempt: job.attempts,
+      owner,
+    };
     logger.info(log, 'job started');
-    const heartbeat = setInterval(() => {
-      extendLease(db, job, owner, new Date(now().getTime() + leaseMs)).catch((error: unknown) => logger.warn({ ...log, err: error }, 'job lease not extended'));
-    }, Math.max(1_000, leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        extendLease(db, job, owner, new Date(now().getTime() + leaseMs)).catch((error: unknown) =>
+          logger.warn({ ...log, err: error }, 'job lease not extended'),
+        );
+      },
+      Math.max(1_000, leaseMs / 3),
+    );
     heartbeat.unref();
     const timer = metrics.duration.startTimer({ job: job.name });
     try {
@@ -93,7 +104,9 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         db,
         job,
         owner,
-        retry ? { status: 'queued', error: message, retryAt: new Date(now().getTime() + retryDelayMs) } : { status: 'failed', error: message },
+        retry
+          ? { status: 'queued', error: message, retryAt: new Date(now().getTime() + retryDelayMs) }
+          : { status: 'failed', error: message },
         now(),
       ).catch((finishError: unknown) => logger.error({ ...log, err: finishError }, 'job outcome not recorded'));
       metrics.runs.inc({ job: job.name, outcome: retry ? 'retried' : 'failed' });

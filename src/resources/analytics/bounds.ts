@@ -9,7 +9,8 @@ export interface DateBounds {
   upper?: Bound;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function instant(value: unknown): string | null {
   if (typeof value !== 'string') return null;

@@ -18,11 +18,28 @@ import type { Granularity } from './schemas.js';
  *   each group's start is corrected, never each row.
  */
 
-const UNIT: Record<Granularity, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month', quarter: 'quarter', year: 'year' };
-const STEP: Record<Exclude<Granularity, 'hour'>, string> = { day: '1 day', week: '1 week', month: '1 month', quarter: '3 months', year: '1 year' };
+const UNIT: Record<Granularity, string> = {
+  hour: 'hour',
+  day: 'day',
+  week: 'week',
+  month: 'month',
+  quarter: 'quarter',
+  year: 'year',
+};
+const STEP: Record<Exclude<Granularity, 'hour'>, string> = {
+  day: '1 day',
+  week: '1 week',
+  month: '1 month',
+  quarter: '3 months',
+  year: '1 year',
+};
 
 /** The grouping key of an instant: the bucket start (for hours, the start at the instant's own offset; see bucketStart). */
-export function bucketKey(granularity: Granularity, instant: RawBuilder<unknown>, zone: RawBuilder<unknown>): RawBuilder<unknown> {
+export function bucketKey(
+  granularity: Granularity,
+  instant: RawBuilder<unknown>,
+  zone: RawBuilder<unknown>,
+): RawBuilder<unknown> {
   return sql`date_trunc(${sql.lit(UNIT[granularity])}, ${instant}, ${zone})`;
 }
 
@@ -48,8 +65,17 @@ export function bucketStart(
 }
 
 /** The start of the bucket holding an instant. */
-export function bucketOf(granularity: Granularity, instant: RawBuilder<unknown>, zone: RawBuilder<unknown>): RawBuilder<unknown> {
-  return bucketStart(granularity, sql`(${bucketKey(granularity, instant, zone)})`, zone, sql`(${localHour(instant, zone)})`);
+export function bucketOf(
+  granularity: Granularity,
+  instant: RawBuilder<unknown>,
+  zone: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return bucketStart(
+    granularity,
+    sql`(${bucketKey(granularity, instant, zone)})`,
+    zone,
+    sql`(${localHour(instant, zone)})`,
+  );
 }
 
 /**
@@ -58,7 +84,12 @@ export function bucketOf(granularity: Granularity, instant: RawBuilder<unknown>,
  * as date_trunc places them; hours are found from a 15-minute grid (every zone's hour buckets last at least 30
  * minutes), each point mapped to its bucket.
  */
-export function bucketSeries(granularity: Granularity, bounds: string, zone: RawBuilder<unknown>, cap: number): RawBuilder<unknown> {
+export function bucketSeries(
+  granularity: Granularity,
+  bounds: string,
+  zone: RawBuilder<unknown>,
+  cap: number,
+): RawBuilder<unknown> {
   if (granularity === 'hour') {
     return sql`select distinct ${bucketStart('hour', sql.ref('grid.key'), zone, sql.ref('grid.local'))} as b
       from (select distinct date_trunc('hour', point, ${zone}) as key, ${localHour(sql.ref('point'), zone)} as local

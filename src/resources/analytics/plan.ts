@@ -82,7 +82,11 @@ export function planQuery(body: AnalyticsQueryBody): AnalyticsPlan {
 
   const timezone = body.timezone ?? null;
   if (timezone !== null && !isIanaTimeZone(timezone)) {
-    fail(`Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`, 'body.timezone', 'must be an IANA time zone name');
+    fail(
+      `Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`,
+      'body.timezone',
+      'must be an IANA time zone name',
+    );
   }
 
   return {
@@ -120,22 +124,38 @@ function planDimension(source: AnalyticsSource, name: string, path: string): Pla
     const key = name.slice('metadata.'.length);
     if (key.includes('\u0000')) fail(`Invalid dimension ${name}: the key ${NUL_MESSAGE}.`, path, NUL_MESSAGE);
     if (!METADATA_KEY.test(key)) {
-      fail(`"${name}" is not a dimension: a metadata key has 1..40 characters.`, path, 'must name a metadata key of 1..40 characters');
+      fail(
+        `"${name}" is not a dimension: a metadata key has 1..40 characters.`,
+        path,
+        'must name a metadata key of 1..40 characters',
+      );
     }
     return {
       name,
       metadataKey: key,
-      def: { type: 'string', column: source.metadata.column, nullable: true, description: source.metadata.description, ...(source.metadata.join ? { join: source.metadata.join } : {}) },
+      def: {
+        type: 'string',
+        column: source.metadata.column,
+        nullable: true,
+        description: source.metadata.description,
+        ...(source.metadata.join ? { join: source.metadata.join } : {}),
+      },
     };
   }
   const known = listOf(dimensionNames(source));
-  return fail(`"${name}" is not a dimension of ${source.resource}; dimensions: ${known}.`, path, `must be one of ${known}`);
+  return fail(
+    `"${name}" is not a dimension of ${source.resource}; dimensions: ${known}.`,
+    path,
+    `must be one of ${known}`,
+  );
 }
 
 function refuseRepeats(names: readonly string[], path: string, what: string): void {
   const details: ErrorDetail[] = [];
   names.forEach((name, index) => {
-    if (names.indexOf(name) !== index) details.push({ path: `${path}[${index}]`, message: `repeats the ${what} ${name}` });
+    if (names.indexOf(name) !== index)
+      details.push({ path: `${path}[${index}]`, message: `repeats the ${what} ${name}` });
   });
-  if (details.length) throw validationError(`Each ${what} may be named once; ${details[0]!.path} ${details[0]!.message}.`, details);
+  if (details.length)
+    throw validationError(`Each ${what} may be named once; ${details[0]!.path} ${details[0]!.message}.`, details);
 }

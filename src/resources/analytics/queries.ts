@@ -27,7 +27,14 @@ export interface AnalyticsSqlRow {
 }
 
 /** The SQL type of each dimension type's column (dates never reach the dimension columns). */
-const SQL_TYPE: Record<DimensionType, string> = { date: 'timestamptz', string: 'text', enum: 'text', boolean: 'boolean', uuid: 'uuid', integer: 'integer' };
+const SQL_TYPE: Record<DimensionType, string> = {
+  date: 'timestamptz',
+  string: 'text',
+  enum: 'text',
+  boolean: 'boolean',
+  uuid: 'uuid',
+  integer: 'integer',
+};
 
 const join = (parts: RawBuilder<unknown>[], separator = sql`, `) => sql.join(parts, separator);
 const ref = (name: string) => sql.ref(name);
@@ -47,7 +54,11 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
  *             raw rows when one is a distinct count (D26: never averaged averages, never summed distinct counts)
  *   series, filled  with fillGaps, every bucket between the bounds for each combination shown (D27)
  */
-export function analyticsStatement(plan: AnalyticsPlan, organizationId: string, selection: Selection): RawBuilder<AnalyticsSqlRow> {
+export function analyticsStatement(
+  plan: AnalyticsPlan,
+  organizationId: string,
+  selection: Selection,
+): RawBuilder<AnalyticsSqlRow> {
   return new StatementBuilder(plan, organizationId, selection).build();
 }
 
@@ -87,7 +98,9 @@ class StatementBuilder {
     if (this.dims.length) ctes.push(this.ranked());
     ctes.push(this.topRows());
     if (this.dims.length) ctes.push(this.otherRows());
-    ctes.push(sql`shown as (select * from top_rows${this.dims.length ? sql` union all select * from other_rows` : sql``})`);
+    ctes.push(
+      sql`shown as (select * from top_rows${this.dims.length ? sql` union all select * from other_rows` : sql``})`,
+    );
     if (this.fill) ctes.push(...this.gapCtes());
     ctes.push(sql`result as (select * from shown${this.fill ? sql` union all select * from filled` : sql``})`);
     const truncated = this.dims.length ? sql`(select count(*) from ranked) > ${this.plan.limit}` : sql`false`;
@@ -130,10 +143,15 @@ class StatementBuilder {
     const date = this.plan.date;
     if (date && this.plan.granularity) {
       const instant = sql.raw(date.def.column);
-      const value = mode === 'key' ? bucketKey(this.plan.granularity, instant, this.zone) : sql`date_bin(${SLOT}, ${instant}, ${SLOT_ORIGIN})`;
+      const value =
+        mode === 'key'
+          ? bucketKey(this.plan.granularity, instant, this.zone)
+          : sql`date_bin(${SLOT}, ${instant}, ${SLOT_ORIGIN})`;
       const name = ref(mode === 'key' ? 'bk' : 'slot');
       // Rows without the date form one bucket, kept as 'infinity' so keys never compare null (it sorts last; null out).
-      columns.push(date.def.nullable ? sql`coalesce(${value}, 'infinity'::timestamptz) as ${name}` : sql`${value} as ${name}`);
+      columns.push(
+        date.def.nullable ? sql`coalesce(${value}, 'infinity'::timestamptz) as ${name}` : sql`${value} as ${name}`,
+      );
       if (mode === 'key' && this.plan.granularity === 'hour') columns.push(sql`${localHour(instant, this.zone)} as bl`);
     }
     this.dims.forEach((dimension, i) => columns.push(sql`${dimensionValue(dimension)} as ${ref(`d${i}`)}`));
@@ -174,7 +192,9 @@ class StatementBuilder {
     const granularity = this.plan.granularity;
     const keys = [...this.bucketKeys('x'), ...this.dimColumns('x')];
     const columns = [
-      ...(this.hasDate && granularity ? [sql`${bucketStart(granularity, col('x', 'bk'), this.zone, col('x', 'bl'))} as b`] : []),
+      ...(this.hasDate && granularity
+        ? [sql`${bucketStart(granularity, col('x', 'bk'), this.zone, col('x', 'bl'))} as b`]
+        : []),
       ...this.dims.map((_, i) => sql`${col('x', `d${i}`)} as ${ref(`d${i}`)}`),
       ...(this.dims.length ? [sql`${this.key('x')} as k`] : []),
       ...this.partials('x'),
@@ -198,7 +218,8 @@ class StatementBuilder {
     const granularity = this.plan.granularity!;
     const slots = sql`slots as (select x.slot${this.dims.length ? sql`, ${join(this.dimColumns('x'))}` : sql``}, ${join(this.partials('x'))}
       from base x group by x.slot${this.dims.length ? sql`, ${join(this.dimColumns('x'))}` : sql``})`;
-    const offset = (instant: RawBuilder<unknown>) => sql`((${instant}) at time zone ${this.zone} - (${instant}) at time zone 'UTC')`;
+    const offset = (instant: RawBuilder<unknown>) =>
+      sql`((${instant}) at time zone ${this.zone} - (${instant}) at time zone 'UTC')`;
     const quarter = (instant: RawBuilder<unknown>) => sql`mod(date_part('epoch', ${offset(instant)})::bigint, 900) = 0`;
     // Days of 24 hours from the first slot's UTC day to the last slot; a longer range than MAX_CHECKED_DAYS is not
     // checked: its rows are bucketed one by one. On a day whose offset moves, each of its 96 quarter hours is checked
@@ -253,7 +274,10 @@ class StatementBuilder {
         ? sql`select ${this.key('x')} as k, ${join(this.dimColumns('x'))}, count(distinct ${col('x', 'v0')}) as r
               from base x group by ${join(this.dimColumns('x'))}`
         : sql`select g.k, ${join(this.dimColumns('g'))}, ${this.reaggregated(first, 0, 'g')} as r from groups g group by g.k, ${join(this.dimColumns('g'))}`;
-    const ties = this.dims.map(({ def }, i) => sql`${dims[i]!}${sql.raw(def.type === 'string' || def.type === 'enum' ? ' collate "C"' : '')} asc nulls last`);
+    const ties = this.dims.map(
+      ({ def }, i) =>
+        sql`${dims[i]!}${sql.raw(def.type === 'string' || def.type === 'enum' ? ' collate "C"' : '')} asc nulls last`,
+    );
     return sql`ranked as (select c.k, ${join(dims)}, row_number() over (order by c.r desc nulls last, ${join(ties)}) as rank
       from (${combos}) c)`;
   }
@@ -272,7 +296,10 @@ class StatementBuilder {
     const granularity = this.plan.granularity;
     if (this.measures.some(({ def }) => def.kind === 'distinct')) {
       const finals = this.rawFinals('x');
-      const bucket = this.hasDate && granularity ? [sql`${bucketStart(granularity, col('x', 'bk'), this.zone, col('x', 'bl'))} as b`] : [];
+      const bucket =
+        this.hasDate && granularity
+          ? [sql`${bucketStart(granularity, col('x', 'bk'), this.zone, col('x', 'bl'))} as b`]
+          : [];
       return sql`other_rows as (select ${join([...bucket, rank, ...nulls, ...finals])}
         from base x join ranked c on c.k = ${this.key('x')} where c.rank > ${this.plan.limit}
         ${this.hasDate ? sql`group by ${join(this.bucketKeys('x'))}` : sql``} having count(*) > 0)`;
@@ -291,7 +318,11 @@ class StatementBuilder {
       if (!bound) return sql`null::timestamptz`;
       const at = sql`${bound.at}::timestamptz`;
       // An excluded end is the instant next to it (timestamps have microsecond precision).
-      const instant = !bound.exclusive ? at : side === 'lower' ? sql`(${at} + interval '1 microsecond')` : sql`(${at} - interval '1 microsecond')`;
+      const instant = !bound.exclusive
+        ? at
+        : side === 'lower'
+          ? sql`(${at} + interval '1 microsecond')`
+          : sql`(${at} - interval '1 microsecond')`;
       return bucketOf(granularity, instant, this.zone);
     };
     const bounds = sql`bounds as (select coalesce(${end(lower, 'lower')}, min(b)) as lo, coalesce(${end(upper, 'upper')}, max(b)) as hi
@@ -300,7 +331,9 @@ class StatementBuilder {
     const combos = this.dims.length
       ? sql`shown_combos as (select distinct rank, ${join(this.dimColumns('shown'))} from shown)`
       : sql`shown_combos as (select 1::bigint as rank)`;
-    const zeros = this.measures.map(({ def }, i) => sql`${def.kind === 'average' ? sql`null::float8` : sql`0`} as ${ref(`m${i}`)}`);
+    const zeros = this.measures.map(
+      ({ def }, i) => sql`${def.kind === 'average' ? sql`null::float8` : sql`0`} as ${ref(`m${i}`)}`,
+    );
     const filled = sql`filled as (select s.b, c.rank${this.dims.length ? sql`, ${join(this.dimColumns('c'))}` : sql``}, ${join(zeros)}
       from series s cross join shown_combos c
       where not exists (select 1 from shown x where x.b = s.b and x.rank = c.rank))`;

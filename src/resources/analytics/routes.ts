@@ -8,21 +8,33 @@ const tags = ['analytics'];
 export function analyticsRoutes(app: PatronApp, { db }: PlatformServices): void {
   const analytics = new AnalyticsService(db);
 
-  app.post('/analytics/query', {
-    config: { permission: 'analytics:read', cost: 5 },
-    schema: {
-      operationId: 'queryAnalytics',
-      summary: 'Aggregate one resource: measures by up to three dimensions, dates bucketed in a time zone, top combinations plus Other',
-      tags, body: AnalyticsQueryBody, response: { 200: AnalyticsResult },
+  app.post(
+    '/analytics/query',
+    {
+      config: { permission: 'analytics:read', cost: 5 },
+      schema: {
+        operationId: 'queryAnalytics',
+        summary:
+          'Aggregate one resource: measures by up to three dimensions, dates bucketed in a time zone, top combinations plus Other',
+        tags,
+        body: AnalyticsQueryBody,
+        response: { 200: AnalyticsResult },
+      },
     },
-  }, async (request) => analytics.query(authOf(request).organizationId, request.body));
+    async (request) => analytics.query(authOf(request).organizationId, request.body),
+  );
 
-  app.get('/analytics/schema', {
-    config: { permission: 'analytics:read', cost: 1 },
-    schema: {
-      operationId: 'getAnalyticsSchema',
-      summary: 'Every aggregatable resource with its measures and dimensions and what each means',
-      tags, response: { 200: AnalyticsSchema },
+  app.get(
+    '/analytics/schema',
+    {
+      config: { permission: 'analytics:read', cost: 1 },
+      schema: {
+        operationId: 'getAnalyticsSchema',
+        summary: 'Every aggregatable resource with its measures and dimensions and what each means',
+        tags,
+        response: { 200: AnalyticsSchema },
+      },
     },
-  }, async () => analytics.schema());
+    async () => analytics.schema(),
+  );
 }

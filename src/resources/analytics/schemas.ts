@@ -8,7 +8,14 @@ export const MAX_LIMIT = 500;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const granularityValue = (options: { description: string }) =>
   Type.Union(
-    [Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('quarter'), Type.Literal('year')],
+    [
+      Type.Literal('hour'),
+      Type.Literal('day'),
+      Type.Literal('week'),
+      Type.Literal('month'),
+      Type.Literal('quarter'),
+      Type.Literal('year'),
+    ],
     options,
   );
 const DimensionTypeValue = Type.Union([
@@ -38,7 +45,8 @@ export const AnalyticsQueryBody = Type.Object(
     measures: Type.Array(Name, {
       minItems: 1,
       maxItems: 10,
-      description: 'Measure names of the resource (GET /v1/analytics/schema). The first one ranks the combinations and sorts the rows.',
+      description:
+        'Measure names of the resource (GET /v1/analytics/schema). The first one ranks the combinations and sorts the rows.',
     }),
     groupBy: Type.Optional(
       Type.Array(Name, {
@@ -47,7 +55,9 @@ export const AnalyticsQueryBody = Type.Object(
       }),
     ),
     granularity: Type.Optional(
-      granularityValue({ description: 'Bucket of the date dimension, in the time zone (default day); ignored without a date dimension.' }),
+      granularityValue({
+        description: 'Bucket of the date dimension, in the time zone (default day); ignored without a date dimension.',
+      }),
     ),
     filter: Type.Optional(
       Type.String({
@@ -56,17 +66,25 @@ export const AnalyticsQueryBody = Type.Object(
       }),
     ),
     timezone: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone of the date buckets; default the organization's." }),
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "IANA time zone of the date buckets; default the organization's.",
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: MAX_LIMIT,
-        description: 'Distinct combinations of the non-date dimensions returned (default 50); the rest are re-aggregated into Other.',
+        description:
+          'Distinct combinations of the non-date dimensions returned (default 50); the rest are re-aggregated into Other.',
       }),
     ),
     fillGaps: Type.Optional(
-      Type.Boolean({ description: 'Default true: every bucket of the date range appears for each combination shown (0, or null for averages).' }),
+      Type.Boolean({
+        description:
+          'Default true: every bucket of the date range appears for each combination shown (0, or null for averages).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -90,7 +108,9 @@ export const AnalyticsResult = Type.Object({
     }),
     timezone: Type.String({ description: 'The time zone the buckets were computed in.' }),
     limit: Type.Integer(),
-    truncated: Type.Boolean({ description: 'True when more combinations existed than limit: the rest are in the Other rows.' }),
+    truncated: Type.Boolean({
+      description: 'True when more combinations existed than limit: the rest are in the Other rows.',
+    }),
   }),
 });
 export type AnalyticsResult = Static<typeof AnalyticsResult>;

@@ -22,8 +22,17 @@ export class AnalyticsService {
 
   async query(organizationId: string, body: AnalyticsQueryBody): Promise<AnalyticsResult> {
     const plan = planQuery(body);
-    const joinNames = [plan.date, ...plan.dimensions].flatMap((dimension) => (dimension?.def.join ? [dimension.def.join] : []));
-    const selection = compileSelection(listWithJoins(plan.source), organizationId, { filter: plan.filter }, joinNames, new Set(), 'body.filter');
+    const joinNames = [plan.date, ...plan.dimensions].flatMap((dimension) =>
+      dimension?.def.join ? [dimension.def.join] : [],
+    );
+    const selection = compileSelection(
+      listWithJoins(plan.source),
+      organizationId,
+      { filter: plan.filter },
+      joinNames,
+      new Set(),
+      'body.filter',
+    );
     let rows: AnalyticsSqlRow[];
     try {
       rows = await runAnalytics(this.db, analyticsStatement(plan, organizationId, selection));
@@ -45,9 +54,10 @@ export class AnalyticsService {
       );
     }
     if (rows.length > MAX_ROWS) {
-      throw validationError(`The answer would hold more than ${MAX_ROWS} rows: narrow the filter, use a coarser granularity or a lower limit.`, [
-        { path: 'body', message: `makes more than ${MAX_ROWS} rows` },
-      ]);
+      throw validationError(
+        `The answer would hold more than ${MAX_ROWS} rows: narrow the filter, use a coarser granularity or a lower limit.`,
+        [{ path: 'body', message: `makes more than ${MAX_ROWS} rows` }],
+      );
     }
     return {
       data: rows.filter((row) => row.rank !== null).map((row) => toRow(plan, row)),
@@ -113,7 +123,11 @@ function describeSources(sources: readonly AnalyticsSource[]): AnalyticsSchema {
       })),
       dimensions: dimensionNames(source).map((name) => {
         if (name === 'metadata.<key>') {
-          return { name, type: 'string' as const, description: `${source.metadata!.description} Any key of 1..40 characters, e.g. metadata.channel.` };
+          return {
+            name,
+            type: 'string' as const,
+            description: `${source.metadata!.description} Any key of 1..40 characters, e.g. metadata.channel.`,
+          };
         }
         const def = source.dimensions[name]!;
         return {

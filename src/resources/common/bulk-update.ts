@@ -63,12 +63,22 @@ export async function bulkUpdate<Row extends { id: string }>(
   if (overfull.length) {
     throw validationError(
       `addMetadata would leave ${overfull.length} of the selected ${target.table} with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
-      [{ path: 'body.addMetadata', message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} record(s), e.g. ${overfull[0]!.id}` }],
+      [
+        {
+          path: 'body.addMetadata',
+          message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} record(s), e.g. ${overfull[0]!.id}`,
+        },
+      ],
     );
   }
   await recordEvents(
     trx,
-    rows.map((row) => ({ organizationId, name: target.eventName, schema: target.schema, record: target.toRecord(row) })),
+    rows.map((row) => ({
+      organizationId,
+      name: target.eventName,
+      schema: target.schema,
+      record: target.toRecord(row),
+    })),
   );
   return ids.length;
 }

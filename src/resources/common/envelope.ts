@@ -4,5 +4,7 @@ import Type, { type TSchema } from 'typebox';
 export const listEnvelope = <T extends TSchema>(record: T) =>
   Type.Object({
     data: Type.Array(record),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as cursor for the next page; null on the last.',
+    }),
   });

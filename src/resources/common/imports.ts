@@ -23,7 +23,11 @@ export function checkImportSize(rows: readonly unknown[]): void {
  * Two rows naming the same record (or two variants of a row with the same slug) are ambiguous: 400 naming the
  * first repeat. `noun` reads in the message ("send each order once").
  */
-export function refuseDuplicates(values: readonly string[], field: string, options: { path?: string; noun?: string } = {}): void {
+export function refuseDuplicates(
+  values: readonly string[],
+  field: string,
+  options: { path?: string; noun?: string } = {},
+): void {
   const path = options.path ?? 'body.data';
   const seen = new Map<string, number>();
   values.forEach((value, index) => {
@@ -41,7 +45,9 @@ export function refuseDuplicates(values: readonly string[], field: string, optio
 /** A strict import stops at its first unresolved reference: 422, nothing written (the transaction rolls back). */
 export function strictFailure(skipped: Skipped): ApiError {
   const path = `body.data[${skipped.index}]${skipped.itemIndex !== undefined ? `.items[${skipped.itemIndex}]` : ''}`;
-  return unprocessable(`Import stopped at row ${skipped.index}: ${skipped.message}`, [{ path, message: skipped.message }]);
+  return unprocessable(`Import stopped at row ${skipped.index}: ${skipped.message}`, [
+    { path, message: skipped.message },
+  ]);
 }
 
 /**
@@ -61,7 +67,9 @@ export async function recordImportRows(
     select ${organizationId}::uuid, ${importJobId}::uuid, u.record_id, ${type}, u.action, u."row"
     from unnest(${plainArrayLiteral(rows.map((row) => row.recordId))}::uuid[], ${rows.map((row) => row.action)}::text[], ${plainArrayLiteral(rows.map((row) => row.row))}::int[])
       as u(record_id, action, "row")
-    on conflict (organization_id, record_id, import_job_id) do update set action = excluded.action, "row" = excluded."row"`.execute(trx);
+    on conflict (organization_id, record_id, import_job_id) do update set action = excluded.action, "row" = excluded."row"`.execute(
+    trx,
+  );
 }
 
 /** The latest import of each record (include=importJob), one query for the page. */

@@ -34,7 +34,9 @@ export async function deleteRecord<T extends EditableTable>(
   id: string,
 ): Promise<Selectable<DB[T]> | undefined> {
   const { rows } = await sql<Selectable<DB[T]>>`
-    delete from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning *`.execute(trx);
+    delete from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning *`.execute(
+    trx,
+  );
   return rows[0];
 }
 
@@ -43,8 +45,15 @@ export async function deleteRecord<T extends EditableTable>(
  * links keeps the order every writer uses, record then links (imports and bulk updates lock records by id first),
  * so concurrent writers wait for each other instead of deadlocking.
  */
-export async function lockRecord(trx: Db, table: EditableTable | 'customers', organizationId: string, id: string): Promise<boolean> {
+export async function lockRecord(
+  trx: Db,
+  table: EditableTable | 'customers',
+  organizationId: string,
+  id: string,
+): Promise<boolean> {
   const { rows } = await sql`
-    select 1 from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid for update`.execute(trx);
+    select 1 from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid for update`.execute(
+    trx,
+  );
   return rows.length > 0;
 }

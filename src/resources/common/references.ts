@@ -5,7 +5,11 @@ type Db = Kysely<DB> | Transaction<DB>;
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Sites named by id or domain (D28), resolved in one query: returns reference → site id. */
-export async function resolveSites(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
+export async function resolveSites(
+  db: Db,
+  organizationId: string,
+  references: readonly string[],
+): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   if (references.length === 0) return resolved;
   const uuids = references.filter((ref) => UUID_PATTERN.test(ref));
@@ -15,8 +19,20 @@ export async function resolveSites(db: Db, organizationId: string, references: r
     .where('organization_id', '=', organizationId)
     .where((eb) =>
       eb.or([
-        ...(uuids.length ? [eb('id', 'in', uuids.map((id) => id.toLowerCase()))] : []),
-        eb(sql`lower(domain)`, 'in', references.map((ref) => ref.toLowerCase())),
+        ...(uuids.length
+          ? [
+              eb(
+                'id',
+                'in',
+                uuids.map((id) => id.toLowerCase()),
+              ),
+            ]
+          : []),
+        eb(
+          sql`lower(domain)`,
+          'in',
+          references.map((ref) => ref.toLowerCase()),
+        ),
       ]),
     )
     .execute();
@@ -32,7 +48,11 @@ export async function resolveSites(db: Db, organizationId: string, references: r
  * Customers named by id or email (D29), resolved in one query: returns reference → customer id. Emails match
  * case-insensitively (the unique index is on lower(email)).
  */
-export async function resolveCustomers(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
+export async function resolveCustomers(
+  db: Db,
+  organizationId: string,
+  references: readonly string[],
+): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   if (references.length === 0) return resolved;
   const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
@@ -55,7 +75,11 @@ export async function resolveCustomers(db: Db, organizationId: string, reference
  * Products named by id or slug (D34), resolved in one query: returns reference → product id. Slugs match exactly
  * (they are case-sensitive); an id wins over a slug that happens to look like one.
  */
-export async function resolveProducts(db: Db, organizationId: string, references: readonly string[]): Promise<Map<string, string>> {
+export async function resolveProducts(
+  db: Db,
+  organizationId: string,
+  references: readonly string[],
+): Promise<Map<string, string>> {
   if (references.length === 0) return new Map();
   const { rows } = await productsByReference(organizationId, references).execute(db);
   return productOfReference(references, rows);
@@ -71,7 +95,10 @@ const productsByReference = (organizationId: string, references: readonly string
 };
 
 /** Reference → product id of the products found: by id (any case) first, else by exact slug. */
-function productOfReference(references: readonly string[], found: readonly { id: string; slug: string }[]): Map<string, string> {
+function productOfReference(
+  references: readonly string[],
+  found: readonly { id: string; slug: string }[],
+): Map<string, string> {
   const byId = new Map(found.map((row) => [row.id, row.id]));
   const bySlug = new Map(found.map((row) => [row.slug, row.id]));
   const resolved = new Map<string, string>();
@@ -146,6 +173,8 @@ export function resolveVariant(
       ? { error: `Product "${productReference}" has no variants.` }
       : { error: `Product "${productReference}" has ${count} variants; name one with variant (id or slug).` };
   }
-  const id = variants?.byReference.get(reference) ?? (UUID_PATTERN.test(reference) ? variants?.byReference.get(reference.toLowerCase()) : undefined);
+  const id =
+    variants?.byReference.get(reference) ??
+    (UUID_PATTERN.test(reference) ? variants?.byReference.get(reference.toLowerCase()) : undefined);
   return id ? { id } : { error: `Variant "${reference}" does not exist on product "${productReference}".` };
 }

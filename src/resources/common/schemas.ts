@@ -40,7 +40,11 @@ export const MAX_IMPORT_ROWS = 1000;
 export const SkippedRow = Type.Object({
   index: Type.Integer({ description: 'Index of the skipped row in data.' }),
   message: Type.String(),
-  itemIndex: Type.Optional(Type.Integer({ description: "Index of the unresolved item in the row's items, when an item is at fault (orders)." })),
+  itemIndex: Type.Optional(
+    Type.Integer({
+      description: "Index of the unresolved item in the row's items, when an item is at fault (orders).",
+    }),
+  ),
 });
 
 export const Tag = Type.Object(

@@ -8,7 +8,8 @@ const EVENT_PREFIX: Record<TagKind, string> = { customer: 'customerTag', order: 
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
 const OWNER_COLUMN = { customer: 'customer_id', order: 'order_id', product: 'product_id' } as const;
 
-export const tagEventName = (kind: TagKind, action: 'created' | 'updated' | 'deleted') => `${EVENT_PREFIX[kind]}.${action}`;
+export const tagEventName = (kind: TagKind, action: 'created' | 'updated' | 'deleted') =>
+  `${EVENT_PREFIX[kind]}.${action}`;
 
 export const toTag = (row: { id: string; name: string; created_at: Date; updated_at: Date }) => ({
   id: row.id,
@@ -36,7 +37,9 @@ export async function ensureTags(
     created.map((row) => ({ organizationId, name: tagEventName(kind, 'created'), schema: Tag, record: toTag(row) })),
   );
   const { rows } = await sql<{ id: string; name: string }>`
-    select id, name from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...names]}::text[])`.execute(trx);
+    select id, name from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...names]}::text[])`.execute(
+    trx,
+  );
   for (const row of rows) ids.set(row.name, row.id);
   return ids;
 }
@@ -58,9 +61,13 @@ export async function replaceTags(
   const owner = sql.ref(OWNER_COLUMN[kind]);
   const existing = [...tagsByRecord.keys()].filter((id) => !created.has(id));
   if (existing.length) {
-    await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${existing}::uuid[])`.execute(trx);
+    await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${existing}::uuid[])`.execute(
+      trx,
+    );
   }
-  const pairs = [...tagsByRecord].flatMap(([recordId, names]) => names.map((name) => [recordId, ids.get(name)!] as const));
+  const pairs = [...tagsByRecord].flatMap(([recordId, names]) =>
+    names.map((name) => [recordId, ids.get(name)!] as const),
+  );
   if (pairs.length === 0) return;
   await sql`insert into ${table} (organization_id, ${owner}, tag_id)
     select ${organizationId}::uuid, r, t from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) as x(r, t)
@@ -82,7 +89,9 @@ export async function addAndRemoveTags(
   if (remove.length) {
     await sql`delete from ${table} where organization_id = ${organizationId}::uuid
       and ${owner} = any(${[...recordIds]}::uuid[])
-      and tag_id in (select id from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...remove]}::text[]))`.execute(trx);
+      and tag_id in (select id from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...remove]}::text[]))`.execute(
+      trx,
+    );
   }
   if (add.length) {
     const ids = await ensureTags(trx, organizationId, kind, add);

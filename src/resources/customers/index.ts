@@ -4,6 +4,7 @@ import { customerRoutes } from './routes.js';
 export const customersResource: ResourceModule = {
   name: 'customers',
   permissions: ['customers:read', 'customers:write'],
-  description: 'Customers mirrored from the store (D29). Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
+  description:
+    'Customers mirrored from the store (D29). Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
   routes: customerRoutes,
 };

@@ -5,7 +5,12 @@ import type { CustomerRow } from './serialize.js';
 type Db = Kysely<DB> | Transaction<DB>;
 
 export const findCustomer = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('customers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('customers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The customer, locked until the transaction ends: no order can be written against it meanwhile. */
 export const lockCustomer = (trx: Db, organizationId: string, id: string) =>
@@ -39,7 +44,9 @@ export const updateCustomer = (trx: Db, organizationId: string, id: string, chan
             email_opt_out_source: sql<EmailOptOutSource>`case when email_opt_out then email_opt_out_source else 'merchant' end`,
           }
         : {}),
-      ...(changes.emailOptOut === false ? { email_opt_out: false, email_opt_out_at: null, email_opt_out_source: null } : {}),
+      ...(changes.emailOptOut === false
+        ? { email_opt_out: false, email_opt_out_at: null, email_opt_out_source: null }
+        : {}),
       updated_at: sql<Date>`now()`,
     })
     .where('organization_id', '=', organizationId)
@@ -61,10 +68,19 @@ export const countOrdersOfCustomer = async (trx: Db, organizationId: string, cus
 
 /** Deletes the customer; its tag links go with it (customer_tags cascades). */
 export const deleteCustomerRow = (trx: Db, organizationId: string, id: string) =>
-  trx.deleteFrom('customers').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  trx
+    .deleteFrom('customers')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 
 /** Import matching: each given email → the id of the customer stored with it (case-insensitive), in one query. */
-export async function customerIdsByEmail(trx: Db, organizationId: string, emails: readonly string[]): Promise<Map<string, string>> {
+export async function customerIdsByEmail(
+  trx: Db,
+  organizationId: string,
+  emails: readonly string[],
+): Promise<Map<string, string>> {
   if (emails.length === 0) return new Map();
   const { rows } = await sql<{ input: string; id: string }>`
     select e.input, c.id from unnest(${[...emails]}::text[]) as e(input)
@@ -88,7 +104,11 @@ export interface NewCustomer {
 }
 
 /** Import: the new customers in one multi-row insert. */
-export async function insertCustomers(trx: Db, organizationId: string, customers: readonly NewCustomer[]): Promise<CustomerRow[]> {
+export async function insertCustomers(
+  trx: Db,
+  organizationId: string,
+  customers: readonly NewCustomer[],
+): Promise<CustomerRow[]> {
   if (customers.length === 0) return [];
   return trx
     .insertInto('customers')

@@ -14,58 +14,107 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
   const customers = new CustomerService(db);
   const read = { permission: 'customers:read', cost: 1 };
   const write = { permission: 'customers:write', cost: 1 };
-  const getQuery = Type.Object({ include: Type.Optional(includeSchema(customerList)) }, { additionalProperties: false });
+  const getQuery = Type.Object(
+    { include: Type.Optional(includeSchema(customerList)) },
+    { additionalProperties: false },
+  );
 
-  app.get('/customers', {
-    config: read,
-    schema: {
-      operationId: 'listCustomers',
-      summary: 'List customers, newest first by default',
-      description:
-        'Filterable: id, email, firstName, lastName, phone, country, birthday, metadata.<key>, emailOptOut, emailOptOutSource, ' +
-        'emailOptOutAt, createdAt, updatedAt, tags.name. Search: email, first name, last name, phone.',
-      tags, querystring: listQuerySchema(customerList), response: { 200: listEnvelope(Customer) },
+  app.get(
+    '/customers',
+    {
+      config: read,
+      schema: {
+        operationId: 'listCustomers',
+        summary: 'List customers, newest first by default',
+        description:
+          'Filterable: id, email, firstName, lastName, phone, country, birthday, metadata.<key>, emailOptOut, emailOptOutSource, ' +
+          'emailOptOutAt, createdAt, updatedAt, tags.name. Search: email, first name, last name, phone.',
+        tags,
+        querystring: listQuerySchema(customerList),
+        response: { 200: listEnvelope(Customer) },
+      },
     },
-  }, async (request) => customers.list(authOf(request).organizationId, request.query));
+    async (request) => customers.list(authOf(request).organizationId, request.query),
+  );
 
-  app.patch('/customers/bulk-update', {
-    config: { permission: 'customers:write', cost: 5 },
-    schema: {
-      operationId: 'bulkUpdateCustomers',
-      summary: 'Add or remove tags and metadata on every customer the filter and search select (all when omitted)',
-      tags, querystring: selectionQuerySchema(customerList), body: BulkUpdateBody, response: { 200: Count },
+  app.patch(
+    '/customers/bulk-update',
+    {
+      config: { permission: 'customers:write', cost: 5 },
+      schema: {
+        operationId: 'bulkUpdateCustomers',
+        summary: 'Add or remove tags and metadata on every customer the filter and search select (all when omitted)',
+        tags,
+        querystring: selectionQuerySchema(customerList),
+        body: BulkUpdateBody,
+        response: { 200: Count },
+      },
     },
-  }, async (request) => ({ count: await customers.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
+    async (request) => ({
+      count: await customers.bulkUpdate(authOf(request).organizationId, request.query, request.body),
+    }),
+  );
 
-  app.post('/customers/import', {
-    config: { permission: 'customers:write', cost: 10 },
-    schema: {
-      operationId: 'importCustomers',
-      summary: 'Create or update customers by email (case-insensitive), with their tags',
-      tags, body: CustomerImportBody, response: { 200: CustomerImportResult },
+  app.post(
+    '/customers/import',
+    {
+      config: { permission: 'customers:write', cost: 10 },
+      schema: {
+        operationId: 'importCustomers',
+        summary: 'Create or update customers by email (case-insensitive), with their tags',
+        tags,
+        body: CustomerImportBody,
+        response: { 200: CustomerImportResult },
+      },
     },
-  }, async (request) => customers.import(authOf(request).organizationId, request.body));
+    async (request) => customers.import(authOf(request).organizationId, request.body),
+  );
 
-  app.get('/customers/:id', {
-    config: read,
-    schema: { operationId: 'getCustomer', summary: 'One customer', tags, params: IdParams, querystring: getQuery, response: { 200: Customer } },
-  }, async (request) => customers.get(authOf(request).organizationId, request.params.id, request.query.include));
-
-  app.patch('/customers/:id', {
-    config: write,
-    schema: {
-      operationId: 'updateCustomer',
-      summary: 'Edit metadata (replaced wholesale), notes, tags (the full set) and the email opt-out; identity fields change through import',
-      tags, params: IdParams, body: CustomerPatch, response: { 200: Customer },
+  app.get(
+    '/customers/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getCustomer',
+        summary: 'One customer',
+        tags,
+        params: IdParams,
+        querystring: getQuery,
+        response: { 200: Customer },
+      },
     },
-  }, async (request) => customers.update(authOf(request).organizationId, request.params.id, request.body));
+    async (request) => customers.get(authOf(request).organizationId, request.params.id, request.query.include),
+  );
 
-  app.delete('/customers/:id', {
-    config: { ...write, refusals: { 409: 'the customer has orders' } },
-    schema: {
-      operationId: 'deleteCustomer',
-      summary: 'Delete a customer and their tag links (409 while orders reference them)',
-      tags, params: IdParams, response: { 200: Customer },
+  app.patch(
+    '/customers/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateCustomer',
+        summary:
+          'Edit metadata (replaced wholesale), notes, tags (the full set) and the email opt-out; identity fields change through import',
+        tags,
+        params: IdParams,
+        body: CustomerPatch,
+        response: { 200: Customer },
+      },
     },
-  }, async (request) => customers.delete(authOf(request).organizationId, request.params.id));
+    async (request) => customers.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/customers/:id',
+    {
+      config: { ...write, refusals: { 409: 'the customer has orders' } },
+      schema: {
+        operationId: 'deleteCustomer',
+        summary: 'Delete a customer and their tag links (409 while orders reference them)',
+        tags,
+        params: IdParams,
+        response: { 200: Customer },
+      },
+    },
+    async (request) => customers.delete(authOf(request).organizationId, request.params.id),
+  );
 }

@@ -1,5 +1,14 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { Metadata, MetadataInput, NotesInput, NullableTimestamp, SkippedRow, TagsInput, Timestamp, Uuid } from '../common/schemas.js';
+import {
+  Metadata,
+  MetadataInput,
+  NotesInput,
+  NullableTimestamp,
+  SkippedRow,
+  TagsInput,
+  Timestamp,
+  Uuid,
+} from '../common/schemas.js';
 
 export const EMAIL_OPT_OUT_SOURCES = ['customer', 'merchant', 'import', 'platform'] as const;
 
@@ -10,7 +19,10 @@ const customerFields = {
   firstName: Type.Union([Type.String(), Type.Null()]),
   lastName: Type.Union([Type.String(), Type.Null()]),
   country: Type.Union([Type.String({ description: 'ISO 3166-1 alpha-2' }), Type.Null()]),
-  birthday: Type.Union([Type.String({ pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description: 'MM-DD, no year.' }), Type.Null()]),
+  birthday: Type.Union([
+    Type.String({ pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description: 'MM-DD, no year.' }),
+    Type.Null(),
+  ]),
   metadata: Metadata,
   notes: Type.Union([Type.String({ description: 'Internal, never shown to the customer.' }), Type.Null()]),
   emailOptOut: Type.Boolean({ description: 'Opted out of marketing email.' }),
@@ -41,7 +53,9 @@ export type Customer = Static<typeof Customer>;
 export const CustomerPatch = Type.Object(
   {
     metadata: Type.Optional(MetadataInput),
-    notes: Type.Optional(Type.Union([NotesInput, Type.Null()], { description: 'Internal notes (≤ 10,000 chars); null clears them.' })),
+    notes: Type.Optional(
+      Type.Union([NotesInput, Type.Null()], { description: 'Internal notes (≤ 10,000 chars); null clears them.' }),
+    ),
     tags: Type.Optional(TagsInput),
     emailOptOut: Type.Optional(
       Type.Boolean({
@@ -55,14 +69,19 @@ export const CustomerPatch = Type.Object(
 export type CustomerPatch = Static<typeof CustomerPatch>;
 
 /** MM-DD with a day that exists in that month; 02-29 is allowed (service.md). */
-export const BIRTHDAY_PATTERN = '^(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)$';
+export const BIRTHDAY_PATTERN =
+  '^(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)$';
 
 const nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Optional(Type.Union([schema, Type.Null()], description ? { description } : {}));
 
 export const CustomerImportRow = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 320, description: 'Import creates or updates the customer with this email (case-insensitive).' }),
+    email: Type.String({
+      format: 'email',
+      maxLength: 320,
+      description: 'Import creates or updates the customer with this email (case-insensitive).',
+    }),
     phone: nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }), 'E.164, e.g. +14155550123.'),
     firstName: nullable(Type.String({ maxLength: 255 })),
     lastName: nullable(Type.String({ maxLength: 255 })),
@@ -76,7 +95,9 @@ export const CustomerImportRow = Type.Object(
       'Only with emailOptOut true; default import.',
     ),
     tags: Type.Optional(TagsInput),
-    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the store created it; default now.' })),
+    createdAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the store created it; default now.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -85,8 +106,12 @@ export type CustomerImportRow = Static<typeof CustomerImportRow>;
 export const CustomerImportBody = Type.Object(
   {
     data: Type.Array(CustomerImportRow, { description: 'At most 1,000 rows.' }),
-    strict: Type.Optional(Type.Boolean({ description: 'Accepted for symmetry with the other imports; customer rows reference nothing.' })),
-    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+    strict: Type.Optional(
+      Type.Boolean({ description: 'Accepted for symmetry with the other imports; customer rows reference nothing.' }),
+    ),
+    mergeMetadata: Type.Optional(
+      Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' }),
+    ),
   },
   { additionalProperties: false },
 );

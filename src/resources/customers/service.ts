@@ -80,7 +80,11 @@ export class CustomerService {
       const memberships = await membershipsOfCustomer(trx, organizationId, id);
       // Their reviews go too (review.deleted each), and the summaries they fed are refreshed without them.
       const reviews = await deleteReviewsOfCustomer(trx, organizationId, id);
-      await notifySummaries(trx, organizationId, reviews.map((review) => ({ before: review })));
+      await notifySummaries(
+        trx,
+        organizationId,
+        reviews.map((review) => ({ before: review })),
+      );
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
       await recordEvents(trx, [
@@ -93,15 +97,24 @@ export class CustomerService {
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db.transaction().execute((trx) =>
-      bulkUpdate<CustomerRow>(
-        trx,
-        { definition: customerList, table: 'customers', tagKind: 'customer', eventName: 'customer.updated', schema: Customer, toRecord: toCustomer },
-        organizationId,
-        selection,
-        changes,
-      ),
-    );
+    return this.db
+      .transaction()
+      .execute((trx) =>
+        bulkUpdate<CustomerRow>(
+          trx,
+          {
+            definition: customerList,
+            table: 'customers',
+            tagKind: 'customer',
+            eventName: 'customer.updated',
+            schema: Customer,
+            toRecord: toCustomer,
+          },
+          organizationId,
+          selection,
+          changes,
+        ),
+      );
   }
 
   /**
@@ -118,9 +131,17 @@ export class CustomerService {
     refuseDuplicateEmails(rows.map((entry) => entry.row.email));
 
     return this.db.transaction().execute(async (trx) => {
-      const existing = await customerIdsByEmail(trx, organizationId, rows.map((entry) => entry.row.email));
-      const creates = rows.filter((entry) => !existing.has(entry.row.email)).map((entry) => ({ ...entry, id: uuidv7() }));
-      const updates = rows.filter((entry) => existing.has(entry.row.email)).map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
+      const existing = await customerIdsByEmail(
+        trx,
+        organizationId,
+        rows.map((entry) => entry.row.email),
+      );
+      const creates = rows
+        .filter((entry) => !existing.has(entry.row.email))
+        .map((entry) => ({ ...entry, id: uuidv7() }));
+      const updates = rows
+        .filter((entry) => existing.has(entry.row.email))
+        .map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
 
       const created = await insertCustomers(
         trx,
@@ -163,9 +184,18 @@ export class CustomerService {
         new Map(written.filter((entry) => entry.tags).map((entry) => [entry.id, entry.tags!])),
         new Set(creates.map((entry) => entry.id)),
       );
-      await recordImportRows(trx, organizationId, uuidv7(), 'customers', written.map((entry) => ({ recordId: entry.id, action: entry.action, row: entry.index })));
+      await recordImportRows(
+        trx,
+        organizationId,
+        uuidv7(),
+        'customers',
+        written.map((entry) => ({ recordId: entry.id, action: entry.action, row: entry.index })),
+      );
       const records = written.map((entry) => byId.get(entry.id)!);
-      await recordEvents(trx, records.map((row) => customerEvent(organizationId, 'customer.updated', row)));
+      await recordEvents(
+        trx,
+        records.map((row) => customerEvent(organizationId, 'customer.updated', row)),
+      );
       return { data: records.map(toCustomer), skipped: [] };
     });
   }
@@ -190,7 +220,11 @@ function refuseDuplicateEmails(emails: readonly string[]): void {
     const key = email.toLowerCase();
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
-    else details.push({ path: `body.data[${index}].email`, message: `repeats body.data[${first}].email (emails match case-insensitively)` });
+    else
+      details.push({
+        path: `body.data[${index}].email`,
+        message: `repeats body.data[${first}].email (emails match case-insensitively)`,
+      });
   });
   const first = details[0];
   if (first) {

@@ -15,7 +15,11 @@ export interface ActivityEntry {
 }
 
 /** Writes entries to the members' activity feed (what is not a points movement; the ledger holds those). */
-export async function recordActivity(trx: Transaction<DB>, organizationId: string, entries: readonly ActivityEntry[]): Promise<void> {
+export async function recordActivity(
+  trx: Transaction<DB>,
+  organizationId: string,
+  entries: readonly ActivityEntry[],
+): Promise<void> {
   if (entries.length === 0) return;
   await trx
     .insertInto('loyalty_activity')

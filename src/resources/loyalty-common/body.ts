@@ -4,14 +4,19 @@ import { validationError, type ErrorDetail } from '../../http/errors.js';
 type OptionalAll<T extends TProperties> = { [K in keyof T]: T[K] extends TOptional<TSchema> ? T[K] : TOptional<T[K]> };
 
 export function optionalAll<T extends TProperties>(properties: T): OptionalAll<T> {
-  return Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as OptionalAll<T>;
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)]),
+  ) as OptionalAll<T>;
 }
 
 /**
  * A body of optional fields sent inside `data` (service.md's form) or at the top level (D22's other form); the
  * service unwraps it with unwrapData (src/resources/common/body.ts) and checks what a create requires.
  */
-export function dataBody<T extends TProperties>(properties: T, description = 'Send the fields inside data, or at the top level, not both.') {
+export function dataBody<T extends TProperties>(
+  properties: T,
+  description = 'Send the fields inside data, or at the top level, not both.',
+) {
   const optional = optionalAll(properties);
   return Type.Object(
     { data: Type.Optional(Type.Object(optional, { additionalProperties: false })), ...optional },
@@ -35,6 +40,8 @@ export function requireFields(fields: object, names: readonly string[], path: st
 /** 400 for a PATCH that changes nothing: almost always a client mistake (a field name misspelt inside data). */
 export function requireSomeField(fields: object, path: string): void {
   if (Object.keys(fields).length === 0) {
-    throw validationError(`Invalid request: ${path} names no field to change.`, [{ path, message: 'must name at least one field' }]);
+    throw validationError(`Invalid request: ${path} names no field to change.`, [
+      { path, message: 'must name at least one field' },
+    ]);
   }
 }

@@ -85,9 +85,12 @@ export const RewardInput = discriminated(
 export type Reward = Static<typeof RewardInput>;
 
 /** The same without points (rule 3: points are never handed out as a reward with a code). */
-export const CouponRewardInput = discriminated([AmountCouponReward, PercentageCouponReward, FreeShippingReward, GiftCardReward], {
-  description: 'amountCoupon | percentageCoupon | freeShipping | giftCard (points go through a points adjustment).',
-});
+export const CouponRewardInput = discriminated(
+  [AmountCouponReward, PercentageCouponReward, FreeShippingReward, GiftCardReward],
+  {
+    description: 'amountCoupon | percentageCoupon | freeShipping | giftCard (points go through a points adjustment).',
+  },
+);
 export type CouponReward = Static<typeof CouponRewardInput>;
 
 /**
@@ -100,14 +103,22 @@ export const RewardOutput = Type.Object(
 );
 export const ExpiryOutput = Type.Object(
   { type: Type.String() },
-  { additionalProperties: true, description: 'The expiry object of service.md: never | daysAfterIssuance | fixedDate.' },
+  {
+    additionalProperties: true,
+    description: 'The expiry object of service.md: never | daysAfterIssuance | fixedDate.',
+  },
 );
 
 /** service.md fulfillment object: mode and status required, the other four absent or null. */
 export const Fulfillment = Type.Object(
   {
     mode: Type.Union([Type.Literal('platform'), Type.Literal('manual')]),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('deactivated'), Type.Literal('failed')]),
+    status: Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('active'),
+      Type.Literal('deactivated'),
+      Type.Literal('failed'),
+    ]),
     platformDiscountId: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
     platformDiscountGid: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
     shop: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
@@ -129,7 +140,9 @@ export function refusePointsReward(reward: Reward, path: string): asserts reward
 
 /** D5: stored timestamps inside objects are normalised to UTC toISOString(). */
 export function normalizeExpiry(expiry: Expiry): Expiry {
-  return expiry.type === 'fixedDate' ? { type: 'fixedDate', expiresAt: new Date(expiry.expiresAt).toISOString() } : expiry;
+  return expiry.type === 'fixedDate'
+    ? { type: 'fixedDate', expiresAt: new Date(expiry.expiresAt).toISOString() }
+    : expiry;
 }
 
 export function normalizeReward<R extends Reward>(reward: R): R {

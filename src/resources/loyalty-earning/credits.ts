@@ -46,7 +46,11 @@ const keyOf = (membershipId: string, key: string) => `${membershipId}\u0000${key
  * are dropped), as does a member whose balance would pass 2^53-1. Expiry is the program's points expiry counted
  * from now, exactly as applyPoints counts it. Tiers can only move up here.
  */
-export async function creditPoints(trx: Transaction<DB>, organizationId: string, credits: readonly Credit[]): Promise<Credited> {
+export async function creditPoints(
+  trx: Transaction<DB>,
+  organizationId: string,
+  credits: readonly Credit[],
+): Promise<Credited> {
   const repeats = new Map<string, string>();
   const wanted = credits.filter((credit) => credit.points > 0);
   if (wanted.length === 0) return { transactions: [], repeats, events: [] };
@@ -84,7 +88,9 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
   }));
   // The credits travel as one JSON parameter and only what the database decides comes back: the rows are
   // completed from the input (a thousand credits parse a third of the columns).
-  const { rows: written } = await sql<Pick<TransactionRow, 'id' | 'customer_id' | 'balance_after' | 'expires_at' | 'metadata' | 'created_at'>>`${PREPARE}
+  const { rows: written } = await sql<
+    Pick<TransactionRow, 'id' | 'customer_id' | 'balance_after' | 'expires_at' | 'metadata' | 'created_at'>
+  >`${PREPARE}
     with c as (
       select * from json_to_recordset(${JSON.stringify(input)}::json) as c(id uuid, membership_id uuid, points bigint, reason text,
         rule_id uuid, order_id uuid, event_name text, source_key text, metadata jsonb, ord integer)
@@ -136,7 +142,12 @@ export async function creditPoints(trx: Transaction<DB>, organizationId: string,
       created_at: row.created_at,
     });
   }
-  const tierEvents = await recalculateTiers(trx, organizationId, { membershipIds: [...new Set(rows.map((row) => row.loyalty_membership_id))] }, 'upgrade');
+  const tierEvents = await recalculateTiers(
+    trx,
+    organizationId,
+    { membershipIds: [...new Set(rows.map((row) => row.loyalty_membership_id))] },
+    'upgrade',
+  );
   return {
     transactions: rows,
     repeats,

@@ -13,7 +13,8 @@ export interface NamedEvent {
 }
 
 export const organizationTimeZone = async (trx: Transaction<DB>, organizationId: string) =>
-  (await trx.selectFrom('organizations').select('timezone').where('id', '=', organizationId).executeTakeFirstOrThrow()).timezone;
+  (await trx.selectFrom('organizations').select('timezone').where('id', '=', organizationId).executeTakeFirstOrThrow())
+    .timezone;
 
 /**
  * A named event earns the points of every active event rule of the member's program with that name, multiplied by
@@ -28,7 +29,9 @@ export async function earnEvent(
 ): Promise<{ rules: LoyaltyEventResult['rules']; credited: Credited }> {
   const config = await earningConfig(trx, organizationId, member.loyalty_program_id, { stampCards: false });
   const rules = config.events.filter((rule) => rule.config.eventName === event.eventName);
-  const timeZone = rules.some((rule) => rule.config.frequency === 'oncePerYear') ? await organizationTimeZone(trx, organizationId) : 'UTC';
+  const timeZone = rules.some((rule) => rule.config.frequency === 'oncePerYear')
+    ? await organizationTimeZone(trx, organizationId)
+    : 'UTC';
   const hundredths = multiplierAt(config, event.occurredAt);
   const credits = rules.map((rule) => ({
     membershipId: member.id,

@@ -32,7 +32,11 @@ export interface EarningOrder {
  * `offer:<id>` for a points offer) on the ledger's unique source key, so nothing is credited twice. Cancelled orders
  * earn nothing. Returns the events for the caller to record with its own.
  */
-export async function earnFromOrders(trx: Transaction<DB>, organizationId: string, orders: readonly EarningOrder[]): Promise<EventToRecord[]> {
+export async function earnFromOrders(
+  trx: Transaction<DB>,
+  organizationId: string,
+  orders: readonly EarningOrder[],
+): Promise<EventToRecord[]> {
   const earning = orders.filter((order) => order.cancelled_at === null);
   if (earning.length === 0) return [];
   const customers = [...new Set(earning.map((order) => order.customer_id))];
@@ -47,7 +51,8 @@ export async function earnFromOrders(trx: Transaction<DB>, organizationId: strin
     configs.set(programId, await earningConfig(trx, organizationId, programId));
   }
   const membersOf = new Map<string, EarningMember[]>();
-  for (const member of members) membersOf.set(member.customer_id, [...(membersOf.get(member.customer_id) ?? []), member]);
+  for (const member of members)
+    membersOf.set(member.customer_id, [...(membersOf.get(member.customer_id) ?? []), member]);
 
   const credits: Credit[] = [];
   const stamps: StampRequest[] = [];
@@ -112,7 +117,13 @@ function offerCredits(
   for (const win of wins) {
     const reward = win.offer.config.reward;
     if (reward.type === 'points') {
-      credits.push({ membershipId: win.member.id, points: reward.amount, reason: `Offer "${win.offer.name}"`, key: `offer:${win.offer.id}`, ruleId: win.offer.id });
+      credits.push({
+        membershipId: win.member.id,
+        points: reward.amount,
+        reason: `Offer "${win.offer.name}"`,
+        key: `offer:${win.offer.id}`,
+        ruleId: win.offer.id,
+      });
     } else {
       coupons.push({ ...win, reward });
     }
@@ -128,7 +139,12 @@ function offerCredits(
     const issued = await issueRuleRewards(
       trx,
       organizationId,
-      fresh.map(({ member, offer, reward }) => ({ membershipId: member.id, rule: offer, reward, reason: `Offer "${offer.name}"` })),
+      fresh.map(({ member, offer, reward }) => ({
+        membershipId: member.id,
+        rule: offer,
+        reward,
+        reason: `Offer "${offer.name}"`,
+      })),
       new Date(),
     );
     const events: EventToRecord[] = issued.flatMap((reward) => reward?.events ?? []);

@@ -71,9 +71,16 @@ export async function expireDuePoints(db: Kysely<DB>, organizationId: string, no
       order by 1 limit ${batchSize}`.execute(db);
     if (due.length === 0) break;
     const expired = await db.transaction().execute(async (trx) => {
-      const result = await expireCredits(trx, organizationId, due.map((row) => row.id), sql`t.expires_at <= ${now}::timestamptz`, 'Points expired', {
-        skipLocked: true,
-      });
+      const result = await expireCredits(
+        trx,
+        organizationId,
+        due.map((row) => row.id),
+        sql`t.expires_at <= ${now}::timestamptz`,
+        'Points expired',
+        {
+          skipLocked: true,
+        },
+      );
       await recordEvents(trx, result.events);
       return result.transactions;
     });

@@ -30,7 +30,11 @@ export async function importHistory(trx: Transaction<DB>, organizationId: string
   const now = Date.now();
   body.data.forEach((row, index) => checkRow(row, index, now));
   const keyed = body.data.map((row, index) => ({ row, index })).filter(({ row }) => row.key !== undefined);
-  refuseDuplicates(keyed.map(({ row }) => `${memberRef(row)} ${row.key}`), 'key', { noun: 'history entry' });
+  refuseDuplicates(
+    keyed.map(({ row }) => `${memberRef(row)} ${row.key}`),
+    'key',
+    { noun: 'history entry' },
+  );
 
   const members = await resolveMembers(trx, organizationId, body.data);
   const skipped: Skipped[] = [];
@@ -38,7 +42,11 @@ export async function importHistory(trx: Transaction<DB>, organizationId: string
     .map((row, index) => ({ row, index, createdAt: new Date(row.createdAt) }))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.index - b.index);
   // Applied in createdAt order, so members are reached in any order: lock them all first, in id order.
-  await lockMemberships(trx, organizationId, [...members.values()].filter((member): member is string => typeof member === 'string'));
+  await lockMemberships(
+    trx,
+    organizationId,
+    [...members.values()].filter((member): member is string => typeof member === 'string'),
+  );
   const written: TransactionRow[] = [];
   const events: EventToRecord[] = [];
   for (const { row, index, createdAt } of order) {
@@ -62,9 +70,11 @@ export async function importHistory(trx: Transaction<DB>, organizationId: string
       allowLeft: true,
     }).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'CONFLICT') {
-        throw new ApiError('CONFLICT', `Row ${index} (createdAt ${createdAt.toISOString()}): ${error.message} Nothing was imported.`, [
-          { path: `body.data[${index}].points`, message: error.message },
-        ]);
+        throw new ApiError(
+          'CONFLICT',
+          `Row ${index} (createdAt ${createdAt.toISOString()}): ${error.message} Nothing was imported.`,
+          [{ path: `body.data[${index}].points`, message: error.message }],
+        );
       }
       throw error;
     });
@@ -80,7 +90,8 @@ export async function importHistory(trx: Transaction<DB>, organizationId: string
   return { data: written.map(toTransaction), skipped };
 }
 
-const memberRef = (row: LoyaltyHistoryRow) => row.loyaltyMembershipId?.toLowerCase() ?? `${row.customer?.toLowerCase()} ${row.loyaltyProgramId ?? ''}`;
+const memberRef = (row: LoyaltyHistoryRow) =>
+  row.loyaltyMembershipId?.toLowerCase() ?? `${row.customer?.toLowerCase()} ${row.loyaltyProgramId ?? ''}`;
 
 function checkRow(row: LoyaltyHistoryRow, index: number, now: number): void {
   const path = `body.data[${index}]`;
@@ -88,9 +99,13 @@ function checkRow(row: LoyaltyHistoryRow, index: number, now: number): void {
     throw validationError(`Invalid request: ${path}.${field} ${message}.`, [{ path: `${path}.${field}`, message }]);
   };
   if ((row.loyaltyMembershipId === undefined) === (row.customer === undefined)) {
-    fail(row.customer === undefined ? 'loyaltyMembershipId' : 'customer', row.customer === undefined ? 'is required (or customer)' : 'must not be sent with loyaltyMembershipId');
+    fail(
+      row.customer === undefined ? 'loyaltyMembershipId' : 'customer',
+      row.customer === undefined ? 'is required (or customer)' : 'must not be sent with loyaltyMembershipId',
+    );
   }
-  if (row.loyaltyMembershipId !== undefined && row.loyaltyProgramId !== undefined) fail('loyaltyProgramId', 'goes with customer, not loyaltyMembershipId');
+  if (row.loyaltyMembershipId !== undefined && row.loyaltyProgramId !== undefined)
+    fail('loyaltyProgramId', 'goes with customer, not loyaltyMembershipId');
   const sign = SIGN[row.kind];
   if (row.points === 0) fail('points', 'must not be 0');
   if (sign === 'positive' && row.points < 0) fail('points', `must be positive for kind ${row.kind}`);
@@ -105,17 +120,35 @@ async function resolveMembers(trx: Transaction<DB>, organizationId: string, rows
   const byId = rows.flatMap((row) => (row.loyaltyMembershipId ? [row.loyaltyMembershipId.toLowerCase()] : []));
   const found = byId.length
     ? new Set(
-        (await trx.selectFrom('loyalty_memberships').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...new Set(byId)]).execute()).map(
-          (row) => row.id,
-        ),
+        (
+          await trx
+            .selectFrom('loyalty_memberships')
+            .select('id')
+            .where('organization_id', '=', organizationId)
+            .where('id', 'in', [...new Set(byId)])
+            .execute()
+        ).map((row) => row.id),
       )
     : new Set<string>();
-  const customers = await resolveCustomers(trx, organizationId, [...new Set(rows.flatMap((row) => (row.customer ? [row.customer] : [])))]);
+  const customers = await resolveCustomers(trx, organizationId, [
+    ...new Set(rows.flatMap((row) => (row.customer ? [row.customer] : []))),
+  ]);
   const programs = new Map<string, string>();
   for (const [index, row] of rows.entries()) {
     if (row.customer === undefined) continue;
     const key = row.loyaltyProgramId?.toLowerCase() ?? '';
-    if (!programs.has(key)) programs.set(key, (await resolveProgram(trx, organizationId, row.loyaltyProgramId?.toLowerCase(), `body.data[${index}].loyaltyProgramId`)).id);
+    if (!programs.has(key))
+      programs.set(
+        key,
+        (
+          await resolveProgram(
+            trx,
+            organizationId,
+            row.loyaltyProgramId?.toLowerCase(),
+            `body.data[${index}].loyaltyProgramId`,
+          )
+        ).id,
+      );
   }
   const pairs = rows.flatMap((row) => {
     const customerId = row.customer === undefined ? undefined : customers.get(row.customer);
@@ -132,11 +165,17 @@ async function resolveMembers(trx: Transaction<DB>, organizationId: string, rows
   rows.forEach((row, index) => {
     if (row.loyaltyMembershipId !== undefined) {
       const id = row.loyaltyMembershipId.toLowerCase();
-      result.set(index, found.has(id) ? id : { message: `Loyalty membership "${row.loyaltyMembershipId}" does not exist in this organization.` });
+      result.set(
+        index,
+        found.has(id)
+          ? id
+          : { message: `Loyalty membership "${row.loyaltyMembershipId}" does not exist in this organization.` },
+      );
       return;
     }
     const customerId = customers.get(row.customer!);
-    if (!customerId) return void result.set(index, { message: `Customer "${row.customer}" does not exist in this organization.` });
+    if (!customerId)
+      return void result.set(index, { message: `Customer "${row.customer}" does not exist in this organization.` });
     const id = memberOf.get(`${customerId}/${programs.get(row.loyaltyProgramId?.toLowerCase() ?? '')}`);
     result.set(index, id ?? { message: `Customer "${row.customer}" is not a member of the loyalty program.` });
   });

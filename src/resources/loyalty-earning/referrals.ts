@@ -47,9 +47,14 @@ export async function recordReferral(
     .where('organization_id', '=', organizationId)
     .where('referral_code', '=', code.trim().toUpperCase())
     .executeTakeFirst();
-  if (!referrer) throw unprocessable(`${path} is no member's referral code in this organization.`, [{ path, message: 'no such referral code' }]);
+  if (!referrer)
+    throw unprocessable(`${path} is no member's referral code in this organization.`, [
+      { path, message: 'no such referral code' },
+    ]);
   if (referrer.customer_id === member.customer_id) {
-    throw unprocessable(`${path} is the member's own referral code; a customer cannot refer themselves.`, [{ path, message: 'is the member\'s own code' }]);
+    throw unprocessable(`${path} is the member's own referral code; a customer cannot refer themselves.`, [
+      { path, message: "is the member's own code" },
+    ]);
   }
   const { rows } = await sql<ReferralRow>`
     insert into referrals (organization_id, id, referrer_membership_id, referred_membership_id, referred_customer_id)
@@ -71,7 +76,8 @@ export async function recordReferral(
     .where('organization_id', '=', organizationId)
     .where('referred_customer_id', '=', member.customer_id)
     .executeTakeFirstOrThrow();
-  if (existing.referrer_membership_id !== referrer.id) throw conflict('The customer has already been referred by another member.');
+  if (existing.referrer_membership_id !== referrer.id)
+    throw conflict('The customer has already been referred by another member.');
   return { referral: existing, events: [] };
 }
 
@@ -79,11 +85,17 @@ export async function recordReferral(
  * The referred customers' first earning orders attribute their pending referrals (referral.updated): `firstOrders`
  * maps a customer id to their earliest new order. Keyed by customer, which the referrals' unique index leads with.
  */
-export async function attributeReferrals(trx: Transaction<DB>, organizationId: string, firstOrders: ReadonlyMap<string, string>): Promise<EventToRecord[]> {
+export async function attributeReferrals(
+  trx: Transaction<DB>,
+  organizationId: string,
+  firstOrders: ReadonlyMap<string, string>,
+): Promise<EventToRecord[]> {
   if (firstOrders.size === 0) return [];
   // One probe of referrals_pending_idx, prepared, spares planning the update when nothing is pending.
   const { rows: pending } = await sql<{ found: boolean }>`${PREPARE}
-    select exists (select 1 from referrals where organization_id = ${organizationId}::uuid and status = 'pending') as found`.execute(trx);
+    select exists (select 1 from referrals where organization_id = ${organizationId}::uuid and status = 'pending') as found`.execute(
+    trx,
+  );
   if (!pending[0]!.found) return [];
   const { rows } = await sql<ReferralRow>`${PREPARE}
     update referrals r set status = 'attributed', order_id = f.order_id, attributed_at = now(), updated_at = now()

@@ -28,7 +28,12 @@ export async function issueRuleRewards(
   now: Date,
 ): Promise<(Issued | undefined)[]> {
   if (grants.length === 0) return [];
-  const members = await loadMembers(trx, organizationId, grants.map((grant) => grant.membershipId), 'none');
+  const members = await loadMembers(
+    trx,
+    organizationId,
+    grants.map((grant) => grant.membershipId),
+    'none',
+  );
   const requests = grants.map((grant): IssueRequest => {
     const member = members.get(grant.membershipId);
     if (!member) throw new Error(`issueRuleRewards: membership ${grant.membershipId} vanished inside its own lock`);
@@ -51,7 +56,12 @@ export async function issueRuleRewards(
     const expiresAt = issueExpiry(request, now);
     return !expiresAt || expiresAt.getTime() > now.getTime();
   });
-  const issued = await issueRewards(trx, organizationId, requests.filter((_, index) => live[index]), { now });
+  const issued = await issueRewards(
+    trx,
+    organizationId,
+    requests.filter((_, index) => live[index]),
+    { now },
+  );
   let next = 0;
   return live.map((isLive) => (isLive ? issued[next++] : undefined));
 }

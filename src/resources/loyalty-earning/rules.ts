@@ -6,11 +6,36 @@ import { activeRules, type RuleRow } from '../loyalty-rules/queries.js';
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 
 /** Config shapes as loyalty-rules/config.ts stores them (defaults written out). */
-export interface OrderSpendConfig { type: 'orderSpend'; pointsPerUnit: number; unitCents: number; minimumOrderTotalCents: number | null }
-export interface EventConfig { type: 'event'; eventName: string; points: number; frequency: 'once' | 'oncePerYear' | 'unlimited' }
-export interface MultiplierConfig { type: 'pointsMultiplier'; multiplier: number; startsAt: string; endsAt: string }
-export interface RewardOfferConfig { type: 'reward'; reward: Reward; startsAt: string; endsAt: string }
-export interface StampCardConfig { stampsRequired: number; reward: Reward; stampsPerOrder: number; minimumOrderTotalCents: number | null }
+export interface OrderSpendConfig {
+  type: 'orderSpend';
+  pointsPerUnit: number;
+  unitCents: number;
+  minimumOrderTotalCents: number | null;
+}
+export interface EventConfig {
+  type: 'event';
+  eventName: string;
+  points: number;
+  frequency: 'once' | 'oncePerYear' | 'unlimited';
+}
+export interface MultiplierConfig {
+  type: 'pointsMultiplier';
+  multiplier: number;
+  startsAt: string;
+  endsAt: string;
+}
+export interface RewardOfferConfig {
+  type: 'reward';
+  reward: Reward;
+  startsAt: string;
+  endsAt: string;
+}
+export interface StampCardConfig {
+  stampsRequired: number;
+  reward: Reward;
+  stampsPerOrder: number;
+  minimumOrderTotalCents: number | null;
+}
 
 export type Rule<C> = RuleRow & { config: C };
 
@@ -26,8 +51,18 @@ export interface EarningConfig {
 const ofType = <C>(rules: RuleRow[], type: string) => rules.filter((rule) => rule.config.type === type) as Rule<C>[];
 
 /** The program's active earning, offer and stamp-card rules, in creation order. */
-export async function earningConfig(trx: Transaction<DB>, organizationId: string, programId: string, sections: { stampCards?: boolean } = {}): Promise<EarningConfig> {
-  const all = await activeRules(trx, organizationId, programId, sections.stampCards === false ? ['rules', 'offers'] : ['rules', 'offers', 'stampCards']);
+export async function earningConfig(
+  trx: Transaction<DB>,
+  organizationId: string,
+  programId: string,
+  sections: { stampCards?: boolean } = {},
+): Promise<EarningConfig> {
+  const all = await activeRules(
+    trx,
+    organizationId,
+    programId,
+    sections.stampCards === false ? ['rules', 'offers'] : ['rules', 'offers', 'stampCards'],
+  );
   const rules = all.filter((rule) => rule.section === 'rules');
   const offers = all.filter((rule) => rule.section === 'offers');
   return {
@@ -77,7 +112,12 @@ export function localYear(at: Date, timeZone: string): string {
  * The ledger source key of an event rule's credit, which is what enforces the rule's frequency: `once` is one key
  * for ever, `oncePerYear` one per local calendar year, `unlimited` only the caller's key (none: every report earns).
  */
-export function eventSourceKey(rule: Rule<EventConfig>, at: Date, timeZone: string, key: string | undefined): string | null {
+export function eventSourceKey(
+  rule: Rule<EventConfig>,
+  at: Date,
+  timeZone: string,
+  key: string | undefined,
+): string | null {
   const base = `event:${rule.config.eventName}:rule:${rule.id}`;
   switch (rule.config.frequency) {
     case 'once':

@@ -10,20 +10,42 @@ const NullableUuid = Type.Union([Uuid, Type.Null()]);
 /** Who earns: a membership, or a customer (id or email) and their membership of the program. */
 const memberFields = {
   loyaltyMembershipId: Type.String({ format: 'uuid', description: 'The member; or send customer instead.' }),
-  customer: Type.String({ minLength: 1, maxLength: 320, description: 'Customer id or email (case-insensitive); their membership of the program earns.' }),
-  loyaltyProgramId: Type.String({ format: 'uuid', description: 'With customer: the program; optional while there is one.' }),
+  customer: Type.String({
+    minLength: 1,
+    maxLength: 320,
+    description: 'Customer id or email (case-insensitive); their membership of the program earns.',
+  }),
+  loyaltyProgramId: Type.String({
+    format: 'uuid',
+    description: 'With customer: the program; optional while there is one.',
+  }),
 };
 
 /** Idempotency of one earning: the same key never credits twice for the same member. */
-const Key = Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: 'Visible ASCII, 1..200.' });
+const Key = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Visible ASCII, 1..200.',
+});
 
 export const LoyaltyEventBody = dataBody(
   {
     ...memberFields,
-    event: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$', description: 'The named event, e.g. signup, birthday, review.' }),
+    event: Type.String({
+      pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$',
+      description: 'The named event, e.g. signup, birthday, review.',
+    }),
     key: Key,
-    occurredAt: Type.String({ format: 'date-time', description: 'When it happened (default now): decides offers and the year of oncePerYear rules.' }),
-    referralCode: Type.String({ minLength: 1, maxLength: 32, description: "Another member's referral code: records that they referred this member." }),
+    occurredAt: Type.String({
+      format: 'date-time',
+      description: 'When it happened (default now): decides offers and the year of oncePerYear rules.',
+    }),
+    referralCode: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: "Another member's referral code: records that they referred this member.",
+    }),
     metadata: MetadataInput,
   },
   'event and the member (loyaltyMembershipId, or customer) required. Send the fields inside data, or at the top level, not both.',
@@ -39,7 +61,9 @@ export const Referral = Type.Object(
     referredMembershipId: NullableUuid,
     referredCustomerId: NullableUuid,
     status: Type.Union([Type.Literal('pending'), Type.Literal('attributed')]),
-    orderId: Type.Union([Uuid, Type.Null()], { description: 'The referred member\'s first earning order, once attributed.' }),
+    orderId: Type.Union([Uuid, Type.Null()], {
+      description: "The referred member's first earning order, once attributed.",
+    }),
     attributedAt: NullableTimestamp,
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -52,10 +76,12 @@ export const RuleOutcome = Type.Object(
   {
     loyaltyRuleId: Uuid,
     outcome: Type.Union([Type.Literal('earned'), Type.Literal('alreadyEarned')], {
-      description: 'alreadyEarned: the rule\'s frequency or the key had already credited this member.',
+      description: "alreadyEarned: the rule's frequency or the key had already credited this member.",
     }),
     points: Type.Integer({ minimum: 0, description: 'Credited now (0 when alreadyEarned).' }),
-    loyaltyTransactionId: Type.Union([Uuid, Type.Null()], { description: 'The credit: this one, or the earlier one when alreadyEarned.' }),
+    loyaltyTransactionId: Type.Union([Uuid, Type.Null()], {
+      description: 'The credit: this one, or the earlier one when alreadyEarned.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -66,7 +92,9 @@ export const LoyaltyEventResult = Type.Object(
     loyaltyMembershipId: Uuid,
     occurredAt: Timestamp,
     pointsEarned: Type.Integer({ minimum: 0 }),
-    rules: Type.Array(RuleOutcome, { description: 'Every active earning rule of the program for this event, in creation order.' }),
+    rules: Type.Array(RuleOutcome, {
+      description: 'Every active earning rule of the program for this event, in creation order.',
+    }),
     transactions: Type.Array(LoyaltyTransaction, { description: 'The ledger entries this request wrote.' }),
     membership: LoyaltyMembership,
     referral: Type.Union([Referral, Type.Null()], { description: 'With referralCode: the referral.' }),
@@ -95,8 +123,15 @@ export type StampCard = Static<typeof StampCard>;
 export const LoyaltyStampBody = dataBody(
   {
     ...memberFields,
-    stampCardRuleId: Type.String({ format: 'uuid', description: "A stampCards rule of the member's program; optional while there is one." }),
-    stamps: Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 1. Stamps beyond a full card start the next one.' }),
+    stampCardRuleId: Type.String({
+      format: 'uuid',
+      description: "A stampCards rule of the member's program; optional while there is one.",
+    }),
+    stamps: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'Default 1. Stamps beyond a full card start the next one.',
+    }),
     key: Key,
   },
   'The member (loyaltyMembershipId, or customer) required. Send the fields inside data, or at the top level, not both.',
@@ -110,7 +145,9 @@ export const LoyaltyStampResult = Type.Object(
     loyaltyRuleId: Uuid,
     stampsAdded: Type.Integer({ minimum: 0, description: '0 when the key had already been used.' }),
     duplicate: Type.Boolean({ description: 'true: this key had already stamped this member; nothing changed.' }),
-    stampCards: Type.Array(StampCard, { description: 'The cards this request stamped, oldest first; the last is the open one.' }),
+    stampCards: Type.Array(StampCard, {
+      description: 'The cards this request stamped, oldest first; the last is the open one.',
+    }),
     rewards: Type.Array(LoyaltyReward, { description: 'Rewards issued by cards this request completed.' }),
     transactions: Type.Array(LoyaltyTransaction, { description: 'Points credited by cards whose reward is points.' }),
   },
@@ -131,12 +168,17 @@ export const LoyaltyHistoryRow = Type.Object(
       maximum: Number.MAX_SAFE_INTEGER,
       description: 'Signed: earned > 0; spent and expired < 0; adjusted either, never 0.',
     }),
-    createdAt: Type.String({ format: 'date-time', description: 'When it happened in the old system; not in the future.' }),
+    createdAt: Type.String({
+      format: 'date-time',
+      description: 'When it happened in the old system; not in the future.',
+    }),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     eventName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: "A credit's expiry; default the program's points expiry counted from createdAt; null never.",
-    })),
+    expiresAt: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: "A credit's expiry; default the program's points expiry counted from createdAt; null never.",
+      }),
+    ),
     key: Type.Optional(Key),
     metadata: Type.Optional(MetadataInput),
   },
@@ -147,7 +189,9 @@ export type LoyaltyHistoryRow = Static<typeof LoyaltyHistoryRow>;
 export const LoyaltyHistoryBody = Type.Object(
   {
     data: Type.Array(LoyaltyHistoryRow, { description: 'At most 1,000 rows, applied in createdAt order.' }),
-    strict: Type.Optional(Type.Boolean({ description: 'true: a row naming a missing member fails the whole import (422).' })),
+    strict: Type.Optional(
+      Type.Boolean({ description: 'true: a row naming a missing member fails the whole import (422).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -159,7 +203,11 @@ export const LoyaltyHistoryResult = Type.Object({
 });
 
 export const BulkExpireBody = Type.Object(
-  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'On each expired entry; default "Expired in bulk".' })) },
+  {
+    reason: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'On each expired entry; default "Expired in bulk".' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type BulkExpireBody = Static<typeof BulkExpireBody>;
@@ -181,7 +229,10 @@ export const LoyaltyPointsExpiringSoon = Type.Object(
     expiresAt: Timestamp,
     pointsBalance: Type.Integer({ minimum: 0 }),
     credits: Type.Array(
-      Type.Object({ loyaltyTransactionId: Uuid, points: Type.Integer({ minimum: 1 }), expiresAt: Timestamp }, { additionalProperties: false }),
+      Type.Object(
+        { loyaltyTransactionId: Uuid, points: Type.Integer({ minimum: 1 }), expiresAt: Timestamp },
+        { additionalProperties: false },
+      ),
       { description: 'Each credit is announced once; expiresAt above is the earliest of them.' },
     ),
   },

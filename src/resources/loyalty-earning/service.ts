@@ -43,11 +43,16 @@ export class LoyaltyEarningService {
     const now = new Date();
     const occurredAt = fields.occurredAt === undefined ? now : new Date(fields.occurredAt);
     if (occurredAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
-      throw validationError(`Invalid request: ${path}.occurredAt is in the future.`, [{ path: `${path}.occurredAt`, message: 'must not be in the future' }]);
+      throw validationError(`Invalid request: ${path}.occurredAt is in the future.`, [
+        { path: `${path}.occurredAt`, message: 'must not be in the future' },
+      ]);
     }
     return this.db.transaction().execute(async (trx) => {
       const member = await lockNamedMember(trx, organizationId, fields, path);
-      const referred = fields.referralCode === undefined ? undefined : await recordReferral(trx, organizationId, member, fields.referralCode, `${path}.referralCode`);
+      const referred =
+        fields.referralCode === undefined
+          ? undefined
+          : await recordReferral(trx, organizationId, member, fields.referralCode, `${path}.referralCode`);
       const { rules, credited } = await earnEvent(trx, organizationId, member, {
         eventName: fields.event!,
         occurredAt,
@@ -78,12 +83,26 @@ export class LoyaltyEarningService {
     const stamps = fields.stamps ?? 1;
     return this.db.transaction().execute(async (trx) => {
       const member = await lockNamedMember(trx, organizationId, fields, path);
-      const rule = await stampCardRule(trx, organizationId, member.loyalty_program_id, fields.stampCardRuleId?.toLowerCase(), `${path}.stampCardRuleId`);
+      const rule = await stampCardRule(
+        trx,
+        organizationId,
+        member.loyalty_program_id,
+        fields.stampCardRuleId?.toLowerCase(),
+        `${path}.stampCardRuleId`,
+      );
       if (fields.key !== undefined && (await stampKeyUsed(trx, organizationId, member.id, rule.id, fields.key))) {
         const { rows } = await sql<Parameters<typeof toStampCard>[0]>`
           select * from stamp_cards where organization_id = ${organizationId}::uuid and loyalty_membership_id = ${member.id}::uuid
             and loyalty_rule_id = ${rule.id}::uuid and completed_at is null`.execute(trx);
-        return { loyaltyMembershipId: member.id, loyaltyRuleId: rule.id, stampsAdded: 0, duplicate: true, stampCards: rows.map(toStampCard), rewards: [], transactions: [] };
+        return {
+          loyaltyMembershipId: member.id,
+          loyaltyRuleId: rule.id,
+          stampsAdded: 0,
+          duplicate: true,
+          stampCards: rows.map(toStampCard),
+          rewards: [],
+          transactions: [],
+        };
       }
       const stamped = await stampCards(trx, organizationId, [{ membershipId: member.id, rule, stamps }]);
       // The feed entry is also what makes a keyed stamp idempotent (stampKeyUsed).
@@ -92,7 +111,12 @@ export class LoyaltyEarningService {
           membershipId: member.id,
           customerId: member.customer_id,
           type: 'stamped',
-          data: { loyaltyRuleId: rule.id, stamps, key: fields.key ?? null, stampCardIds: stamped.cards.map((card) => card.id) },
+          data: {
+            loyaltyRuleId: rule.id,
+            stamps,
+            key: fields.key ?? null,
+            stampCardIds: stamped.cards.map((card) => card.id),
+          },
         },
       ]);
       await recordEvents(trx, stamped.events);
@@ -125,34 +149,60 @@ export class LoyaltyEarningService {
         where ${compiled.where} and t.remaining > 0`.execute(trx);
       if (rows.length === 0) return { count: 0, points: 0 };
       const members = [...new Set(rows.map((row) => row.loyalty_membership_id))];
-      const expired = await expireCredits(trx, organizationId, members, sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`, body?.reason ?? 'Expired in bulk');
+      const expired = await expireCredits(
+        trx,
+        organizationId,
+        members,
+        sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`,
+        body?.reason ?? 'Expired in bulk',
+      );
       await recordEvents(trx, expired.events);
-      return { count: expired.transactions.length, points: expired.transactions.reduce((sum, row) => sum - row.points, 0) };
+      return {
+        count: expired.transactions.length,
+        points: expired.transactions.reduce((sum, row) => sum - row.points, 0),
+      };
     });
   }
 }
 
 /** The stampCards rule a stamp names, or the program's only active one. */
-async function stampCardRule(trx: Transaction<DB>, organizationId: string, programId: string, ruleId: string | undefined, path: string) {
+async function stampCardRule(
+  trx: Transaction<DB>,
+  organizationId: string,
+  programId: string,
+  ruleId: string | undefined,
+  path: string,
+) {
   const rules = (await activeRules(trx, organizationId, programId, 'stampCards')) as Rule<StampCardConfig>[];
   if (ruleId !== undefined) {
     const rule = rules.find((candidate) => candidate.id === ruleId);
-    if (!rule) throw unprocessable(`${path} names no active stamp card rule of the member's loyalty program.`, [{ path, message: 'no such active stampCards rule' }]);
+    if (!rule)
+      throw unprocessable(`${path} names no active stamp card rule of the member's loyalty program.`, [
+        { path, message: 'no such active stampCards rule' },
+      ]);
     return rule;
   }
   if (rules.length === 1) return rules[0]!;
   if (rules.length === 0) {
-    throw unprocessable("The member's loyalty program has no active stamp card rule; create one with POST /v1/loyalty-rules (section stampCards).", [
-      { path, message: 'no active stampCards rule' },
-    ]);
+    throw unprocessable(
+      "The member's loyalty program has no active stamp card rule; create one with POST /v1/loyalty-rules (section stampCards).",
+      [{ path, message: 'no active stampCards rule' }],
+    );
   }
-  throw validationError(`Invalid request: ${path} is required when the program has more than one active stamp card rule.`, [
-    { path, message: 'is required when there are several stampCards rules' },
-  ]);
+  throw validationError(
+    `Invalid request: ${path} is required when the program has more than one active stamp card rule.`,
+    [{ path, message: 'is required when there are several stampCards rules' }],
+  );
 }
 
 /** Whether a stamp with this key was already applied to the member's cards of the rule (its activity entry). */
-async function stampKeyUsed(trx: Transaction<DB>, organizationId: string, membershipId: string, ruleId: string, key: string) {
+async function stampKeyUsed(
+  trx: Transaction<DB>,
+  organizationId: string,
+  membershipId: string,
+  ruleId: string,
+  key: string,
+) {
   const { rows } = await sql`
     select 1 from loyalty_activity
     where organization_id = ${organizationId}::uuid and loyalty_membership_id = ${membershipId}::uuid and type = 'stamped'

@@ -63,7 +63,12 @@ interface Plan {
  * Each completed card then issues its rule's reward (points are credited instead: rule 3), skipped when the reward
  * would be born expired (a fixedDate in the past), and remembers it.
  */
-export async function stampCards(trx: Transaction<DB>, organizationId: string, requests: readonly StampRequest[], now = new Date()): Promise<Stamped> {
+export async function stampCards(
+  trx: Transaction<DB>,
+  organizationId: string,
+  requests: readonly StampRequest[],
+  now = new Date(),
+): Promise<Stamped> {
   const merged = new Map<string, StampRequest>();
   for (const request of requests) {
     if (request.stamps <= 0) continue;
@@ -113,10 +118,23 @@ export async function stampCards(trx: Transaction<DB>, organizationId: string, r
   }
   // Both sent at once (other rows; one connection runs them in turn); rewards reference the inserted cards, after.
   await Promise.all([
-    updateCards(trx, organizationId, plans.filter((plan) => !plan.isNew).map((plan) => plan.row)),
-    insertCards(trx, organizationId, plans.filter((plan) => plan.isNew).map((plan) => plan.row)),
+    updateCards(
+      trx,
+      organizationId,
+      plans.filter((plan) => !plan.isNew).map((plan) => plan.row),
+    ),
+    insertCards(
+      trx,
+      organizationId,
+      plans.filter((plan) => plan.isNew).map((plan) => plan.row),
+    ),
   ]);
-  const { rewards, transactions, pointEvents } = await rewardCompletions(trx, organizationId, plans.filter((plan) => plan.row.completed_at), now);
+  const { rewards, transactions, pointEvents } = await rewardCompletions(
+    trx,
+    organizationId,
+    plans.filter((plan) => plan.row.completed_at),
+    now,
+  );
 
   const events: EventToRecord[] = [];
   for (const { row, isNew, before } of plans) {
@@ -216,7 +234,9 @@ async function rewardCompletions(trx: Transaction<DB>, organizationId: string, c
   if (unlinked.length) {
     await sql`
       update stamp_cards set loyalty_reward_id = null
-      where organization_id = ${organizationId}::uuid and id = any(${plainArrayLiteral(unlinked)}::uuid[])`.execute(trx);
+      where organization_id = ${organizationId}::uuid and id = any(${plainArrayLiteral(unlinked)}::uuid[])`.execute(
+      trx,
+    );
   }
   return { rewards, transactions: credited.transactions, pointEvents: credited.events };
 }

@@ -34,9 +34,21 @@ export async function importMemberships(
   body: MembershipImportBody,
 ): Promise<{ data: LoyaltyMembership[]; skipped: Skipped[] }> {
   checkImportSize(body.data);
-  const customers = await resolveCustomers(trx, organizationId, body.data.map((row) => row.customer));
-  const programs = await trx.selectFrom('loyalty_programs').selectAll().where('organization_id', '=', organizationId).execute();
-  const tiers = await trx.selectFrom('loyalty_tiers').select(['id', 'loyalty_program_id']).where('organization_id', '=', organizationId).execute();
+  const customers = await resolveCustomers(
+    trx,
+    organizationId,
+    body.data.map((row) => row.customer),
+  );
+  const programs = await trx
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .execute();
+  const tiers = await trx
+    .selectFrom('loyalty_tiers')
+    .select(['id', 'loyalty_program_id'])
+    .where('organization_id', '=', organizationId)
+    .execute();
   const tierProgram = new Map(tiers.map((tier) => [tier.id, tier.loyalty_program_id]));
 
   const skipped: Skipped[] = [];
@@ -55,10 +67,19 @@ export async function importMemberships(
         ? programs[0]
         : undefined;
     if (!program) {
-      return skip(index, row.loyaltyProgramId ? `Loyalty program ${row.loyaltyProgramId} does not exist.` : 'The organization has several loyalty programs; name one with loyaltyProgramId.');
+      return skip(
+        index,
+        row.loyaltyProgramId
+          ? `Loyalty program ${row.loyaltyProgramId} does not exist.`
+          : 'The organization has several loyalty programs; name one with loyaltyProgramId.',
+      );
     }
-    const tierId = row.loyaltyTierId === undefined || row.loyaltyTierId === null ? row.loyaltyTierId : row.loyaltyTierId.toLowerCase();
-    if (tierId && tierProgram.get(tierId) !== program.id) return skip(index, `Loyalty tier ${row.loyaltyTierId} does not exist in the member's program.`);
+    const tierId =
+      row.loyaltyTierId === undefined || row.loyaltyTierId === null
+        ? row.loyaltyTierId
+        : row.loyaltyTierId.toLowerCase();
+    if (tierId && tierProgram.get(tierId) !== program.id)
+      return skip(index, `Loyalty tier ${row.loyaltyTierId} does not exist in the member's program.`);
     resolved.push({
       index,
       customerId,
@@ -83,10 +104,21 @@ export async function importMemberships(
   const created = await insertMemberships(
     trx,
     organizationId,
-    creates.map((row) => ({ id: uuidv7(), customerId: row.customerId, programId: row.programId, tierId: row.tierId ?? null, reviewMonths: row.reviewMonths })),
+    creates.map((row) => ({
+      id: uuidv7(),
+      customerId: row.customerId,
+      programId: row.programId,
+      tierId: row.tierId ?? null,
+      reviewMonths: row.reviewMonths,
+    })),
   );
   const createdIds = new Set(created.map((row) => row.id));
-  for (const row of created) membershipIdOf.set(creates.find((entry) => entry.customerId === row.customer_id && entry.programId === row.loyalty_program_id)!.index, row.id);
+  for (const row of created)
+    membershipIdOf.set(
+      creates.find((entry) => entry.customerId === row.customer_id && entry.programId === row.loyalty_program_id)!
+        .index,
+      row.id,
+    );
 
   const events: EventToRecord[] = [];
   for (const row of resolved) {
@@ -117,16 +149,30 @@ export async function importMemberships(
         returning *`.execute(trx);
       events.push(membershipEvent(organizationId, 'loyaltyMembership.tierChanged', moved.rows[0]!));
       await recordActivity(trx, organizationId, [
-        { membershipId, customerId: row.customerId, type: 'tierChanged', tierId: row.tierId, data: { fromTierId: before.loyalty_tier_id, toTierId: row.tierId, import: true } },
+        {
+          membershipId,
+          customerId: row.customerId,
+          type: 'tierChanged',
+          tierId: row.tierId,
+          data: { fromTierId: before.loyalty_tier_id, toTierId: row.tierId, import: true },
+        },
       ]);
     }
   }
 
-  const finalRows = new Map((await membershipsByIds(trx, organizationId, [...new Set(membershipIdOf.values())])).map((row) => [row.id, row]));
+  const finalRows = new Map(
+    (await membershipsByIds(trx, organizationId, [...new Set(membershipIdOf.values())])).map((row) => [row.id, row]),
+  );
   const ordered = resolved.map((row) => finalRows.get(membershipIdOf.get(row.index)!)!);
-  await recordActivity(trx, organizationId, created.map((row) => ({ membershipId: row.id, customerId: row.customer_id, type: 'joined', reason: 'import' })));
+  await recordActivity(
+    trx,
+    organizationId,
+    created.map((row) => ({ membershipId: row.id, customerId: row.customer_id, type: 'joined', reason: 'import' })),
+  );
   // A new member's created event carries the membership as the import leaves it (balance and tier included).
-  const createdEvents = ordered.filter((row) => createdIds.has(row.id)).map((row) => membershipEvent(organizationId, 'loyaltyMembership.created', row));
+  const createdEvents = ordered
+    .filter((row) => createdIds.has(row.id))
+    .map((row) => membershipEvent(organizationId, 'loyaltyMembership.created', row));
   await recordEvents(trx, [...createdEvents, ...events]);
   return { data: ordered.map(toMembership), skipped };
 }

@@ -44,7 +44,9 @@ export const membershipList: ListDefinition = {
     customer: {
       load: async ({ db, organizationId }, ids) => {
         const rows = await customersOfMemberships(db, organizationId, ids);
-        return new Map(rows.map(({ membership_id: membershipId, ...customer }) => [membershipId, toCustomer(customer)]));
+        return new Map(
+          rows.map(({ membership_id: membershipId, ...customer }) => [membershipId, toCustomer(customer)]),
+        );
       },
       empty: () => null,
     },

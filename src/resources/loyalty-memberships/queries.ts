@@ -18,15 +18,31 @@ export const membershipsOfCustomer = (db: Db, organizationId: string, customerId
     .execute();
 
 export const findMembership = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_memberships').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('loyalty_memberships')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 export const lockMembership = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_memberships').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+  db
+    .selectFrom('loyalty_memberships')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 
 export const membershipsByIds = (db: Db, organizationId: string, ids: readonly string[]) =>
   ids.length === 0
     ? Promise.resolve([] as MembershipRow[])
-    : db.selectFrom('loyalty_memberships').selectAll().where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+    : db
+        .selectFrom('loyalty_memberships')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', [...ids])
+        .execute();
 
 export const lockMembershipOf = (db: Db, organizationId: string, programId: string, customerId: string) =>
   db
@@ -48,7 +64,11 @@ export interface NewMembership {
 }
 
 /** Inserts memberships with fresh referral codes (a rare code clash is retried by withFreshReferralCodes). */
-export async function insertMemberships(db: Db, organizationId: string, rows: readonly NewMembership[]): Promise<MembershipRow[]> {
+export async function insertMemberships(
+  db: Db,
+  organizationId: string,
+  rows: readonly NewMembership[],
+): Promise<MembershipRow[]> {
   if (rows.length === 0) return [];
   const { rows: inserted } = await sql<MembershipRow>`
     insert into loyalty_memberships (organization_id, id, customer_id, loyalty_program_id, loyalty_tier_id, tier_attained_at,
@@ -67,7 +87,8 @@ export async function insertMemberships(db: Db, organizationId: string, rows: re
 
 const REFERRAL_CODE_INDEX = 'loyalty_memberships_referral_code_key';
 const isReferralCodeClash = (error: unknown) =>
-  isUniqueViolation(error) && (constraintOf(error) === REFERRAL_CODE_INDEX || String((error as Error).message).includes(REFERRAL_CODE_INDEX));
+  isUniqueViolation(error) &&
+  (constraintOf(error) === REFERRAL_CODE_INDEX || String((error as Error).message).includes(REFERRAL_CODE_INDEX));
 
 /**
  * Runs a transaction that creates memberships again when a fresh referral code happened to be taken
@@ -84,19 +105,38 @@ export async function withFreshReferralCodes<T>(run: () => Promise<T>): Promise<
 }
 
 export const customerExists = async (db: Db, organizationId: string, customerId: string) =>
-  Boolean(await db.selectFrom('customers').select('id').where('organization_id', '=', organizationId).where('id', '=', customerId).executeTakeFirst());
+  Boolean(
+    await db
+      .selectFrom('customers')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', customerId)
+      .executeTakeFirst(),
+  );
 
 export const deleteMembershipRow = (db: Db, organizationId: string, id: string) =>
-  db.deleteFrom('loyalty_memberships').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  db
+    .deleteFrom('loyalty_memberships')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 
 export const findTier = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_tiers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('loyalty_tiers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The customers of some memberships, one query (include=customer). */
 export async function customersOfMemberships(db: Db, organizationId: string, membershipIds: readonly string[]) {
   const rows = await db
     .selectFrom('loyalty_memberships as m')
-    .innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'm.organization_id').onRef('c.id', '=', 'm.customer_id'))
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.organization_id', '=', 'm.organization_id').onRef('c.id', '=', 'm.customer_id'),
+    )
     .selectAll('c')
     .select('m.id as membership_id')
     .where('m.organization_id', '=', organizationId)

@@ -23,7 +23,14 @@ import {
   lockMembershipOf,
   withFreshReferralCodes,
 } from './queries.js';
-import type { JoinBody, JoinFields, LoyaltyMembership, MembershipImportBody, MembershipPatchBody, MembershipPatchFields } from './schemas.js';
+import type {
+  JoinBody,
+  JoinFields,
+  LoyaltyMembership,
+  MembershipImportBody,
+  MembershipPatchBody,
+  MembershipPatchFields,
+} from './schemas.js';
 import { membershipEvent, toMembership, type MembershipRow } from './serialize.js';
 import { recalculateTiers } from './tiers.js';
 
@@ -50,21 +57,30 @@ export class LoyaltyMembershipService {
    * A customer joins a program: a new membership (201), or, for one who left, the same membership restored with its
    * balances (200). Either sends loyaltyMembership.created. An active member joining again is 409.
    */
-  async join(organizationId: string, body: JoinBody | undefined): Promise<{ membership: LoyaltyMembership; created: boolean }> {
+  async join(
+    organizationId: string,
+    body: JoinBody | undefined,
+  ): Promise<{ membership: LoyaltyMembership; created: boolean }> {
     const { fields, path } = unwrapData<JoinFields>(body, 'membership');
     requireFields(fields, ['customerId'], path);
     const customerId = fields.customerId!.toLowerCase();
     try {
       return await withFreshReferralCodes(() =>
         this.db.transaction().execute(async (trx) => {
-          const program = await resolveProgram(trx, organizationId, fields.loyaltyProgramId, `${path}.loyaltyProgramId`);
+          const program = await resolveProgram(
+            trx,
+            organizationId,
+            fields.loyaltyProgramId,
+            `${path}.loyaltyProgramId`,
+          );
           if (!(await customerExists(trx, organizationId, customerId))) {
             throw unprocessable(`${path}.customerId names a customer that does not exist in this organization.`, [
               { path: `${path}.customerId`, message: 'no such customer' },
             ]);
           }
           const existing = await lockMembershipOf(trx, organizationId, program.id, customerId);
-          if (existing && !existing.left_at) throw conflict('The customer is already a member of this loyalty program.');
+          if (existing && !existing.left_at)
+            throw conflict('The customer is already a member of this loyalty program.');
           let row: MembershipRow;
           if (existing) {
             row = await trx
@@ -75,9 +91,13 @@ export class LoyaltyMembershipService {
               .returningAll()
               .executeTakeFirstOrThrow();
           } else {
-            [row] = (await insertMemberships(trx, organizationId, [{ id: uuidv7(), customerId, programId: program.id }])) as [MembershipRow];
+            [row] = (await insertMemberships(trx, organizationId, [
+              { id: uuidv7(), customerId, programId: program.id },
+            ])) as [MembershipRow];
           }
-          await recordActivity(trx, organizationId, [{ membershipId: row.id, customerId, type: existing ? 'rejoined' : 'joined' }]);
+          await recordActivity(trx, organizationId, [
+            { membershipId: row.id, customerId, type: existing ? 'rejoined' : 'joined' },
+          ]);
           await recordEvents(trx, [membershipEvent(organizationId, 'loyaltyMembership.created', row)]);
           return { membership: toMembership(row), created: !existing };
         }),
@@ -97,9 +117,10 @@ export class LoyaltyMembershipService {
     const { fields, path } = unwrapData<MembershipPatchFields>(body, 'membership');
     requireSomeField(fields, path);
     if (fields.loyaltyTierId !== undefined && fields.tierAssignedManually === false) {
-      throw validationError(`Invalid request: ${path}.tierAssignedManually cannot be false when ${path}.loyaltyTierId pins a tier.`, [
-        { path: `${path}.tierAssignedManually`, message: 'must not be false together with loyaltyTierId' },
-      ]);
+      throw validationError(
+        `Invalid request: ${path}.tierAssignedManually cannot be false when ${path}.loyaltyTierId pins a tier.`,
+        [{ path: `${path}.tierAssignedManually`, message: 'must not be false together with loyaltyTierId' }],
+      );
     }
     return this.db.transaction().execute(async (trx) => {
       const before = await lockMembership(trx, organizationId, id);
@@ -116,7 +137,13 @@ export class LoyaltyMembershipService {
         const row = await pinTier(trx, organizationId, id, tierId, before.loyalty_tier_id !== tierId);
         if (before.loyalty_tier_id !== tierId) {
           await recordActivity(trx, organizationId, [
-            { membershipId: id, customerId: row.customer_id, type: 'tierChanged', tierId, data: { fromTierId: before.loyalty_tier_id, toTierId: tierId, pinned: true } },
+            {
+              membershipId: id,
+              customerId: row.customer_id,
+              type: 'tierChanged',
+              tierId,
+              data: { fromTierId: before.loyalty_tier_id, toTierId: tierId, pinned: true },
+            },
           ]);
           events.push(membershipEvent(organizationId, 'loyaltyMembership.tierChanged', row));
         }
@@ -166,11 +193,19 @@ export class LoyaltyMembershipService {
   }
 
   async import(organizationId: string, body: MembershipImportBody) {
-    return withFreshReferralCodes(() => this.db.transaction().execute((trx) => importMemberships(trx, organizationId, body)));
+    return withFreshReferralCodes(() =>
+      this.db.transaction().execute((trx) => importMemberships(trx, organizationId, body)),
+    );
   }
 }
 
-async function pinTier(trx: Transaction<DB>, organizationId: string, id: string, tierId: string, changed: boolean): Promise<MembershipRow> {
+async function pinTier(
+  trx: Transaction<DB>,
+  organizationId: string,
+  id: string,
+  tierId: string,
+  changed: boolean,
+): Promise<MembershipRow> {
   return trx
     .updateTable('loyalty_memberships')
     .set({

@@ -101,9 +101,16 @@ export async function recalculateTiers(
       data: { fromTierId: row.old_tier_id, toTierId: row.loyalty_tier_id },
     })),
   );
-  return moved.map(({ old_tier_id: _old, ...row }) => membershipEvent(organizationId, 'loyaltyMembership.tierChanged', row));
+  return moved.map(({ old_tier_id: _old, ...row }) =>
+    membershipEvent(organizationId, 'loyaltyMembership.tierChanged', row),
+  );
 }
 
 const hasTiers = async (trx: Transaction<DB>, organizationId: string) =>
-  (await sql<{ found: boolean }>`${PREPARE}select exists (select 1 from loyalty_tiers where organization_id = ${organizationId}::uuid) as found`.execute(trx))
-    .rows[0]!.found;
+  (
+    await sql<{
+      found: boolean;
+    }>`${PREPARE}select exists (select 1 from loyalty_tiers where organization_id = ${organizationId}::uuid) as found`.execute(
+      trx,
+    )
+  ).rows[0]!.found;

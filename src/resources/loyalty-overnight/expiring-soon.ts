@@ -22,10 +22,18 @@ async function inBatches(db: Kysely<DB>, step: (trx: Transaction<DB>) => Promise
 }
 
 /** loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), shaped as rewardEvent shapes every loyaltyReward.* event. */
-export async function announceExpiringRewards(db: Kysely<DB>, organizationId: string, now: Date, days: number, batchSize = BATCH) {
+export async function announceExpiringRewards(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  days: number,
+  batchSize = BATCH,
+) {
   const until = new Date(now.getTime() + days * 86_400_000);
-  return inBatches(db, async (trx) => {
-    const { rows } = await sql<RewardRow>`
+  return inBatches(
+    db,
+    async (trx) => {
+      const { rows } = await sql<RewardRow>`
       with due as (
         select id from loyalty_rewards
         where organization_id = ${organizationId}::uuid and status = 'pending' and expires_at > ${now}::timestamptz
@@ -36,11 +44,16 @@ export async function announceExpiringRewards(db: Kysely<DB>, organizationId: st
       update loyalty_rewards r set expiring_soon_sent_at = ${now}::timestamptz from due
       where r.organization_id = ${organizationId}::uuid and r.id = due.id
       returning r.*`.execute(trx);
-    if (rows.length === 0) return 0;
-    rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
-    await recordEvents(trx, rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))));
-    return rows.length;
-  }, batchSize);
+      if (rows.length === 0) return 0;
+      rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
+      await recordEvents(
+        trx,
+        rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))),
+      );
+      return rows.length;
+    },
+    batchSize,
+  );
 }
 
 interface DueCredit {
@@ -56,10 +69,18 @@ interface DueCredit {
  * loyaltyPoints.expiringSoon: credits with points left that lapse within `days` are announced once each, grouped
  * into one event per member and batch (points = what is left of them, expiresAt = the earliest).
  */
-export async function announceExpiringPoints(db: Kysely<DB>, organizationId: string, now: Date, days: number, batchSize = BATCH) {
+export async function announceExpiringPoints(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  days: number,
+  batchSize = BATCH,
+) {
   const until = new Date(now.getTime() + days * 86_400_000);
-  return inBatches(db, async (trx) => {
-    const { rows } = await sql<DueCredit>`
+  return inBatches(
+    db,
+    async (trx) => {
+      const { rows } = await sql<DueCredit>`
       with due as (
         select id from loyalty_transactions
         where organization_id = ${organizationId}::uuid and remaining > 0 and expires_at > ${now}::timestamptz
@@ -75,22 +96,29 @@ export async function announceExpiringPoints(db: Kysely<DB>, organizationId: str
       select k.*, m.points_balance from marked k
       join loyalty_memberships m on m.organization_id = ${organizationId}::uuid and m.id = k.loyalty_membership_id
       order by k.loyalty_membership_id, k.expires_at, k.id`.execute(trx);
-    const byMember = new Map<string, DueCredit[]>();
-    for (const row of rows) byMember.set(row.loyalty_membership_id, [...(byMember.get(row.loyalty_membership_id) ?? []), row]);
-    const events: EventToRecord[] = [...byMember.values()].map((credits) => ({
-      organizationId,
-      name: 'loyaltyPoints.expiringSoon',
-      schema: LoyaltyPointsExpiringSoon,
-      record: {
-        loyaltyMembershipId: credits[0]!.loyalty_membership_id,
-        customerId: credits[0]!.customer_id,
-        points: credits.reduce((sum, credit) => sum + credit.remaining, 0),
-        expiresAt: credits[0]!.expires_at.toISOString(),
-        pointsBalance: credits[0]!.points_balance,
-        credits: credits.map((credit) => ({ loyaltyTransactionId: credit.id, points: credit.remaining, expiresAt: credit.expires_at.toISOString() })),
-      } satisfies LoyaltyPointsExpiringSoon,
-    }));
-    await recordEvents(trx, events);
-    return rows.length;
-  }, batchSize);
+      const byMember = new Map<string, DueCredit[]>();
+      for (const row of rows)
+        byMember.set(row.loyalty_membership_id, [...(byMember.get(row.loyalty_membership_id) ?? []), row]);
+      const events: EventToRecord[] = [...byMember.values()].map((credits) => ({
+        organizationId,
+        name: 'loyaltyPoints.expiringSoon',
+        schema: LoyaltyPointsExpiringSoon,
+        record: {
+          loyaltyMembershipId: credits[0]!.loyalty_membership_id,
+          customerId: credits[0]!.customer_id,
+          points: credits.reduce((sum, credit) => sum + credit.remaining, 0),
+          expiresAt: credits[0]!.expires_at.toISOString(),
+          pointsBalance: credits[0]!.points_balance,
+          credits: credits.map((credit) => ({
+            loyaltyTransactionId: credit.id,
+            points: credit.remaining,
+            expiresAt: credit.expires_at.toISOString(),
+          })),
+        } satisfies LoyaltyPointsExpiringSoon,
+      }));
+      await recordEvents(trx, events);
+      return rows.length;
+    },
+    batchSize,
+  );
 }

@@ -50,5 +50,6 @@ export async function runOvernight(db: Kysely<DB>, organizationId: string, now: 
 export const overnightJob: JobDefinition = {
   name: 'loyalty.overnight',
   dailyAt: OVERNIGHT_LOCAL_TIME,
-  run: ({ db, organizationId, now }) => runOvernight(db, organizationId, now) as unknown as Promise<Record<string, number>>,
+  run: ({ db, organizationId, now }) =>
+    runOvernight(db, organizationId, now) as unknown as Promise<Record<string, number>>,
 };

@@ -57,7 +57,8 @@ export interface AppliedPoints {
  */
 export async function applyPoints(trx: Transaction<DB>, input: ApplyPointsInput): Promise<AppliedPoints | null> {
   const { organizationId, membershipId, points } = input;
-  if (!Number.isSafeInteger(points) || points === 0) throw new Error('applyPoints: points must be a non-zero safe integer');
+  if (!Number.isSafeInteger(points) || points === 0)
+    throw new Error('applyPoints: points must be a non-zero safe integer');
   const source = input.source ?? {};
 
   if (source.key) {
@@ -89,7 +90,9 @@ export async function applyPoints(trx: Transaction<DB>, input: ApplyPointsInput)
       and (${input.allowLeft ?? false} or m.left_at is null)
       and m.points_balance + ${points}::bigint between 0 and ${MAX_POINTS}::bigint
     returning m.*, (select p.points_expiry_days from loyalty_programs p
-      where p.organization_id = m.organization_id and p.id = m.loyalty_program_id) as program_points_expiry_days`.execute(trx);
+      where p.organization_id = m.organization_id and p.id = m.loyalty_program_id) as program_points_expiry_days`.execute(
+    trx,
+  );
   const updated = rows[0];
   if (!updated) throw await refusal(trx, organizationId, membershipId, points);
   const { program_points_expiry_days: expiryDays, ...membership } = updated;
@@ -128,9 +131,16 @@ export async function applyPoints(trx: Transaction<DB>, input: ApplyPointsInput)
     .executeTakeFirstOrThrow();
 
   if (!credit && (input.consume ?? 'fifo') === 'fifo') await consumeCredits(trx, organizationId, membershipId, -points);
-  const tierEvents = credit ? await recalculateTiers(trx, organizationId, { membershipIds: [membershipId] }, 'upgrade') : [];
+  const tierEvents = credit
+    ? await recalculateTiers(trx, organizationId, { membershipIds: [membershipId] }, 'upgrade')
+    : [];
   const latest = tierEvents.length
-    ? await trx.selectFrom('loyalty_memberships').selectAll().where('organization_id', '=', organizationId).where('id', '=', membershipId).executeTakeFirstOrThrow()
+    ? await trx
+        .selectFrom('loyalty_memberships')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', membershipId)
+        .executeTakeFirstOrThrow()
     : membership;
   return { transaction, membership: latest, events: [transactionEvent(organizationId, transaction), ...tierEvents] };
 }
@@ -139,7 +149,12 @@ export async function applyPoints(trx: Transaction<DB>, input: ApplyPointsInput)
  * Takes `amount` points from the member's open credits, soonest-expiring first (never-expiring last), oldest first
  * within a date: sum(remaining) stays equal to the balance, so points expiry lapses exactly what was not spent.
  */
-async function consumeCredits(trx: Transaction<DB>, organizationId: string, membershipId: string, amount: number): Promise<void> {
+async function consumeCredits(
+  trx: Transaction<DB>,
+  organizationId: string,
+  membershipId: string,
+  amount: number,
+): Promise<void> {
   await sql`
     update loyalty_transactions t set remaining = t.remaining - least(t.remaining, ${amount}::bigint - c.before)
     from (
@@ -164,5 +179,7 @@ async function refusal(trx: Transaction<DB>, organizationId: string, membershipI
   if (points < 0) {
     return conflict(`The balance is ${row.points_balance} points; removing ${-points} would take it below 0.`);
   }
-  return conflict(`The balance is ${row.points_balance} points; adding ${points} would exceed the maximum of ${MAX_POINTS}.`);
+  return conflict(
+    `The balance is ${row.points_balance} points; adding ${points} would exceed the maximum of ${MAX_POINTS}.`,
+  );
 }

@@ -59,7 +59,11 @@ export const activityList: ListDefinition = {
           .where('organization_id', '=', organizationId)
           .where('id', 'in', [...ids])
           .execute();
-        const members = new Map((await membershipsByIds(db, organizationId, [...new Set(links.map((link) => link.loyalty_membership_id))])).map((row) => [row.id, toMembership(row)]));
+        const members = new Map(
+          (
+            await membershipsByIds(db, organizationId, [...new Set(links.map((link) => link.loyalty_membership_id))])
+          ).map((row) => [row.id, toMembership(row)]),
+        );
         return new Map(links.map((link) => [link.id, members.get(link.loyalty_membership_id)]));
       },
       empty: () => null,

@@ -23,11 +23,17 @@ export class LoyaltyPointsService {
   }
 
   /** D31: adds (points > 0) or removes (points < 0) points by hand; the balance never goes below 0 (409). */
-  async adjust(organizationId: string, membershipId: string, body: PointsAdjustmentBody | undefined): Promise<LoyaltyTransaction> {
+  async adjust(
+    organizationId: string,
+    membershipId: string,
+    body: PointsAdjustmentBody | undefined,
+  ): Promise<LoyaltyTransaction> {
     const { fields, path } = unwrapData<PointsAdjustmentFields>(body, 'points adjustment');
     requireFields(fields, ['points', 'reason'], path);
     if (fields.points === 0) {
-      throw validationError(`Invalid request: ${path}.points must not be 0.`, [{ path: `${path}.points`, message: 'must not be 0' }]);
+      throw validationError(`Invalid request: ${path}.points must not be 0.`, [
+        { path: `${path}.points`, message: 'must not be 0' },
+      ]);
     }
     return this.db.transaction().execute(async (trx) => {
       const applied = (await applyPoints(trx, {

@@ -3,6 +3,7 @@ import { programRoutes } from './routes.js';
 
 export const loyaltyProgramsResource: ResourceModule = {
   name: 'loyalty-programs',
-  description: 'Loyalty programs (D31, D34): points name and expiry, default reward expiry, tier window. Every organization starts with one.',
+  description:
+    'Loyalty programs (D31, D34): points name and expiry, default reward expiry, tier window. Every organization starts with one.',
   routes: programRoutes,
 };

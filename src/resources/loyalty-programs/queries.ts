@@ -11,18 +11,33 @@ export const toProgram = (row: ProgramRow): LoyaltyProgram => ({
   name: row.name,
   pointsName: row.points_name,
   defaultRewardExpiry: row.default_reward_expiry,
-  pointsExpiry: (row.points_expiry_days === null ? { type: 'never' } : { type: 'daysAfterEarning', days: row.points_expiry_days }) as LoyaltyProgram['pointsExpiry'],
-  tierWindow: (row.tier_window === 'rolling' ? { type: 'rolling', months: row.tier_window_months } : { type: 'lifetime' }) as LoyaltyProgram['tierWindow'],
+  pointsExpiry: (row.points_expiry_days === null
+    ? { type: 'never' }
+    : { type: 'daysAfterEarning', days: row.points_expiry_days }) as LoyaltyProgram['pointsExpiry'],
+  tierWindow: (row.tier_window === 'rolling'
+    ? { type: 'rolling', months: row.tier_window_months }
+    : { type: 'lifetime' }) as LoyaltyProgram['tierWindow'],
   metadata: row.metadata,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
 
 export const findProgram = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_programs').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 export const lockProgram = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_programs').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+  db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 
 export interface ProgramColumns {
   name?: string;
@@ -41,7 +56,9 @@ export const insertProgram = (db: Db, organizationId: string, id: string, column
       organization_id: organizationId,
       id,
       ...columns,
-      ...(columns.default_reward_expiry ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) } : {}),
+      ...(columns.default_reward_expiry
+        ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) }
+        : {}),
       ...(columns.metadata ? { metadata: JSON.stringify(columns.metadata) } : {}),
     })
     .returningAll()
@@ -52,7 +69,9 @@ export const updateProgram = (db: Db, organizationId: string, id: string, column
     .updateTable('loyalty_programs')
     .set({
       ...columns,
-      ...(columns.default_reward_expiry ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) } : {}),
+      ...(columns.default_reward_expiry
+        ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) }
+        : {}),
       ...(columns.metadata ? { metadata: JSON.stringify(columns.metadata) } : {}),
       updated_at: sql<Date>`now()`,
     })
@@ -62,11 +81,22 @@ export const updateProgram = (db: Db, organizationId: string, id: string, column
     .executeTakeFirst();
 
 export const deleteProgramRow = (db: Db, organizationId: string, id: string) =>
-  db.deleteFrom('loyalty_programs').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  db
+    .deleteFrom('loyalty_programs')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 
 export const countPrograms = async (db: Db, organizationId: string) =>
   Number(
-    (await db.selectFrom('loyalty_programs').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).n,
+    (
+      await db
+        .selectFrom('loyalty_programs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 export const countMembershipsOfProgram = async (db: Db, organizationId: string, programId: string) =>
@@ -86,18 +116,34 @@ export const countMembershipsOfProgram = async (db: Db, organizationId: string, 
  * A named program that does not exist is 422 (a reference to something missing); leaving it out while there are
  * several is 400 naming the field.
  */
-export async function resolveProgram(db: Db, organizationId: string, programId: string | undefined, path: string): Promise<ProgramRow> {
+export async function resolveProgram(
+  db: Db,
+  organizationId: string,
+  programId: string | undefined,
+  path: string,
+): Promise<ProgramRow> {
   if (programId !== undefined) {
     const row = await findProgram(db, organizationId, programId);
-    if (!row) throw unprocessable(`${path} names a loyalty program that does not exist in this organization.`, [{ path, message: 'no such loyalty program' }]);
+    if (!row)
+      throw unprocessable(`${path} names a loyalty program that does not exist in this organization.`, [
+        { path, message: 'no such loyalty program' },
+      ]);
     return row;
   }
-  const rows = await db.selectFrom('loyalty_programs').selectAll().where('organization_id', '=', organizationId).limit(2).execute();
+  const rows = await db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .limit(2)
+    .execute();
   if (rows.length === 1) return rows[0]!;
   if (rows.length === 0) {
-    throw unprocessable('This organization has no loyalty program; create one with POST /v1/loyalty-programs.', [{ path, message: 'no loyalty program exists' }]);
+    throw unprocessable('This organization has no loyalty program; create one with POST /v1/loyalty-programs.', [
+      { path, message: 'no loyalty program exists' },
+    ]);
   }
-  throw validationError(`Invalid request: ${path} is required when the organization has more than one loyalty program.`, [
-    { path, message: 'is required when there are several programs' },
-  ]);
+  throw validationError(
+    `Invalid request: ${path} is required when the organization has more than one loyalty program.`,
+    [{ path, message: 'is required when there are several programs' }],
+  );
 }

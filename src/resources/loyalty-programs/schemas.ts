@@ -7,9 +7,15 @@ import { EXPIRY_DAYS, ExpiryInput, ExpiryOutput } from '../loyalty-common/reward
 export const PointsExpiryInput = discriminated(
   [
     Type.Object({ type: Type.Literal('never') }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal('daysAfterEarning'), days: Type.Integer(EXPIRY_DAYS) }, { additionalProperties: false }),
+    Type.Object(
+      { type: Type.Literal('daysAfterEarning'), days: Type.Integer(EXPIRY_DAYS) },
+      { additionalProperties: false },
+    ),
   ],
-  { description: 'never | daysAfterEarning { days 1..3650 }: each credit of points lapses that many days after it was earned.' },
+  {
+    description:
+      'never | daysAfterEarning { days 1..3650 }: each credit of points lapses that many days after it was earned.',
+  },
 );
 export type PointsExpiry = Static<typeof PointsExpiryInput>;
 
@@ -17,9 +23,15 @@ export const TIER_WINDOW_MONTHS = { minimum: 1, maximum: 120 } as const;
 export const TierWindowInput = discriminated(
   [
     Type.Object({ type: Type.Literal('lifetime') }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal('rolling'), months: Type.Integer(TIER_WINDOW_MONTHS) }, { additionalProperties: false }),
+    Type.Object(
+      { type: Type.Literal('rolling'), months: Type.Integer(TIER_WINDOW_MONTHS) },
+      { additionalProperties: false },
+    ),
   ],
-  { description: 'lifetime (tiers follow lifetime points, never reviewed) | rolling { months 1..120 } (points earned in the last months; reviewed at tierReviewAt).' },
+  {
+    description:
+      'lifetime (tiers follow lifetime points, never reviewed) | rolling { months 1..120 } (points earned in the last months; reviewed at tierReviewAt).',
+  },
 );
 export type TierWindow = Static<typeof TierWindowInput>;
 
@@ -30,8 +42,14 @@ export const LoyaltyProgram = Type.Object(
     name: Type.String(),
     pointsName: Type.String({ description: 'What members call points, e.g. "stars".' }),
     defaultRewardExpiry: ExpiryOutput,
-    pointsExpiry: Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'never | daysAfterEarning { days }.' }),
-    tierWindow: Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'lifetime | rolling { months }.' }),
+    pointsExpiry: Type.Object(
+      { type: Type.String() },
+      { additionalProperties: true, description: 'never | daysAfterEarning { days }.' },
+    ),
+    tierWindow: Type.Object(
+      { type: Type.String() },
+      { additionalProperties: true, description: 'lifetime | rolling { months }.' },
+    ),
     metadata: Metadata,
     createdAt: Timestamp,
     updatedAt: Timestamp,

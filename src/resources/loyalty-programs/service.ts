@@ -35,12 +35,17 @@ function toColumns(fields: ProgramFields): ProgramColumns {
   return {
     ...(fields.name !== undefined ? { name: fields.name } : {}),
     ...(fields.pointsName !== undefined ? { points_name: fields.pointsName } : {}),
-    ...(fields.defaultRewardExpiry !== undefined ? { default_reward_expiry: normalizeExpiry(fields.defaultRewardExpiry) } : {}),
+    ...(fields.defaultRewardExpiry !== undefined
+      ? { default_reward_expiry: normalizeExpiry(fields.defaultRewardExpiry) }
+      : {}),
     ...(fields.pointsExpiry !== undefined
       ? { points_expiry_days: fields.pointsExpiry.type === 'daysAfterEarning' ? fields.pointsExpiry.days : null }
       : {}),
     ...(fields.tierWindow !== undefined
-      ? { tier_window: fields.tierWindow.type, tier_window_months: fields.tierWindow.type === 'rolling' ? fields.tierWindow.months : null }
+      ? {
+          tier_window: fields.tierWindow.type,
+          tier_window_months: fields.tierWindow.type === 'rolling' ? fields.tierWindow.months : null,
+        }
       : {}),
     ...(fields.metadata !== undefined ? { metadata: fields.metadata } : {}),
   };
@@ -55,7 +60,9 @@ async function rescheduleReviews(trx: Transaction<DB>, organizationId: string, p
     .updateTable('loyalty_memberships')
     .set({
       tier_review_at:
-        program.tier_window === 'rolling' ? sql<Date>`now() + make_interval(months => ${program.tier_window_months}::int)` : null,
+        program.tier_window === 'rolling'
+          ? sql<Date>`now() + make_interval(months => ${program.tier_window_months}::int)`
+          : null,
     })
     .where('organization_id', '=', organizationId)
     .where('loyalty_program_id', '=', program.id)
@@ -113,10 +120,12 @@ export class LoyaltyProgramService {
         if (!(await lockProgram(trx, organizationId, id))) throw notFound('The loyalty program');
         const members = await countMembershipsOfProgram(trx, organizationId, id);
         if (members > 0) {
-          throw conflict(`The loyalty program has ${members} member${members === 1 ? '' : 's'}; delete their memberships first.`);
+          throw conflict(
+            `The loyalty program has ${members} member${members === 1 ? '' : 's'}; delete their memberships first.`,
+          );
         }
         if ((await countPrograms(trx, organizationId)) === 1) {
-          throw conflict('This is the organization\'s only loyalty program; create another before deleting it.');
+          throw conflict("This is the organization's only loyalty program; create another before deleting it.");
         }
         const row = (await deleteProgramRow(trx, organizationId, id))!;
         await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.deleted', row)]);
@@ -124,7 +133,8 @@ export class LoyaltyProgramService {
       });
     } catch (error) {
       // A member who joined between the count and the delete: the foreign key keeps the program.
-      if (isForeignKeyViolation(error)) throw conflict('The loyalty program gained members while being deleted; delete their memberships first.');
+      if (isForeignKeyViolation(error))
+        throw conflict('The loyalty program gained members while being deleted; delete their memberships first.');
       throw error;
     }
   }

@@ -25,6 +25,13 @@ export const MANUAL_NOTE = 'No store connection: apply the code by hand at check
  * from the moment it is issued and switched off (`deactivated`) when it is redeemed, revoked or expires.
  */
 export const manualFulfillment: FulfillmentProvider = {
-  issue: () => ({ mode: 'manual', status: 'active', platformDiscountId: null, platformDiscountGid: null, shop: null, note: MANUAL_NOTE }),
+  issue: () => ({
+    mode: 'manual',
+    status: 'active',
+    platformDiscountId: null,
+    platformDiscountGid: null,
+    shop: null,
+    note: MANUAL_NOTE,
+  }),
   deactivate: (fulfillment) => (fulfillment === null ? null : { ...fulfillment, status: 'deactivated' }),
 };

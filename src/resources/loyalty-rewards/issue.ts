@@ -7,7 +7,15 @@ import { toCustomer } from '../customers/serialize.js';
 import { rewardCode } from '../loyalty-common/codes.js';
 import { rewardExpiresAt, type CouponReward } from '../loyalty-common/reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { insertIssuedRewards, loadMember, toEmbeddedMembership, toReward, type Member, type RewardRow, type RewardWrite } from './queries.js';
+import {
+  insertIssuedRewards,
+  loadMember,
+  toEmbeddedMembership,
+  toReward,
+  type Member,
+  type RewardRow,
+  type RewardWrite,
+} from './queries.js';
 import { LoyaltyReward, type RewardRule } from './schemas.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
@@ -72,7 +80,14 @@ interface Planned extends Issued {
   write: RewardWrite;
 }
 
-function plan(organizationId: string, request: IssueRequest, expiresAt: Date | null, now: Date, provider: FulfillmentProvider, id: string): Planned {
+function plan(
+  organizationId: string,
+  request: IssueRequest,
+  expiresAt: Date | null,
+  now: Date,
+  provider: FulfillmentProvider,
+  id: string,
+): Planned {
   const { spec, member } = request;
   const code = rewardCode();
   const row: RewardRow = {
@@ -104,13 +119,25 @@ function plan(organizationId: string, request: IssueRequest, expiresAt: Date | n
     membership: toEmbeddedMembership(member.membership),
     rule: request.rule ?? null,
   };
-  const activity = { id: uuidv7(), data: { code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id } };
-  return { row, reward, events: [rewardEvent(organizationId, 'loyaltyReward.issued', reward)], write: { row, activity } };
+  const activity = {
+    id: uuidv7(),
+    data: { code, rewardType: spec.reward.type, loyaltyRuleId: row.loyalty_rule_id, stampCardId: row.stamp_card_id },
+  };
+  return {
+    row,
+    reward,
+    events: [rewardEvent(organizationId, 'loyaltyReward.issued', reward)],
+    write: { row, activity },
+  };
 }
 
 /** The resolved expiry (D17) of a request: null never expires; a date at or before `now` would be born expired. */
 export const issueExpiry = (request: IssueRequest, now: Date): Date | null =>
-  rewardExpiresAt(now, { expiresAt: request.spec.expiresAt, rewardExpiry: request.spec.reward.expiry, programDefault: request.member.programDefaultExpiry });
+  rewardExpiresAt(now, {
+    expiresAt: request.spec.expiresAt,
+    rewardExpiry: request.spec.reward.expiry,
+    programDefault: request.member.programDefaultExpiry,
+  });
 
 /**
  * Issues rewards, each with a fresh D18 code (unique per organization by index; drawn again on a clash), its expiry
@@ -125,7 +152,11 @@ export async function issueRewards(
   db: Kysely<DB> | Transaction<DB>,
   organizationId: string,
   requests: readonly IssueRequest[],
-  options: { now?: Date | undefined; fulfillment?: FulfillmentProvider | undefined; recordEvents?: boolean | undefined } = {},
+  options: {
+    now?: Date | undefined;
+    fulfillment?: FulfillmentProvider | undefined;
+    recordEvents?: boolean | undefined;
+  } = {},
 ): Promise<Issued[]> {
   const now = options.now ?? new Date();
   const provider = options.fulfillment ?? manualFulfillment;
@@ -140,10 +171,21 @@ export async function issueRewards(
   const ids = requests.map((request) => request.spec.id ?? uuidv7());
   const issued: (Planned | undefined)[] = requests.map(() => undefined);
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
-    const pending = requests.flatMap((request, index) => (issued[index] ? [] : [{ index, planned: plan(organizationId, request, expiries[index]!, now, provider, ids[index]!) }]));
+    const pending = requests.flatMap((request, index) =>
+      issued[index]
+        ? []
+        : [{ index, planned: plan(organizationId, request, expiries[index]!, now, provider, ids[index]!) }],
+    );
     if (pending.length === 0) break;
-    const events = options.recordEvents ? recordEventsExpression(pending.flatMap(({ planned }) => planned.events)).expression : undefined;
-    const written = await insertIssuedRewards(db, organizationId, pending.map(({ planned }) => planned.write), events);
+    const events = options.recordEvents
+      ? recordEventsExpression(pending.flatMap(({ planned }) => planned.events)).expression
+      : undefined;
+    const written = await insertIssuedRewards(
+      db,
+      organizationId,
+      pending.map(({ planned }) => planned.write),
+      events,
+    );
     for (const { index, planned } of pending) {
       if (written.issued.has(planned.row.id)) {
         issued[index] = planned;
@@ -151,11 +193,13 @@ export async function issueRewards(
       }
       const standing = written.members.get(planned.row.loyalty_membership_id);
       if (standing === false) throw memberLeft();
-      if (standing === undefined) throw conflict('The loyalty membership was deleted while the reward was being issued; nothing was issued.');
+      if (standing === undefined)
+        throw conflict('The loyalty membership was deleted while the reward was being issued; nothing was issued.');
       // Otherwise its code was taken: drawn again on the next attempt.
     }
   }
-  if (issued.some((planned) => !planned)) throw new Error(`issueRewards: no free reward code after ${CODE_ATTEMPTS} attempts`);
+  if (issued.some((planned) => !planned))
+    throw new Error(`issueRewards: no free reward code after ${CODE_ATTEMPTS} attempts`);
   return issued.map((planned) => {
     const { row, reward, events } = planned!;
     return { row, reward, events: options.recordEvents ? [] : events };
@@ -163,9 +207,17 @@ export async function issueRewards(
 }
 
 /** issueRewards for one reward; the member is loaded (unlocked) when the caller has not. */
-export async function issueReward(db: Kysely<DB> | Transaction<DB>, organizationId: string, spec: IssueSpec, options: IssueOptions = {}): Promise<Issued> {
+export async function issueReward(
+  db: Kysely<DB> | Transaction<DB>,
+  organizationId: string,
+  spec: IssueSpec,
+  options: IssueOptions = {},
+): Promise<Issued> {
   const member = options.member ?? (await loadMember(db, organizationId, spec.loyaltyMembershipId, 'none'));
-  if (!member) throw new Error(`issueReward: membership ${spec.loyaltyMembershipId} does not exist in organization ${organizationId}`);
+  if (!member)
+    throw new Error(
+      `issueReward: membership ${spec.loyaltyMembershipId} does not exist in organization ${organizationId}`,
+    );
   const [issued] = await issueRewards(db, organizationId, [{ spec, member, rule: options.rule }], options);
   return issued!;
 }

@@ -31,7 +31,12 @@ export const rewardList: ListDefinition = {
     createdAt: { type: 'timestamp', column: 'r.created_at' },
     ...joinedCustomerFields('r.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
-    'customer.emailOptOutSource': { type: 'enum', column: 'c.email_opt_out_source', join: 'customer', enumValues: EMAIL_OPT_OUT_SOURCES },
+    'customer.emailOptOutSource': {
+      type: 'enum',
+      column: 'c.email_opt_out_source',
+      join: 'customer',
+      enumValues: EMAIL_OPT_OUT_SOURCES,
+    },
     'customer.createdAt': { type: 'timestamp', column: 'c.created_at', join: 'customer' },
     'rule.id': { type: 'uuid', column: 'r.loyalty_rule_id' },
     'rule.name': { type: 'string', column: 'lr.name', join: 'rule' },
@@ -52,7 +57,10 @@ export const rewardList: ListDefinition = {
       and (lower(s.email) || ' ' || coalesce(lower(s.first_name), '') || ' ' || coalesce(lower(s.last_name), '')) like lower(${pattern}))))`,
   includes: {
     customer: { load: ({ db, organizationId }, ids) => customersOfRewards(db, organizationId, ids), empty: () => null },
-    membership: { load: ({ db, organizationId }, ids) => membershipsOfRewards(db, organizationId, ids), empty: () => null },
+    membership: {
+      load: ({ db, organizationId }, ids) => membershipsOfRewards(db, organizationId, ids),
+      empty: () => null,
+    },
     rule: { load: ({ db, organizationId }, ids) => rulesOfRewards(db, organizationId, ids), empty: () => null },
   },
 };

@@ -15,7 +15,11 @@ export interface OrderCodes {
  * earlier sync of the same order) are left alone: an import never fails over them. A pending reward whose time
  * ran out is expired instead, exactly as the redeem endpoint does. Returns how many rewards were redeemed.
  */
-export async function redeemOrderCodes(trx: Transaction<DB>, organizationId: string, orders: readonly OrderCodes[]): Promise<number> {
+export async function redeemOrderCodes(
+  trx: Transaction<DB>,
+  organizationId: string,
+  orders: readonly OrderCodes[],
+): Promise<number> {
   const orderByCode = new Map<string, string>();
   for (const order of orders) {
     for (const code of order.codes.map(normalizeCode)) if (!orderByCode.has(code)) orderByCode.set(code, order.orderId);

@@ -52,7 +52,12 @@ export const toEmbeddedMembership = (row: MembershipRow): EmbeddedMembership => 
 });
 
 export const findReward = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('loyalty_rewards').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('loyalty_rewards')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The reward, locked until the transaction ends, so two transitions of one reward run one after the other. */
 export const lockReward = (trx: Db, organizationId: string, where: { id: string } | { code: string }) =>
@@ -66,10 +71,16 @@ export const lockReward = (trx: Db, organizationId: string, where: { id: string 
 
 /* ---- include=customer, membership, rule: one query each for a page ---- */
 
-export async function customersOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function customersOfRewards(
+  db: Db,
+  organizationId: string,
+  rewardIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const rows = await db
     .selectFrom('loyalty_rewards as r')
-    .innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'))
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
+    )
     .selectAll('c')
     .select('r.id as reward_id')
     .where('r.organization_id', '=', organizationId)
@@ -78,7 +89,11 @@ export async function customersOfRewards(db: Db, organizationId: string, rewardI
   return new Map(rows.map(({ reward_id, ...customer }) => [reward_id, toCustomer(customer)]));
 }
 
-export async function membershipsOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function membershipsOfRewards(
+  db: Db,
+  organizationId: string,
+  rewardIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const rows = await db
     .selectFrom('loyalty_rewards as r')
     .innerJoin('loyalty_memberships as m', (join) =>
@@ -92,15 +107,23 @@ export async function membershipsOfRewards(db: Db, organizationId: string, rewar
   return new Map(rows.map(({ reward_id, ...membership }) => [reward_id, toEmbeddedMembership(membership)]));
 }
 
-export async function rulesOfRewards(db: Db, organizationId: string, rewardIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function rulesOfRewards(
+  db: Db,
+  organizationId: string,
+  rewardIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const rows = await db
     .selectFrom('loyalty_rewards as r')
-    .innerJoin('loyalty_rules as lr', (join) => join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'))
+    .innerJoin('loyalty_rules as lr', (join) =>
+      join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
+    )
     .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
     .where('r.organization_id', '=', organizationId)
     .where('r.id', 'in', [...rewardIds])
     .execute();
-  return new Map(rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]));
+  return new Map(
+    rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]),
+  );
 }
 
 /* ---- issuing ---- */
@@ -113,8 +136,20 @@ export interface Member {
 }
 
 const CUSTOMER_COLUMNS = [
-  'id', 'email', 'phone', 'first_name', 'last_name', 'country', 'birthday', 'metadata', 'notes',
-  'email_opt_out', 'email_opt_out_at', 'email_opt_out_source', 'created_at', 'updated_at',
+  'id',
+  'email',
+  'phone',
+  'first_name',
+  'last_name',
+  'country',
+  'birthday',
+  'metadata',
+  'notes',
+  'email_opt_out',
+  'email_opt_out_at',
+  'email_opt_out_source',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /**
@@ -130,13 +165,21 @@ export async function loadMembers(
   lock: 'update' | 'none',
 ): Promise<Map<string, Member>> {
   if (membershipIds.length === 0) return new Map();
-  const customerColumns = sql.join(CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`));
+  const customerColumns = sql.join(
+    CUSTOMER_COLUMNS.map((column) => sql`c.${sql.ref(column)} as ${sql.ref(`c_${column}`)}`),
+  );
   const locking = lock === 'update' ? sql`order by m.id for no key update of m` : sql``;
   // One member by equality: a prepared statement with `= any($n)` is planned again on every execution (its generic
   // plan is costed above the custom ones), which costs 5 times the lookup itself.
   const unique = [...new Set(membershipIds)];
-  const matching = unique.length === 1 ? sql`m.id = ${unique[0]}::uuid` : sql`m.id = any(${plainArrayLiteral(unique)}::uuid[])`;
-  const { rows } = await sql<MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<`c_${(typeof CUSTOMER_COLUMNS)[number]}`, unknown>>`${PREPARE}
+  const matching =
+    unique.length === 1 ? sql`m.id = ${unique[0]}::uuid` : sql`m.id = any(${plainArrayLiteral(unique)}::uuid[])`;
+  const { rows } = await sql<
+    MembershipRow & { program_default_expiry: RewardExpiryJson } & Record<
+        `c_${(typeof CUSTOMER_COLUMNS)[number]}`,
+        unknown
+      >
+  >`${PREPARE}
     select m.*, p.default_reward_expiry as program_default_expiry, ${customerColumns}
     from loyalty_memberships m
     join customers c on c.organization_id = m.organization_id and c.id = m.customer_id
@@ -145,7 +188,9 @@ export async function loadMembers(
     ${locking}`.execute(trx);
   const members = new Map<string, Member>();
   for (const row of rows) {
-    const customer = Object.fromEntries(CUSTOMER_COLUMNS.map((column) => [column, row[`c_${column}`]])) as unknown as CustomerRow;
+    const customer = Object.fromEntries(
+      CUSTOMER_COLUMNS.map((column) => [column, row[`c_${column}`]]),
+    ) as unknown as CustomerRow;
     const membership = Object.fromEntries(
       Object.entries(row).filter(([key]) => !key.startsWith('c_') && key !== 'program_default_expiry'),
     ) as unknown as MembershipRow;
@@ -158,8 +203,12 @@ export async function loadMembers(
   return members;
 }
 
-export const loadMember = async (trx: Db, organizationId: string, membershipId: string, lock: 'update' | 'none'): Promise<Member | undefined> =>
-  (await loadMembers(trx, organizationId, [membershipId], lock)).get(membershipId);
+export const loadMember = async (
+  trx: Db,
+  organizationId: string,
+  membershipId: string,
+  lock: 'update' | 'none',
+): Promise<Member | undefined> => (await loadMembers(trx, organizationId, [membershipId], lock)).get(membershipId);
 
 /** The issued reward's activity entry (its membership, customer, reason and transaction are the reward's). */
 export interface IssuedActivity {
@@ -219,7 +268,8 @@ export async function insertIssuedRewards(
   events?: RawBuilder<number>,
 ): Promise<IssueWritten> {
   if (writes.length === 0) return { issued: new Set(), members: new Map() };
-  if (events && writes.length !== 1) throw new Error('insertIssuedRewards: events can only ride along with a single reward');
+  if (events && writes.length !== 1)
+    throw new Error('insertIssuedRewards: events can only ride along with a single reward');
   const { rows } = await sql<{ issued: string[]; members: Record<string, boolean> }>`${PREPARE}
     with input as (
       select * from json_to_recordset(${rewardWritesJson(writes)}::json) as i(id uuid, loyalty_membership_id uuid, customer_id uuid,
@@ -267,7 +317,12 @@ export interface Transition {
 }
 
 /** Moves one locked pending reward to its new status. */
-export async function transitionReward(trx: Db, organizationId: string, id: string, change: Transition): Promise<RewardRow> {
+export async function transitionReward(
+  trx: Db,
+  organizationId: string,
+  id: string,
+  change: Transition,
+): Promise<RewardRow> {
   const { rows } = await sql<RewardRow>`
     update loyalty_rewards set
       status = ${change.status},
@@ -317,7 +372,12 @@ export async function expireRewards(
 
 export const orderExists = async (db: Db, organizationId: string, orderId: string) =>
   Boolean(
-    await db.selectFrom('orders').select('id').where('organization_id', '=', organizationId).where('id', '=', orderId).executeTakeFirst(),
+    await db
+      .selectFrom('orders')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', orderId)
+      .executeTakeFirst(),
   );
 
 export interface RuleRow {
@@ -339,7 +399,11 @@ export const findRule = (db: Db, organizationId: string, id: string): Promise<Ru
     .executeTakeFirst();
 
 /** The rule of each reward that has one, by id, for events and responses built inside a transaction. */
-export async function rulesById(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, RewardRule>> {
+export async function rulesById(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, RewardRule>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('loyalty_rules')

@@ -29,7 +29,16 @@ export type EmbeddedMembership = Static<typeof EmbeddedMembership>;
 
 /** include=rule: the rule that issued the reward (also once the rule has been deleted from configuration). */
 export const RewardRule = Type.Object(
-  { id: Uuid, name: Type.String(), section: Type.Union([Type.Literal('rules'), Type.Literal('rewards'), Type.Literal('offers'), Type.Literal('stampCards')]) },
+  {
+    id: Uuid,
+    name: Type.String(),
+    section: Type.Union([
+      Type.Literal('rules'),
+      Type.Literal('rewards'),
+      Type.Literal('offers'),
+      Type.Literal('stampCards'),
+    ]),
+  },
   { additionalProperties: false },
 );
 export type RewardRule = Static<typeof RewardRule>;
@@ -45,15 +54,26 @@ export const LoyaltyReward = Type.Object(
       description: 'Points entry the member paid with when claiming; null for a reward that cost nothing.',
     }),
     reward: RewardOutput,
-    status: Type.Union([Type.Literal('pending'), Type.Literal('redeemed'), Type.Literal('expired'), Type.Literal('revoked')]),
-    code: Type.Union([Type.String({ description: 'XXXX-XXXX-XXXX (D18); unique across the organization.' }), Type.Null()]),
+    status: Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('redeemed'),
+      Type.Literal('expired'),
+      Type.Literal('revoked'),
+    ]),
+    code: Type.Union([
+      Type.String({ description: 'XXXX-XXXX-XXXX (D18); unique across the organization.' }),
+      Type.Null(),
+    ]),
     redeemedAt: NullableTimestamp,
-    expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When it stops being redeemable; null means never.' }),
+    expiresAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When it stops being redeemable; null means never.',
+    }),
     revokedAt: NullableTimestamp,
     metadata: Metadata,
     fulfillment: Type.Union([Fulfillment, Type.Null()], { description: 'How the code is honored at checkout.' }),
     ruleSnapshot: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-      description: "The issuing rule as it was at issue time ({ id, name, section, config }); null when issued by hand.",
+      description:
+        'The issuing rule as it was at issue time ({ id, name, section, config }); null when issued by hand.',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -71,7 +91,10 @@ const Reason = Type.String({ minLength: 1, maxLength: 1000, description: "Shown 
 export const issueFields = {
   loyaltyMembershipId: Uuid,
   reward: RewardInput,
-  expiresAt: Type.String({ format: 'date-time', description: 'Overrides reward.expiry and the program default; must be in the future.' }),
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: 'Overrides reward.expiry and the program default; must be in the future.',
+  }),
   reason: Reason,
 };
 
@@ -85,7 +108,11 @@ export type IssueFields = NonNullable<IssueBody['data']>;
 /** D19: redeem by the code shown at checkout. */
 export const RedeemBody = Type.Object(
   {
-    code: Type.String({ minLength: 1, maxLength: 64, description: 'The reward code; case, spaces and dashes are ignored.' }),
+    code: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The reward code; case, spaces and dashes are ignored.',
+    }),
     orderId: Type.Optional(Uuid),
   },
   { additionalProperties: false },
@@ -96,7 +123,12 @@ export const RevokeBody = Type.Object({ reason: Type.Optional(Reason) }, { addit
 export type RevokeBody = Static<typeof RevokeBody>;
 
 export const ClaimBody = Type.Object(
-  { loyaltyRuleId: Type.String({ format: 'uuid', description: "An active rule of the rewards section of the member's program." }) },
+  {
+    loyaltyRuleId: Type.String({
+      format: 'uuid',
+      description: "An active rule of the rewards section of the member's program.",
+    }),
+  },
   { additionalProperties: false },
 );
 export type ClaimBody = Static<typeof ClaimBody>;

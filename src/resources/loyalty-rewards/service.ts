@@ -8,7 +8,12 @@ import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../common/body.js';
 import { requireFields } from '../loyalty-common/body.js';
 import { CODE_ALPHABET } from '../loyalty-common/codes.js';
-import { normalizeReward, refusePointsReward, type CouponReward, type Reward } from '../loyalty-common/reward-schemas.js';
+import {
+  normalizeReward,
+  refusePointsReward,
+  type CouponReward,
+  type Reward,
+} from '../loyalty-common/reward-schemas.js';
 import { applyPoints } from '../loyalty-points/ledger.js';
 import { issueReward } from './issue.js';
 import { rewardList } from './list.js';
@@ -24,7 +29,9 @@ const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
  */
 export function normalizeCode(input: string): string {
   const compact = input.toUpperCase().replace(/[\s-]/g, '');
-  return CODE_CHARACTERS.test(compact) ? `${compact.slice(0, 4)}-${compact.slice(4, 8)}-${compact.slice(8)}` : input.trim();
+  return CODE_CHARACTERS.test(compact)
+    ? `${compact.slice(0, 4)}-${compact.slice(4, 8)}-${compact.slice(8)}`
+    : input.trim();
 }
 
 /** A lapsed reward was expired (and committed); the request that found it still fails. */
@@ -59,20 +66,27 @@ export class LoyaltyRewardService {
     const now = new Date();
     const expiresAt = fields.expiresAt === undefined ? undefined : new Date(fields.expiresAt);
     checkFuture(expiresAt, `${path}.expiresAt`, now);
-    if (reward.expiry?.type === 'fixedDate') checkFuture(new Date(reward.expiry.expiresAt), `${path}.reward.expiry.expiresAt`, now);
+    if (reward.expiry?.type === 'fixedDate')
+      checkFuture(new Date(reward.expiry.expiresAt), `${path}.reward.expiry.expiresAt`, now);
 
     // No explicit transaction: the member is read unlocked, and one statement writes the reward, its activity and
     // its event after re-checking that the membership still stands (insertIssuedReward).
     const member = await loadMember(this.db, organizationId, fields.loyaltyMembershipId!, 'none');
     if (!member) {
-      throw unprocessable(`Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`, [
-        { path: `${path}.loyaltyMembershipId`, message: 'does not exist in this organization' },
-      ]);
+      throw unprocessable(
+        `Invalid request: ${path}.loyaltyMembershipId names no loyalty membership of this organization.`,
+        [{ path: `${path}.loyaltyMembershipId`, message: 'does not exist in this organization' }],
+      );
     }
     const issued = await issueReward(
       this.db,
       organizationId,
-      { loyaltyMembershipId: member.membership.id, reward: normalizeReward(reward), expiresAt, reason: fields.reason ?? null },
+      {
+        loyaltyMembershipId: member.membership.id,
+        reward: normalizeReward(reward),
+        expiresAt,
+        reason: fields.reason ?? null,
+      },
       { member, now, recordEvents: true },
     );
     return issued.reward;
@@ -88,13 +102,18 @@ export class LoyaltyRewardService {
       // Locked for update up front: the ledger is about to change this row, so no shared lock needs upgrading.
       const member = await loadMember(trx, organizationId, membershipId, 'update');
       if (!member) throw notFound('The loyalty membership');
-      if (member.membership.left_at) throw conflict('The member has left the loyalty program; rejoin before claiming rewards.');
+      if (member.membership.left_at)
+        throw conflict('The member has left the loyalty program; rejoin before claiming rewards.');
       const rule = await findRule(trx, organizationId, body.loyaltyRuleId);
-      const refuse = (message: string) => unprocessable(`Invalid request: body.loyaltyRuleId ${message}.`, [{ path: 'body.loyaltyRuleId', message }]);
+      const refuse = (message: string) =>
+        unprocessable(`Invalid request: body.loyaltyRuleId ${message}.`, [{ path: 'body.loyaltyRuleId', message }]);
       if (!rule || rule.deleted_at) throw refuse('names no loyalty rule of this organization');
-      if (rule.section !== 'rewards') throw refuse(`names a rule of the ${rule.section} section; only rules of the rewards section can be claimed`);
-      if (rule.loyalty_program_id !== member.membership.loyalty_program_id) throw refuse("names a rule of another program than the member's");
-      if (!rule.is_active) throw conflict(`The rule "${rule.name}" is inactive; it cannot be claimed until it is active again.`);
+      if (rule.section !== 'rewards')
+        throw refuse(`names a rule of the ${rule.section} section; only rules of the rewards section can be claimed`);
+      if (rule.loyalty_program_id !== member.membership.loyalty_program_id)
+        throw refuse("names a rule of another program than the member's");
+      if (!rule.is_active)
+        throw conflict(`The rule "${rule.name}" is inactive; it cannot be claimed until it is active again.`);
       const { pointsCost, reward } = rule.config as { pointsCost: number; reward: CouponReward };
 
       const rewardId = uuidv7();
@@ -118,7 +137,10 @@ export class LoyaltyRewardService {
           ruleSnapshot: { id: rule.id, name: rule.name, section: rule.section, config: rule.config },
           loyaltyTransactionId: spent.transaction.id,
         },
-        { member: { ...member, membership: spent.membership }, rule: { id: rule.id, name: rule.name, section: rule.section } },
+        {
+          member: { ...member, membership: spent.membership },
+          rule: { id: rule.id, name: rule.name, section: rule.section },
+        },
       );
       await recordEvents(trx, [...spent.events, ...issued.events]);
       return issued.reward;

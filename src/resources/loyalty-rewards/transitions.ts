@@ -14,8 +14,17 @@ import type { LoyaltyReward } from './schemas.js';
 export const FULL_EMBEDS = ['customer', 'membership', 'rule'] as const;
 
 /** Rewards as the action responses show them: customer, membership and rule embedded. */
-export async function withEmbeds(db: Kysely<DB>, organizationId: string, rows: readonly RewardRow[]): Promise<LoyaltyReward[]> {
-  const includes = await loadIncludes(rewardList, { db, organizationId }, FULL_EMBEDS, rows.map((row) => row.id));
+export async function withEmbeds(
+  db: Kysely<DB>,
+  organizationId: string,
+  rows: readonly RewardRow[],
+): Promise<LoyaltyReward[]> {
+  const includes = await loadIncludes(
+    rewardList,
+    { db, organizationId },
+    FULL_EMBEDS,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => withIncludes(rewardList, toReward(row), row.id, includes));
 }
 
@@ -37,7 +46,8 @@ export interface Outcome {
   lapsed: boolean;
 }
 
-export const isLapsed = (row: RewardRow, now: Date) => row.status === 'pending' && row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
+export const isLapsed = (row: RewardRow, now: Date) =>
+  row.status === 'pending' && row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
 
 /**
  * D19: moves a locked reward out of pending (redeemed or revoked) with its activity entry and event. Any other
@@ -50,13 +60,20 @@ export async function moveReward(
   organizationId: string,
   row: RewardRow,
   to: 'redeemed' | 'revoked',
-  options: { now?: Date; orderId?: string | undefined; reason?: string | undefined; fulfillment?: FulfillmentProvider } = {},
+  options: {
+    now?: Date;
+    orderId?: string | undefined;
+    reason?: string | undefined;
+    fulfillment?: FulfillmentProvider;
+  } = {},
 ): Promise<Outcome> {
   const now = options.now ?? new Date();
   const provider = options.fulfillment ?? manualFulfillment;
   if (row.status !== 'pending') {
     const verb = to === 'redeemed' ? 'redeemed' : 'revoked';
-    throw conflict(`The reward is ${row.status}${row.status === 'redeemed' && row.redeemed_at ? ` (since ${row.redeemed_at.toISOString()})` : ''}; only a pending reward can be ${verb}.`);
+    throw conflict(
+      `The reward is ${row.status}${row.status === 'redeemed' && row.redeemed_at ? ` (since ${row.redeemed_at.toISOString()})` : ''}; only a pending reward can be ${verb}.`,
+    );
   }
   if (isLapsed(row, now)) {
     const [expired] = await expireRows(trx, organizationId, [row], now, provider);
@@ -70,7 +87,9 @@ export async function moveReward(
   });
   await recordActivity(trx, organizationId, [activityOf(updated, to, options.reason ?? null)]);
   const [reward] = await withEmbeds(trx, organizationId, [updated]);
-  await recordEvents(trx, [rewardEvent(organizationId, to === 'redeemed' ? 'loyaltyReward.redeemed' : 'loyaltyReward.revoked', reward!)]);
+  await recordEvents(trx, [
+    rewardEvent(organizationId, to === 'redeemed' ? 'loyaltyReward.redeemed' : 'loyaltyReward.revoked', reward!),
+  ]);
   return { reward: reward!, lapsed: false };
 }
 
@@ -85,11 +104,21 @@ async function expireRows(
   const updated = await expireRewards(
     trx,
     organizationId,
-    rows.map((row) => ({ id: row.id, fulfillment: provider.deactivate(row.fulfillment as Fulfillment | null, 'expired') })),
+    rows.map((row) => ({
+      id: row.id,
+      fulfillment: provider.deactivate(row.fulfillment as Fulfillment | null, 'expired'),
+    })),
     now,
   );
-  await recordActivity(trx, organizationId, updated.map((row) => activityOf(row, 'expired', null)));
-  await recordEvents(trx, updated.map((row) => rewardEvent(organizationId, 'loyaltyReward.expired', toReward(row))));
+  await recordActivity(
+    trx,
+    organizationId,
+    updated.map((row) => activityOf(row, 'expired', null)),
+  );
+  await recordEvents(
+    trx,
+    updated.map((row) => rewardEvent(organizationId, 'loyaltyReward.expired', toReward(row))),
+  );
   return updated;
 }
 
@@ -114,7 +143,12 @@ export async function expireDueRewards(
 }
 
 /** Every due reward of the organization, batch by batch, each batch its own transaction; returns the total. */
-export async function expireAllDueRewards(db: Kysely<DB>, organizationId: string, now: Date, batchSize = 1000): Promise<number> {
+export async function expireAllDueRewards(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  batchSize = 1000,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const expired = await db.transaction().execute((trx) => expireDueRewards(trx, organizationId, now, batchSize));

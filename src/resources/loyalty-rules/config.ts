@@ -3,7 +3,13 @@ import type { LoyaltyRuleSection } from '../../db/schema.js';
 import { validationError } from '../../http/errors.js';
 import { validatorCompiler, validationDetails } from '../../http/validation.js';
 import { discriminated } from '../loyalty-common/discriminated.js';
-import { CouponRewardInput, normalizeReward, PositiveAmount, RewardInput, type Reward } from '../loyalty-common/reward-schemas.js';
+import {
+  CouponRewardInput,
+  normalizeReward,
+  PositiveAmount,
+  RewardInput,
+  type Reward,
+} from '../loyalty-common/reward-schemas.js';
 
 export const RULE_SECTIONS = ['rules', 'rewards', 'offers', 'stampCards'] as const;
 export const EVENT_FREQUENCIES = ['once', 'oncePerYear', 'unlimited'] as const;
@@ -16,22 +22,42 @@ const EarningConfig = discriminated(
       {
         type: Type.Literal('orderSpend'),
         pointsPerUnit: PositiveAmount,
-        unitCents: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The currency unit in cents; default 100.' })),
+        unitCents: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: Number.MAX_SAFE_INTEGER,
+            description: 'The currency unit in cents; default 100.',
+          }),
+        ),
         minimumOrderTotalCents: Type.Optional(NullableAmount),
       },
-      { additionalProperties: false, description: 'floor(order totalCents / unitCents) × pointsPerUnit points per order.' },
+      {
+        additionalProperties: false,
+        description: 'floor(order totalCents / unitCents) × pointsPerUnit points per order.',
+      },
     ),
     Type.Object(
       {
         type: Type.Literal('event'),
         eventName: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$', description: 'e.g. signup, birthday.' }),
         points: PositiveAmount,
-        frequency: Type.Optional(Type.Union(EVENT_FREQUENCIES.map((value) => Type.Literal(value)), { description: 'Default once.' })),
+        frequency: Type.Optional(
+          Type.Union(
+            EVENT_FREQUENCIES.map((value) => Type.Literal(value)),
+            { description: 'Default once.' },
+          ),
+        ),
       },
-      { additionalProperties: false, description: 'Fixed points each time POST /loyalty-events reports the named event (within frequency).' },
+      {
+        additionalProperties: false,
+        description: 'Fixed points each time POST /loyalty-events reports the named event (within frequency).',
+      },
     ),
   ],
-  { description: 'orderSpend { pointsPerUnit, unitCents?, minimumOrderTotalCents? } | event { eventName, points, frequency? }.' },
+  {
+    description:
+      'orderSpend { pointsPerUnit, unitCents?, minimumOrderTotalCents? } | event { eventName, points, frequency? }.',
+  },
 );
 
 /** `rewards`: claimable for points. Points are not a reward (rule 3). */
@@ -48,8 +74,15 @@ const window = {
 const OfferConfig = discriminated(
   [
     Type.Object(
-      { type: Type.Literal('pointsMultiplier'), multiplier: Type.Number({ minimum: 1, maximum: 100, multipleOf: 0.01 }), ...window },
-      { additionalProperties: false, description: 'Earning rules credit multiplier × their points between startsAt and endsAt.' },
+      {
+        type: Type.Literal('pointsMultiplier'),
+        multiplier: Type.Number({ minimum: 1, maximum: 100, multipleOf: 0.01 }),
+        ...window,
+      },
+      {
+        additionalProperties: false,
+        description: 'Earning rules credit multiplier × their points between startsAt and endsAt.',
+      },
     ),
     Type.Object({ type: Type.Literal('reward'), reward: RewardInput, ...window }, { additionalProperties: false }),
   ],
@@ -61,7 +94,13 @@ const StampCardConfig = Type.Object(
   {
     stampsRequired: Type.Integer({ minimum: 1, maximum: 1000 }),
     reward: RewardInput,
-    stampsPerOrder: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Stamps an earning order gives; default 1 (0: only POST /loyalty-stamps).' })),
+    stampsPerOrder: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1000,
+        description: 'Stamps an earning order gives; default 1 (0: only POST /loyalty-stamps).',
+      }),
+    ),
     minimumOrderTotalCents: Type.Optional(NullableAmount),
   },
   { additionalProperties: false },
@@ -76,7 +115,9 @@ export const CONFIG_SCHEMAS: Record<LoyaltyRuleSection, TSchema> = {
 
 const validators = new Map<LoyaltyRuleSection, ReturnType<typeof compile>>();
 function compile(schema: TSchema) {
-  return validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' } as never) as unknown as ((value: unknown) => boolean) & {
+  return validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' } as never) as unknown as ((
+    value: unknown,
+  ) => boolean) & {
     errors?: Parameters<typeof validationDetails>[0] | null;
   };
 }
@@ -91,8 +132,14 @@ export function checkConfig(section: LoyaltyRuleSection, config: unknown, path: 
   let validate = validators.get(section);
   if (!validate) validators.set(section, (validate = compile(CONFIG_SCHEMAS[section])));
   if (!validate(config)) {
-    const details = validationDetails(validate.errors ?? [], 'body').map((detail) => ({ ...detail, path: detail.path.replace(/^body/, path) }));
-    throw validationError(`Invalid request: ${details[0]?.path ?? path} ${details[0]?.message ?? 'is invalid'} (a ${section} rule's config).`, details);
+    const details = validationDetails(validate.errors ?? [], 'body').map((detail) => ({
+      ...detail,
+      path: detail.path.replace(/^body/, path),
+    }));
+    throw validationError(
+      `Invalid request: ${details[0]?.path ?? path} ${details[0]?.message ?? 'is invalid'} (a ${section} rule's config).`,
+      details,
+    );
   }
   const value = config as Json;
   switch (section) {
@@ -106,7 +153,9 @@ export function checkConfig(section: LoyaltyRuleSection, config: unknown, path: 
       const startsAt = new Date(value.startsAt as string);
       const endsAt = new Date(value.endsAt as string);
       if (endsAt <= startsAt) {
-        throw validationError(`Invalid request: ${path}.endsAt must be after ${path}.startsAt.`, [{ path: `${path}.endsAt`, message: 'must be after startsAt' }]);
+        throw validationError(`Invalid request: ${path}.endsAt must be after ${path}.startsAt.`, [
+          { path: `${path}.endsAt`, message: 'must be after startsAt' },
+        ]);
       }
       return {
         ...value,

@@ -3,6 +3,7 @@ import { ruleRoutes } from './routes.js';
 
 export const loyaltyRulesResource: ResourceModule = {
   name: 'loyalty-rules',
-  description: 'Loyalty rules (D31) in service.md\'s sections: rules (earning), rewards (claimable), offers, stampCards.',
+  description:
+    "Loyalty rules (D31) in service.md's sections: rules (earning), rewards (claimable), offers, stampCards.",
   routes: ruleRoutes,
 };

@@ -31,7 +31,12 @@ export const findLiveRule = (db: Db, organizationId: string, id: string) =>
  * The live, active rules of a program's sections, e.g. every earning rule on an order (earning and claiming use
  * it), in creation order.
  */
-export const activeRules = (db: Db, organizationId: string, programId: string, sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][]) =>
+export const activeRules = (
+  db: Db,
+  organizationId: string,
+  programId: string,
+  sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][],
+) =>
   db
     .selectFrom('loyalty_rules')
     .selectAll()

@@ -2,9 +2,12 @@ import Type, { type Static } from 'typebox';
 import { Metadata, MetadataInput, Timestamp, Uuid } from '../common/schemas.js';
 import { dataBody } from '../loyalty-common/body.js';
 
-const Section = Type.Union([Type.Literal('rules'), Type.Literal('rewards'), Type.Literal('offers'), Type.Literal('stampCards')], {
-  description: 'rules (earning) | rewards (claimable for points) | offers (time-boxed) | stampCards.',
-});
+const Section = Type.Union(
+  [Type.Literal('rules'), Type.Literal('rewards'), Type.Literal('offers'), Type.Literal('stampCards')],
+  {
+    description: 'rules (earning) | rewards (claimable for points) | offers (time-boxed) | stampCards.',
+  },
+);
 
 /** A rule of one of service.md's four sections (D31), with its section's config. */
 export const LoyaltyRule = Type.Object(
@@ -13,7 +16,10 @@ export const LoyaltyRule = Type.Object(
     loyaltyProgramId: Uuid,
     section: Section,
     name: Type.String(),
-    config: Type.Object({}, { additionalProperties: true, description: 'The section\'s configuration (see docs/api.md "Loyalty").' }),
+    config: Type.Object(
+      {},
+      { additionalProperties: true, description: 'The section\'s configuration (see docs/api.md "Loyalty").' },
+    ),
     isActive: Type.Boolean(),
     metadata: Metadata,
     createdAt: Timestamp,
@@ -24,10 +30,16 @@ export const LoyaltyRule = Type.Object(
 export type LoyaltyRule = Static<typeof LoyaltyRule>;
 
 export const RuleBody = dataBody({
-  loyaltyProgramId: Type.String({ format: 'uuid', description: 'Create only; optional while the organization has one program.' }),
+  loyaltyProgramId: Type.String({
+    format: 'uuid',
+    description: 'Create only; optional while the organization has one program.',
+  }),
   section: Section,
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  config: Type.Object({}, { additionalProperties: true, description: 'Checked against the section; replaced wholesale on PATCH.' }),
+  config: Type.Object(
+    {},
+    { additionalProperties: true, description: 'Checked against the section; replaced wholesale on PATCH.' },
+  ),
   isActive: Type.Boolean({ description: 'Default true; inactive rules neither earn nor issue.' }),
   metadata: MetadataInput,
 });

@@ -13,7 +13,12 @@ import { ruleList } from './list.js';
 import { findLiveRule, toRule, type RuleRow } from './queries.js';
 import { LoyaltyRule, type RuleBody, type RuleFields } from './schemas.js';
 
-const ruleEvent = (organizationId: string, name: string, row: RuleRow) => ({ organizationId, name, schema: LoyaltyRule, record: toRule(row) });
+const ruleEvent = (organizationId: string, name: string, row: RuleRow) => ({
+  organizationId,
+  name,
+  schema: LoyaltyRule,
+  record: toRule(row),
+});
 
 export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -34,7 +39,12 @@ export class LoyaltyRuleService {
     requireFields(fields, ['section', 'name', 'config'], path);
     const config = checkConfig(fields.section!, fields.config, `${path}.config`);
     return this.db.transaction().execute(async (trx) => {
-      const program = await resolveProgram(trx, organizationId, fields.loyaltyProgramId?.toLowerCase(), `${path}.loyaltyProgramId`);
+      const program = await resolveProgram(
+        trx,
+        organizationId,
+        fields.loyaltyProgramId?.toLowerCase(),
+        `${path}.loyaltyProgramId`,
+      );
       const row = await trx
         .insertInto('loyalty_rules')
         .values({
@@ -75,7 +85,8 @@ export class LoyaltyRuleService {
         .forUpdate()
         .executeTakeFirst();
       if (!before) throw notFound('The loyalty rule');
-      const config = fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
+      const config =
+        fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
       const row = await trx
         .updateTable('loyalty_rules')
         .set({

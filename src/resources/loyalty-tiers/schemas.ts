@@ -19,7 +19,10 @@ export const LoyaltyTier = Type.Object(
 export type LoyaltyTier = Static<typeof LoyaltyTier>;
 
 export const TierBody = dataBody({
-  loyaltyProgramId: Type.String({ format: 'uuid', description: 'Create only; optional while the organization has one program.' }),
+  loyaltyProgramId: Type.String({
+    format: 'uuid',
+    description: 'Create only; optional while the organization has one program.',
+  }),
   name: Type.String({ minLength: 1, maxLength: 200 }),
   thresholdPoints: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   position: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Default 0.' }),

@@ -26,7 +26,12 @@ const toTier = (row: TierRow): LoyaltyTier => ({
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
-const tierEvent = (organizationId: string, name: string, row: TierRow) => ({ organizationId, name, schema: LoyaltyTier, record: toTier(row) });
+const tierEvent = (organizationId: string, name: string, row: TierRow) => ({
+  organizationId,
+  name,
+  schema: LoyaltyTier,
+  record: toTier(row),
+});
 const thresholdTaken = (threshold: number | undefined) =>
   conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
 
@@ -34,7 +39,12 @@ export class LoyaltyTierService {
   constructor(private readonly db: Kysely<DB>) {}
 
   private find(organizationId: string, id: string) {
-    return this.db.selectFrom('loyalty_tiers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('loyalty_tiers')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async list(organizationId: string, params: ListParams) {
@@ -54,7 +64,12 @@ export class LoyaltyTierService {
     requireFields(fields, ['name', 'thresholdPoints'], path);
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const program = await resolveProgram(trx, organizationId, fields.loyaltyProgramId?.toLowerCase(), `${path}.loyaltyProgramId`);
+        const program = await resolveProgram(
+          trx,
+          organizationId,
+          fields.loyaltyProgramId?.toLowerCase(),
+          `${path}.loyaltyProgramId`,
+        );
         const row = await trx
           .insertInto('loyalty_tiers')
           .values({
@@ -83,13 +98,20 @@ export class LoyaltyTierService {
     const { fields, path } = unwrapData<TierFields>(body, 'loyalty tier');
     requireSomeField(fields, path);
     if (fields.loyaltyProgramId !== undefined) {
-      throw validationError(`Invalid request: ${path}.loyaltyProgramId cannot change; create a tier in the other program instead.`, [
-        { path: `${path}.loyaltyProgramId`, message: 'cannot be changed' },
-      ]);
+      throw validationError(
+        `Invalid request: ${path}.loyaltyProgramId cannot change; create a tier in the other program instead.`,
+        [{ path: `${path}.loyaltyProgramId`, message: 'cannot be changed' }],
+      );
     }
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('loyalty_tiers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+        const before = await trx
+          .selectFrom('loyalty_tiers')
+          .selectAll()
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw notFound('The loyalty tier');
         const row = await trx
           .updateTable('loyalty_tiers')
@@ -104,9 +126,10 @@ export class LoyaltyTierService {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        const moved = row.threshold_points !== before.threshold_points
-          ? await recalculateTiers(trx, organizationId, { programId: row.loyalty_program_id }, 'full')
-          : [];
+        const moved =
+          row.threshold_points !== before.threshold_points
+            ? await recalculateTiers(trx, organizationId, { programId: row.loyalty_program_id }, 'full')
+            : [];
         await recordEvents(trx, [tierEvent(organizationId, 'loyaltyTier.updated', row), ...moved]);
         return toTier(row);
       });
@@ -126,9 +149,17 @@ export class LoyaltyTierService {
           .where('organization_id', '=', organizationId)
           .where('loyalty_tier_id', '=', id)
           .executeTakeFirstOrThrow();
-        const row = await trx.deleteFrom('loyalty_tiers').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+        const row = await trx
+          .deleteFrom('loyalty_tiers')
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
         if (!row) throw notFound('The loyalty tier');
-        if (Number(holders.n) > 0) throw conflict(`${holders.n} member${Number(holders.n) === 1 ? ' holds' : 's hold'} this tier; move them to another tier first.`);
+        if (Number(holders.n) > 0)
+          throw conflict(
+            `${holders.n} member${Number(holders.n) === 1 ? ' holds' : 's hold'} this tier; move them to another tier first.`,
+          );
         await recordEvents(trx, [tierEvent(organizationId, 'loyaltyTier.deleted', row)]);
         return toTier(row);
       });

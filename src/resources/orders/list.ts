@@ -36,7 +36,12 @@ export const orderList: ListDefinition = {
     // Every order has its customer (foreign key), so customer.id needs no join.
     ...joinedCustomerFields('o.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
-    'customer.emailOptOutSource': { type: 'enum', column: 'c.email_opt_out_source', join: 'customer', enumValues: EMAIL_OPT_OUT_SOURCES },
+    'customer.emailOptOutSource': {
+      type: 'enum',
+      column: 'c.email_opt_out_source',
+      join: 'customer',
+      enumValues: EMAIL_OPT_OUT_SOURCES,
+    },
     'customer.createdAt': { type: 'timestamp', column: 'c.created_at', join: 'customer' },
     'items.productId': { type: 'uuid', column: 'oi.product_id', many: 'items' },
     'items.productVariantId': { type: 'uuid', column: 'oi.product_variant_id', many: 'items' },
@@ -53,7 +58,10 @@ export const orderList: ListDefinition = {
     or o.customer_id in (select id from customers where organization_id = o.organization_id and email ilike ${pattern})`,
   includes: {
     importJob: { load: ({ db, organizationId }, ids) => latestImportJobs(db, organizationId, ids), empty: () => null },
-    itemsCount: { load: ({ db, organizationId }, ids) => countBy(db, organizationId, 'order_items', 'order_id', ids), empty: () => 0 },
+    itemsCount: {
+      load: ({ db, organizationId }, ids) => countBy(db, organizationId, 'order_items', 'order_id', ids),
+      empty: () => 0,
+    },
     customer: { load: ({ db, organizationId }, ids) => customersOfOrders(db, organizationId, ids), empty: () => null },
     items: { load: ({ db, organizationId }, ids) => itemsOfOrders(db, organizationId, ids), empty: () => [] },
     tags: { load: ({ db, organizationId }, ids) => tagNamesOf(db, organizationId, 'order', ids), empty: () => [] },

@@ -12,11 +12,27 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 /** The columns toOrder reads: what an import returns from its writes (not organization_id, earn_loyalty, discount_codes). */
 const ORDER_FIELDS = [
-  'id', 'site_id', 'customer_id', 'remote_id', 'number', 'total_cents', 'subtotal_cents', 'shipping_cents', 'tax_cents', 'currency_code',
-  'shipped_at', 'delivered_at', 'cancelled_at', 'metadata', 'notes', 'created_at', 'updated_at',
+  'id',
+  'site_id',
+  'customer_id',
+  'remote_id',
+  'number',
+  'total_cents',
+  'subtotal_cents',
+  'shipping_cents',
+  'tax_cents',
+  'currency_code',
+  'shipped_at',
+  'delivered_at',
+  'cancelled_at',
+  'metadata',
+  'notes',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof OrderRow)[];
 export type OrderFields = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
-const returningFields = (alias?: string) => sql.raw(ORDER_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+const returningFields = (alias?: string) =>
+  sql.raw(ORDER_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
 
 /** The one mapping from an order row to its API shape (base record, no extras). */
 export const toOrder = (row: OrderFields): Order => ({
@@ -40,13 +56,24 @@ export const toOrder = (row: OrderFields): Order => ({
 });
 
 export const findOrder = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('orders').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('orders')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The customer of each order (include=customer), one query for the page. */
-export async function customersOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function customersOfOrders(
+  db: Db,
+  organizationId: string,
+  orderIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const rows = await db
     .selectFrom('orders as o')
-    .innerJoin('customers as c', (join) => join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'))
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
+    )
     .selectAll('c')
     .select('o.id as order_id')
     .where('o.organization_id', '=', organizationId)
@@ -56,9 +83,14 @@ export async function customersOfOrders(db: Db, organizationId: string, orderIds
 }
 
 /** A left-joined table's columns under a prefix; its id reads null when the join found nothing. */
-type Joined<Prefix extends string, Row> = { [K in keyof Row & string as `${Prefix}_${K}`]: K extends 'id' ? string | null : Row[K] };
+type Joined<Prefix extends string, Row> = {
+  [K in keyof Row & string as `${Prefix}_${K}`]: K extends 'id' ? string | null : Row[K];
+};
 /** One row per line item: the item, then only the product and variant columns the API shows (no unused timestamps). */
-type ItemRow = Pick<Selectable<OrderItemsTable>, 'id' | 'order_id' | 'product_id' | 'product_variant_id' | 'quantity' | 'unit_price_cents'> &
+type ItemRow = Pick<
+  Selectable<OrderItemsTable>,
+  'id' | 'order_id' | 'product_id' | 'product_variant_id' | 'quantity' | 'unit_price_cents'
+> &
   Joined<'p', ProductFields> &
   Joined<'v', VariantFields>;
 
@@ -66,7 +98,11 @@ type ItemRow = Pick<Selectable<OrderItemsTable>, 'id' | 'order_id' | 'product_id
  * Line items of each order in position order (include=items), one query for the page, with the product and
  * variant they were sold as: null once that product or variant has been deleted.
  */
-export async function itemsOfOrders(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function itemsOfOrders(
+  db: Db,
+  organizationId: string,
+  orderIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const { rows } = await sql<ItemRow>`
     select i.id, i.order_id, i.product_id, i.product_variant_id, i.quantity, i.unit_price_cents,
       p.id as p_id, p.slug as p_slug, p.title as p_title, p.description as p_description, p.image_url as p_image_url, p.url as p_url,
@@ -128,7 +164,11 @@ export async function itemsOfOrders(db: Db, organizationId: string, orderIds: re
  * `remote_id = any(…)` with 1,000 values cost more to plan than to run and could be matched against the trigram
  * index, and a plain join is hashed over the whole organization when it is a large part of the table.
  */
-export async function ordersByRemoteId(trx: Db, organizationId: string, remoteIds: readonly string[]): Promise<Map<string, string>> {
+export async function ordersByRemoteId(
+  trx: Db,
+  organizationId: string,
+  remoteIds: readonly string[],
+): Promise<Map<string, string>> {
   if (remoteIds.length === 0) return new Map();
   // Locked in id order, as every writer of orders locks them, so concurrent imports and bulk updates never deadlock.
   const { rows } = await sql<{ id: string; remote_id: string }>`
@@ -187,7 +227,8 @@ const writesJson = (writes: readonly OrderWrite[]) =>
     })),
   );
 
-const WRITE_COLUMNS = sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_id text, number text, total_cents bigint, subtotal_cents bigint,
+const WRITE_COLUMNS =
+  sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_id text, number text, total_cents bigint, subtotal_cents bigint,
   shipping_cents bigint, tax_cents bigint, currency_code text, shipped_at timestamptz, shipped_at_sent boolean, delivered_at timestamptz,
   delivered_at_sent boolean, cancelled_at timestamptz, cancelled_at_sent boolean, metadata jsonb, discount_codes jsonb, created_at timestamptz`);
 
@@ -195,7 +236,12 @@ const WRITE_COLUMNS = sql.raw(`id uuid, site_id uuid, customer_id uuid, remote_i
  * New orders in one statement. Money defaults to 0, the currency to the site's, createdAt to now; earnLoyalty is
  * stored for the loyalty engine.
  */
-export async function insertOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], earnLoyalty: boolean) {
+export async function insertOrders(
+  trx: Transaction<DB>,
+  organizationId: string,
+  writes: readonly OrderWrite[],
+  earnLoyalty: boolean,
+) {
   if (writes.length === 0) return [];
   const { rows } = await sql<OrderFields>`${PREPARE}
     insert into orders (organization_id, id, site_id, customer_id, remote_id, number, total_cents, subtotal_cents, shipping_cents,
@@ -215,7 +261,12 @@ export async function insertOrders(trx: Transaction<DB>, organizationId: string,
  * Existing orders in one statement: site, customer and number are always sent; every other field a row omits keeps
  * its stored value (a timestamp sent as null clears it). mergeMetadata merges keys instead of replacing.
  */
-export async function updateOrders(trx: Transaction<DB>, organizationId: string, writes: readonly OrderWrite[], mergeMetadata: boolean) {
+export async function updateOrders(
+  trx: Transaction<DB>,
+  organizationId: string,
+  writes: readonly OrderWrite[],
+  mergeMetadata: boolean,
+) {
   if (writes.length === 0) return [];
   const { rows } = await sql<OrderFields>`${PREPARE}
     update orders o set
@@ -250,19 +301,37 @@ export interface ItemWrite {
 }
 
 /** A comparable fingerprint of an order's line items: product, variant, quantity and price, in position order. */
-export const itemsFingerprint = (items: readonly Pick<ItemWrite, 'productId' | 'variantId' | 'quantity' | 'unitPriceCents'>[]) =>
-  items.map((item) => `${item.productId}/${item.variantId}/${item.quantity}/${item.unitPriceCents}`).join(';');
+export const itemsFingerprint = (
+  items: readonly Pick<ItemWrite, 'productId' | 'variantId' | 'quantity' | 'unitPriceCents'>[],
+) => items.map((item) => `${item.productId}/${item.variantId}/${item.quantity}/${item.unitPriceCents}`).join(';');
 
 /** The stored line items' fingerprint of each order, one query (orders without items are absent). */
-export async function storedItemFingerprints(trx: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, string>> {
+export async function storedItemFingerprints(
+  trx: Db,
+  organizationId: string,
+  orderIds: readonly string[],
+): Promise<Map<string, string>> {
   if (orderIds.length === 0) return new Map();
-  const { rows } = await sql<{ order_id: string; product_id: string; product_variant_id: string; quantity: number; unit_price_cents: number }>`
+  const { rows } = await sql<{
+    order_id: string;
+    product_id: string;
+    product_variant_id: string;
+    quantity: number;
+    unit_price_cents: number;
+  }>`
     select order_id, product_id, product_variant_id, quantity, unit_price_cents from order_items
     where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])
     order by order_id, position, id`.execute(trx);
   const byOrder = new Map<string, ItemWrite[]>();
   for (const row of rows) {
-    const item = { orderId: row.order_id, productId: row.product_id, variantId: row.product_variant_id, quantity: row.quantity, unitPriceCents: row.unit_price_cents, position: 0 };
+    const item = {
+      orderId: row.order_id,
+      productId: row.product_id,
+      variantId: row.product_variant_id,
+      quantity: row.quantity,
+      unitPriceCents: row.unit_price_cents,
+      position: 0,
+    };
     const list = byOrder.get(row.order_id);
     if (list) list.push(item);
     else byOrder.set(row.order_id, [item]);
@@ -285,7 +354,9 @@ export async function replaceItems(
   newIds: () => string,
 ): Promise<void> {
   if (orderIds.length) {
-    await sql`delete from order_items where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])`.execute(trx);
+    await sql`delete from order_items where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])`.execute(
+      trx,
+    );
   }
   for (let start = 0; start < items.length; start += ITEM_CHUNK) {
     const chunk = items.slice(start, start + ITEM_CHUNK);

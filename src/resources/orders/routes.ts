@@ -16,49 +16,103 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
   const write = { permission: 'orders:write', cost: 1 };
   const getQuery = Type.Object({ include: Type.Optional(includeSchema(orderList)) }, { additionalProperties: false });
 
-  app.get('/orders', {
-    config: read,
-    schema: { operationId: 'listOrders', summary: 'List orders, newest first by default', tags, querystring: listQuerySchema(orderList), response: { 200: listEnvelope(Order) } },
-  }, async (request) => orders.list(authOf(request).organizationId, request.query));
-
-  app.patch('/orders/bulk-update', {
-    config: { permission: 'orders:write', cost: 5 },
-    schema: {
-      operationId: 'bulkUpdateOrders',
-      summary: 'Add or remove tags and metadata on every order the filter and search select (all when omitted)',
-      tags, querystring: selectionQuerySchema(orderList), body: BulkUpdateBody, response: { 200: Count },
+  app.get(
+    '/orders',
+    {
+      config: read,
+      schema: {
+        operationId: 'listOrders',
+        summary: 'List orders, newest first by default',
+        tags,
+        querystring: listQuerySchema(orderList),
+        response: { 200: listEnvelope(Order) },
+      },
     },
-  }, async (request) => ({ count: await orders.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
+    async (request) => orders.list(authOf(request).organizationId, request.query),
+  );
 
-  app.post('/orders/import', {
-    config: { permission: 'orders:write', cost: 10, refusals: { 422: 'with strict true, a row names a site, customer, product or variant that does not exist' } },
-    schema: {
-      operationId: 'importOrders',
-      summary: 'Create or update orders by remoteId, with their line items and tags; site, customer and products must exist',
-      tags, body: OrderImportBody, response: { 200: OrderImportResult },
+  app.patch(
+    '/orders/bulk-update',
+    {
+      config: { permission: 'orders:write', cost: 5 },
+      schema: {
+        operationId: 'bulkUpdateOrders',
+        summary: 'Add or remove tags and metadata on every order the filter and search select (all when omitted)',
+        tags,
+        querystring: selectionQuerySchema(orderList),
+        body: BulkUpdateBody,
+        response: { 200: Count },
+      },
     },
-  }, async (request) => orders.import(authOf(request).organizationId, request.body));
+    async (request) => ({
+      count: await orders.bulkUpdate(authOf(request).organizationId, request.query, request.body),
+    }),
+  );
 
-  app.get('/orders/:id', {
-    config: read,
-    schema: { operationId: 'getOrder', summary: 'One order', tags, params: OrderParams, querystring: getQuery, response: { 200: Order } },
-  }, async (request) => orders.get(authOf(request).organizationId, request.params.id, request.query.include));
-
-  app.patch('/orders/:id', {
-    config: write,
-    schema: {
-      operationId: 'updateOrder',
-      summary: 'Edit metadata (replaced wholesale), notes and tags (the full set); store fields are read-only',
-      tags, params: OrderParams, body: OrderPatch, response: { 200: Order },
+  app.post(
+    '/orders/import',
+    {
+      config: {
+        permission: 'orders:write',
+        cost: 10,
+        refusals: { 422: 'with strict true, a row names a site, customer, product or variant that does not exist' },
+      },
+      schema: {
+        operationId: 'importOrders',
+        summary:
+          'Create or update orders by remoteId, with their line items and tags; site, customer and products must exist',
+        tags,
+        body: OrderImportBody,
+        response: { 200: OrderImportResult },
+      },
     },
-  }, async (request) => orders.update(authOf(request).organizationId, request.params.id, request.body));
+    async (request) => orders.import(authOf(request).organizationId, request.body),
+  );
 
-  app.delete('/orders/:id', {
-    config: write,
-    schema: {
-      operationId: 'deleteOrder',
-      summary: 'Delete an order with its line items and tags',
-      tags, params: OrderParams, response: { 200: Order },
+  app.get(
+    '/orders/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getOrder',
+        summary: 'One order',
+        tags,
+        params: OrderParams,
+        querystring: getQuery,
+        response: { 200: Order },
+      },
     },
-  }, async (request) => orders.delete(authOf(request).organizationId, request.params.id));
+    async (request) => orders.get(authOf(request).organizationId, request.params.id, request.query.include),
+  );
+
+  app.patch(
+    '/orders/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateOrder',
+        summary: 'Edit metadata (replaced wholesale), notes and tags (the full set); store fields are read-only',
+        tags,
+        params: OrderParams,
+        body: OrderPatch,
+        response: { 200: Order },
+      },
+    },
+    async (request) => orders.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/orders/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteOrder',
+        summary: 'Delete an order with its line items and tags',
+        tags,
+        params: OrderParams,
+        response: { 200: Order },
+      },
+    },
+    async (request) => orders.delete(authOf(request).organizationId, request.params.id),
+  );
 }

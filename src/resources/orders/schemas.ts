@@ -15,10 +15,14 @@ import {
 } from '../common/schemas.js';
 
 /** The base product record (no extras) that a line item embeds. */
-export const OrderItemProduct = Type.Omit(Product, ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'], {
-  $id: 'OrderItemProduct',
-  additionalProperties: false,
-});
+export const OrderItemProduct = Type.Omit(
+  Product,
+  ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'],
+  {
+    $id: 'OrderItemProduct',
+    additionalProperties: false,
+  },
+);
 
 /** A line item as include=items shows it: the product and variant it was sold as, null once deleted. */
 export const OrderItem = Type.Object(
@@ -28,7 +32,9 @@ export const OrderItem = Type.Object(
     productVariantId: Uuid,
     quantity: Type.Integer(),
     unitPriceCents: Type.Integer(),
-    product: Type.Union([OrderItemProduct, Type.Null()], { description: 'The product (base fields); null once it has been deleted.' }),
+    product: Type.Union([OrderItemProduct, Type.Null()], {
+      description: 'The product (base fields); null once it has been deleted.',
+    }),
     variant: Type.Union([Variant, Type.Null()], { description: 'The variant; null once it has been deleted.' }),
   },
   { $id: 'OrderItem', additionalProperties: false },
@@ -85,7 +91,9 @@ const ImportTimestamp = Type.Optional(Type.Union([Type.String({ format: 'date-ti
 export const OrderItemImportRow = Type.Object(
   {
     product: Reference('Product id or slug.'),
-    variant: Type.Optional(Reference('Variant id or slug within the product; may be omitted when the product has exactly one variant.')),
+    variant: Type.Optional(
+      Reference('Variant id or slug within the product; may be omitted when the product has exactly one variant.'),
+    ),
     quantity: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
     unitPriceCents: Money,
   },
@@ -102,18 +110,28 @@ export const OrderImportRow = Type.Object(
     subtotalCents: Type.Optional(Money),
     shippingCents: Type.Optional(Money),
     taxCents: Type.Optional(Money),
-    currencyCode: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: "Default on create: the site's currency." })),
+    currencyCode: Type.Optional(
+      Type.String({ pattern: '^[A-Z]{3}$', description: "Default on create: the site's currency." }),
+    ),
     shippedAt: ImportTimestamp,
     deliveredAt: ImportTimestamp,
     cancelledAt: ImportTimestamp,
     metadata: Type.Optional(MetadataInput),
     tags: Type.Optional(TagsInput),
     discountCodes: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 50, description: 'Codes used at checkout; stored, not returned.' }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: 50,
+        description: 'Codes used at checkout; stored, not returned.',
+      }),
     ),
-    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the store created it; default now.' })),
+    createdAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the store created it; default now.' }),
+    ),
     items: Type.Optional(
-      Type.Array(OrderItemImportRow, { maxItems: MAX_ORDER_ITEMS, description: 'Replaces the line items when present.' }),
+      Type.Array(OrderItemImportRow, {
+        maxItems: MAX_ORDER_ITEMS,
+        description: 'Replaces the line items when present.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -125,9 +143,13 @@ export const OrderImportBody = Type.Object(
     data: Type.Array(OrderImportRow, { description: 'At most 1,000 rows.' }),
     strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing reference.' })),
     earnLoyalty: Type.Optional(
-      Type.Boolean({ description: 'Default true: newly created orders earn points and stamps; turn off for historical orders.' }),
+      Type.Boolean({
+        description: 'Default true: newly created orders earn points and stamps; turn off for historical orders.',
+      }),
     ),
-    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+    mergeMetadata: Type.Optional(
+      Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -8,7 +8,13 @@ import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
 import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
 import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
-import { resolveCustomers, resolveProductsWithVariants, resolveSites, resolveVariant, type ProductVariants } from '../common/references.js';
+import {
+  resolveCustomers,
+  resolveProductsWithVariants,
+  resolveSites,
+  resolveVariant,
+  type ProductVariants,
+} from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
 import { earnFromOrders } from '../loyalty-earning/earn-orders.js';
@@ -30,7 +36,12 @@ import {
 } from './queries.js';
 import { Order, type OrderImportBody, type OrderImportRow, type OrderPatch } from './schemas.js';
 
-const orderEvent = (organizationId: string, name: string, row: OrderFields) => ({ organizationId, name, schema: Order, record: toOrder(row) });
+const orderEvent = (organizationId: string, name: string, row: OrderFields) => ({
+  organizationId,
+  name,
+  schema: Order,
+  record: toOrder(row),
+});
 
 export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -74,15 +85,24 @@ export class OrderService {
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db.transaction().execute((trx) =>
-      bulkUpdate<OrderRow>(
-        trx,
-        { definition: orderList, table: 'orders', tagKind: 'order', eventName: 'order.updated', schema: Order, toRecord: toOrder },
-        organizationId,
-        selection,
-        changes,
-      ),
-    );
+    return this.db
+      .transaction()
+      .execute((trx) =>
+        bulkUpdate<OrderRow>(
+          trx,
+          {
+            definition: orderList,
+            table: 'orders',
+            tagKind: 'order',
+            eventName: 'order.updated',
+            schema: Order,
+            toRecord: toOrder,
+          },
+          organizationId,
+          selection,
+          changes,
+        ),
+      );
   }
 
   /**
@@ -92,8 +112,16 @@ export class OrderService {
    */
   async import(organizationId: string, body: OrderImportBody) {
     checkImportSize(body.data);
-    const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
-    refuseDuplicates(rows.map((row) => row.remoteId), 'remoteId', { noun: 'order' });
+    const rows = body.data.map((row, index) => ({
+      ...row,
+      index,
+      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+    }));
+    refuseDuplicates(
+      rows.map((row) => row.remoteId),
+      'remoteId',
+      { noun: 'order' },
+    );
 
     return this.db.transaction().execute(async (trx) => {
       const resolved = await resolveReferences(trx, organizationId, rows);
@@ -128,7 +156,11 @@ interface Resolved {
 }
 
 /** Every reference of the request in a handful of set-based queries, never one per row. */
-async function resolveReferences(trx: Transaction<DB>, organizationId: string, rows: readonly ImportRow[]): Promise<Resolved> {
+async function resolveReferences(
+  trx: Transaction<DB>,
+  organizationId: string,
+  rows: readonly ImportRow[],
+): Promise<Resolved> {
   const unique = (values: Iterable<string>) => [...new Set(values)];
   const sites = await resolveSites(trx, organizationId, unique(rows.map((row) => row.site)));
   const customers = await resolveCustomers(trx, organizationId, unique(rows.map((row) => row.customer)));
@@ -137,7 +169,11 @@ async function resolveReferences(trx: Transaction<DB>, organizationId: string, r
     organizationId,
     unique(rows.flatMap((row) => (row.items ?? []).map((item) => item.product))),
   );
-  const orders = await ordersByRemoteId(trx, organizationId, rows.map((row) => row.remoteId));
+  const orders = await ordersByRemoteId(
+    trx,
+    organizationId,
+    rows.map((row) => row.remoteId),
+  );
   return { sites, customers, products, variants, orders };
 }
 
@@ -150,12 +186,19 @@ function missesOf(row: ImportRow, resolved: Resolved): Skipped[] {
   ];
   if (missing.length) {
     const subject = missing.join(' and ');
-    misses.push({ index: row.index, message: `${subject.charAt(0).toUpperCase()}${subject.slice(1)} ${missing.length > 1 ? 'do' : 'does'} not exist in this organization.` });
+    misses.push({
+      index: row.index,
+      message: `${subject.charAt(0).toUpperCase()}${subject.slice(1)} ${missing.length > 1 ? 'do' : 'does'} not exist in this organization.`,
+    });
   }
   (row.items ?? []).forEach((item, itemIndex) => {
     const productId = resolved.products.get(item.product);
     if (!productId) {
-      misses.push({ index: row.index, itemIndex, message: `Product "${item.product}" does not exist in this organization.` });
+      misses.push({
+        index: row.index,
+        itemIndex,
+        message: `Product "${item.product}" does not exist in this organization.`,
+      });
       return;
     }
     const variant = resolveVariant(resolved.variants.get(productId), item.variant, item.product);
@@ -209,14 +252,29 @@ async function writeOrders(
   if (accepted.length === 0) return [];
   const creates = accepted.filter((entry) => !entry.existing);
   const updates = accepted.filter((entry) => entry.existing);
-  const created = await insertOrders(trx, organizationId, creates.map((entry) => entry.write), options.earnLoyalty);
-  const updated = await updateOrders(trx, organizationId, updates.map((entry) => entry.write), options.mergeMetadata);
+  const created = await insertOrders(
+    trx,
+    organizationId,
+    creates.map((entry) => entry.write),
+    options.earnLoyalty,
+  );
+  const updated = await updateOrders(
+    trx,
+    organizationId,
+    updates.map((entry) => entry.write),
+    options.mergeMetadata,
+  );
   const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
   if (overfull) {
     const entry = updates.find((candidate) => candidate.write.id === overfull.id)!;
     throw validationError(
       `Invalid request: merging body.data[${entry.row.index}].metadata would leave order "${overfull.remote_id}" with more than ${MAX_METADATA_KEYS} metadata keys; nothing was imported.`,
-      [{ path: `body.data[${entry.row.index}].metadata`, message: `would exceed ${MAX_METADATA_KEYS} keys once merged` }],
+      [
+        {
+          path: `body.data[${entry.row.index}].metadata`,
+          message: `would exceed ${MAX_METADATA_KEYS} keys once merged`,
+        },
+      ],
     );
   }
   const rowById = new Map([...created, ...updated].map((row) => [row.id, row]));
@@ -230,24 +288,40 @@ async function writeOrders(
   ]);
   // One API record per order serves both its event and the response.
   const records = accepted.map((entry) => toOrder(rowById.get(entry.write.id)!));
-  await recordEvents(trx, [...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })), ...earned]);
+  await recordEvents(trx, [
+    ...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })),
+    ...earned,
+  ]);
   // After the order events, so a receiver hears of the order before the reward redeemed on it. Redeeming is the
   // reward's state, not earning: historical imports (earnLoyalty false) redeem their codes too.
   await redeemOrderCodes(
     trx,
     organizationId,
-    accepted.filter((entry) => entry.write.discountCodes?.length).map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
+    accepted
+      .filter((entry) => entry.write.discountCodes?.length)
+      .map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
   );
   return records;
 }
 
 /** The written orders' line items, tags and import provenance. */
-async function writeDetails(trx: Transaction<DB>, organizationId: string, accepted: readonly Accepted[], creates: readonly Accepted[]) {
+async function writeDetails(
+  trx: Transaction<DB>,
+  organizationId: string,
+  accepted: readonly Accepted[],
+  creates: readonly Accepted[],
+) {
   // An update's items are replaced only when they differ from the stored ones: a re-sync of unchanged orders keeps
   // its line items (and their ids) and costs one read instead of a delete and an insert.
   const withItems = accepted.filter((entry) => entry.items);
-  const stored = await storedItemFingerprints(trx, organizationId, withItems.filter((entry) => entry.existing).map((entry) => entry.write.id));
-  const changed = withItems.filter((entry) => !entry.existing || (stored.get(entry.write.id) ?? '') !== itemsFingerprint(entry.items!));
+  const stored = await storedItemFingerprints(
+    trx,
+    organizationId,
+    withItems.filter((entry) => entry.existing).map((entry) => entry.write.id),
+  );
+  const changed = withItems.filter(
+    (entry) => !entry.existing || (stored.get(entry.write.id) ?? '') !== itemsFingerprint(entry.items!),
+  );
   await replaceItems(
     trx,
     organizationId,
@@ -268,6 +342,10 @@ async function writeDetails(trx: Transaction<DB>, organizationId: string, accept
     organizationId,
     uuidv7(),
     'orders',
-    accepted.map((entry) => ({ recordId: entry.write.id, action: entry.existing ? 'updated' : 'created', row: entry.row.index })),
+    accepted.map((entry) => ({
+      recordId: entry.write.id,
+      action: entry.existing ? 'updated' : 'created',
+      row: entry.row.index,
+    })),
   );
 }

@@ -10,7 +10,7 @@ export function organizationRoutes(app: PatronApp, { db }: PlatformServices): vo
       config: { permission: 'any', cost: 1 },
       schema: {
         operationId: 'getOrganization',
-        summary: 'The calling key\'s organization, its plan and settings',
+        summary: "The calling key's organization, its plan and settings",
         tags: ['organization'],
         response: { 200: Organization },
       },

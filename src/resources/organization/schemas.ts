@@ -16,7 +16,9 @@ export const Organization = Type.Object(
       cascadeDeleteReviews: Type.Boolean({
         description: 'When true, deleting a product deletes its reviews instead of unlinking and unpublishing them.',
       }),
-      reviewSummaryMinReviews: Type.Integer({ description: 'Published reviews a product needs before it gets a summary.' }),
+      reviewSummaryMinReviews: Type.Integer({
+        description: 'Published reviews a product needs before it gets a summary.',
+      }),
       expiringSoonDays: Type.Integer({ description: 'How many days ahead the expiringSoon events warn.' }),
     }),
   },

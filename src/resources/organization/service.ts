@@ -50,8 +50,12 @@ export async function createOrganization(db: Kysely<DB>, input: NewOrganization)
   const name = input.name.trim();
   if (!name) throw new Error('The organization name must not be empty.');
   const timezone = input.timezone ?? 'UTC';
-  if (!isTimeZone(timezone)) throw new Error(`Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`);
-  if (input.apiRequestsPerMinute !== undefined && !(Number.isInteger(input.apiRequestsPerMinute) && input.apiRequestsPerMinute >= 10)) {
+  if (!isTimeZone(timezone))
+    throw new Error(`Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`);
+  if (
+    input.apiRequestsPerMinute !== undefined &&
+    !(Number.isInteger(input.apiRequestsPerMinute) && input.apiRequestsPerMinute >= 10)
+  ) {
     throw new Error('apiRequestsPerMinute must be an integer of at least 10 (the most expensive request costs 10).');
   }
   const row = await db.transaction().execute(async (trx) => {

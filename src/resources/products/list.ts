@@ -17,7 +17,10 @@ export const productList: ListDefinition = {
       from: 'product_tags pt join tags t on t.organization_id = pt.organization_id and t.id = pt.tag_id',
       correlate: 'pt.organization_id = p.organization_id and pt.product_id = p.id',
     },
-    variants: { from: 'product_variants v', correlate: 'v.organization_id = p.organization_id and v.product_id = p.id' },
+    variants: {
+      from: 'product_variants v',
+      correlate: 'v.organization_id = p.organization_id and v.product_id = p.id',
+    },
   },
   fields: {
     id: { type: 'uuid', column: 'p.id' },
@@ -41,7 +44,8 @@ export const productList: ListDefinition = {
   includes: {
     importJob: { load: ({ db, organizationId }, ids) => latestImportJobs(db, organizationId, ids), empty: () => null },
     reviewsCount: {
-      load: ({ db, organizationId }, ids) => countBy(db, organizationId, 'reviews', 'product_id', ids, { published: true }),
+      load: ({ db, organizationId }, ids) =>
+        countBy(db, organizationId, 'reviews', 'product_id', ids, { published: true }),
       empty: () => 0,
     },
     wishlistsCount: {

@@ -14,7 +14,10 @@ export type ProductFields = Pick<
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** The variant columns the API shows; toVariant reads no others. */
-export type VariantFields = Pick<VariantRow, 'id' | 'slug' | 'title' | 'image_url' | 'price_cents' | 'currency_code' | 'available' | 'metadata'>;
+export type VariantFields = Pick<
+  VariantRow,
+  'id' | 'slug' | 'title' | 'image_url' | 'price_cents' | 'currency_code' | 'available' | 'metadata'
+>;
 
 export const toVariant = (row: VariantFields): Variant => ({
   id: row.id,
@@ -28,7 +31,12 @@ export const toVariant = (row: VariantFields): Variant => ({
 });
 
 export const findProduct = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('products')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** Variants per product, in import order, one query for the page (include=variants). */
 export async function variantsOf(db: Kysely<DB>, organizationId: string, productIds: readonly string[]) {
@@ -51,7 +59,11 @@ export async function variantsOf(db: Kysely<DB>, organizationId: string, product
 }
 
 /** Import matching: slug → product id, one unique-index probe per slug (see productsBySlug). */
-export async function productIdsBySlug(trx: Db, organizationId: string, slugs: readonly string[]): Promise<Map<string, string>> {
+export async function productIdsBySlug(
+  trx: Db,
+  organizationId: string,
+  slugs: readonly string[],
+): Promise<Map<string, string>> {
   if (slugs.length === 0) return new Map();
   const { rows } = await productsBySlug(organizationId, slugs).execute(trx);
   return new Map(rows.map((row) => [row.slug, row.id]));
@@ -61,7 +73,12 @@ export async function productIdsBySlug(trx: Db, organizationId: string, slugs: r
  * Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. Returns
  * the reviews as they are now (unlinked) or were (deleted), for their events.
  */
-export async function detachReviews(trx: Db, organizationId: string, productId: string, cascade: boolean): Promise<ReviewFields[]> {
+export async function detachReviews(
+  trx: Db,
+  organizationId: string,
+  productId: string,
+  cascade: boolean,
+): Promise<ReviewFields[]> {
   if (cascade) {
     return trx
       .deleteFrom('reviews')
@@ -81,7 +98,11 @@ export async function detachReviews(trx: Db, organizationId: string, productId: 
 
 export const cascadeDeleteReviews = async (trx: Db, organizationId: string) =>
   (
-    await trx.selectFrom('organizations').select('cascade_delete_reviews').where('id', '=', organizationId).executeTakeFirstOrThrow()
+    await trx
+      .selectFrom('organizations')
+      .select('cascade_delete_reviews')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow()
   ).cascade_delete_reviews;
 
 export const findVariant = (db: Db, organizationId: string, productId: string, variantId: string) =>
@@ -101,4 +122,3 @@ export const updateVariantMetadata = (trx: Db, organizationId: string, variantId
     .where('id', '=', variantId)
     .returningAll()
     .executeTakeFirstOrThrow();
-

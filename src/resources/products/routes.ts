@@ -5,7 +5,16 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { BulkUpdateBody, Count } from '../common/schemas.js';
 import { listEnvelope } from '../common/envelope.js';
 import { productList } from './list.js';
-import { Product, ProductImportBody, ProductImportResult, ProductParams, ProductPatch, Variant, VariantParams, VariantPatch } from './schemas.js';
+import {
+  Product,
+  ProductImportBody,
+  ProductImportResult,
+  ProductParams,
+  ProductPatch,
+  Variant,
+  VariantParams,
+  VariantPatch,
+} from './schemas.js';
 import { ProductService } from './service.js';
 
 const tags = ['products'];
@@ -16,54 +25,125 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
   const write = { permission: 'products:write', cost: 1 };
   const getQuery = Type.Object({ include: Type.Optional(includeSchema(productList)) }, { additionalProperties: false });
 
-  app.get('/products', {
-    config: read,
-    schema: { operationId: 'listProducts', summary: 'List products, newest first by default', tags, querystring: listQuerySchema(productList), response: { 200: listEnvelope(Product) } },
-  }, async (request) => products.list(authOf(request).organizationId, request.query));
-
-  app.patch('/products/bulk-update', {
-    config: { permission: 'products:write', cost: 5 },
-    schema: {
-      operationId: 'bulkUpdateProducts',
-      summary: 'Add or remove tags and metadata on every product the filter and search select (all when omitted)',
-      tags, querystring: selectionQuerySchema(productList), body: BulkUpdateBody, response: { 200: Count },
+  app.get(
+    '/products',
+    {
+      config: read,
+      schema: {
+        operationId: 'listProducts',
+        summary: 'List products, newest first by default',
+        tags,
+        querystring: listQuerySchema(productList),
+        response: { 200: listEnvelope(Product) },
+      },
     },
-  }, async (request) => ({ count: await products.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
+    async (request) => products.list(authOf(request).organizationId, request.query),
+  );
 
-  app.post('/products/import', {
-    config: { permission: 'products:write', cost: 10, refusals: { 422: 'with strict true, a row names a site that does not exist' } },
-    schema: {
-      operationId: 'importProducts',
-      summary: 'Create or update products by slug, with their variants, site links and tags',
-      tags, body: ProductImportBody, response: { 200: ProductImportResult },
+  app.patch(
+    '/products/bulk-update',
+    {
+      config: { permission: 'products:write', cost: 5 },
+      schema: {
+        operationId: 'bulkUpdateProducts',
+        summary: 'Add or remove tags and metadata on every product the filter and search select (all when omitted)',
+        tags,
+        querystring: selectionQuerySchema(productList),
+        body: BulkUpdateBody,
+        response: { 200: Count },
+      },
     },
-  }, async (request) => products.import(authOf(request).organizationId, request.body));
+    async (request) => ({
+      count: await products.bulkUpdate(authOf(request).organizationId, request.query, request.body),
+    }),
+  );
 
-  app.get('/products/:productId', {
-    config: read,
-    schema: { operationId: 'getProduct', summary: 'One product', tags, params: ProductParams, querystring: getQuery, response: { 200: Product } },
-  }, async (request) => products.get(authOf(request).organizationId, request.params.productId, request.query.include));
-
-  app.patch('/products/:productId', {
-    config: write,
-    schema: {
-      operationId: 'updateProduct',
-      summary: 'Edit metadata (replaced wholesale), notes and tags (the full set); store fields are read-only',
-      tags, params: ProductParams, body: ProductPatch, response: { 200: Product },
+  app.post(
+    '/products/import',
+    {
+      config: {
+        permission: 'products:write',
+        cost: 10,
+        refusals: { 422: 'with strict true, a row names a site that does not exist' },
+      },
+      schema: {
+        operationId: 'importProducts',
+        summary: 'Create or update products by slug, with their variants, site links and tags',
+        tags,
+        body: ProductImportBody,
+        response: { 200: ProductImportResult },
+      },
     },
-  }, async (request) => products.update(authOf(request).organizationId, request.params.productId, request.body));
+    async (request) => products.import(authOf(request).organizationId, request.body),
+  );
 
-  app.delete('/products/:productId', {
-    config: write,
-    schema: {
-      operationId: 'deleteProduct',
-      summary: 'Delete a product with its variants, tags and site links; its reviews are unlinked and unpublished (or deleted with cascadeDeleteReviews)',
-      tags, params: ProductParams, response: { 200: Product },
+  app.get(
+    '/products/:productId',
+    {
+      config: read,
+      schema: {
+        operationId: 'getProduct',
+        summary: 'One product',
+        tags,
+        params: ProductParams,
+        querystring: getQuery,
+        response: { 200: Product },
+      },
     },
-  }, async (request) => products.delete(authOf(request).organizationId, request.params.productId));
+    async (request) => products.get(authOf(request).organizationId, request.params.productId, request.query.include),
+  );
 
-  app.patch('/products/:productId/variants/:variantId', {
-    config: write,
-    schema: { operationId: 'updateProductVariant', summary: 'Replace a variant\'s metadata', tags, params: VariantParams, body: VariantPatch, response: { 200: Variant } },
-  }, async (request) => products.updateVariant(authOf(request).organizationId, request.params.productId, request.params.variantId, request.body.metadata));
+  app.patch(
+    '/products/:productId',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateProduct',
+        summary: 'Edit metadata (replaced wholesale), notes and tags (the full set); store fields are read-only',
+        tags,
+        params: ProductParams,
+        body: ProductPatch,
+        response: { 200: Product },
+      },
+    },
+    async (request) => products.update(authOf(request).organizationId, request.params.productId, request.body),
+  );
+
+  app.delete(
+    '/products/:productId',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteProduct',
+        summary:
+          'Delete a product with its variants, tags and site links; its reviews are unlinked and unpublished (or deleted with cascadeDeleteReviews)',
+        tags,
+        params: ProductParams,
+        response: { 200: Product },
+      },
+    },
+    async (request) => products.delete(authOf(request).organizationId, request.params.productId),
+  );
+
+  app.patch(
+    '/products/:productId/variants/:variantId',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateProductVariant',
+        summary: "Replace a variant's metadata",
+        tags,
+        params: VariantParams,
+        body: VariantPatch,
+        response: { 200: Variant },
+      },
+    },
+    async (request) =>
+      products.updateVariant(
+        authOf(request).organizationId,
+        request.params.productId,
+        request.params.variantId,
+        request.body.metadata,
+      ),
+  );
 }

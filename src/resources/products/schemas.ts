@@ -81,18 +81,29 @@ export const VariantImportRow = Type.Object(
 
 export const ProductImportRow = Type.Object(
   {
-    slug: Type.String({ minLength: 1, maxLength: 255, description: 'Import creates or updates the product with this slug.' }),
+    slug: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Import creates or updates the product with this slug.',
+    }),
     title: Type.Optional(ImportText(1000)),
     description: Type.Optional(ImportText(100_000)),
     imageUrl: Type.Optional(ImportText(2048)),
     url: Type.Optional(ImportText(2048)),
     metadata: Type.Optional(MetadataInput),
     tags: Type.Optional(TagsInput),
-    variants: Type.Optional(Type.Array(VariantImportRow, { maxItems: 250, description: 'Replaces the variants when present.' })),
-    sites: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100, description: 'Site ids or domains; replaces the links when present.' }),
+    variants: Type.Optional(
+      Type.Array(VariantImportRow, { maxItems: 250, description: 'Replaces the variants when present.' }),
     ),
-    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the store created it; default now.' })),
+    sites: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: 100,
+        description: 'Site ids or domains; replaces the links when present.',
+      }),
+    ),
+    createdAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the store created it; default now.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -101,7 +112,9 @@ export const ProductImportBody = Type.Object(
   {
     data: Type.Array(ProductImportRow, { description: 'At most 1,000 rows.' }),
     strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing reference.' })),
-    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+    mergeMetadata: Type.Optional(
+      Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -91,39 +91,71 @@ export class ProductService {
       const row = await deleteRecord(trx, 'products', organizationId, id);
       if (!row) throw notFound('The product');
       if (reviews.length) await publishedReviewsChanged(trx, organizationId, [id]);
-      const reviewEvents = reviews.map((review) => reviewEvent(organizationId, cascade ? 'review.deleted' : 'review.updated', review));
+      const reviewEvents = reviews.map((review) =>
+        reviewEvent(organizationId, cascade ? 'review.deleted' : 'review.updated', review),
+      );
       await recordEvents(trx, [...reviewEvents, productEvent(organizationId, 'product.deleted', row)]);
       return toProduct(row);
     });
   }
 
-  async updateVariant(organizationId: string, productId: string, variantId: string, metadata: Metadata | undefined): Promise<Variant> {
+  async updateVariant(
+    organizationId: string,
+    productId: string,
+    variantId: string,
+    metadata: Metadata | undefined,
+  ): Promise<Variant> {
     return this.db.transaction().execute(async (trx) => {
       const existing = await findVariant(trx, organizationId, productId, variantId);
       if (!existing) throw notFound('The variant');
-      const row = metadata === undefined ? existing : await updateVariantMetadata(trx, organizationId, variantId, metadata);
-      await recordEvents(trx, [{ organizationId, name: 'productVariant.updated', schema: Variant, record: toVariant(row) }]);
+      const row =
+        metadata === undefined ? existing : await updateVariantMetadata(trx, organizationId, variantId, metadata);
+      await recordEvents(trx, [
+        { organizationId, name: 'productVariant.updated', schema: Variant, record: toVariant(row) },
+      ]);
       return toVariant(row);
     });
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db.transaction().execute((trx) =>
-      bulkUpdate<ProductRow>(
-        trx,
-        { definition: productList, table: 'products', tagKind: 'product', eventName: 'product.updated', schema: Product, toRecord: toProduct },
-        organizationId,
-        selection,
-        changes,
-      ),
-    );
+    return this.db
+      .transaction()
+      .execute((trx) =>
+        bulkUpdate<ProductRow>(
+          trx,
+          {
+            definition: productList,
+            table: 'products',
+            tagKind: 'product',
+            eventName: 'product.updated',
+            schema: Product,
+            toRecord: toProduct,
+          },
+          organizationId,
+          selection,
+          changes,
+        ),
+      );
   }
 
   async import(organizationId: string, body: ProductImportBody) {
     checkImportSize(body.data);
-    const rows = body.data.map((row, index) => ({ ...row, index, tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`) }));
-    refuseDuplicates(rows.map((row) => row.slug), 'slug');
-    rows.forEach((row) => refuseDuplicates((row.variants ?? []).map((variant) => variant.slug), 'slug', { path: `body.data[${row.index}].variants` }));
+    const rows = body.data.map((row, index) => ({
+      ...row,
+      index,
+      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+    }));
+    refuseDuplicates(
+      rows.map((row) => row.slug),
+      'slug',
+    );
+    rows.forEach((row) =>
+      refuseDuplicates(
+        (row.variants ?? []).map((variant) => variant.slug),
+        'slug',
+        { path: `body.data[${row.index}].variants` },
+      ),
+    );
 
     return this.db.transaction().execute(async (trx) => {
       const sites = await resolveSites(trx, organizationId, [...new Set(rows.flatMap((row) => row.sites ?? []))]);
@@ -139,8 +171,24 @@ export class ProductService {
 
       const written = await upsertProducts(trx, organizationId, accepted, Boolean(body.mergeMetadata));
       const productIdOf = new Map(written.map((entry) => [entry.row.slug, entry.row.id]));
-      await replaceVariants(trx, organizationId, accepted.filter((row) => row.variants).map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })), Boolean(body.mergeMetadata));
-      await replaceSiteLinks(trx, organizationId, accepted.filter((row) => row.sites).map((row) => ({ productId: productIdOf.get(row.slug)!, siteIds: row.sites!.map((site) => sites.get(site)!) })));
+      await replaceVariants(
+        trx,
+        organizationId,
+        accepted
+          .filter((row) => row.variants)
+          .map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })),
+        Boolean(body.mergeMetadata),
+      );
+      await replaceSiteLinks(
+        trx,
+        organizationId,
+        accepted
+          .filter((row) => row.sites)
+          .map((row) => ({
+            productId: productIdOf.get(row.slug)!,
+            siteIds: row.sites!.map((site) => sites.get(site)!),
+          })),
+      );
       await replaceTags(
         trx,
         organizationId,
@@ -148,8 +196,17 @@ export class ProductService {
         new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
         new Set(written.filter((entry) => entry.action === 'created').map((entry) => entry.row.id)),
       );
-      await recordImportRows(trx, organizationId, uuidv7(), 'products', written.map((entry) => ({ recordId: entry.row.id, action: entry.action, row: entry.index })));
-      await recordEvents(trx, written.map((entry) => productEvent(organizationId, 'product.updated', entry.row)));
+      await recordImportRows(
+        trx,
+        organizationId,
+        uuidv7(),
+        'products',
+        written.map((entry) => ({ recordId: entry.row.id, action: entry.action, row: entry.index })),
+      );
+      await recordEvents(
+        trx,
+        written.map((entry) => productEvent(organizationId, 'product.updated', entry.row)),
+      );
       return { data: written.map((entry) => toProduct(entry.row)), skipped };
     });
   }
@@ -158,9 +215,18 @@ export class ProductService {
 type ImportRow = ProductImportBody['data'][number] & { index: number; tags?: string[] | undefined };
 
 /** Creates new slugs and updates existing ones; fields a row omits keep their stored value. */
-async function upsertProducts(trx: Transaction<DB>, organizationId: string, rows: readonly ImportRow[], mergeMetadata: boolean) {
+async function upsertProducts(
+  trx: Transaction<DB>,
+  organizationId: string,
+  rows: readonly ImportRow[],
+  mergeMetadata: boolean,
+) {
   if (rows.length === 0) return [];
-  const existing = await productIdsBySlug(trx, organizationId, rows.map((row) => row.slug));
+  const existing = await productIdsBySlug(
+    trx,
+    organizationId,
+    rows.map((row) => row.slug),
+  );
   const indexOf = new Map(rows.map((row) => [row.slug, row.index]));
   const creates = rows.filter((row) => !existing.has(row.slug));
   const updates = rows.filter((row) => existing.has(row.slug));
@@ -215,19 +281,29 @@ async function replaceVariants(
   if (products.length === 0) return;
   const productIds = products.map((product) => product.productId);
   const { rows: stored } = await sql<{ id: string; product_id: string; slug: string }>`
-    select id, product_id, slug from product_variants where organization_id = ${organizationId}::uuid and product_id = any(${productIds}::uuid[])`.execute(trx);
+    select id, product_id, slug from product_variants where organization_id = ${organizationId}::uuid and product_id = any(${productIds}::uuid[])`.execute(
+    trx,
+  );
   const storedId = new Map(stored.map((row) => [`${row.product_id}\u0000${row.slug}`, row.id]));
   const wanted = products.flatMap((product) =>
-    product.variants.map((variant, position) => ({ ...variant, productId: product.productId, position, id: storedId.get(`${product.productId}\u0000${variant.slug}`) })),
+    product.variants.map((variant, position) => ({
+      ...variant,
+      productId: product.productId,
+      position,
+      id: storedId.get(`${product.productId}\u0000${variant.slug}`),
+    })),
   );
   const keep = new Set(wanted.flatMap((variant) => (variant.id ? [variant.id] : [])));
   const remove = stored.filter((row) => !keep.has(row.id)).map((row) => row.id);
   if (remove.length) {
-    await sql`delete from product_variants where organization_id = ${organizationId}::uuid and id = any(${remove}::uuid[])`.execute(trx);
+    await sql`delete from product_variants where organization_id = ${organizationId}::uuid and id = any(${remove}::uuid[])`.execute(
+      trx,
+    );
   }
   const creates = wanted.filter((variant) => !variant.id);
   if (creates.length) {
-    const column = <T>(pick: (variant: (typeof creates)[number]) => T | undefined) => creates.map((variant) => pick(variant) ?? null);
+    const column = <T>(pick: (variant: (typeof creates)[number]) => T | undefined) =>
+      creates.map((variant) => pick(variant) ?? null);
     await sql`
       insert into product_variants (organization_id, id, product_id, slug, title, image_url, price_cents, currency_code, available, metadata, position)
       select ${organizationId}::uuid, u.id, u.product_id, u.slug, coalesce(u.title, ''), coalesce(u.image_url, ''), coalesce(u.price_cents, 0),
@@ -237,11 +313,14 @@ async function replaceVariants(
         ${column((v) => v.title)}::text[], ${column((v) => v.imageUrl)}::text[], ${column((v) => v.priceCents)}::bigint[],
         ${column((v) => v.currencyCode)}::text[], ${column((v) => v.available)}::boolean[],
         ${column((v) => (v.metadata ? JSON.stringify(v.metadata) : undefined))}::jsonb[], ${column((v) => v.position)}::int[]
-      ) as u(id, product_id, slug, title, image_url, price_cents, currency_code, available, metadata, position)`.execute(trx);
+      ) as u(id, product_id, slug, title, image_url, price_cents, currency_code, available, metadata, position)`.execute(
+      trx,
+    );
   }
   const updates = wanted.filter((variant) => variant.id);
   if (updates.length) {
-    const column = <T>(pick: (variant: (typeof updates)[number]) => T | undefined) => updates.map((variant) => pick(variant) ?? null);
+    const column = <T>(pick: (variant: (typeof updates)[number]) => T | undefined) =>
+      updates.map((variant) => pick(variant) ?? null);
     await sql`
       update product_variants v set
         title = coalesce(u.title, v.title),
@@ -269,7 +348,9 @@ async function replaceSiteLinks(
   if (products.length === 0) return;
   await sql`delete from product_sites where organization_id = ${organizationId}::uuid
     and product_id = any(${products.map((product) => product.productId)}::uuid[])`.execute(trx);
-  const links = products.flatMap((product) => [...new Set(product.siteIds)].map((siteId) => [product.productId, siteId] as const));
+  const links = products.flatMap((product) =>
+    [...new Set(product.siteIds)].map((siteId) => [product.productId, siteId] as const),
+  );
   if (links.length === 0) return;
   await sql`insert into product_sites (organization_id, product_id, site_id)
     select ${organizationId}::uuid, u.product_id, u.site_id from unnest(${links.map((link) => link[0])}::uuid[], ${links.map((link) => link[1])}::uuid[])

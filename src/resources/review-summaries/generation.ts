@@ -32,15 +32,26 @@ function validated(output: unknown, read: readonly SummarizableReviewRow[]): Gen
   const { sourceReviewIds, ...fields } = isObject ? (output as Record<string, unknown>) : {};
   const candidate = isObject ? fields : output;
   const problem = [...Value.Errors(GeneratedSummary, candidate)][0];
-  if (problem) throw new GenerationError('invalid_output', `The generator's output does not fit the summary schema: ${problem.instancePath || '/'} ${problem.message}.`);
+  if (problem)
+    throw new GenerationError(
+      'invalid_output',
+      `The generator's output does not fit the summary schema: ${problem.instancePath || '/'} ${problem.message}.`,
+    );
   const summary = candidate as GeneratedSummary;
   if (!summary.summary.trim()) throw new GenerationError('invalid_output', 'The generator wrote an empty summary.');
   const overcounted = summary.themes.find((theme) => theme.reviewCount > read.length);
-  if (overcounted) throw new GenerationError('invalid_output', `Theme "${overcounted.label}" claims ${overcounted.reviewCount} reviews of ${read.length}.`);
+  if (overcounted)
+    throw new GenerationError(
+      'invalid_output',
+      `Theme "${overcounted.label}" claims ${overcounted.reviewCount} reviews of ${read.length}.`,
+    );
   const readIds = new Set(read.map((review) => review.id));
   if (sourceReviewIds === undefined) return { ...summary, sourceReviewIds: [...readIds] };
   if (!Array.isArray(sourceReviewIds) || sourceReviewIds.some((id) => typeof id !== 'string' || !readIds.has(id))) {
-    throw new GenerationError('invalid_output', 'The generator named source reviews that are not among the reviews it read.');
+    throw new GenerationError(
+      'invalid_output',
+      'The generator named source reviews that are not among the reviews it read.',
+    );
   }
   return { ...summary, sourceReviewIds: [...new Set(sourceReviewIds as string[])] };
 }
@@ -64,7 +75,11 @@ const toReviewText = (row: SummarizableReviewRow) => ({
  * A summary quoting a withdrawn review is rewritten from the readable reviews left even below the threshold (it
  * exists already: D20's threshold is for the first one), and removed when none is left.
  */
-export async function generateProductSummary(dependencies: GenerationDependencies, job: JobContext, productId: string): Promise<GenerationOutcome> {
+export async function generateProductSummary(
+  dependencies: GenerationDependencies,
+  job: JobContext,
+  productId: string,
+): Promise<GenerationOutcome> {
   const { generator, metrics } = dependencies;
   const { db, organizationId } = job;
   const pending = await findPending(db, organizationId, productId);
@@ -77,7 +92,9 @@ export async function generateProductSummary(dependencies: GenerationDependencie
     const outcome = await generateOnce(dependencies, job, productId, state);
     if (outcome !== 'stale') return outcome;
     if (round === MAX_ROUNDS) {
-      const error = new Error(`The product's reviews were withdrawn while its summary was generated, ${MAX_ROUNDS} times in a row.`);
+      const error = new Error(
+        `The product's reviews were withdrawn while its summary was generated, ${MAX_ROUNDS} times in a row.`,
+      );
       await failed(dependencies, job, productId, error, { organizationId, productId, generator: generator.kind });
       throw error;
     }
@@ -99,18 +116,34 @@ async function generateOnce(
     await removeWithdrawnSummary(db, organizationId, productId, fingerprint, now);
     await clearPending(db, organizationId, productId, now);
     metrics.generations.inc({ ...labels, outcome: 'skipped' });
-    logger.info({ organizationId, productId }, 'review summary removed: it quoted a withdrawn review and no published review is left');
+    logger.info(
+      { organizationId, productId },
+      'review summary removed: it quoted a withdrawn review and no published review is left',
+    );
     return 'removed';
   }
   if (reviews.length < pending.threshold && !pending.quotes_withdrawn) {
     await clearPending(db, organizationId, productId, now);
     metrics.generations.inc({ ...labels, outcome: 'skipped' });
-    logger.info({ organizationId, productId, reviews: reviews.length, threshold: pending.threshold }, 'review summary not generated: too few published reviews now');
+    logger.info(
+      { organizationId, productId, reviews: reviews.length, threshold: pending.threshold },
+      'review summary not generated: too few published reviews now',
+    );
     return 'belowThreshold';
   }
   // Reviews come oldest first: a generator with a limit reads the newest.
-  const read = generator.maxReviews !== undefined && reviews.length > generator.maxReviews ? reviews.slice(-generator.maxReviews) : reviews;
-  const context = { organizationId, productId, generator: generator.kind, model: generator.modelId, reason: pending.pending_reason, reviews: read.length };
+  const read =
+    generator.maxReviews !== undefined && reviews.length > generator.maxReviews
+      ? reviews.slice(-generator.maxReviews)
+      : reviews;
+  const context = {
+    organizationId,
+    productId,
+    generator: generator.kind,
+    model: generator.modelId,
+    reason: pending.pending_reason,
+    reviews: read.length,
+  };
   const stopTimer = metrics.duration.startTimer(labels);
   let output: GeneratorOutput;
   try {
@@ -121,7 +154,10 @@ async function generateOnce(
   } finally {
     stopTimer();
   }
-  const newest = read.reduce((latest, review) => (review.created_at > latest ? review.created_at : latest), read[0]!.created_at);
+  const newest = read.reduce(
+    (latest, review) => (review.created_at > latest ? review.created_at : latest),
+    read[0]!.created_at,
+  );
   const version: ReviewSummaryVersion = {
     summary: output.summary,
     themes: output.themes,
@@ -132,7 +168,15 @@ async function generateOnce(
     promptVersion: generator.promptVersion,
     generatedAt: now.toISOString(),
   };
-  const written = await writeGenerated(db, organizationId, productId, version, output.sourceReviewIds, fingerprint, now);
+  const written = await writeGenerated(
+    db,
+    organizationId,
+    productId,
+    version,
+    output.sourceReviewIds,
+    fingerprint,
+    now,
+  );
   if (written === 'stale') {
     logger.info(context, 'review summary not written: a review it quotes was withdrawn meanwhile; generating again');
     return 'stale';
@@ -150,7 +194,13 @@ async function generateOnce(
  * A generation that produced nothing: counted and logged; a current summary quoting a withdrawn review is removed
  * rather than left to leak its words until a retry succeeds; after the last attempt the pending mark is cleared.
  */
-async function failed(dependencies: GenerationDependencies, job: JobContext, productId: string, error: unknown, context: Record<string, unknown>): Promise<void> {
+async function failed(
+  dependencies: GenerationDependencies,
+  job: JobContext,
+  productId: string,
+  error: unknown,
+  context: Record<string, unknown>,
+): Promise<void> {
   const { generator, metrics } = dependencies;
   const { db, organizationId, now, logger } = job;
   const reason = error instanceof GenerationError ? error.reason : 'error';

@@ -22,7 +22,9 @@ export function reviewSummaryJobs(options: ReviewSummaryJobOptions): JobDefiniti
   return [
     {
       name: GENERATE_JOB,
-      run: async (context) => ({ [await generateProductSummary(dependencies, context, productOfRunKey(context.runKey))]: 1 }),
+      run: async (context) => ({
+        [await generateProductSummary(dependencies, context, productOfRunKey(context.runKey))]: 1,
+      }),
     },
     {
       name: REFRESH_JOB,

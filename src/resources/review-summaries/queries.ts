@@ -52,7 +52,9 @@ const selectProductSummary = prepared(
   (db, organizationId: string, productId: string) =>
     db
       .selectFrom('products as p')
-      .leftJoin('review_summaries as s', (join) => join.onRef('s.organization_id', '=', 'p.organization_id').onRef('s.product_id', '=', 'p.id'))
+      .leftJoin('review_summaries as s', (join) =>
+        join.onRef('s.organization_id', '=', 'p.organization_id').onRef('s.product_id', '=', 'p.id'),
+      )
       .select(['p.id as product_id', 's.current', 's.previous', 's.suppressed_at'])
       .where('p.organization_id', '=', organizationId)
       .where('p.id', '=', productId),
@@ -60,12 +62,20 @@ const selectProductSummary = prepared(
 );
 
 /** The product (undefined when it is not this organization's) with its summary row's fields (null without one). */
-export async function findProductSummary(db: Kysely<DB>, organizationId: string, productId: string): Promise<SummaryRecordRow | undefined> {
+export async function findProductSummary(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+): Promise<SummaryRecordRow | undefined> {
   return (await selectProductSummary(db, organizationId, productId))[0] as SummaryRecordRow | undefined;
 }
 
 /** The product's summary row (undefined without one), read inside a transaction that changed it. */
-export async function summaryRecord(db: Kysely<DB>, organizationId: string, productId: string): Promise<SummaryRecordRow | undefined> {
+export async function summaryRecord(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     select product_id, current, previous, suppressed_at from review_summaries
     where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid`.execute(db);
@@ -73,7 +83,13 @@ export async function summaryRecord(db: Kysely<DB>, organizationId: string, prod
 }
 
 /** Hides (keeping the first hiding time) or shows a written summary; undefined when there is none. */
-export async function setSuppressed(db: Kysely<DB>, organizationId: string, productId: string, suppressed: boolean, now: Date): Promise<SummaryRecordRow | undefined> {
+export async function setSuppressed(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  suppressed: boolean,
+  now: Date,
+): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     update review_summaries
     set suppressed_at = ${suppressed ? sql`coalesce(suppressed_at, ${now}::timestamptz)` : sql`null`}, updated_at = ${now}::timestamptz
@@ -83,7 +99,12 @@ export async function setSuppressed(db: Kysely<DB>, organizationId: string, prod
 }
 
 /** Forgets `previous`; undefined when the product has no written summary. */
-export async function forgetPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
+export async function forgetPrevious(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  now: Date,
+): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     update review_summaries
     set previous = null, previous_source_ids = null, updated_at = case when previous is null then updated_at else ${now}::timestamptz end
@@ -99,7 +120,12 @@ export async function forgetPrevious(db: Kysely<DB>, organizationId: string, pro
  * summary had read stay "seen" (summary_fingerprint is kept), so the overnight refresh does not regenerate it back
  * without a new review.
  */
-export async function revertToPrevious(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<SummaryRecordRow | undefined> {
+export async function revertToPrevious(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  now: Date,
+): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     update review_summaries s
     set current = s.previous, current_source_ids = s.previous_source_ids, previous = null, previous_source_ids = null, updated_at = ${now}::timestamptz
@@ -129,7 +155,11 @@ export interface ReviewStatsRow {
  * Run before reviewStats: under READ COMMITTED the next statement then sees every change committed by a
  * transaction that held the lock before us.
  */
-export async function lockSummaries(db: Kysely<DB>, organizationId: string, productIds: readonly string[]): Promise<void> {
+export async function lockSummaries(
+  db: Kysely<DB>,
+  organizationId: string,
+  productIds: readonly string[],
+): Promise<void> {
   await sql`
     select 1 from review_summaries
     where organization_id = ${organizationId}::uuid and product_id = any(${[...productIds]}::uuid[])
@@ -138,7 +168,12 @@ export async function lockSummaries(db: Kysely<DB>, organizationId: string, prod
 }
 
 /** Per product of this organization (unknown ids are left out): its summarizable reviews and its summary's state. */
-export async function reviewStats(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<ReviewStatsRow[]> {
+export async function reviewStats(
+  db: Kysely<DB>,
+  organizationId: string,
+  productIds: readonly string[],
+  now: Date,
+): Promise<ReviewStatsRow[]> {
   const { rows } = await sql<ReviewStatsRow>`
     select p.id as product_id,
       summarizable.eligible,
@@ -162,7 +197,12 @@ export async function reviewStats(db: Kysely<DB>, organizationId: string, produc
 }
 
 /** Records what the products' summarizable reviews look like now (rows that exist). */
-export async function saveReviewsFingerprints(db: Kysely<DB>, organizationId: string, rows: readonly { productId: string; fingerprint: string }[], now: Date): Promise<void> {
+export async function saveReviewsFingerprints(
+  db: Kysely<DB>,
+  organizationId: string,
+  rows: readonly { productId: string; fingerprint: string }[],
+  now: Date,
+): Promise<void> {
   if (rows.length === 0) return;
   await sql`
     update review_summaries s set reviews_fingerprint = u.fingerprint, updated_at = ${now}::timestamptz
@@ -204,7 +244,12 @@ export async function markFirstGenerations(
  *   generation reads the reviews when it runs (and writeGenerated refuses sources withdrawn meanwhile), so it is
  *   not doubled. Returns the products marked, to queue.
  */
-export async function withdrawSources(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<string[]> {
+export async function withdrawSources(
+  db: Kysely<DB>,
+  organizationId: string,
+  productIds: readonly string[],
+  now: Date,
+): Promise<string[]> {
   if (productIds.length === 0) return [];
   const { rows } = await sql<{ product_id: string; queue: boolean }>`
     with state as (
@@ -231,11 +276,19 @@ export async function withdrawSources(db: Kysely<DB>, organizationId: string, pr
     from decided d
     where s.organization_id = ${organizationId}::uuid and s.product_id = d.product_id and (d.remove or d.queue or d.previous_withdrawn)
     returning s.product_id, d.queue`.execute(db);
-  return rows.filter((row) => row.queue).map((row) => row.product_id).sort();
+  return rows
+    .filter((row) => row.queue)
+    .map((row) => row.product_id)
+    .sort();
 }
 
 /** Creates the product's summary row when missing (so it can be locked); the product must exist. */
-export async function ensureSummaryRow(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+export async function ensureSummaryRow(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  now: Date,
+): Promise<void> {
   await sql`
     insert into review_summaries (organization_id, product_id, created_at, updated_at)
     values (${organizationId}::uuid, ${productId}::uuid, ${now}::timestamptz, ${now}::timestamptz)
@@ -243,7 +296,12 @@ export async function ensureSummaryRow(db: Kysely<DB>, organizationId: string, p
 }
 
 /** Marks a regeneration asked for by hand pending; it counts against the daily allowance (D21). */
-export async function markManualRegeneration(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+export async function markManualRegeneration(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  now: Date,
+): Promise<void> {
   await sql`
     update review_summaries
     set pending_since = ${now}::timestamptz, pending_reason = 'manual', regenerate_requested_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
@@ -281,7 +339,11 @@ export interface PendingRow {
   quotes_withdrawn: boolean;
 }
 
-export async function findPending(db: Kysely<DB>, organizationId: string, productId: string): Promise<PendingRow | undefined> {
+export async function findPending(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+): Promise<PendingRow | undefined> {
   const { rows } = await sql<PendingRow>`
     select s.pending_since, s.pending_reason, o.review_summary_min_reviews as threshold, ${CURRENT_WITHDRAWN} as quotes_withdrawn
     from review_summaries s join organizations o on o.id = s.organization_id
@@ -300,7 +362,11 @@ export interface SummarizableReviewRow {
 }
 
 /** The product's summarizable reviews, oldest first, each carrying the fingerprint of the whole set (one snapshot). */
-export async function summarizableReviews(db: Kysely<DB>, organizationId: string, productId: string): Promise<{ reviews: SummarizableReviewRow[]; fingerprint: string }> {
+export async function summarizableReviews(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+): Promise<{ reviews: SummarizableReviewRow[]; fingerprint: string }> {
   const { rows } = await sql<SummarizableReviewRow>`
     with input as (
       select r.id, r.rating, r.title, r.body, r.language, r.created_at from reviews r
@@ -337,7 +403,9 @@ export async function writeGenerated(
     const sources = sql`${[...sourceReviewIds]}::uuid[]`;
     const { rows } = await sql<{ stale: boolean; replaced_withdrawn: boolean }>`
       select ${quotesWithdrawn(sources)} as stale, ${CURRENT_WITHDRAWN} as replaced_withdrawn
-      from review_summaries s where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid`.execute(trx);
+      from review_summaries s where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid`.execute(
+      trx,
+    );
     const state = rows[0];
     if (!state) return 'gone';
     if (state.stale) return 'stale';
@@ -359,14 +427,22 @@ export async function writeGenerated(
  * null after a failure (so the next review change or the overnight refresh tries again). False when the summary
  * quotes no withdrawn review (or is gone).
  */
-export async function removeWithdrawnSummary(db: Kysely<DB>, organizationId: string, productId: string, fingerprint: string | null, now: Date): Promise<boolean> {
+export async function removeWithdrawnSummary(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  fingerprint: string | null,
+  now: Date,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSummaries(trx, organizationId, [productId]);
     const result = await sql`
       update review_summaries s
       set current = null, current_source_ids = null, previous = null, previous_source_ids = null,
         summary_fingerprint = ${fingerprint}, updated_at = ${now}::timestamptz
-      where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid and s.current is not null and ${CURRENT_WITHDRAWN}`.execute(trx);
+      where s.organization_id = ${organizationId}::uuid and s.product_id = ${productId}::uuid and s.current is not null and ${CURRENT_WITHDRAWN}`.execute(
+      trx,
+    );
     return Number(result.numAffectedRows ?? 0) > 0;
   });
 }
@@ -375,7 +451,12 @@ export async function removeWithdrawnSummary(db: Kysely<DB>, organizationId: str
  * Ends a pending generation without a new summary. A regeneration asked for by hand that did not happen gives the
  * daily allowance back (D21 counts regenerations, not attempts).
  */
-export async function clearPending(db: Kysely<DB>, organizationId: string, productId: string, now: Date): Promise<void> {
+export async function clearPending(
+  db: Kysely<DB>,
+  organizationId: string,
+  productId: string,
+  now: Date,
+): Promise<void> {
   await sql`
     update review_summaries
     set regenerate_requested_at = case when pending_reason = 'manual' then null else regenerate_requested_at end,

@@ -10,8 +10,19 @@ export const REFRESH_JOB = 'reviewSummary.refresh';
 export const REFRESH_AT = '02:30';
 
 /** Queues one generation job per product, in the caller's transaction. The run key starts with the product id. */
-export async function queueGenerations(db: Kysely<DB>, organizationId: string, productIds: readonly string[], now: Date): Promise<void> {
-  await enqueueMany(db, organizationId, GENERATE_JOB, productIds.map((productId) => `${productId}/${now.toISOString()}/${randomUUID()}`), now);
+export async function queueGenerations(
+  db: Kysely<DB>,
+  organizationId: string,
+  productIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  await enqueueMany(
+    db,
+    organizationId,
+    GENERATE_JOB,
+    productIds.map((productId) => `${productId}/${now.toISOString()}/${randomUUID()}`),
+    now,
+  );
 }
 
 export function productOfRunKey(runKey: string): string {

@@ -6,7 +6,11 @@ export type ThemeSentiment = (typeof THEME_SENTIMENTS)[number];
 
 export const Theme = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: 100, description: 'The aspect reviewers talk about, e.g. fit, quality, delivery.' }),
+    label: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The aspect reviewers talk about, e.g. fit, quality, delivery.',
+    }),
     sentiment: Type.Union([Type.Literal('positive'), Type.Literal('negative'), Type.Literal('mixed')], {
       description: 'How the reviews that mention it judge it: positive, negative, or mixed when both are common.',
     }),
@@ -33,7 +37,9 @@ export type GeneratedSummary = Static<typeof GeneratedSummary>;
 const versionFields = {
   summary: Type.String({ description: 'Generated text about what reviewers say.' }),
   themes: Type.Array(Theme),
-  language: Type.String({ description: 'Language of the summary text (ISO 639-1 where there is one; "und" when unknown).' }),
+  language: Type.String({
+    description: 'Language of the summary text (ISO 639-1 where there is one; "und" when unknown).',
+  }),
   reviewCount: Type.Integer({ minimum: 0, description: 'How many published reviews the generation read.' }),
   newestReviewAt: Timestamp,
   modelId: Type.String({ description: 'The generator: "patron-extractive" (built in) or the chat model it asked.' }),
@@ -42,7 +48,10 @@ const versionFields = {
 };
 
 /** One generated summary as stored (current or previous). */
-export const ReviewSummaryVersion = Type.Object(versionFields, { $id: 'ReviewSummaryVersion', additionalProperties: false });
+export const ReviewSummaryVersion = Type.Object(versionFields, {
+  $id: 'ReviewSummaryVersion',
+  additionalProperties: false,
+});
 export type ReviewSummaryVersion = Static<typeof ReviewSummaryVersion>;
 
 export const ReviewSummary = Type.Object(
@@ -50,7 +59,8 @@ export const ReviewSummary = Type.Object(
     productId: Uuid,
     ...versionFields,
     suppressedAt: Type.Union([Timestamp, Type.Null()], {
-      description: 'When the summary was hidden from the storefront; null while shown. A hidden summary is still returned here.',
+      description:
+        'When the summary was hidden from the storefront; null while shown. A hidden summary is still returned here.',
     }),
     previous: Type.Union([ReviewSummaryVersion, Type.Null()], {
       description: 'The summary the current one replaced, kept for revert; null when there is nothing to revert to.',
@@ -65,7 +75,11 @@ export const ReviewSummaryOrNull = Type.Union([ReviewSummary, Type.Null()], {
 });
 
 export const SuppressBody = Type.Object(
-  { suppressed: Type.Boolean({ description: 'true hides the summary (and keeps automatic refreshes off it); false shows it again.' }) },
+  {
+    suppressed: Type.Boolean({
+      description: 'true hides the summary (and keeps automatic refreshes off it); false shows it again.',
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -73,6 +87,10 @@ export const SuppressBody = Type.Object(
 export const NoBody = Type.Object({}, { additionalProperties: false });
 
 export const RegenerateResult = Type.Object(
-  { queued: Type.Boolean({ description: 'false when a generation is already queued or the product has too few published reviews.' }) },
+  {
+    queued: Type.Boolean({
+      description: 'false when a generation is already queued or the product has too few published reviews.',
+    }),
+  },
   { additionalProperties: false },
 );

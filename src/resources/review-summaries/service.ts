@@ -22,7 +22,11 @@ import type { ReviewSummary } from './schemas.js';
 export const REGENERATION_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 const noProduct = () => notFound('The product');
-const noSummary = () => new ApiError('NOT_FOUND', 'This product has no review summary yet: it is written once the product has enough published reviews.');
+const noSummary = () =>
+  new ApiError(
+    'NOT_FOUND',
+    'This product has no review summary yet: it is written once the product has enough published reviews.',
+  );
 
 function toSummary(row: SummaryRecordRow): ReviewSummary {
   return {
@@ -85,9 +89,13 @@ export class ReviewSummaryService {
     if (row) return toSummary(row);
     const summary = await this.refuseMissing(organizationId, productId);
     if (summary.previous) {
-      throw conflict('The previous summary cannot come back: it quotes a review that has since been unpublished, flagged, deleted or moved to another product.');
+      throw conflict(
+        'The previous summary cannot come back: it quotes a review that has since been unpublished, flagged, deleted or moved to another product.',
+      );
     }
-    throw conflict('There is nothing to revert to: only the most recent regeneration can be undone, and it was already accepted or reverted (or the summary was never regenerated, or the summary it replaced quoted a review since withdrawn).');
+    throw conflict(
+      'There is nothing to revert to: only the most recent regeneration can be undone, and it was already accepted or reverted (or the summary was never regenerated, or the summary it replaced quoted a review since withdrawn).',
+    );
   }
 
   /**

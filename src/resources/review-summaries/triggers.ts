@@ -1,7 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { jobsQueued } from '../../jobs/runner/wake.js';
-import { lockSummaries, markFirstGenerations, reviewStats, saveReviewsFingerprints, withdrawSources } from './queries.js';
+import {
+  lockSummaries,
+  markFirstGenerations,
+  reviewStats,
+  saveReviewsFingerprints,
+  withdrawSources,
+} from './queries.js';
 import { queueGenerations } from './queue.js';
 
 /**
@@ -13,7 +19,11 @@ import { queueGenerations } from './queue.js';
  * no longer readable (unpublished, flagged, deleted, moved) is regenerated at once, also outside the daily allowance
  * (withdrawSources: a `previous` quoting one is dropped, a summary with no readable review left is removed).
  */
-export async function publishedReviewsChanged(trx: Transaction<DB>, organizationId: string, productIds: readonly string[]): Promise<void> {
+export async function publishedReviewsChanged(
+  trx: Transaction<DB>,
+  organizationId: string,
+  productIds: readonly string[],
+): Promise<void> {
   const ids = [...new Set(productIds)].sort();
   if (ids.length === 0) return;
   const now = new Date();
@@ -22,12 +32,24 @@ export async function publishedReviewsChanged(trx: Transaction<DB>, organization
   await saveReviewsFingerprints(
     trx,
     organizationId,
-    stats.filter((row) => row.has_row && row.reviews_fingerprint !== row.fingerprint).map((row) => ({ productId: row.product_id, fingerprint: row.fingerprint })),
+    stats
+      .filter((row) => row.has_row && row.reviews_fingerprint !== row.fingerprint)
+      .map((row) => ({ productId: row.product_id, fingerprint: row.fingerprint })),
     now,
   );
-  const withdrawn = await withdrawSources(trx, organizationId, stats.filter((row) => row.has_summary).map((row) => row.product_id), now);
+  const withdrawn = await withdrawSources(
+    trx,
+    organizationId,
+    stats.filter((row) => row.has_summary).map((row) => row.product_id),
+    now,
+  );
   const due = stats.filter((row) => row.eligible >= row.threshold && !row.has_summary && !row.pending);
-  const marked = await markFirstGenerations(trx, organizationId, due.map((row) => ({ productId: row.product_id, fingerprint: row.fingerprint })), now);
+  const marked = await markFirstGenerations(
+    trx,
+    organizationId,
+    due.map((row) => ({ productId: row.product_id, fingerprint: row.fingerprint })),
+    now,
+  );
   const queued = [...withdrawn, ...marked];
   if (queued.length === 0) return;
   await queueGenerations(trx, organizationId, queued, now);

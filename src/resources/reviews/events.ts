@@ -15,7 +15,10 @@ export const reviewEvent = (organizationId: string, name: ReviewEventName, row: 
 });
 
 /** What a product's summary is made from: the review counts for it only while published and linked to it. */
-type SummaryInput = Pick<ReviewFields, 'product_id' | 'published' | 'flagged' | 'rating' | 'title' | 'body' | 'language' | 'created_at'>;
+type SummaryInput = Pick<
+  ReviewFields,
+  'product_id' | 'published' | 'flagged' | 'rating' | 'title' | 'body' | 'language' | 'created_at'
+>;
 
 /** A review before and after a change; undefined on the side where it did not exist. */
 export interface ReviewChange {
@@ -25,7 +28,15 @@ export interface ReviewChange {
 
 const summaryKey = (row: SummaryInput | undefined) =>
   row?.published && row.product_id
-    ? JSON.stringify([row.product_id, row.flagged, row.rating, row.title, row.body, row.language, row.created_at.getTime()])
+    ? JSON.stringify([
+        row.product_id,
+        row.flagged,
+        row.rating,
+        row.title,
+        row.body,
+        row.language,
+        row.created_at.getTime(),
+      ])
     : null;
 
 /**
@@ -46,7 +57,11 @@ export function touchedProducts(changes: Iterable<ReviewChange>): string[] {
  * Tells review summaries (D20) which products' published reviews changed, inside the change's transaction; call it
  * before recordEvents, which must come last.
  */
-export async function notifySummaries(trx: Transaction<DB>, organizationId: string, changes: Iterable<ReviewChange>): Promise<void> {
+export async function notifySummaries(
+  trx: Transaction<DB>,
+  organizationId: string,
+  changes: Iterable<ReviewChange>,
+): Promise<void> {
   const products = touchedProducts(changes);
   if (products.length) await publishedReviewsChanged(trx, organizationId, products);
 }

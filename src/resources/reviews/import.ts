@@ -44,23 +44,43 @@ export async function importReviews(trx: Transaction<DB>, organizationId: string
       resolved.push({ row, productId, customerId });
       continue;
     }
-    const missing = [...(productId ? [] : [`product "${row.product}"`]), ...(customerId ? [] : [`customer "${row.customer}"`])];
+    const missing = [
+      ...(productId ? [] : [`product "${row.product}"`]),
+      ...(customerId ? [] : [`customer "${row.customer}"`]),
+    ];
     const subject = missing.join(' and ');
-    const miss = { index: row.index, message: `${subject.charAt(0).toUpperCase()}${subject.slice(1)} ${missing.length > 1 ? 'do' : 'does'} not exist in this organization.` };
+    const miss = {
+      index: row.index,
+      message: `${subject.charAt(0).toUpperCase()}${subject.slice(1)} ${missing.length > 1 ? 'do' : 'does'} not exist in this organization.`,
+    };
     if (body.strict) throw strictFailure(miss);
     skipped.push(miss);
   }
   refuseSameAuthor(resolved);
   const accepted = await matchExisting(trx, organizationId, resolved);
 
-  const created = await insertReviews(trx, organizationId, accepted.filter((entry) => !entry.existing));
-  const updated = await updateReviews(trx, organizationId, accepted.filter((entry) => entry.existing), Boolean(body.mergeMetadata));
+  const created = await insertReviews(
+    trx,
+    organizationId,
+    accepted.filter((entry) => !entry.existing),
+  );
+  const updated = await updateReviews(
+    trx,
+    organizationId,
+    accepted.filter((entry) => entry.existing),
+    Boolean(body.mergeMetadata),
+  );
   const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
   if (overfull) {
     const entry = accepted.find((candidate) => candidate.existing?.id === overfull.id)!;
     throw validationError(
       `Invalid request: merging body.data[${entry.row.index}].metadata would leave the review with more than ${MAX_METADATA_KEYS} metadata keys; nothing was imported.`,
-      [{ path: `body.data[${entry.row.index}].metadata`, message: `would exceed ${MAX_METADATA_KEYS} keys once merged` }],
+      [
+        {
+          path: `body.data[${entry.row.index}].metadata`,
+          message: `would exceed ${MAX_METADATA_KEYS} keys once merged`,
+        },
+      ],
     );
   }
 
@@ -113,7 +133,12 @@ function refuseSameAuthor(rows: readonly Accepted[]): void {
     if (first !== undefined) {
       throw validationError(
         `Invalid request: body.data[${row.index}] and body.data[${first}] are reviews of the same product by the same customer without a remoteId, so they would be the same review; send it once, or give each a remoteId.`,
-        [{ path: `body.data[${row.index}]`, message: `names the same product and customer as body.data[${first}] without a remoteId` }],
+        [
+          {
+            path: `body.data[${row.index}]`,
+            message: `names the same product and customer as body.data[${first}] without a remoteId`,
+          },
+        ],
       );
     }
     seen.set(key, row.index);
@@ -127,7 +152,11 @@ type Matched = Accepted & { newId?: string };
  * customer and product without a remoteId (each claimed by one row at most). Each lookup probes an index once per
  * row (lateral subqueries), never a scan of the organization's reviews.
  */
-async function matchExisting(trx: Transaction<DB>, organizationId: string, rows: readonly Accepted[]): Promise<Matched[]> {
+async function matchExisting(
+  trx: Transaction<DB>,
+  organizationId: string,
+  rows: readonly Accepted[],
+): Promise<Matched[]> {
   const remoteIds = rows.flatMap((entry) => (entry.row.remoteId !== undefined ? [entry.row.remoteId] : []));
   const byRemoteId = new Map<string, ReviewFields>();
   if (remoteIds.length) {
@@ -190,11 +219,16 @@ const writesJson = (entries: readonly Matched[]) =>
     })),
   );
 
-const WRITE_COLUMNS = sql.raw(`id uuid, product_id uuid, customer_id uuid, remote_id text, rating int, title text, body text,
+const WRITE_COLUMNS =
+  sql.raw(`id uuid, product_id uuid, customer_id uuid, remote_id text, rating int, title text, body text,
   published boolean, verified_buyer boolean, flagged boolean, language text, language_sent boolean, answers jsonb, metadata jsonb,
   created_at timestamptz`);
 
-async function insertReviews(trx: Transaction<DB>, organizationId: string, entries: readonly Matched[]): Promise<ReviewFields[]> {
+async function insertReviews(
+  trx: Transaction<DB>,
+  organizationId: string,
+  entries: readonly Matched[],
+): Promise<ReviewFields[]> {
   if (entries.length === 0) return [];
   const { rows } = await sql<ReviewFields>`
     insert into reviews (organization_id, id, product_id, customer_id, remote_id, rating, title, body, published, verified_buyer,
@@ -211,7 +245,12 @@ async function insertReviews(trx: Transaction<DB>, organizationId: string, entri
  * Updates the matched reviews: product, customer and rating are always sent; every other field a row omits keeps its
  * stored value. Only reviews whose values change are written and returned (updatedAt moves, an event is due).
  */
-async function updateReviews(trx: Transaction<DB>, organizationId: string, entries: readonly Matched[], mergeMetadata: boolean): Promise<ReviewFields[]> {
+async function updateReviews(
+  trx: Transaction<DB>,
+  organizationId: string,
+  entries: readonly Matched[],
+  mergeMetadata: boolean,
+): Promise<ReviewFields[]> {
   if (entries.length === 0) return [];
   const { rows } = await sql<ReviewFields>`
     with n as (

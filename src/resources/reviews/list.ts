@@ -36,7 +36,12 @@ export const reviewList: ListDefinition = {
     updatedAt: { type: 'timestamp', column: 'r.updated_at' },
     ...joinedCustomerFields('r.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
-    'customer.emailOptOutSource': { type: 'enum', column: 'c.email_opt_out_source', join: 'customer', enumValues: EMAIL_OPT_OUT_SOURCES },
+    'customer.emailOptOutSource': {
+      type: 'enum',
+      column: 'c.email_opt_out_source',
+      join: 'customer',
+      enumValues: EMAIL_OPT_OUT_SOURCES,
+    },
     'customer.createdAt': { type: 'timestamp', column: 'c.created_at', join: 'customer' },
     'product.id': { type: 'uuid', column: 'r.product_id' },
     'product.slug': { type: 'string', column: 'p.slug', join: 'product' },
@@ -52,7 +57,10 @@ export const reviewList: ListDefinition = {
   // D10: title, body and the reviewer's email. The text is compared as the expression of reviews_text_trgm
   // (migration 0012); the customers as customers_search_trgm's expression first (so that index applies), narrowed
   // to the email, into an array computed once, so the OR is two index scans rather than a probe per review.
-  search: (pattern, organizationId) => sql`(${reviewSearchText('r')} like lower(${pattern}) or r.customer_id = any(array(
+  search: (
+    pattern,
+    organizationId,
+  ) => sql`(${reviewSearchText('r')} like lower(${pattern}) or r.customer_id = any(array(
     select s.id from customers s where s.organization_id = ${organizationId ?? sql`r.organization_id`}
       and ${customerSearchText('s')} like lower(${pattern}) and lower(s.email) like lower(${pattern}))))`,
   includes: {

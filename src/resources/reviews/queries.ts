@@ -8,9 +8,15 @@ import { REVIEW_FIELDS, type ReviewFields } from './serialize.js';
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** `r.id, r.product_id, …`: the columns toReview reads, for RETURNING and SELECT lists. */
-export const reviewColumns = (alias?: string) => sql.raw(REVIEW_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+export const reviewColumns = (alias?: string) =>
+  sql.raw(REVIEW_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
 
-export async function findReview(db: Db, organizationId: string, id: string, lock = false): Promise<ReviewFields | undefined> {
+export async function findReview(
+  db: Db,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
     select ${reviewColumns()} from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid
     ${lock ? sql`for update` : sql``}`.execute(db);
@@ -18,7 +24,11 @@ export async function findReview(db: Db, organizationId: string, id: string, loc
 }
 
 /** The reviewer of each review (include=customer), one query for the page; a deleted customer is absent. */
-export async function customersOfReviews(db: Db, organizationId: string, reviewIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function customersOfReviews(
+  db: Db,
+  organizationId: string,
+  reviewIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const { rows } = await sql<CustomerRow & { review_id: string }>`
     select c.*, r.id as review_id from reviews r
     join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
@@ -27,7 +37,11 @@ export async function customersOfReviews(db: Db, organizationId: string, reviewI
 }
 
 /** The reviewed product of each review (include=product, base fields), one query for the page; unlinked ones are absent. */
-export async function productsOfReviews(db: Db, organizationId: string, reviewIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function productsOfReviews(
+  db: Db,
+  organizationId: string,
+  reviewIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const { rows } = await sql<ProductFields & { review_id: string }>`
     select p.id, p.slug, p.title, p.description, p.image_url, p.url, p.metadata, p.notes, p.created_at, p.updated_at, r.id as review_id
     from reviews r
@@ -47,7 +61,12 @@ export interface ReviewEdit {
  * Applies a PATCH to a review the caller has locked; returns the new row, or undefined when the values sent are
  * the stored ones (nothing written: updatedAt stays and no event is due).
  */
-export async function editReview(trx: Db, organizationId: string, id: string, edit: ReviewEdit): Promise<ReviewFields | undefined> {
+export async function editReview(
+  trx: Db,
+  organizationId: string,
+  id: string,
+  edit: ReviewEdit,
+): Promise<ReviewFields | undefined> {
   const published = edit.published ?? null;
   const flagged = edit.flagged ?? null;
   const metadata = edit.metadata === undefined ? null : JSON.stringify(edit.metadata);
@@ -66,14 +85,22 @@ export async function editReview(trx: Db, organizationId: string, id: string, ed
 
 export async function deleteReview(trx: Db, organizationId: string, id: string): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
-    delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${reviewColumns()}`.execute(trx);
+    delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${reviewColumns()}`.execute(
+    trx,
+  );
   return rows[0];
 }
 
 /** Every review the customer wrote, deleted (a deleted customer's words go with them). */
-export async function deleteReviewsOfCustomer(trx: Db, organizationId: string, customerId: string): Promise<ReviewFields[]> {
+export async function deleteReviewsOfCustomer(
+  trx: Db,
+  organizationId: string,
+  customerId: string,
+): Promise<ReviewFields[]> {
   const { rows } = await sql<ReviewFields>`
-    delete from reviews where organization_id = ${organizationId}::uuid and customer_id = ${customerId}::uuid returning ${reviewColumns()}`.execute(trx);
+    delete from reviews where organization_id = ${organizationId}::uuid and customer_id = ${customerId}::uuid returning ${reviewColumns()}`.execute(
+    trx,
+  );
   return rows;
 }
 
@@ -88,7 +115,12 @@ export async function bulkEditReviews(
   trx: Db,
   organizationId: string,
   ids: readonly string[],
-  changes: { published?: boolean | undefined; flagged?: boolean | undefined; addMetadata?: Record<string, string> | undefined; removeMetadataKeys?: string[] | undefined },
+  changes: {
+    published?: boolean | undefined;
+    flagged?: boolean | undefined;
+    addMetadata?: Record<string, string> | undefined;
+    removeMetadataKeys?: string[] | undefined;
+  },
 ): Promise<ChangedReview[]> {
   if (ids.length === 0) return [];
   const published = changes.published ?? null;

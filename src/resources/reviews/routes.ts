@@ -5,7 +5,14 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { listEnvelope } from '../common/envelope.js';
 import { Count } from '../common/schemas.js';
 import { reviewList } from './list.js';
-import { Review, ReviewBulkUpdateBody, ReviewImportBody, ReviewImportResult, ReviewParams, ReviewPatch } from './schemas.js';
+import {
+  Review,
+  ReviewBulkUpdateBody,
+  ReviewImportBody,
+  ReviewImportResult,
+  ReviewParams,
+  ReviewPatch,
+} from './schemas.js';
 import { ReviewService } from './service.js';
 
 const tags = ['reviews'];
@@ -16,45 +23,104 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
   const write = { permission: 'reviews:write', cost: 1 };
   const getQuery = Type.Object({ include: Type.Optional(includeSchema(reviewList)) }, { additionalProperties: false });
 
-  app.get('/reviews', {
-    config: read,
-    schema: { operationId: 'listReviews', summary: 'List reviews, newest first by default', tags, querystring: listQuerySchema(reviewList), response: { 200: listEnvelope(Review) } },
-  }, async (request) => reviews.list(authOf(request).organizationId, request.query));
-
-  app.patch('/reviews/bulk-update', {
-    config: { permission: 'reviews:write', cost: 5 },
-    schema: {
-      operationId: 'bulkUpdateReviews',
-      summary: 'Publish, unpublish, flag or unflag, and add or remove metadata on every review the filter and search select (all when omitted)',
-      tags, querystring: selectionQuerySchema(reviewList), body: ReviewBulkUpdateBody, response: { 200: Count },
+  app.get(
+    '/reviews',
+    {
+      config: read,
+      schema: {
+        operationId: 'listReviews',
+        summary: 'List reviews, newest first by default',
+        tags,
+        querystring: listQuerySchema(reviewList),
+        response: { 200: listEnvelope(Review) },
+      },
     },
-  }, async (request) => ({ count: await reviews.bulkUpdate(authOf(request).organizationId, request.query, request.body) }));
+    async (request) => reviews.list(authOf(request).organizationId, request.query),
+  );
 
-  app.post('/reviews/import', {
-    config: { permission: 'reviews:write', cost: 10, refusals: { 422: 'with strict true, a row names a product or customer that does not exist' } },
-    schema: {
-      operationId: 'importReviews',
-      summary: 'Create or update reviews by remoteId (else by customer and product); products and customers must exist',
-      tags, body: ReviewImportBody, response: { 200: ReviewImportResult },
+  app.patch(
+    '/reviews/bulk-update',
+    {
+      config: { permission: 'reviews:write', cost: 5 },
+      schema: {
+        operationId: 'bulkUpdateReviews',
+        summary:
+          'Publish, unpublish, flag or unflag, and add or remove metadata on every review the filter and search select (all when omitted)',
+        tags,
+        querystring: selectionQuerySchema(reviewList),
+        body: ReviewBulkUpdateBody,
+        response: { 200: Count },
+      },
     },
-  }, async (request) => reviews.import(authOf(request).organizationId, request.body));
+    async (request) => ({
+      count: await reviews.bulkUpdate(authOf(request).organizationId, request.query, request.body),
+    }),
+  );
 
-  app.get('/reviews/:id', {
-    config: read,
-    schema: { operationId: 'getReview', summary: 'One review', tags, params: ReviewParams, querystring: getQuery, response: { 200: Review } },
-  }, async (request) => reviews.get(authOf(request).organizationId, request.params.id, request.query.include));
-
-  app.patch('/reviews/:id', {
-    config: write,
-    schema: {
-      operationId: 'updateReview',
-      summary: 'Publish or unpublish, flag or unflag, replace metadata; the text and rating come from the store',
-      tags, params: ReviewParams, body: ReviewPatch, response: { 200: Review },
+  app.post(
+    '/reviews/import',
+    {
+      config: {
+        permission: 'reviews:write',
+        cost: 10,
+        refusals: { 422: 'with strict true, a row names a product or customer that does not exist' },
+      },
+      schema: {
+        operationId: 'importReviews',
+        summary:
+          'Create or update reviews by remoteId (else by customer and product); products and customers must exist',
+        tags,
+        body: ReviewImportBody,
+        response: { 200: ReviewImportResult },
+      },
     },
-  }, async (request) => reviews.update(authOf(request).organizationId, request.params.id, request.body));
+    async (request) => reviews.import(authOf(request).organizationId, request.body),
+  );
 
-  app.delete('/reviews/:id', {
-    config: write,
-    schema: { operationId: 'deleteReview', summary: 'Delete a review', tags, params: ReviewParams, response: { 200: Review } },
-  }, async (request) => reviews.delete(authOf(request).organizationId, request.params.id));
+  app.get(
+    '/reviews/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getReview',
+        summary: 'One review',
+        tags,
+        params: ReviewParams,
+        querystring: getQuery,
+        response: { 200: Review },
+      },
+    },
+    async (request) => reviews.get(authOf(request).organizationId, request.params.id, request.query.include),
+  );
+
+  app.patch(
+    '/reviews/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateReview',
+        summary: 'Publish or unpublish, flag or unflag, replace metadata; the text and rating come from the store',
+        tags,
+        params: ReviewParams,
+        body: ReviewPatch,
+        response: { 200: Review },
+      },
+    },
+    async (request) => reviews.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/reviews/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteReview',
+        summary: 'Delete a review',
+        tags,
+        params: ReviewParams,
+        response: { 200: Review },
+      },
+    },
+    async (request) => reviews.delete(authOf(request).organizationId, request.params.id),
+  );
 }

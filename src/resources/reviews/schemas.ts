@@ -17,10 +17,14 @@ export const ReviewAnswer = Type.Object(
 );
 
 /** The base product record (no extras) that include=product embeds. */
-export const ReviewProduct = Type.Omit(Product, ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'], {
-  $id: 'ReviewProduct',
-  additionalProperties: false,
-});
+export const ReviewProduct = Type.Omit(
+  Product,
+  ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'],
+  {
+    $id: 'ReviewProduct',
+    additionalProperties: false,
+  },
+);
 
 const Language = Type.String({
   minLength: 2,
@@ -31,12 +35,16 @@ const Language = Type.String({
 
 const reviewFields = {
   id: Uuid,
-  productId: Type.Union([Uuid, Type.Null()], { description: 'The reviewed product; null once the product was deleted and the review unlinked.' }),
+  productId: Type.Union([Uuid, Type.Null()], {
+    description: 'The reviewed product; null once the product was deleted and the review unlinked.',
+  }),
   customerId: Type.Union([Uuid, Type.Null()], { description: 'The reviewer. Always set by import.' }),
   rating: Type.Integer({ minimum: 1, maximum: 5 }),
   title: Type.String(),
   body: Type.String(),
-  published: Type.Boolean({ description: 'Shown on the storefront. Receivers read this rather than assuming review.created means visible.' }),
+  published: Type.Boolean({
+    description: 'Shown on the storefront. Receivers read this rather than assuming review.created means visible.',
+  }),
   verifiedBuyer: Type.Boolean(),
   flagged: Type.Boolean({ description: 'Marked for moderation.' }),
   language: Type.Union([Type.String(), Type.Null()], { description: 'Language tag of the text, null when unknown.' }),
@@ -50,8 +58,14 @@ const reviewFields = {
 export const Review = Type.Object(
   {
     ...reviewFields,
-    product: Type.Optional(Type.Union([ReviewProduct, Type.Null()], { description: 'include=product; null once unlinked.' })),
-    customer: Type.Optional(Type.Union([EmbeddedCustomer, Type.Null()], { description: 'include=customer; null once the customer was deleted.' })),
+    product: Type.Optional(
+      Type.Union([ReviewProduct, Type.Null()], { description: 'include=product; null once unlinked.' }),
+    ),
+    customer: Type.Optional(
+      Type.Union([EmbeddedCustomer, Type.Null()], {
+        description: 'include=customer; null once the customer was deleted.',
+      }),
+    ),
   },
   { $id: 'Review', additionalProperties: false },
 );
@@ -90,7 +104,8 @@ export const ReviewImportRow = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: 'Identifier in the originating system: import creates or updates the review with this remoteId. Without it, a row updates the review the same customer wrote for the same product without a remoteId.',
+        description:
+          'Identifier in the originating system: import creates or updates the review with this remoteId. Without it, a row updates the review the same customer wrote for the same product without a remoteId.',
       }),
     ),
     rating: Type.Integer({ minimum: 1, maximum: 5 }),
@@ -100,9 +115,16 @@ export const ReviewImportRow = Type.Object(
     verifiedBuyer: Type.Optional(Type.Boolean({ description: 'Default false on create.' })),
     flagged: Type.Optional(Type.Boolean({ description: 'Default false on create.' })),
     language: Type.Optional(Type.Union([Language, Type.Null()])),
-    answers: Type.Optional(Type.Array(ReviewAnswer, { maxItems: MAX_ANSWERS, description: 'Replaces the stored answers when present.' })),
+    answers: Type.Optional(
+      Type.Array(ReviewAnswer, { maxItems: MAX_ANSWERS, description: 'Replaces the stored answers when present.' }),
+    ),
     metadata: Type.Optional(MetadataInput),
-    createdAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the review was written; default now. History keeps its dates.' })),
+    createdAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the review was written; default now. History keeps its dates.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -111,8 +133,12 @@ export type ReviewImportRow = Static<typeof ReviewImportRow>;
 export const ReviewImportBody = Type.Object(
   {
     data: Type.Array(ReviewImportRow, { description: 'At most 1,000 rows.' }),
-    strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing product or customer.' })),
-    mergeMetadata: Type.Optional(Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' })),
+    strict: Type.Optional(
+      Type.Boolean({ description: 'Fail the whole import on the first missing product or customer.' }),
+    ),
+    mergeMetadata: Type.Optional(
+      Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' }),
+    ),
   },
   { additionalProperties: false },
 );

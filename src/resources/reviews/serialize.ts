@@ -6,8 +6,20 @@ export type ReviewRow = Selectable<ReviewsTable>;
 
 /** The columns toReview reads: what writes return (not organization_id, remote_id). */
 export const REVIEW_FIELDS = [
-  'id', 'product_id', 'customer_id', 'rating', 'title', 'body', 'published', 'verified_buyer', 'flagged', 'language', 'answers',
-  'metadata', 'created_at', 'updated_at',
+  'id',
+  'product_id',
+  'customer_id',
+  'rating',
+  'title',
+  'body',
+  'published',
+  'verified_buyer',
+  'flagged',
+  'language',
+  'answers',
+  'metadata',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof ReviewRow)[];
 export type ReviewFields = Pick<ReviewRow, (typeof REVIEW_FIELDS)[number]>;
 

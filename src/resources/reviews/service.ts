@@ -66,21 +66,39 @@ export class ReviewService {
     return this.db.transaction().execute(async (trx) => {
       const compiled = compileSelection(reviewList, organizationId, selection);
       const { rows: selected } = await sql<{ id: string }>`
-        select r.id from reviews r ${compiled.joins} where ${compiled.where} order by r.id for update of r`.execute(trx);
-      const changed = await bulkEditReviews(trx, organizationId, selected.map((row) => row.id), changes);
+        select r.id from reviews r ${compiled.joins} where ${compiled.where} order by r.id for update of r`.execute(
+        trx,
+      );
+      const changed = await bulkEditReviews(
+        trx,
+        organizationId,
+        selected.map((row) => row.id),
+        changes,
+      );
       const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
       if (overfull.length) {
         throw validationError(
           `addMetadata would leave ${overfull.length} of the selected reviews with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
-          [{ path: 'body.addMetadata', message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} review(s), e.g. ${overfull[0]!.id}` }],
+          [
+            {
+              path: 'body.addMetadata',
+              message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} review(s), e.g. ${overfull[0]!.id}`,
+            },
+          ],
         );
       }
       await notifySummaries(
         trx,
         organizationId,
-        changed.map((after) => ({ before: { ...after, published: after.old_published, flagged: after.old_flagged }, after })),
+        changed.map((after) => ({
+          before: { ...after, published: after.old_published, flagged: after.old_flagged },
+          after,
+        })),
       );
-      await recordEvents(trx, changed.map((row) => reviewEvent(organizationId, 'review.updated', row)));
+      await recordEvents(
+        trx,
+        changed.map((row) => reviewEvent(organizationId, 'review.updated', row)),
+      );
       return selected.length;
     });
   }

@@ -16,7 +16,12 @@ export const toSite = (row: SiteRow): Site => ({
 });
 
 export const findSite = (db: Db, organizationId: string, id: string) =>
-  db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('sites')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The site, locked against concurrent changes and against new orders referencing it until the transaction ends. */
 export const lockSite = (trx: Db, organizationId: string, id: string) =>
@@ -49,7 +54,12 @@ export const updateSite = (
   trx: Db,
   organizationId: string,
   id: string,
-  changes: { name?: string | undefined; domain?: string | undefined; platform?: string | undefined; currencyCode?: string | undefined },
+  changes: {
+    name?: string | undefined;
+    domain?: string | undefined;
+    platform?: string | undefined;
+    currencyCode?: string | undefined;
+  },
 ) =>
   trx
     .updateTable('sites')
@@ -79,4 +89,9 @@ export const countOrdersOfSite = async (trx: Db, organizationId: string, siteId:
 
 /** Deletes the site; its product links go with it (product_sites cascades). */
 export const deleteSiteRow = (trx: Db, organizationId: string, id: string) =>
-  trx.deleteFrom('sites').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  trx
+    .deleteFrom('sites')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();

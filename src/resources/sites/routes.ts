@@ -14,43 +14,77 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
   const read = { permission: 'sites:read', cost: 1 };
   const write = { permission: 'sites:write', cost: 1 };
 
-  app.get('/sites', {
-    config: read,
-    schema: { operationId: 'listSites', summary: 'List sites, newest first by default', tags, querystring: listQuerySchema(siteList), response: { 200: listEnvelope(Site) } },
-  }, async (request) => sites.list(authOf(request).organizationId, request.query));
-
-  app.post('/sites', {
-    config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
-    schema: {
-      operationId: 'createSite',
-      summary: 'Create a site (name and domain required; platform defaults to custom, currencyCode to USD); triggers site.created',
-      tags, body: SiteBody, response: { 201: Site },
+  app.get(
+    '/sites',
+    {
+      config: read,
+      schema: {
+        operationId: 'listSites',
+        summary: 'List sites, newest first by default',
+        tags,
+        querystring: listQuerySchema(siteList),
+        response: { 200: listEnvelope(Site) },
+      },
     },
-  }, async (request, reply) => {
-    const site = await sites.create(authOf(request).organizationId, request.body);
-    return reply.code(201).send(site);
-  });
+    async (request) => sites.list(authOf(request).organizationId, request.query),
+  );
 
-  app.get('/sites/:id', {
-    config: read,
-    schema: { operationId: 'getSite', summary: 'One site', tags, params: IdParams, response: { 200: Site } },
-  }, async (request) => sites.get(authOf(request).organizationId, request.params.id));
-
-  app.patch('/sites/:id', {
-    config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
-    schema: {
-      operationId: 'updateSite',
-      summary: 'Change a site\'s name, domain, platform or currency; triggers site.updated',
-      tags, params: IdParams, body: SiteBody, response: { 200: Site },
+  app.post(
+    '/sites',
+    {
+      config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
+      schema: {
+        operationId: 'createSite',
+        summary:
+          'Create a site (name and domain required; platform defaults to custom, currencyCode to USD); triggers site.created',
+        tags,
+        body: SiteBody,
+        response: { 201: Site },
+      },
     },
-  }, async (request) => sites.update(authOf(request).organizationId, request.params.id, request.body));
-
-  app.delete('/sites/:id', {
-    config: { ...write, refusals: { 409: 'orders use the site' } },
-    schema: {
-      operationId: 'deleteSite',
-      summary: 'Delete a site and its product links (409 while orders use it); triggers site.deleted',
-      tags, params: IdParams, response: { 200: Site },
+    async (request, reply) => {
+      const site = await sites.create(authOf(request).organizationId, request.body);
+      return reply.code(201).send(site);
     },
-  }, async (request) => sites.delete(authOf(request).organizationId, request.params.id));
+  );
+
+  app.get(
+    '/sites/:id',
+    {
+      config: read,
+      schema: { operationId: 'getSite', summary: 'One site', tags, params: IdParams, response: { 200: Site } },
+    },
+    async (request) => sites.get(authOf(request).organizationId, request.params.id),
+  );
+
+  app.patch(
+    '/sites/:id',
+    {
+      config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
+      schema: {
+        operationId: 'updateSite',
+        summary: "Change a site's name, domain, platform or currency; triggers site.updated",
+        tags,
+        params: IdParams,
+        body: SiteBody,
+        response: { 200: Site },
+      },
+    },
+    async (request) => sites.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/sites/:id',
+    {
+      config: { ...write, refusals: { 409: 'orders use the site' } },
+      schema: {
+        operationId: 'deleteSite',
+        summary: 'Delete a site and its product links (409 while orders use it); triggers site.deleted',
+        tags,
+        params: IdParams,
+        response: { 200: Site },
+      },
+    },
+    async (request) => sites.delete(authOf(request).organizationId, request.params.id),
+  );
 }

@@ -6,7 +6,9 @@ export const Site = Type.Object(
   {
     id: Uuid,
     name: Type.String(),
-    domain: Type.String({ description: 'Host name of the store, as given; unique per organization (case-insensitive).' }),
+    domain: Type.String({
+      description: 'Host name of the store, as given; unique per organization (case-insensitive).',
+    }),
     platform: Type.String({ description: 'Store platform, e.g. custom.' }),
     currencyCode: Type.String({ description: 'ISO 4217 code.' }),
     createdAt: Timestamp,
@@ -18,7 +20,12 @@ export type Site = Static<typeof Site>;
 
 const siteInputFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  domain: Type.String({ format: 'hostname', minLength: 1, maxLength: 253, description: 'A host name such as shop.example.com.' }),
+  domain: Type.String({
+    format: 'hostname',
+    minLength: 1,
+    maxLength: 253,
+    description: 'A host name such as shop.example.com.',
+  }),
   platform: Type.String({ minLength: 1, maxLength: 100, description: 'Default "custom".' }),
   currencyCode: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.g. USD (default).' }),
 };

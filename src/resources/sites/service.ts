@@ -8,14 +8,28 @@ import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../common/body.js';
 import { UUID_PATTERN } from '../common/references.js';
-import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, toSite, updateSite, type SiteRow } from './queries.js';
+import {
+  countOrdersOfSite,
+  deleteSiteRow,
+  findSite,
+  insertSite,
+  lockSite,
+  toSite,
+  updateSite,
+  type SiteRow,
+} from './queries.js';
 import { Site, type SiteBody, type SiteFields } from './schemas.js';
 import { siteList } from './list.js';
 
 export const DEFAULT_PLATFORM = 'custom';
 export const DEFAULT_CURRENCY = 'USD';
 
-const siteEvent = (organizationId: string, name: string, row: SiteRow) => ({ organizationId, name, schema: Site, record: toSite(row) });
+const siteEvent = (organizationId: string, name: string, row: SiteRow) => ({
+  organizationId,
+  name,
+  schema: Site,
+  record: toSite(row),
+});
 
 const unwrap = (body: SiteBody | undefined) => unwrapData<SiteFields>(body, 'site');
 
@@ -29,7 +43,9 @@ function checkDomain(domain: string | undefined, path: string): void {
 }
 
 const domainTaken = (domain: string) =>
-  conflict(`A site with the domain "${domain}" already exists in this organization (domains are compared case-insensitively).`);
+  conflict(
+    `A site with the domain "${domain}" already exists in this organization (domains are compared case-insensitively).`,
+  );
 
 export class SiteService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -51,7 +67,10 @@ export class SiteService {
       .filter((field) => fields[field] === undefined)
       .map((field) => ({ path: `${path}.${field}`, message: 'is required' }));
     if (missing.length) {
-      throw validationError(`Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`, missing);
+      throw validationError(
+        `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
+        missing,
+      );
     }
     checkDomain(fields.domain, path);
     const domain = fields.domain!;

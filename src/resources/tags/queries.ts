@@ -47,7 +47,12 @@ export const deleteTagRow = (trx: Db, organizationId: string, kind: TagKind, id:
     .executeTakeFirst();
 
 /** Number of records carrying each tag (include=count), one grouped query for the page. */
-export async function recordCounts(db: Db, organizationId: string, kind: TagKind, tagIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function recordCounts(
+  db: Db,
+  organizationId: string,
+  kind: TagKind,
+  tagIds: readonly string[],
+): Promise<Map<string, unknown>> {
   const { rows } = await sql<{ tag_id: string; n: number }>`
     select tag_id, count(*)::int as n from ${sql.table(LINK_TABLE[kind])}
     where organization_id = ${organizationId}::uuid and tag_id = any(${[...tagIds]}::uuid[])

@@ -6,7 +6,9 @@ import { Tag } from '../common/schemas.js';
 export const TagRecord = Type.Object(
   {
     ...Tag.properties,
-    count: Type.Optional(Type.Integer({ minimum: 0, description: 'Records carrying the tag; only with include=count.' })),
+    count: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Records carrying the tag; only with include=count.' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,12 @@ import { deleteTagRow, findTag, findTagNamed, renameTag, type TagRow } from './q
 import type { TagRecord } from './schemas.js';
 
 export function toTagRecord(row: TagRow): TagRecord {
-  return { id: row.id, name: row.name, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
 }
 
 /**
@@ -54,7 +59,9 @@ export class TagService {
   async rename(organizationId: string, id: string, rawName: string): Promise<TagRecord> {
     const name = rawName.trim();
     if (!name) {
-      throw validationError('Invalid request: body.name is empty once trimmed.', [{ path: 'body.name', message: 'must not be empty once trimmed' }]);
+      throw validationError('Invalid request: body.name is empty once trimmed.', [
+        { path: 'body.name', message: 'must not be empty once trimmed' },
+      ]);
     }
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -62,7 +69,9 @@ export class TagService {
         if (await findTagNamed(trx, organizationId, this.kind, name, id)) throw this.clash(name);
         const row = await renameTag(trx, organizationId, this.kind, id, name);
         if (!row) throw notFound(this.what);
-        await recordEvents(trx, [{ organizationId, name: tagEventName(this.kind, 'updated'), schema: Tag, record: toTagRecord(row) }]);
+        await recordEvents(trx, [
+          { organizationId, name: tagEventName(this.kind, 'updated'), schema: Tag, record: toTagRecord(row) },
+        ]);
         return toTagRecord(row);
       });
     } catch (error) {
@@ -77,12 +86,16 @@ export class TagService {
     return this.db.transaction().execute(async (trx) => {
       const row = await deleteTagRow(trx, organizationId, this.kind, id);
       if (!row) throw notFound(this.what);
-      await recordEvents(trx, [{ organizationId, name: tagEventName(this.kind, 'deleted'), schema: Tag, record: toTagRecord(row) }]);
+      await recordEvents(trx, [
+        { organizationId, name: tagEventName(this.kind, 'deleted'), schema: Tag, record: toTagRecord(row) },
+      ]);
       return toTagRecord(row);
     });
   }
 
   private clash(name: string) {
-    return conflict(`Another ${this.kind} tag is already called "${name}"; pick another name or delete that tag first.`);
+    return conflict(
+      `Another ${this.kind} tag is already called "${name}"; pick another name or delete that tag first.`,
+    );
   }
 }

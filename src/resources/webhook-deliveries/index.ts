@@ -5,7 +5,8 @@ import { deliveryRoutes, type DeliveryRouteOptions } from './routes.js';
 export function createWebhookDeliveriesResource(options: DeliveryRouteOptions = {}): ResourceModule {
   return {
     name: 'webhook-deliveries',
-    description: 'The delivery log of each webhook endpoint, and deliveries sent by hand: resend and test ping (D23, D24).',
+    description:
+      'The delivery log of each webhook endpoint, and deliveries sent by hand: resend and test ping (D23, D24).',
     routes: deliveryRoutes(options),
   };
 }

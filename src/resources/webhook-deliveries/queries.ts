@@ -57,7 +57,15 @@ export const findDelivery = (db: Db, organizationId: string, webhookId: string, 
  */
 export const insertManualDelivery = (
   trx: Db,
-  values: { organizationId: string; webhookId: string; url: string; eventId: string | null; eventName: string; idempotencyKey: string; body: string },
+  values: {
+    organizationId: string;
+    webhookId: string;
+    url: string;
+    eventId: string | null;
+    eventName: string;
+    idempotencyKey: string;
+    body: string;
+  },
 ) =>
   sql<DeliveryRow>`
     with endpoint as (
@@ -75,7 +83,12 @@ export const insertManualDelivery = (
 export const recordOutcome = (db: Db, organizationId: string, id: string, outcome: SendOutcome) =>
   db
     .updateTable('webhook_deliveries')
-    .set({ status: outcome.status, error: outcome.error, response_status: outcome.responseStatus, updated_at: sql<Date>`now()` })
+    .set({
+      status: outcome.status,
+      error: outcome.error,
+      response_status: outcome.responseStatus,
+      updated_at: sql<Date>`now()`,
+    })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .returningAll()

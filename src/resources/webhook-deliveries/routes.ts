@@ -24,41 +24,70 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
       ca: options.ca,
     });
     app.addHook('onClose', () => sender.close());
-    const deliveries = new WebhookDeliveryService(db, sender, config.secretKey ? createSecretBox(config.secretKey) : null);
+    const deliveries = new WebhookDeliveryService(
+      db,
+      sender,
+      config.secretKey ? createSecretBox(config.secretKey) : null,
+    );
     const read = { permission: 'webhooks:read', cost: 1 };
     const write = { permission: 'webhooks:write', cost: 1 };
 
-    app.get('/webhooks/:id/events', {
-      config: read,
-      schema: {
-        operationId: 'listWebhookDeliveries',
-        summary: 'The endpoint\'s delivery log, newest first, with payloads and errors; filter on status and eventName',
-        tags, params: IdParams, querystring: listQuerySchema(deliveryList), response: { 200: listEnvelope(WebhookDelivery) },
+    app.get(
+      '/webhooks/:id/events',
+      {
+        config: read,
+        schema: {
+          operationId: 'listWebhookDeliveries',
+          summary:
+            "The endpoint's delivery log, newest first, with payloads and errors; filter on status and eventName",
+          tags,
+          params: IdParams,
+          querystring: listQuerySchema(deliveryList),
+          response: { 200: listEnvelope(WebhookDelivery) },
+        },
       },
-    }, async (request) => deliveries.list(authOf(request).organizationId, request.params.id, request.query));
+      async (request) => deliveries.list(authOf(request).organizationId, request.params.id, request.query),
+    );
 
-    app.post('/webhooks/:id/events/:deliveryId/resend', {
-      config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
-      schema: {
-        operationId: 'resendWebhookDelivery',
-        summary: 'Send a delivery again now (a new record with the same idempotencyKey); answers with its outcome',
-        tags, params: DeliveryParams, response: { 201: WebhookDelivery },
+    app.post(
+      '/webhooks/:id/events/:deliveryId/resend',
+      {
+        config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
+        schema: {
+          operationId: 'resendWebhookDelivery',
+          summary: 'Send a delivery again now (a new record with the same idempotencyKey); answers with its outcome',
+          tags,
+          params: DeliveryParams,
+          response: { 201: WebhookDelivery },
+        },
       },
-    }, async (request, reply) => {
-      const delivery = await deliveries.resend(authOf(request).organizationId, request.params.id, request.params.deliveryId);
-      return reply.code(201).send(delivery);
-    });
+      async (request, reply) => {
+        const delivery = await deliveries.resend(
+          authOf(request).organizationId,
+          request.params.id,
+          request.params.deliveryId,
+        );
+        return reply.code(201).send(delivery);
+      },
+    );
 
-    app.post('/webhooks/:id/test', {
-      config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
-      schema: {
-        operationId: 'testWebhook',
-        summary: 'Send a webhook.test ping now (data: the endpoint); answers with the delivery record and its outcome',
-        tags, params: IdParams, response: { 201: WebhookDelivery },
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { ...write, refusals: { 409: 'the endpoint is inactive' } },
+        schema: {
+          operationId: 'testWebhook',
+          summary:
+            'Send a webhook.test ping now (data: the endpoint); answers with the delivery record and its outcome',
+          tags,
+          params: IdParams,
+          response: { 201: WebhookDelivery },
+        },
       },
-    }, async (request, reply) => {
-      const delivery = await deliveries.test(authOf(request).organizationId, request.params.id);
-      return reply.code(201).send(delivery);
-    });
+      async (request, reply) => {
+        const delivery = await deliveries.test(authOf(request).organizationId, request.params.id);
+        return reply.code(201).send(delivery);
+      },
+    );
   };
 }

@@ -21,15 +21,22 @@ export const WebhookDelivery = Type.Object(
     webhookId: Uuid,
     eventName: Type.String(),
     idempotencyKey: Type.String(),
-    url: Type.String({ description: 'Where it was (or will be) sent: the endpoint\'s URL when sent.' }),
+    url: Type.String({ description: "Where it was (or will be) sent: the endpoint's URL when sent." }),
     payload: Envelope,
-    status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('succeeded'), Type.Literal('failed')], {
-      description: 'pending (queued), sending (POST in progress), succeeded (2xx), failed (anything else; never retried).',
-    }),
+    status: Type.Union(
+      [Type.Literal('pending'), Type.Literal('sending'), Type.Literal('succeeded'), Type.Literal('failed')],
+      {
+        description:
+          'pending (queued), sending (POST in progress), succeeded (2xx), failed (anything else; never retried).',
+      },
+    ),
     error: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why it failed, e.g. "receiver answered HTTP 500", "timed out after 10000 ms", "interrupted"; null unless failed.',
+      description:
+        'Why it failed, e.g. "receiver answered HTTP 500", "timed out after 10000 ms", "interrupted"; null unless failed.',
     }),
-    responseStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver\'s HTTP status, when it answered.' }),
+    responseStatus: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The receiver's HTTP status, when it answered.",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

@@ -13,7 +13,15 @@ import type { ListParams } from '../../lists/query.js';
 import { toWebhookEndpoint } from '../webhooks/queries.js';
 import { WebhookEndpoint } from '../webhooks/schemas.js';
 import { deliveryList, scopedDeliveryList } from './list.js';
-import { findDelivery, findEndpoint, insertManualDelivery, lockEndpoint, recordOutcome, toDelivery, type DeliveryRow } from './queries.js';
+import {
+  findDelivery,
+  findEndpoint,
+  insertManualDelivery,
+  lockEndpoint,
+  recordOutcome,
+  toDelivery,
+  type DeliveryRow,
+} from './queries.js';
 import type { WebhookDelivery } from './schemas.js';
 
 const ENDPOINT = 'The webhook endpoint';
@@ -49,7 +57,12 @@ export class WebhookDeliveryService {
     return this.sendByHand(organizationId, webhookId, async (trx) => {
       const original = await findDelivery(trx, organizationId, webhookId, deliveryId);
       if (!original) throw notFound('The delivery');
-      return { eventId: original.event_id, eventName: original.event_name, idempotencyKey: original.idempotency_key, body: original.body };
+      return {
+        eventId: original.event_id,
+        eventName: original.event_name,
+        idempotencyKey: original.idempotency_key,
+        body: original.body,
+      };
     });
   }
 
@@ -58,7 +71,12 @@ export class WebhookDeliveryService {
     return this.sendByHand(organizationId, webhookId, async (_trx, endpoint) => {
       const idempotencyKey = uuidv7();
       const data = serializeRecord(WebhookEndpoint, toWebhookEndpoint(endpoint));
-      return { eventId: null, eventName: TEST_EVENT, idempotencyKey, body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data) };
+      return {
+        eventId: null,
+        eventName: TEST_EVENT,
+        idempotencyKey,
+        body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data),
+      };
     });
   }
 
@@ -85,7 +103,11 @@ export class WebhookDeliveryService {
     });
     const body = Buffer.from(text, 'utf8');
     const secret = secretCiphertext === null ? null : this.openSecret(secretCiphertext);
-    const headers = deliveryHeaders(secret, { idempotencyKey: row.idempotency_key, timestampSeconds: Math.floor(Date.now() / 1000), body });
+    const headers = deliveryHeaders(secret, {
+      idempotencyKey: row.idempotency_key,
+      timestampSeconds: Math.floor(Date.now() / 1000),
+      body,
+    });
     const outcome = await this.sender.send(row.url, body, headers);
     const recorded = await recordOutcome(this.db, organizationId, row.id, outcome);
     return toDelivery(recorded ?? row);

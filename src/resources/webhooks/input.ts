@@ -60,6 +60,7 @@ export async function toChanges(
     url: fields.url,
     events,
     isActive: fields.isActive,
-    secretCiphertext: fields.hmacSecret === undefined ? undefined : fields.hmacSecret === null ? null : box!.seal(fields.hmacSecret),
+    secretCiphertext:
+      fields.hmacSecret === undefined ? undefined : fields.hmacSecret === null ? null : box!.seal(fields.hmacSecret),
   };
 }

@@ -39,7 +39,14 @@ export const lockOrganizationEndpoints = (trx: Db, organizationId: string) =>
 
 export const insertWebhookEndpoint = (
   trx: Db,
-  values: { organizationId: string; id: string; url: string; events: string[]; isActive: boolean; secretCiphertext: string | null },
+  values: {
+    organizationId: string;
+    id: string;
+    url: string;
+    events: string[];
+    isActive: boolean;
+    secretCiphertext: string | null;
+  },
 ) =>
   trx
     .insertInto('webhook_endpoints')

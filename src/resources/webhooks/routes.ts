@@ -14,56 +14,99 @@ export function webhookRoutes(app: PatronApp, { db, config }: PlatformServices):
   const read = { permission: 'webhooks:read', cost: 1 };
   const write = { permission: 'webhooks:write', cost: 1 };
 
-  app.get('/webhook-events', {
-    config: read,
-    schema: {
-      operationId: 'listWebhookEvents',
-      summary: 'Every event name a webhook endpoint can subscribe to, with when it fires (not paged)',
-      tags, response: { 200: WebhookEventCatalog },
+  app.get(
+    '/webhook-events',
+    {
+      config: read,
+      schema: {
+        operationId: 'listWebhookEvents',
+        summary: 'Every event name a webhook endpoint can subscribe to, with when it fires (not paged)',
+        tags,
+        response: { 200: WebhookEventCatalog },
+      },
     },
-  }, async () => webhooks.catalog());
+    async () => webhooks.catalog(),
+  );
 
-  app.get('/webhooks', {
-    config: read,
-    schema: {
-      operationId: 'listWebhooks',
-      summary: 'List webhook endpoints, newest first by default',
-      tags, querystring: listQuerySchema(webhookList), response: { 200: listEnvelope(WebhookEndpoint) },
+  app.get(
+    '/webhooks',
+    {
+      config: read,
+      schema: {
+        operationId: 'listWebhooks',
+        summary: 'List webhook endpoints, newest first by default',
+        tags,
+        querystring: listQuerySchema(webhookList),
+        response: { 200: listEnvelope(WebhookEndpoint) },
+      },
     },
-  }, async (request) => webhooks.list(authOf(request).organizationId, request.query));
+    async (request) => webhooks.list(authOf(request).organizationId, request.query),
+  );
 
-  app.post('/webhooks', {
-    config: write,
-    schema: {
-      operationId: 'createWebhook',
-      summary: 'Create a webhook endpoint (url and events required; isActive defaults to true); triggers webhook.created',
-      tags, body: WebhookBody, response: { 201: WebhookEndpoint },
+  app.post(
+    '/webhooks',
+    {
+      config: write,
+      schema: {
+        operationId: 'createWebhook',
+        summary:
+          'Create a webhook endpoint (url and events required; isActive defaults to true); triggers webhook.created',
+        tags,
+        body: WebhookBody,
+        response: { 201: WebhookEndpoint },
+      },
     },
-  }, async (request, reply) => {
-    const endpoint = await webhooks.create(authOf(request).organizationId, request.body);
-    return reply.code(201).send(endpoint);
-  });
-
-  app.get('/webhooks/:id', {
-    config: read,
-    schema: { operationId: 'getWebhook', summary: 'One webhook endpoint', tags, params: IdParams, response: { 200: WebhookEndpoint } },
-  }, async (request) => webhooks.get(authOf(request).organizationId, request.params.id));
-
-  app.put('/webhooks/:id', {
-    config: write,
-    schema: {
-      operationId: 'updateWebhook',
-      summary: 'Change a webhook endpoint: fields sent replace, fields left out keep (hmacSecret null removes it); triggers webhook.updated',
-      tags, params: IdParams, body: WebhookBody, response: { 200: WebhookEndpoint },
+    async (request, reply) => {
+      const endpoint = await webhooks.create(authOf(request).organizationId, request.body);
+      return reply.code(201).send(endpoint);
     },
-  }, async (request) => webhooks.update(authOf(request).organizationId, request.params.id, request.body));
+  );
 
-  app.delete('/webhooks/:id', {
-    config: write,
-    schema: {
-      operationId: 'deleteWebhook',
-      summary: 'Delete a webhook endpoint and its delivery log (to pause instead, set isActive false); triggers webhook.deleted',
-      tags, params: IdParams, response: { 200: WebhookEndpoint },
+  app.get(
+    '/webhooks/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getWebhook',
+        summary: 'One webhook endpoint',
+        tags,
+        params: IdParams,
+        response: { 200: WebhookEndpoint },
+      },
     },
-  }, async (request) => webhooks.delete(authOf(request).organizationId, request.params.id));
+    async (request) => webhooks.get(authOf(request).organizationId, request.params.id),
+  );
+
+  app.put(
+    '/webhooks/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'updateWebhook',
+        summary:
+          'Change a webhook endpoint: fields sent replace, fields left out keep (hmacSecret null removes it); triggers webhook.updated',
+        tags,
+        params: IdParams,
+        body: WebhookBody,
+        response: { 200: WebhookEndpoint },
+      },
+    },
+    async (request) => webhooks.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteWebhook',
+        summary:
+          'Delete a webhook endpoint and its delivery log (to pause instead, set isActive false); triggers webhook.deleted',
+        tags,
+        params: IdParams,
+        response: { 200: WebhookEndpoint },
+      },
+    },
+    async (request) => webhooks.delete(authOf(request).organizationId, request.params.id),
+  );
 }

@@ -32,7 +32,8 @@ const optionalFields = {
     Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       minItems: 1,
       maxItems: 200,
-      description: 'Exact event names from GET /v1/webhook-events; duplicates collapse. Replaces the subscription wholesale.',
+      description:
+        'Exact event names from GET /v1/webhook-events; duplicates collapse. Replaces the subscription wholesale.',
     }),
   ),
   isActive: Type.Optional(Type.Boolean({ description: 'Default true.' })),
@@ -56,7 +57,7 @@ export const WebhookEventCatalog = Type.Object(
   {
     data: Type.Array(
       Type.Object({
-        name: Type.String({ description: 'The exact string to put in a webhook endpoint\'s events.' }),
+        name: Type.String({ description: "The exact string to put in a webhook endpoint's events." }),
         firesWhen: Type.String(),
       }),
     ),

@@ -42,7 +42,8 @@ export function filterFieldsOf(itemSchema: Schema, resolve: (schema: Schema) => 
     else if (branch.type === 'integer' || branch.type === 'number') fields.push({ name, type: 'integer' });
     else if (branch.type === 'boolean') fields.push({ name, type: 'boolean' });
     else if (Array.isArray(branch.enum)) fields.push({ name, type: 'enum', values: branch.enum });
-    else if (branch.anyOf && branch.anyOf.every((b: Schema) => b.enum)) fields.push({ name, type: 'enum', values: branch.anyOf.flatMap((b: Schema) => b.enum) });
+    else if (branch.anyOf && branch.anyOf.every((b: Schema) => b.enum))
+      fields.push({ name, type: 'enum', values: branch.anyOf.flatMap((b: Schema) => b.enum) });
     else if (branch.type === 'string') fields.push({ name, type: 'string' });
     else if (name === 'metadata') fields.push({ name, type: 'metadata' });
   }
@@ -59,16 +60,35 @@ export function filterArbitrary(fields: FilterField[], ctx: ValueContext, odd = 
   const usable = fields.filter((field) => field.type !== 'metadata');
   if (!usable.length) return fc.constant('{}');
   const condition = fc.constantFrom(...usable).chain((field) => {
-    const operand = odd ? fc.oneof(operandArbitrary(field, ctx), fc.jsonValue({ maxDepth: 1 })) : operandArbitrary(field, ctx);
+    const operand = odd
+      ? fc.oneof(operandArbitrary(field, ctx), fc.jsonValue({ maxDepth: 1 }))
+      : operandArbitrary(field, ctx);
     const ordered = field.type === 'integer' || field.type === 'timestamp' || field.type === 'string';
     const operators = fc.oneof(
       operand,
       fc.constant(null),
       fc.record({ $exists: fc.boolean() }),
-      fc.tuple(fc.constantFrom(...(ordered ? COMPARISONS : ['$eq', '$ne'])), operand).map(([op, value]) => ({ [op]: value })),
-      fc.tuple(fc.constantFrom('$in', '$nin'), fc.array(operand, { minLength: 1, maxLength: 3 })).map(([op, values]) => ({ [op]: values })),
-      ...(field.type === 'string' ? [fc.tuple(fc.constantFrom('$contains', '$startsWith'), fc.constantFrom('a', 'A', '%', '_', 'é', '')).map(([op, value]) => ({ [op]: value }))] : []),
-      fc.tuple(fc.constantFrom(...(ordered ? ['$gte', '$gt'] : ['$ne'])), operand, fc.constantFrom(...(ordered ? ['$lte', '$lt'] : ['$ne'])), operand).map(([a, x, b, y]) => ({ [a]: x, [b]: y })),
+      fc
+        .tuple(fc.constantFrom(...(ordered ? COMPARISONS : ['$eq', '$ne'])), operand)
+        .map(([op, value]) => ({ [op]: value })),
+      fc
+        .tuple(fc.constantFrom('$in', '$nin'), fc.array(operand, { minLength: 1, maxLength: 3 }))
+        .map(([op, values]) => ({ [op]: values })),
+      ...(field.type === 'string'
+        ? [
+            fc
+              .tuple(fc.constantFrom('$contains', '$startsWith'), fc.constantFrom('a', 'A', '%', '_', 'é', ''))
+              .map(([op, value]) => ({ [op]: value })),
+          ]
+        : []),
+      fc
+        .tuple(
+          fc.constantFrom(...(ordered ? ['$gte', '$gt'] : ['$ne'])),
+          operand,
+          fc.constantFrom(...(ordered ? ['$lte', '$lt'] : ['$ne'])),
+          operand,
+        )
+        .map(([a, x, b, y]) => ({ [a]: x, [b]: y })),
     );
     return operators.map((value) => ({ [field.name]: value }) as Record<string, unknown>);
   });
@@ -76,7 +96,9 @@ export function filterArbitrary(fields: FilterField[], ctx: ValueContext, odd = 
     document: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       fc.array(condition, { minLength: 1, maxLength: 3 }).map((parts) => Object.assign({}, ...parts)),
-      fc.tuple(fc.constantFrom('$and', '$or'), fc.array(tie('document'), { minLength: 1, maxLength: 2 })).map(([op, parts]) => ({ [op]: parts })),
+      fc
+        .tuple(fc.constantFrom('$and', '$or'), fc.array(tie('document'), { minLength: 1, maxLength: 2 }))
+        .map(([op, parts]) => ({ [op]: parts })),
       tie('document').map((inner) => ({ $not: inner })),
     ),
   }));
@@ -93,12 +115,29 @@ function operandArbitrary(field: FilterField, ctx: ValueContext): fc.Arbitrary<u
     case 'timestamp':
       return dateTime();
     case 'integer':
-      return fc.oneof(fc.integer({ min: -10, max: 100_000 }), fc.constantFrom(0, 2 ** 31, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER));
+      return fc.oneof(
+        fc.integer({ min: -10, max: 100_000 }),
+        fc.constantFrom(0, 2 ** 31, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER),
+      );
     case 'boolean':
       return fc.boolean();
     case 'enum':
       return fc.constantFrom(...(field.values ?? ['x']));
     default:
-      return fc.constantFrom('a', 'Ann', 'vip', 'sale', 'R-1', '#1001', 'product-1', 'customer1-A@example.com', 'web', 'red', '', '%', 'ünï');
+      return fc.constantFrom(
+        'a',
+        'Ann',
+        'vip',
+        'sale',
+        'R-1',
+        '#1001',
+        'product-1',
+        'customer1-A@example.com',
+        'web',
+        'red',
+        '',
+        '%',
+        'ünï',
+      );
   }
 }

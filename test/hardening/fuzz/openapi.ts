@@ -92,7 +92,10 @@ export function absoluteRefs<T>(node: T): T {
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${ROOT_ID}${value}` : absoluteRefs(value);
+    out[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+        ? `${ROOT_ID}${value}`
+        : absoluteRefs(value);
   }
   return out as T;
 }

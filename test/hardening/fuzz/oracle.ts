@@ -23,10 +23,16 @@ const CODE_OF_STATUS: Record<number, string> = {
  * that is exactly the D3 envelope with the status's code; X-Request-Id always, Retry-After on 429. In the invalid
  * phase, nothing may succeed.
  */
-export function judge(operation: Operation, request: PlannedRequest, response: LightMyRequestResponse, mode: Mode): string | null {
+export function judge(
+  operation: Operation,
+  request: PlannedRequest,
+  response: LightMyRequestResponse,
+  mode: Mode,
+): string | null {
   const status = response.statusCode;
   if (status >= 500) return `server error ${status}: ${response.body.slice(0, 300)}`;
-  if (!operation.statuses.has(status)) return `status ${status} is not documented for ${operation.id} (documented: ${[...operation.statuses].join(', ')}): ${response.body.slice(0, 300)}`;
+  if (!operation.statuses.has(status))
+    return `status ${status} is not documented for ${operation.id} (documented: ${[...operation.statuses].join(', ')}): ${response.body.slice(0, 300)}`;
   if (request.expect && status !== 429 && !request.expect.includes(status)) {
     return `expected ${request.expect.join(' or ')}, got ${status}: ${response.body.slice(0, 300)}`;
   }
@@ -44,7 +50,8 @@ export function judge(operation: Operation, request: PlannedRequest, response: L
   }
   const envelope = envelopeProblem(body, status);
   if (envelope) return envelope;
-  if (status === 429 && !/^[1-9]\d*$/.test(String(response.headers['retry-after'] ?? ''))) return '429 without a whole-seconds Retry-After';
+  if (status === 429 && !/^[1-9]\d*$/.test(String(response.headers['retry-after'] ?? '')))
+    return '429 without a whole-seconds Retry-After';
   return null;
 }
 
@@ -58,7 +65,12 @@ function envelopeProblem(body: unknown, status: number): string | null {
   if (error.details !== undefined) {
     if (!Array.isArray(error.details)) return `details is not an array: ${shown}`;
     for (const detail of error.details) {
-      if (!isObject(detail) || !onlyKeys(detail, ['path', 'message']) || typeof detail.path !== 'string' || typeof detail.message !== 'string') {
+      if (
+        !isObject(detail) ||
+        !onlyKeys(detail, ['path', 'message']) ||
+        typeof detail.path !== 'string' ||
+        typeof detail.message !== 'string'
+      ) {
         return `a detail is not { path, message }: ${shown}`;
       }
     }
@@ -66,5 +78,7 @@ function envelopeProblem(body: unknown, status: number): string | null {
   return null;
 }
 
-const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const onlyKeys = (value: Record<string, unknown>, allowed: string[]) => Object.keys(value).every((key) => allowed.includes(key));
+const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const onlyKeys = (value: Record<string, unknown>, allowed: string[]) =>
+  Object.keys(value).every((key) => allowed.includes(key));

@@ -2,8 +2,23 @@ import { sql, type Kysely } from 'kysely';
 
 /** Record kinds a path parameter or a body field can name. */
 export type Kind =
-  | 'products' | 'variants' | 'sites' | 'customers' | 'orders' | 'productTags' | 'orderTags' | 'customerTags'
-  | 'webhooks' | 'deliveries' | 'rewards' | 'programs' | 'tiers' | 'rules' | 'memberships' | 'transactions' | 'reviews';
+  | 'products'
+  | 'variants'
+  | 'sites'
+  | 'customers'
+  | 'orders'
+  | 'productTags'
+  | 'orderTags'
+  | 'customerTags'
+  | 'webhooks'
+  | 'deliveries'
+  | 'rewards'
+  | 'programs'
+  | 'tiers'
+  | 'rules'
+  | 'memberships'
+  | 'transactions'
+  | 'reviews';
 
 /** Real values of one organization, read from its tables before each operation is fuzzed. */
 export interface OrganizationPool {
@@ -42,25 +57,49 @@ const SELECTS: Record<Kind, string> = {
 
 async function column(db: Kysely<any>, statement: string, organizationId: string): Promise<string[]> {
   // Ordered and capped: the same database state gives the same pool, so a seed replays the same choices.
-  const result = await sql.raw<Record<string, unknown>>(`${statement.replace('$1', `'${organizationId}'`)} order by 1 limit 40`).execute(db);
+  const result = await sql
+    .raw<Record<string, unknown>>(`${statement.replace('$1', `'${organizationId}'`)} order by 1 limit 40`)
+    .execute(db);
   return result.rows.map((row) => String(Object.values(row)[0]));
 }
 
 export async function readPool(db: Kysely<any>, organizationId: string): Promise<OrganizationPool> {
   const ids = {} as Record<Kind, string[]>;
-  for (const [kind, statement] of Object.entries(SELECTS) as [Kind, string][]) ids[kind] = await column(db, statement, organizationId);
+  for (const [kind, statement] of Object.entries(SELECTS) as [Kind, string][])
+    ids[kind] = await column(db, statement, organizationId);
   const pairs = async (statement: string) =>
     (await column(db, statement, organizationId)).map((text) => text.split(' ') as [string, string]);
   return {
     ids,
     variantPairs: await pairs(`select product_id || ' ' || id from product_variants where organization_id = $1`),
     deliveryPairs: await pairs(`select webhook_id || ' ' || id from webhook_deliveries where organization_id = $1`),
-    siteRefs: [...(await column(db, `select domain from sites where organization_id = $1`, organizationId)), ...ids.sites],
-    customerRefs: [...(await column(db, `select email from customers where organization_id = $1`, organizationId)), ...ids.customers.slice(0, 5)],
-    productRefs: [...(await column(db, `select slug from products where organization_id = $1`, organizationId)), ...ids.products.slice(0, 5)],
-    variantSlugs: await column(db, `select distinct slug from product_variants where organization_id = $1`, organizationId),
-    rewardCodes: await column(db, `select code from loyalty_rewards where organization_id = $1 and code is not null`, organizationId),
-    referralCodes: await column(db, `select referral_code from loyalty_memberships where organization_id = $1`, organizationId),
+    siteRefs: [
+      ...(await column(db, `select domain from sites where organization_id = $1`, organizationId)),
+      ...ids.sites,
+    ],
+    customerRefs: [
+      ...(await column(db, `select email from customers where organization_id = $1`, organizationId)),
+      ...ids.customers.slice(0, 5),
+    ],
+    productRefs: [
+      ...(await column(db, `select slug from products where organization_id = $1`, organizationId)),
+      ...ids.products.slice(0, 5),
+    ],
+    variantSlugs: await column(
+      db,
+      `select distinct slug from product_variants where organization_id = $1`,
+      organizationId,
+    ),
+    rewardCodes: await column(
+      db,
+      `select code from loyalty_rewards where organization_id = $1 and code is not null`,
+      organizationId,
+    ),
+    referralCodes: await column(
+      db,
+      `select referral_code from loyalty_memberships where organization_id = $1`,
+      organizationId,
+    ),
     emails: await column(db, `select email from customers where organization_id = $1`, organizationId),
   };
 }

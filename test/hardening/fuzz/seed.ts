@@ -11,7 +11,12 @@ export interface SeededOrganization {
  * loyalty members and history; loyalty configuration, rewards and a webhook endpoint), so generated requests that
  * name real rows find them. `tag` keeps the two organizations' natural keys apart.
  */
-export async function seedOrganization(t: TestApp, key: string, organizationId: string, tag: string): Promise<SeededOrganization> {
+export async function seedOrganization(
+  t: TestApp,
+  key: string,
+  organizationId: string,
+  tag: string,
+): Promise<SeededOrganization> {
   const call = async (method: 'POST' | 'PATCH', url: string, body: unknown, expected = [200, 201]) => {
     const response = await t.request({ method, url: `/v1${url}`, key, body });
     if (!expected.includes(response.statusCode)) {
@@ -21,8 +26,15 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
   };
 
   const sites: { id: string; domain: string }[] = [];
-  for (const [name, currency] of [['shop', 'EUR'], ['outlet', 'USD']] as const) {
-    sites.push(await call('POST', '/sites', { data: { name: `${name} ${tag}`, domain: `${name}-${tag}.example`, platform: 'shopify', currencyCode: currency } }));
+  for (const [name, currency] of [
+    ['shop', 'EUR'],
+    ['outlet', 'USD'],
+  ] as const) {
+    sites.push(
+      await call('POST', '/sites', {
+        data: { name: `${name} ${tag}`, domain: `${name}-${tag}.example`, platform: 'shopify', currencyCode: currency },
+      }),
+    );
   }
   const customers = Array.from({ length: 8 }, (_, i) => ({
     email: `customer${i}-${tag}@example.com`,
@@ -48,7 +60,9 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
         ? []
         : [
             { slug: 'small', title: 'Small', priceCents: 1000 + i, currencyCode: 'EUR', available: true },
-            ...(i % 2 ? [{ slug: 'large', title: 'Large', priceCents: 2000 + i, currencyCode: 'EUR', available: false }] : []),
+            ...(i % 2
+              ? [{ slug: 'large', title: 'Large', priceCents: 2000 + i, currencyCode: 'EUR', available: false }]
+              : []),
           ],
   }));
   await call('POST', '/products/import', { data: products });
@@ -70,12 +84,31 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
   await call('POST', '/loyalty-tiers', { data: { name: 'Silver', thresholdPoints: 100 } });
   await call('POST', '/loyalty-tiers', { data: { name: 'Gold', thresholdPoints: 5000 } });
   const claimable = await call('POST', '/loyalty-rules', {
-    data: { section: 'rewards', name: 'Five off', config: { pointsCost: 50, reward: { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null } } },
+    data: {
+      section: 'rewards',
+      name: 'Five off',
+      config: {
+        pointsCost: 50,
+        reward: { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null },
+      },
+    },
   });
-  await call('POST', '/loyalty-rules', { data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } } });
-  await call('POST', '/loyalty-rules', { data: { section: 'rules', name: 'Signup', config: { type: 'event', eventName: 'signup', points: 25, frequency: 'unlimited' } } });
   await call('POST', '/loyalty-rules', {
-    data: { section: 'stampCards', name: 'Coffee', config: { stampsRequired: 3, reward: { type: 'freeShipping', maximumValueCents: null } } },
+    data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } },
+  });
+  await call('POST', '/loyalty-rules', {
+    data: {
+      section: 'rules',
+      name: 'Signup',
+      config: { type: 'event', eventName: 'signup', points: 25, frequency: 'unlimited' },
+    },
+  });
+  await call('POST', '/loyalty-rules', {
+    data: {
+      section: 'stampCards',
+      name: 'Coffee',
+      config: { stampsRequired: 3, reward: { type: 'freeShipping', maximumValueCents: null } },
+    },
   });
 
   const members = await call('POST', '/loyalty-memberships/import', {
@@ -85,11 +118,28 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
   await call('POST', '/orders/import', { data: orders });
   const memberIds: string[] = members.data.map((member: { id: string }) => member.id);
   await call('POST', '/loyalty-history', {
-    data: memberIds.slice(0, 3).map((loyaltyMembershipId, i) => ({ loyaltyMembershipId, kind: 'earned', points: 10 + i, createdAt: '2025-06-01T00:00:00Z', key: `h-${i}` })),
+    data: memberIds
+      .slice(0, 3)
+      .map((loyaltyMembershipId, i) => ({
+        loyaltyMembershipId,
+        kind: 'earned',
+        points: 10 + i,
+        createdAt: '2025-06-01T00:00:00Z',
+        key: `h-${i}`,
+      })),
   });
   for (const [i, loyaltyMembershipId] of memberIds.slice(0, 4).entries()) {
     await call('POST', '/loyalty-rewards', {
-      data: { loyaltyMembershipId, reward: { type: 'percentageCoupon', percentageDiscount: 10 + i, productFilter: null, minimumOrderTotalCents: null }, reason: 'Seed' },
+      data: {
+        loyaltyMembershipId,
+        reward: {
+          type: 'percentageCoupon',
+          percentageDiscount: 10 + i,
+          productFilter: null,
+          minimumOrderTotalCents: null,
+        },
+        reason: 'Seed',
+      },
     });
   }
   await call('POST', `/loyalty-memberships/${memberIds[0]}/claim`, { loyaltyRuleId: claimable.id });
@@ -100,7 +150,11 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
 
   // Connection refused at once: a delivery record without any traffic leaving the machine.
   const webhook = await call('POST', '/webhooks', {
-    data: { url: 'http://127.0.0.1:9/hook', events: ['order.updated', 'product.updated', 'customer.updated', 'loyaltyReward.issued'], hmacSecret: 'a-secret-of-16-chars' },
+    data: {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['order.updated', 'product.updated', 'customer.updated', 'loyaltyReward.issued'],
+      hmacSecret: 'a-secret-of-16-chars',
+    },
   });
   await call('POST', `/webhooks/${webhook.id}/test`, undefined);
   await call('PATCH', '/orders/bulk-update', { addTags: ['seeded'] });
@@ -121,6 +175,7 @@ export async function seedOrganization(t: TestApp, key: string, organizationId: 
       })),
     },
   });
-  if (reviews.statusCode !== 200 && reviews.statusCode !== 404) console.warn(`seeding reviews answered ${reviews.statusCode}: ${reviews.body.slice(0, 300)}`);
+  if (reviews.statusCode !== 200 && reviews.statusCode !== 404)
+    console.warn(`seeding reviews answered ${reviews.statusCode}: ${reviews.body.slice(0, 300)}`);
   return { organizationId, key };
 }

@@ -21,7 +21,9 @@ export async function snapshotTables(db: Kysely<any>): Promise<Record<string, Ta
   for (const { name } of tables.rows) {
     if (TABLES_WRITTEN_BY_ANY_REQUEST.includes(name)) continue;
     const { rows } = await sql<{ rows: string; hash: string | null }>`
-      select count(*)::text as rows, md5(string_agg(t::text, E'\n' order by t::text)) as hash from ${sql.table(name)} t`.execute(db);
+      select count(*)::text as rows, md5(string_agg(t::text, E'\n' order by t::text)) as hash from ${sql.table(name)} t`.execute(
+      db,
+    );
     state[name] = { rows: Number(rows[0]!.rows), hash: rows[0]!.hash ?? '' };
   }
   return state;
@@ -32,5 +34,8 @@ export function changedTables(before: Record<string, TableState>, after: Record<
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...names]
     .filter((name) => before[name]?.rows !== after[name]?.rows || before[name]?.hash !== after[name]?.hash)
-    .map((name) => `${name}: ${before[name]?.rows ?? '-'} rows → ${after[name]?.rows ?? '-'} rows${before[name]?.hash !== after[name]?.hash ? ' (contents differ)' : ''}`);
+    .map(
+      (name) =>
+        `${name}: ${before[name]?.rows ?? '-'} rows → ${after[name]?.rows ?? '-'} rows${before[name]?.hash !== after[name]?.hash ? ' (contents differ)' : ''}`,
+    );
 }

@@ -13,7 +13,8 @@ export class RequestValidators {
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor(document: any) {
-    for (const ajv of [this.bodyAjv, this.textAjv]) ajv.addSchema({ $id: ROOT_ID, components: absoluteRefs(document.components ?? {}) });
+    for (const ajv of [this.bodyAjv, this.textAjv])
+      ajv.addSchema({ $id: ROOT_ID, components: absoluteRefs(document.components ?? {}) });
   }
 
   body(operation: Operation, value: unknown): boolean {
@@ -51,7 +52,14 @@ export class RequestValidators {
 }
 
 function make(coerceTypes: false | 'array'): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: false,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    allowUnionTypes: true,
+  });
   addFormats.default(ajv);
   return ajv;
 }
@@ -78,7 +86,8 @@ export function parseBody(payload: string | Buffer | undefined): { ok: true; val
   try {
     let poisoned = false;
     const value = JSON.parse(text, function (key, inner) {
-      if (key === '__proto__' || (key === 'constructor' && inner && typeof inner === 'object' && 'prototype' in inner)) poisoned = true;
+      if (key === '__proto__' || (key === 'constructor' && inner && typeof inner === 'object' && 'prototype' in inner))
+        poisoned = true;
       return inner;
     });
     return poisoned ? { ok: false } : { ok: true, value };

@@ -1,11 +1,36 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DimensionDef, ManyJoin } from '../types.js';
 
-export const date = (column: string, description: string, nullable = true): DimensionDef => ({ type: 'date', column, description, nullable });
-export const text = (column: string, description: string, nullable = true): DimensionDef => ({ type: 'string', column, description, nullable });
-export const uuid = (column: string, description: string, nullable = true): DimensionDef => ({ type: 'uuid', column, description, nullable });
-export const flag = (column: string, description: string): DimensionDef => ({ type: 'boolean', column, description, nullable: false });
-export const oneOf = (column: string, values: readonly string[], description: string, nullable = false): DimensionDef => ({
+export const date = (column: string, description: string, nullable = true): DimensionDef => ({
+  type: 'date',
+  column,
+  description,
+  nullable,
+});
+export const text = (column: string, description: string, nullable = true): DimensionDef => ({
+  type: 'string',
+  column,
+  description,
+  nullable,
+});
+export const uuid = (column: string, description: string, nullable = true): DimensionDef => ({
+  type: 'uuid',
+  column,
+  description,
+  nullable,
+});
+export const flag = (column: string, description: string): DimensionDef => ({
+  type: 'boolean',
+  column,
+  description,
+  nullable: false,
+});
+export const oneOf = (
+  column: string,
+  values: readonly string[],
+  description: string,
+  nullable = false,
+): DimensionDef => ({
   type: 'enum',
   column,
   description,
@@ -39,11 +64,14 @@ export function tagNames(kind: 'customer' | 'order' | 'product', recordColumn: s
   };
 }
 
-export const tagsDimension = (kind: 'customer' | 'order' | 'product', recordColumn: string, what: string): DimensionDef => ({
+export const tagsDimension = (
+  kind: 'customer' | 'order' | 'product',
+  recordColumn: string,
+  what: string,
+): DimensionDef => ({
   type: 'string',
   column: `${kind}_tag_names.name`,
   many: tagNames(kind, recordColumn),
   nullable: true,
-  description:
-    `A tag of the ${what}. A ${what} with several tags counts once under each; one without tags is grouped under null.`,
+  description: `A tag of the ${what}. A ${what} with several tags counts once under each; one without tags is grouped under null.`,
 });

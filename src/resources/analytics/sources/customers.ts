@@ -9,17 +9,33 @@ export const customersSource: AnalyticsSource = {
   list: customerList,
   measures: {
     count: { kind: 'count', description: 'Number of customers.' },
-    subscribedCount: { kind: 'count', where: 'not c.email_opt_out', description: 'Customers subscribed to marketing email (emailOptOut false).' },
-    optedOutCount: { kind: 'count', where: 'c.email_opt_out', description: 'Customers who opted out of marketing email (emailOptOut true).' },
+    subscribedCount: {
+      kind: 'count',
+      where: 'not c.email_opt_out',
+      description: 'Customers subscribed to marketing email (emailOptOut false).',
+    },
+    optedOutCount: {
+      kind: 'count',
+      where: 'c.email_opt_out',
+      description: 'Customers who opted out of marketing email (emailOptOut true).',
+    },
   },
   dimensions: {
     createdAt: date('c.created_at', 'When the customer was created.', false),
     updatedAt: date('c.updated_at', 'When the customer last changed.', false),
     emailOptOutAt: date('c.email_opt_out_at', 'When the customer opted out of marketing email; null while subscribed.'),
     emailOptOut: flag('c.email_opt_out', 'Whether the customer opted out of marketing email.'),
-    emailOptOutSource: oneOf('c.email_opt_out_source', EMAIL_OPT_OUT_SOURCES, 'Who opted the customer out; null while subscribed.', true),
+    emailOptOutSource: oneOf(
+      'c.email_opt_out_source',
+      EMAIL_OPT_OUT_SOURCES,
+      'Who opted the customer out; null while subscribed.',
+      true,
+    ),
     country: text('c.country', 'Country (ISO 3166-1); null when unknown.'),
     'tags.name': tagsDimension('customer', 'c.id', 'customer'),
   },
-  metadata: { column: 'c.metadata', description: "The value of one key of the customer's metadata; null where the key is absent." },
+  metadata: {
+    column: 'c.metadata',
+    description: "The value of one key of the customer's metadata; null where the key is absent.",
+  },
 };

@@ -17,4 +17,5 @@ export const SOURCES: readonly AnalyticsSource[] = [
   loyaltyRewardsSource,
 ];
 
-export const sourceOf = (resource: string): AnalyticsSource | undefined => SOURCES.find((source) => source.resource === resource);
+export const sourceOf = (resource: string): AnalyticsSource | undefined =>
+  SOURCES.find((source) => source.resource === resource);

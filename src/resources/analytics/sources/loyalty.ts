@@ -57,7 +57,10 @@ export const loyaltyActivitySource: AnalyticsSource = {
     'customer.id': uuid('t.customer_id', 'The member (customer).', false),
     'customer.country': customerCountry('entry'),
   },
-  metadata: { column: 't.metadata', description: "The value of one key of the entry's metadata; null where the key is absent." },
+  metadata: {
+    column: 't.metadata',
+    description: "The value of one key of the entry's metadata; null where the key is absent.",
+  },
 };
 
 export const REWARD_TYPES = ['points', 'amountCoupon', 'percentageCoupon', 'freeShipping', 'giftCard'] as const;
@@ -70,7 +73,11 @@ export const loyaltyRewardsSource: AnalyticsSource = {
   list: rewardList,
   measures: {
     count: { kind: 'count', description: 'Number of rewards issued.' },
-    redeemedCount: { kind: 'count', where: `r.status = 'redeemed'`, description: 'Rewards redeemed (status redeemed).' },
+    redeemedCount: {
+      kind: 'count',
+      where: `r.status = 'redeemed'`,
+      description: 'Rewards redeemed (status redeemed).',
+    },
   },
   dimensions: {
     createdAt: date('r.created_at', 'When the reward was issued.', false),
@@ -80,12 +87,25 @@ export const loyaltyRewardsSource: AnalyticsSource = {
     revokedAt: date('r.revoked_at', 'When the reward was withdrawn; null unless it was.'),
     status: oneOf('r.status', REWARD_STATUSES, 'pending, redeemed, expired or revoked.'),
     'reward.type': oneOf(`r.reward ->> 'type'`, REWARD_TYPES, 'What the member gets: the type of the reward object.'),
-    'fulfillment.mode': oneOf(`r.fulfillment ->> 'mode'`, FULFILLMENT_MODES, 'How the code is honored: a store discount (platform) or by hand (manual); null before fulfillment.', true),
-    'fulfillment.status': oneOf(`r.fulfillment ->> 'status'`, FULFILLMENT_STATUSES, 'How far store fulfillment got; null before fulfillment.', true),
+    'fulfillment.mode': oneOf(
+      `r.fulfillment ->> 'mode'`,
+      FULFILLMENT_MODES,
+      'How the code is honored: a store discount (platform) or by hand (manual); null before fulfillment.',
+      true,
+    ),
+    'fulfillment.status': oneOf(
+      `r.fulfillment ->> 'status'`,
+      FULFILLMENT_STATUSES,
+      'How far store fulfillment got; null before fulfillment.',
+      true,
+    ),
     loyaltyRuleId: uuid('r.loyalty_rule_id', 'The rule that issued it; null when issued by hand.'),
     loyaltyMembershipId: uuid('r.loyalty_membership_id', 'The membership the reward belongs to.', false),
     'customer.id': uuid('r.customer_id', 'The member (customer).', false),
     'customer.country': customerCountry('reward'),
   },
-  metadata: { column: 'r.metadata', description: "The value of one key of the reward's metadata; null where the key is absent." },
+  metadata: {
+    column: 'r.metadata',
+    description: "The value of one key of the reward's metadata; null where the key is absent.",
+  },
 };

@@ -22,7 +22,11 @@ export const ordersSource: AnalyticsSource = {
       value: 'o.total_cents',
       description: 'revenue / count: the mean totalCents in cents (a fraction of a cent is kept); null without orders.',
     },
-    uniqueCustomers: { kind: 'distinct', value: 'o.customer_id', description: 'Number of distinct customers who placed the orders.' },
+    uniqueCustomers: {
+      kind: 'distinct',
+      value: 'o.customer_id',
+      description: 'Number of distinct customers who placed the orders.',
+    },
   },
   dimensions: {
     createdAt: date('o.created_at', 'When the order was placed (in the store).', false),
@@ -45,9 +49,13 @@ export const ordersSource: AnalyticsSource = {
           select distinct oi.order_id, oi.product_id from order_items oi where oi.organization_id = ${organizationId}
         ) order_products on order_products.order_id = o.id`,
       },
-      description: 'A product sold in the order. An order counts once under each of its products; one without items under null.',
+      description:
+        'A product sold in the order. An order counts once under each of its products; one without items under null.',
     },
     'tags.name': tagsDimension('order', 'o.id', 'order'),
   },
-  metadata: { column: 'o.metadata', description: "The value of one key of the order's metadata; null where the key is absent." },
+  metadata: {
+    column: 'o.metadata',
+    description: "The value of one key of the order's metadata; null where the key is absent.",
+  },
 };

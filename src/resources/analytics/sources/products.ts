@@ -28,9 +28,13 @@ export const productsSource: AnalyticsSource = {
           select distinct v.product_id, v.currency_code from product_variants v where v.organization_id = ${organizationId}
         ) product_currencies on product_currencies.product_id = p.id`,
       },
-      description: "A currency the product's variants are priced in. A product counts once under each; one without variants under null.",
+      description:
+        "A currency the product's variants are priced in. A product counts once under each; one without variants under null.",
     },
     'tags.name': tagsDimension('product', 'p.id', 'product'),
   },
-  metadata: { column: 'p.metadata', description: "The value of one key of the product's metadata; null where the key is absent." },
+  metadata: {
+    column: 'p.metadata',
+    description: "The value of one key of the product's metadata; null where the key is absent.",
+  },
 };

@@ -26,11 +26,22 @@ export const reviewsSource: AnalyticsSource = {
     publishedCount: { kind: 'count', where: 'r.published', description: 'Published reviews.' },
     flaggedCount: { kind: 'count', where: 'r.flagged', description: 'Reviews flagged for moderation.' },
     verifiedBuyerCount: { kind: 'count', where: 'r.verified_buyer', description: 'Reviews by verified buyers.' },
-    uniqueCustomers: { kind: 'distinct', value: 'r.customer_id', description: 'Distinct reviewers (reviews without a customer are not counted).' },
-    uniqueProducts: { kind: 'distinct', value: 'r.product_id', description: 'Distinct products reviewed (unlinked reviews are not counted).' },
+    uniqueCustomers: {
+      kind: 'distinct',
+      value: 'r.customer_id',
+      description: 'Distinct reviewers (reviews without a customer are not counted).',
+    },
+    uniqueProducts: {
+      kind: 'distinct',
+      value: 'r.product_id',
+      description: 'Distinct products reviewed (unlinked reviews are not counted).',
+    },
   },
   dimensions: reviewDimensions('review'),
-  metadata: { column: 'r.metadata', description: "The value of one key of the review's metadata; null where the key is absent." },
+  metadata: {
+    column: 'r.metadata',
+    description: "The value of one key of the review's metadata; null where the key is absent.",
+  },
 };
 
 /** A number step as a number; anything else stored in an answer reads as null rather than failing the query. */
@@ -45,7 +56,11 @@ export const reviewAnswersSource: AnalyticsSource = {
   from: `reviews r cross join lateral jsonb_array_elements(case when jsonb_typeof(r.answers) = 'array' then r.answers else '[]'::jsonb end) as ra(answer)`,
   measures: {
     count: { kind: 'count', description: 'Number of answers.' },
-    averageStep: { kind: 'average', value: STEP, description: 'Mean step (1..5) of the answers; null without answers.' },
+    averageStep: {
+      kind: 'average',
+      value: STEP,
+      description: 'Mean step (1..5) of the answers; null without answers.',
+    },
     uniqueReviews: { kind: 'distinct', value: 'r.id', description: 'Distinct reviews the answers belong to.' },
   },
   dimensions: {
@@ -53,5 +68,8 @@ export const reviewAnswersSource: AnalyticsSource = {
     step: { type: 'integer', column: `(${STEP})::integer`, nullable: true, description: 'The step chosen, 1..5.' },
     ...reviewDimensions('review answered'),
   },
-  metadata: { column: 'r.metadata', description: "The value of one key of the metadata of the review answered; null where the key is absent." },
+  metadata: {
+    column: 'r.metadata',
+    description: 'The value of one key of the metadata of the review answered; null where the key is absent.',
+  },
 };

@@ -31,7 +31,12 @@ const SYSTEM_PROMPT = [
 
 function userPrompt(reviews: readonly ReviewText[]): string {
   const lines = reviews.map((review, index) =>
-    JSON.stringify({ n: index + 1, rating: review.rating, title: review.title.slice(0, 300), text: review.body.slice(0, MAX_REVIEW_CHARS) }),
+    JSON.stringify({
+      n: index + 1,
+      rating: review.rating,
+      title: review.title.slice(0, 300),
+      text: review.body.slice(0, MAX_REVIEW_CHARS),
+    }),
   );
   return `${reviews.length} reviews, one JSON object per line:\n${lines.join('\n')}`;
 }
@@ -51,14 +56,18 @@ function withinBudget(reviews: readonly ReviewText[]): ReviewText[] {
 
 /** The object the model wrote, reduced to the summary's fields (extra fields a model adds are dropped, not trusted). */
 function parseContent(content: string): unknown {
-  const unfenced = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const unfenced = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let parsed: unknown;
   try {
     parsed = JSON.parse(unfenced);
   } catch {
     throw new GenerationError('invalid_output', 'The model did not answer with JSON.');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new GenerationError('invalid_output', 'The model did not answer with a JSON object.');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new GenerationError('invalid_output', 'The model did not answer with a JSON object.');
   const { summary, themes, language } = parsed as Record<string, unknown>;
   return {
     summary: typeof summary === 'string' ? summary.trim() : summary,
@@ -78,7 +87,8 @@ async function readLimited(body: AsyncIterable<Buffer | Uint8Array>): Promise<st
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) throw new GenerationError('invalid_output', `The response is larger than ${MAX_RESPONSE_BYTES} bytes.`);
+    if (size > MAX_RESPONSE_BYTES)
+      throw new GenerationError('invalid_output', `The response is larger than ${MAX_RESPONSE_BYTES} bytes.`);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -90,8 +100,12 @@ function transportFailure(error: unknown, timeoutMs: number): GenerationError {
     error instanceof errors.HeadersTimeoutError ||
     error instanceof errors.BodyTimeoutError ||
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
-  if (timedOut) return new GenerationError('timeout', `The chat completions API did not answer within ${timeoutMs} ms.`);
-  return new GenerationError('network_error', `The chat completions API could not be reached: ${error instanceof Error ? error.message : String(error)}.`);
+  if (timedOut)
+    return new GenerationError('timeout', `The chat completions API did not answer within ${timeoutMs} ms.`);
+  return new GenerationError(
+    'network_error',
+    `The chat completions API could not be reached: ${error instanceof Error ? error.message : String(error)}.`,
+  );
 }
 
 /**
@@ -140,11 +154,13 @@ export function createOpenAiGenerator(options: OpenAiGeneratorOptions): SummaryG
       }
       let content: unknown;
       try {
-        content = (JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+        content = (JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message
+          ?.content;
       } catch {
         throw new GenerationError('invalid_output', 'The chat completions API did not answer with JSON.');
       }
-      if (typeof content !== 'string') throw new GenerationError('invalid_output', 'The chat completion has no message content.');
+      if (typeof content !== 'string')
+        throw new GenerationError('invalid_output', 'The chat completion has no message content.');
       // The model may paraphrase any review it was sent, so all of them are its sources.
       return { ...(parseContent(content) as GeneratedSummary), sourceReviewIds: input.map((review) => review.id) };
     },

@@ -44,7 +44,11 @@ export function summarizeWithSources(input: readonly ReviewText[]): GeneratorOut
   if (input.length === 0) throw new GenerationError('no_text', 'There are no published reviews to summarize.');
   // Input order must not matter: the same reviews give the same summary.
   const reviews = [...input].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const analyzed = reviews.map((review, index) => ({ review, index, language: reviewLanguage(review.language, review.title, review.body) }));
+  const analyzed = reviews.map((review, index) => ({
+    review,
+    index,
+    language: reviewLanguage(review.language, review.title, review.body),
+  }));
   const language = dominantLanguage(analyzed.map((review) => review.language));
   const text = summaryText(analyzed, language);
   const sourceReviewIds = [...new Set(text.sources.map((index) => analyzed[index]!.review.id))].sort();
@@ -69,7 +73,11 @@ function themes(reviews: readonly AnalyzedReview[]): Theme[] {
     .filter(([, entry]) => entry.count >= themeMinimum(reviews.length))
     .sort(([a, x], [b, y]) => y.count - x.count || order.indexOf(a) - order.indexOf(b))
     .slice(0, MAX_THEMES)
-    .map(([label, entry]) => ({ label, sentiment: themeSentiment(entry.positive, entry.negative), reviewCount: entry.count }));
+    .map(([label, entry]) => ({
+      label,
+      sentiment: themeSentiment(entry.positive, entry.negative),
+      reviewCount: entry.count,
+    }));
 }
 
 function themeSentiment(positive: number, negative: number): ThemeSentiment {
@@ -135,17 +143,27 @@ function summaryText(reviews: readonly AnalyzedReview[], language: string): { su
   const ranked = rankByCentrality(strict);
   const count = reviews.length >= 8 ? 3 : 2;
   const picks = pickRepresentative(ranked, count);
-  const share = (wanted: number) => reviews.filter((review) => ratingSign(review.review.rating) === wanted).length / reviews.length;
+  const share = (wanted: number) =>
+    reviews.filter((review) => ratingSign(review.review.rating) === wanted).length / reviews.length;
   const polarityOf = (item: Ranked) => (item.candidate as SentenceCandidate).polarity;
   for (const wanted of [-1, 1]) {
     if (share(wanted) < HEARD_MINORITY || picks.some((pick) => polarityOf(pick) === wanted)) continue;
-    const voice = ranked.find((item) => polarityOf(item) === wanted && !picks.some((pick) => pick.candidate.review === item.candidate.review));
+    const voice = ranked.find(
+      (item) => polarityOf(item) === wanted && !picks.some((pick) => pick.candidate.review === item.candidate.review),
+    );
     if (!voice) continue;
     // Replace the least central pick whose view is still voiced by another pick.
-    const replaceable = [...picks].reverse().find((pick) => picks.filter((other) => polarityOf(other) === polarityOf(pick)).length > 1 || polarityOf(pick) === 0);
+    const replaceable = [...picks]
+      .reverse()
+      .find(
+        (pick) => picks.filter((other) => polarityOf(other) === polarityOf(pick)).length > 1 || polarityOf(pick) === 0,
+      );
     if (picks.length < count || !replaceable) picks.push(voice);
     else picks[picks.indexOf(replaceable)] = voice;
   }
   const ordered = [...picks.filter((pick) => polarityOf(pick) >= 0), ...picks.filter((pick) => polarityOf(pick) < 0)];
-  return { summary: ordered.map((pick) => pick.candidate.text).join(' '), sources: ordered.map((pick) => pick.candidate.review) };
+  return {
+    summary: ordered.map((pick) => pick.candidate.text).join(' '),
+    sources: ordered.map((pick) => pick.candidate.review),
+  };
 }

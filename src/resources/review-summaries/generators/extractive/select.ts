@@ -49,19 +49,27 @@ export interface Ranked {
 /** Every candidate with its similarity to the centroid, best first (ties: earlier candidate first). */
 export function rankByCentrality(candidates: readonly Candidate[]): Ranked[] {
   const documentFrequency = new Map<string, number>();
-  for (const candidate of candidates) for (const term of new Set(candidate.terms)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  for (const candidate of candidates)
+    for (const term of new Set(candidate.terms)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   const idf = new Map<string, number>();
-  for (const [term, frequency] of documentFrequency) idf.set(term, Math.log((1 + candidates.length) / (1 + frequency)) + 1);
+  for (const [term, frequency] of documentFrequency)
+    idf.set(term, Math.log((1 + candidates.length) / (1 + frequency)) + 1);
   const vectors = candidates.map((candidate) => vectorize(candidate.terms, idf));
   const centroid: Vector = new Map();
-  for (const vector of vectors) for (const [term, value] of vector) centroid.set(term, (centroid.get(term) ?? 0) + value);
+  for (const vector of vectors)
+    for (const [term, value] of vector) centroid.set(term, (centroid.get(term) ?? 0) + value);
   const normalizedCentroid: Vector = new Map();
   let norm = 0;
   for (const value of centroid.values()) norm += value * value;
   norm = Math.sqrt(norm) || 1;
   for (const [term, value] of centroid) normalizedCentroid.set(term, value / norm);
   return candidates
-    .map((candidate, index) => ({ candidate, index, score: dot(vectors[index]!, normalizedCentroid), vector: vectors[index]! }))
+    .map((candidate, index) => ({
+      candidate,
+      index,
+      score: dot(vectors[index]!, normalizedCentroid),
+      vector: vectors[index]!,
+    }))
     .sort((a, b) => b.score - a.score || a.index - b.index);
 }
 

@@ -2,8 +2,28 @@ import stopwordLists from 'stopword';
 
 /** ISO 639-1 → the stopword package's list names (ISO 639-3). */
 const STOPWORD_LISTS: Record<string, string> = {
-  en: 'eng', de: 'deu', fr: 'fra', es: 'spa', it: 'ita', nl: 'nld', pt: 'por', sv: 'swe', da: 'dan', nb: 'nob', no: 'nob',
-  fi: 'fin', pl: 'pol', cs: 'ces', sk: 'slk', hu: 'hun', ro: 'ron', tr: 'tur', ru: 'rus', uk: 'ukr', el: 'ell', ca: 'cat',
+  en: 'eng',
+  de: 'deu',
+  fr: 'fra',
+  es: 'spa',
+  it: 'ita',
+  nl: 'nld',
+  pt: 'por',
+  sv: 'swe',
+  da: 'dan',
+  nb: 'nob',
+  no: 'nob',
+  fi: 'fin',
+  pl: 'pol',
+  cs: 'ces',
+  sk: 'slk',
+  hu: 'hun',
+  ro: 'ron',
+  tr: 'tur',
+  ru: 'rus',
+  uk: 'ukr',
+  el: 'ell',
+  ca: 'cat',
 };
 const stopwordCache = new Map<string, ReadonlySet<string>>();
 
