@@ -15,8 +15,8 @@
 //   No activity-feed rows and no ledger entries: the reward benchmarks do not read them.
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { CODE_ALPHABET } from '../src/resources/loyalty-common/codes.js';
-import { MANUAL_NOTE } from '../src/resources/loyalty-rewards/fulfillment.js';
+import { CODE_ALPHABET } from '../src/resources/loyalty/engine/codes.js';
+import { MANUAL_NOTE } from '../src/resources/loyalty/engine/rewards/fulfillment.js';
 import {
   bulkLoad,
   CUSTOMERS_PER_ORG,

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/engine.js';
-import { expireAllDueRewards } from '../src/resources/loyalty-rewards/transitions.js';
+import { expireAllDueRewards } from '../src/resources/loyalty/engine/rewards/transitions.js';
 import { ensureLoyaltyDataset } from './loyalty-dataset.js';
 import {
   build,

@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import { createJobRunner } from '../jobs/runner/runner.js';
 import type { JobDefinition } from '../jobs/runner/types.js';
 import { allOrganizations } from '../resources/organization/service.js';
-import { overnightJob } from '../resources/loyalty-overnight/overnight.js';
+import { overnightJob } from '../resources/loyalty/engine/overnight/overnight.js';
 import { createSummaryGenerator } from '../resources/review-summaries/generators/index.js';
 import { reviewSummaryJobs } from '../resources/review-summaries/jobs.js';
 import { withCli } from './context.js';

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
-import { OVERNIGHT_LOCAL_TIME } from '../../src/resources/loyalty-overnight/overnight.js';
+import { OVERNIGHT_LOCAL_TIME } from '../../src/resources/loyalty/engine/overnight/overnight.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -274,14 +274,12 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
       .where('id', '=', organizationId)
       .execute();
     const issued = await Promise.all(
-      store.membershipIds
-        .slice(0, REWARD_WAVE)
-        .map((membershipId, i) =>
-          call(api[i % 2]!.baseUrl, key, 'POST', '/v1/loyalty-rewards', {
-            loyaltyMembershipId: membershipId,
-            reward: { type: 'freeShipping', maximumValueCents: null },
-          }),
-        ),
+      store.membershipIds.slice(0, REWARD_WAVE).map((membershipId, i) =>
+        call(api[i % 2]!.baseUrl, key, 'POST', '/v1/loyalty-rewards', {
+          loyaltyMembershipId: membershipId,
+          reward: { type: 'freeShipping', maximumValueCents: null },
+        }),
+      ),
     );
     expect(issued.map((answer) => answer.status)).toEqual(Array(REWARD_WAVE).fill(201));
     await until(async () => (await unsettledDeliveries()) === 0, 60_000);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/engine.js';
 import { createJobRunner, type JobRunner } from '../../src/jobs/runner/runner.js';
-import { overnightJob } from '../../src/resources/loyalty-overnight/overnight.js';
+import { overnightJob } from '../../src/resources/loyalty/engine/overnight/overnight.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { postgresUrl } from '../support/database.js';
 

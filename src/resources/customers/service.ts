@@ -23,8 +23,8 @@ import {
 } from './queries.js';
 import { Customer, type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
 import { toCustomer, type CustomerRow } from './serialize.js';
-import { membershipsOfCustomer } from '../loyalty-memberships/queries.js';
-import { membershipEvent } from '../loyalty-memberships/serialize.js';
+import { membershipsOfCustomer } from '../loyalty/memberships/queries.js';
+import { membershipEvent } from '../loyalty/memberships/serialize.js';
 import { notifySummaries, reviewEvent } from '../reviews/events.js';
 import { deleteReviewsOfCustomer } from '../reviews/queries.js';
 
@@ -97,24 +97,22 @@ export class CustomerService {
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db
-      .transaction()
-      .execute((trx) =>
-        bulkUpdate<CustomerRow>(
-          trx,
-          {
-            definition: customerList,
-            table: 'customers',
-            tagKind: 'customer',
-            eventName: 'customer.updated',
-            schema: Customer,
-            toRecord: toCustomer,
-          },
-          organizationId,
-          selection,
-          changes,
-        ),
-      );
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<CustomerRow>(
+        trx,
+        {
+          definition: customerList,
+          table: 'customers',
+          tagKind: 'customer',
+          eventName: 'customer.updated',
+          schema: Customer,
+          toRecord: toCustomer,
+        },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
   }
 
   /**

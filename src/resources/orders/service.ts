@@ -17,8 +17,8 @@ import {
 } from '../common/references.js';
 import { replaceTags } from '../common/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
-import { earnFromOrders } from '../loyalty-earning/earn-orders.js';
-import { redeemOrderCodes } from '../loyalty-rewards/order-codes.js';
+import { earnFromOrders } from '../loyalty/engine/earning/earn-orders.js';
+import { redeemOrderCodes } from '../loyalty/engine/rewards/order-codes.js';
 import { orderList } from './list.js';
 import {
   findOrder,
@@ -85,24 +85,22 @@ export class OrderService {
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db
-      .transaction()
-      .execute((trx) =>
-        bulkUpdate<OrderRow>(
-          trx,
-          {
-            definition: orderList,
-            table: 'orders',
-            tagKind: 'order',
-            eventName: 'order.updated',
-            schema: Order,
-            toRecord: toOrder,
-          },
-          organizationId,
-          selection,
-          changes,
-        ),
-      );
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<OrderRow>(
+        trx,
+        {
+          definition: orderList,
+          table: 'orders',
+          tagKind: 'order',
+          eventName: 'order.updated',
+          schema: Order,
+          toRecord: toOrder,
+        },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
   }
 
   /**

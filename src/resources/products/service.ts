@@ -118,24 +118,22 @@ export class ProductService {
   }
 
   async bulkUpdate(organizationId: string, selection: SelectionParams, changes: BulkUpdateChanges): Promise<number> {
-    return this.db
-      .transaction()
-      .execute((trx) =>
-        bulkUpdate<ProductRow>(
-          trx,
-          {
-            definition: productList,
-            table: 'products',
-            tagKind: 'product',
-            eventName: 'product.updated',
-            schema: Product,
-            toRecord: toProduct,
-          },
-          organizationId,
-          selection,
-          changes,
-        ),
-      );
+    return this.db.transaction().execute((trx) =>
+      bulkUpdate<ProductRow>(
+        trx,
+        {
+          definition: productList,
+          table: 'products',
+          tagKind: 'product',
+          eventName: 'product.updated',
+          schema: Product,
+          toRecord: toProduct,
+        },
+        organizationId,
+        selection,
+        changes,
+      ),
+    );
   }
 
   async import(organizationId: string, body: ProductImportBody) {

@@ -310,14 +310,12 @@ function mutationArbitraries(operation: Operation, ctx: FuzzContext): fc.Weighte
   if (operation.permission !== 'any' && lacking.length) {
     add(
       1,
-      fc
-        .constantFrom(...lacking)
-        .map(({ key }) => (parts) => ({
-          ...parts,
-          authorization: `Bearer ${key}`,
-          label: 'auth:forbidden',
-          forced: [403],
-        })),
+      fc.constantFrom(...lacking).map(({ key }) => (parts) => ({
+        ...parts,
+        authorization: `Bearer ${key}`,
+        label: 'auth:forbidden',
+        forced: [403],
+      })),
     );
   }
 

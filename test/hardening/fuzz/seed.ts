@@ -118,15 +118,13 @@ export async function seedOrganization(
   await call('POST', '/orders/import', { data: orders });
   const memberIds: string[] = members.data.map((member: { id: string }) => member.id);
   await call('POST', '/loyalty-history', {
-    data: memberIds
-      .slice(0, 3)
-      .map((loyaltyMembershipId, i) => ({
-        loyaltyMembershipId,
-        kind: 'earned',
-        points: 10 + i,
-        createdAt: '2025-06-01T00:00:00Z',
-        key: `h-${i}`,
-      })),
+    data: memberIds.slice(0, 3).map((loyaltyMembershipId, i) => ({
+      loyaltyMembershipId,
+      kind: 'earned',
+      points: 10 + i,
+      createdAt: '2025-06-01T00:00:00Z',
+      key: `h-${i}`,
+    })),
   });
   for (const [i, loyaltyMembershipId] of memberIds.slice(0, 4).entries()) {
     await call('POST', '/loyalty-rewards', {

@@ -1,8 +1,8 @@
-import { activityList } from '../../loyalty-points/list.js';
-import { TRANSACTION_KINDS } from '../../loyalty-points/schemas.js';
-import { membershipList } from '../../loyalty-memberships/list.js';
-import { rewardList } from '../../loyalty-rewards/list.js';
-import { REWARD_STATUSES } from '../../loyalty-rewards/schemas.js';
+import { activityList } from '../../loyalty/activity/list.js';
+import { TRANSACTION_KINDS } from '../../loyalty/activity/schemas.js';
+import { membershipList } from '../../loyalty/memberships/list.js';
+import { rewardList } from '../../loyalty/rewards/list.js';
+import { REWARD_STATUSES } from '../../loyalty/rewards/schemas.js';
 import type { AnalyticsSource } from '../types.js';
 import { customerCountry, date, flag, oneOf, text, uuid } from './common.js';
 

@@ -1,9 +1,0 @@
-import type { ResourceModule } from '../../http/types.js';
-import { programRoutes } from './routes.js';
-
-export const loyaltyProgramsResource: ResourceModule = {
-  name: 'loyalty-programs',
-  description:
-    'Loyalty programs (D31, D34): points name and expiry, default reward expiry, tier window. Every organization starts with one.',
-  routes: programRoutes,
-};

@@ -1,0 +1,124 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../../../db/schema.js';
+import { recordEvents, type EventToRecord } from '../../../../events/outbox.js';
+import { LoyaltyPointsExpiringSoon } from '../../events/schemas.js';
+import { rewardEvent } from '../rewards/issue.js';
+import { toReward, type RewardRow } from '../../rewards/queries.js';
+
+const BATCH = 1000;
+
+/**
+ * Runs `step` in short transactions until a batch comes back smaller than the batch size. Each step marks what it
+ * announced (expiring_soon_sent_at) in the same transaction as its events, so every item is announced once, even
+ * across retries and several runners; rows a request holds are skipped (SKIP LOCKED) for a later night.
+ */
+async function inBatches(db: Kysely<DB>, step: (trx: Transaction<DB>) => Promise<number>, batchSize: number) {
+  let total = 0;
+  for (;;) {
+    const done = await db.transaction().execute(step);
+    total += done;
+    if (done < batchSize) return total;
+  }
+}
+
+/** loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), shaped as rewardEvent shapes every loyaltyReward.* event. */
+export async function announceExpiringRewards(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  days: number,
+  batchSize = BATCH,
+) {
+  const until = new Date(now.getTime() + days * 86_400_000);
+  return inBatches(
+    db,
+    async (trx) => {
+      const { rows } = await sql<RewardRow>`
+      with due as (
+        select id from loyalty_rewards
+        where organization_id = ${organizationId}::uuid and status = 'pending' and expires_at > ${now}::timestamptz
+          and expires_at <= ${until}::timestamptz and expiring_soon_sent_at is null
+        order by expires_at, id limit ${batchSize}
+        for update skip locked
+      )
+      update loyalty_rewards r set expiring_soon_sent_at = ${now}::timestamptz from due
+      where r.organization_id = ${organizationId}::uuid and r.id = due.id
+      returning r.*`.execute(trx);
+      if (rows.length === 0) return 0;
+      rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
+      await recordEvents(
+        trx,
+        rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))),
+      );
+      return rows.length;
+    },
+    batchSize,
+  );
+}
+
+interface DueCredit {
+  id: string;
+  loyalty_membership_id: string;
+  customer_id: string;
+  remaining: number;
+  expires_at: Date;
+  points_balance: number;
+}
+
+/**
+ * loyaltyPoints.expiringSoon: credits with points left that lapse within `days` are announced once each, grouped
+ * into one event per member and batch (points = what is left of them, expiresAt = the earliest).
+ */
+export async function announceExpiringPoints(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  days: number,
+  batchSize = BATCH,
+) {
+  const until = new Date(now.getTime() + days * 86_400_000);
+  return inBatches(
+    db,
+    async (trx) => {
+      const { rows } = await sql<DueCredit>`
+      with due as (
+        select id from loyalty_transactions
+        where organization_id = ${organizationId}::uuid and remaining > 0 and expires_at > ${now}::timestamptz
+          and expires_at <= ${until}::timestamptz and expiring_soon_sent_at is null
+        order by expires_at, id limit ${batchSize}
+        for update skip locked
+      ),
+      marked as (
+        update loyalty_transactions t set expiring_soon_sent_at = ${now}::timestamptz from due
+        where t.organization_id = ${organizationId}::uuid and t.id = due.id
+        returning t.id, t.loyalty_membership_id, t.customer_id, t.remaining, t.expires_at
+      )
+      select k.*, m.points_balance from marked k
+      join loyalty_memberships m on m.organization_id = ${organizationId}::uuid and m.id = k.loyalty_membership_id
+      order by k.loyalty_membership_id, k.expires_at, k.id`.execute(trx);
+      const byMember = new Map<string, DueCredit[]>();
+      for (const row of rows)
+        byMember.set(row.loyalty_membership_id, [...(byMember.get(row.loyalty_membership_id) ?? []), row]);
+      const events: EventToRecord[] = [...byMember.values()].map((credits) => ({
+        organizationId,
+        name: 'loyaltyPoints.expiringSoon',
+        schema: LoyaltyPointsExpiringSoon,
+        record: {
+          loyaltyMembershipId: credits[0]!.loyalty_membership_id,
+          customerId: credits[0]!.customer_id,
+          points: credits.reduce((sum, credit) => sum + credit.remaining, 0),
+          expiresAt: credits[0]!.expires_at.toISOString(),
+          pointsBalance: credits[0]!.points_balance,
+          credits: credits.map((credit) => ({
+            loyaltyTransactionId: credit.id,
+            points: credit.remaining,
+            expiresAt: credit.expires_at.toISOString(),
+          })),
+        } satisfies LoyaltyPointsExpiringSoon,
+      }));
+      await recordEvents(trx, events);
+      return rows.length;
+    },
+    batchSize,
+  );
+}

@@ -1,0 +1,156 @@
+import Type from 'typebox';
+import { authOf } from '../../../http/auth.js';
+import type { PatronApp, PlatformServices } from '../../../http/types.js';
+import { includeSchema, listQuerySchema } from '../../../lists/query.js';
+import { listEnvelope } from '../../common/envelope.js';
+import { IdParams, SkippedRow } from '../../common/schemas.js';
+import { EmbeddedCustomer } from '../../customers/schemas.js';
+import { membershipList } from './list.js';
+import { JoinBody, LoyaltyMembership, MembershipImportBody, MembershipPatchBody } from './schemas.js';
+import { LoyaltyMembershipService } from './service.js';
+
+const tags = ['loyalty-memberships'];
+/** A membership as lists and GET return it: include=customer adds the embedded customer. */
+const MembershipWithExtras = Type.Object(
+  { ...LoyaltyMembership.properties, customer: Type.Optional(EmbeddedCustomer) },
+  { additionalProperties: false },
+);
+
+export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void {
+  const memberships = new LoyaltyMembershipService(db);
+  const read = { permission: 'loyalty:read', cost: 1 };
+  const write = { permission: 'loyalty:write', cost: 1 };
+
+  app.get(
+    '/loyalty-memberships',
+    {
+      config: read,
+      schema: {
+        operationId: 'listLoyaltyMemberships',
+        summary: 'List loyalty memberships, newest first by default (include: customer)',
+        tags,
+        querystring: listQuerySchema(membershipList),
+        response: { 200: listEnvelope(MembershipWithExtras) },
+      },
+    },
+    async (request) => memberships.list(authOf(request).organizationId, request.query),
+  );
+
+  app.post(
+    '/loyalty-memberships',
+    {
+      config: {
+        ...write,
+        refusals: {
+          409: 'the customer is already an active member',
+          422: 'customerId or loyaltyProgramId names no record of the organization',
+        },
+      },
+      schema: {
+        operationId: 'joinLoyaltyProgram',
+        summary:
+          'A customer joins a program (201); a member who left is restored with their balances (200); triggers loyaltyMembership.created',
+        tags,
+        body: JoinBody,
+        response: { 200: LoyaltyMembership, 201: LoyaltyMembership },
+      },
+    },
+    async (request, reply) => {
+      const { membership, created } = await memberships.join(authOf(request).organizationId, request.body);
+      return reply.code(created ? 201 : 200).send(membership);
+    },
+  );
+
+  app.post(
+    '/loyalty-memberships/import',
+    {
+      config: {
+        permission: 'loyalty:write',
+        cost: 10,
+        refusals: { 422: 'with strict true, a row names a customer, program or tier that does not exist' },
+      },
+      schema: {
+        operationId: 'importLoyaltyMemberships',
+        summary:
+          'Create or update memberships (D34 rows: customer, loyaltyProgramId, pointsBalance, loyaltyTierId); at most 1,000 rows',
+        tags,
+        body: MembershipImportBody,
+        response: { 200: Type.Object({ data: Type.Array(LoyaltyMembership), skipped: Type.Array(SkippedRow) }) },
+      },
+    },
+    async (request) => memberships.import(authOf(request).organizationId, request.body),
+  );
+
+  app.get(
+    '/loyalty-memberships/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getLoyaltyMembership',
+        summary: 'One loyalty membership (include: customer)',
+        tags,
+        params: IdParams,
+        querystring: Type.Object(
+          { include: Type.Optional(includeSchema(membershipList)) },
+          { additionalProperties: false },
+        ),
+        response: { 200: MembershipWithExtras },
+      },
+    },
+    async (request) => memberships.get(authOf(request).organizationId, request.params.id, request.query.include),
+  );
+
+  app.patch(
+    '/loyalty-memberships/:id',
+    {
+      config: {
+        ...write,
+        refusals: {
+          409: 'tierAssignedManually true for a member without a tier',
+          422: "loyaltyTierId names no tier of the member's program",
+        },
+      },
+      schema: {
+        operationId: 'updateLoyaltyMembership',
+        summary:
+          'Pin a tier (loyaltyTierId, or tierAssignedManually true) or unpin it (tierAssignedManually false: recalculated at once); a new tier triggers loyaltyMembership.tierChanged',
+        tags,
+        params: IdParams,
+        body: MembershipPatchBody,
+        response: { 200: LoyaltyMembership },
+      },
+    },
+    async (request) => memberships.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.post(
+    '/loyalty-memberships/:id/leave',
+    {
+      config: { ...write, refusals: { 409: 'the member has already left' } },
+      schema: {
+        operationId: 'leaveLoyaltyProgram',
+        summary: 'The member leaves (leftAt set; balances kept for a rejoin); 409 if already left',
+        tags,
+        params: IdParams,
+        response: { 200: LoyaltyMembership },
+      },
+    },
+    async (request) => memberships.leave(authOf(request).organizationId, request.params.id),
+  );
+
+  app.delete(
+    '/loyalty-memberships/:id',
+    {
+      config: write,
+      schema: {
+        operationId: 'deleteLoyaltyMembership',
+        summary:
+          'Delete a membership with its points ledger, rewards and stamp cards; triggers loyaltyMembership.deleted',
+        tags,
+        params: IdParams,
+        response: { 200: LoyaltyMembership },
+      },
+    },
+    async (request) => memberships.delete(authOf(request).organizationId, request.params.id),
+  );
+}

@@ -1,0 +1,149 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, LoyaltyProgramsTable, RewardExpiryJson } from '../../../db/schema.js';
+import { unprocessable, validationError } from '../../../http/errors.js';
+import type { LoyaltyProgram } from './schemas.js';
+
+export type ProgramRow = Selectable<LoyaltyProgramsTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const toProgram = (row: ProgramRow): LoyaltyProgram => ({
+  id: row.id,
+  name: row.name,
+  pointsName: row.points_name,
+  defaultRewardExpiry: row.default_reward_expiry,
+  pointsExpiry: (row.points_expiry_days === null
+    ? { type: 'never' }
+    : { type: 'daysAfterEarning', days: row.points_expiry_days }) as LoyaltyProgram['pointsExpiry'],
+  tierWindow: (row.tier_window === 'rolling'
+    ? { type: 'rolling', months: row.tier_window_months }
+    : { type: 'lifetime' }) as LoyaltyProgram['tierWindow'],
+  metadata: row.metadata,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const findProgram = (db: Db, organizationId: string, id: string) =>
+  db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const lockProgram = (db: Db, organizationId: string, id: string) =>
+  db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+
+export interface ProgramColumns {
+  name?: string;
+  points_name?: string;
+  default_reward_expiry?: RewardExpiryJson;
+  points_expiry_days?: number | null;
+  tier_window?: 'lifetime' | 'rolling';
+  tier_window_months?: number | null;
+  metadata?: Record<string, string>;
+}
+
+export const insertProgram = (db: Db, organizationId: string, id: string, columns: ProgramColumns & { name: string }) =>
+  db
+    .insertInto('loyalty_programs')
+    .values({
+      organization_id: organizationId,
+      id,
+      ...columns,
+      ...(columns.default_reward_expiry
+        ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) }
+        : {}),
+      ...(columns.metadata ? { metadata: JSON.stringify(columns.metadata) } : {}),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const updateProgram = (db: Db, organizationId: string, id: string, columns: ProgramColumns) =>
+  db
+    .updateTable('loyalty_programs')
+    .set({
+      ...columns,
+      ...(columns.default_reward_expiry
+        ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) }
+        : {}),
+      ...(columns.metadata ? { metadata: JSON.stringify(columns.metadata) } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+export const deleteProgramRow = (db: Db, organizationId: string, id: string) =>
+  db
+    .deleteFrom('loyalty_programs')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+export const countPrograms = async (db: Db, organizationId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom('loyalty_programs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+export const countMembershipsOfProgram = async (db: Db, organizationId: string, programId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom('loyalty_memberships')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('loyalty_program_id', '=', programId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/**
+ * The program a request means (D34): the one named, or the organization's only program when none is named.
+ * A named program that does not exist is 422 (a reference to something missing); leaving it out while there are
+ * several is 400 naming the field.
+ */
+export async function resolveProgram(
+  db: Db,
+  organizationId: string,
+  programId: string | undefined,
+  path: string,
+): Promise<ProgramRow> {
+  if (programId !== undefined) {
+    const row = await findProgram(db, organizationId, programId);
+    if (!row)
+      throw unprocessable(`${path} names a loyalty program that does not exist in this organization.`, [
+        { path, message: 'no such loyalty program' },
+      ]);
+    return row;
+  }
+  const rows = await db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .limit(2)
+    .execute();
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length === 0) {
+    throw unprocessable('This organization has no loyalty program; create one with POST /v1/loyalty-programs.', [
+      { path, message: 'no loyalty program exists' },
+    ]);
+  }
+  throw validationError(
+    `Invalid request: ${path} is required when the organization has more than one loyalty program.`,
+    [{ path, message: 'is required when there are several programs' }],
+  );
+}

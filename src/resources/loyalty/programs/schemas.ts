@@ -1,0 +1,72 @@
+import Type, { type Static } from 'typebox';
+import { Metadata, MetadataInput, Timestamp, Uuid } from '../../common/schemas.js';
+import { dataBody } from '../body.js';
+import { discriminated } from '../discriminated.js';
+import { EXPIRY_DAYS, ExpiryInput, ExpiryOutput } from '../reward-schemas.js';
+
+export const PointsExpiryInput = discriminated(
+  [
+    Type.Object({ type: Type.Literal('never') }, { additionalProperties: false }),
+    Type.Object(
+      { type: Type.Literal('daysAfterEarning'), days: Type.Integer(EXPIRY_DAYS) },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'never | daysAfterEarning { days 1..3650 }: each credit of points lapses that many days after it was earned.',
+  },
+);
+export type PointsExpiry = Static<typeof PointsExpiryInput>;
+
+export const TIER_WINDOW_MONTHS = { minimum: 1, maximum: 120 } as const;
+export const TierWindowInput = discriminated(
+  [
+    Type.Object({ type: Type.Literal('lifetime') }, { additionalProperties: false }),
+    Type.Object(
+      { type: Type.Literal('rolling'), months: Type.Integer(TIER_WINDOW_MONTHS) },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'lifetime (tiers follow lifetime points, never reviewed) | rolling { months 1..120 } (points earned in the last months; reviewed at tierReviewAt).',
+  },
+);
+export type TierWindow = Static<typeof TierWindowInput>;
+
+/** A loyalty program (D31, D34): how points are named and expire, the default reward expiry, the tier window. */
+export const LoyaltyProgram = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    pointsName: Type.String({ description: 'What members call points, e.g. "stars".' }),
+    defaultRewardExpiry: ExpiryOutput,
+    pointsExpiry: Type.Object(
+      { type: Type.String() },
+      { additionalProperties: true, description: 'never | daysAfterEarning { days }.' },
+    ),
+    tierWindow: Type.Object(
+      { type: Type.String() },
+      { additionalProperties: true, description: 'lifetime | rolling { months }.' },
+    ),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'LoyaltyProgram', additionalProperties: false },
+);
+export type LoyaltyProgram = Static<typeof LoyaltyProgram>;
+
+export const programFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  pointsName: Type.String({ minLength: 1, maxLength: 50, description: 'Default "points".' }),
+  defaultRewardExpiry: ExpiryInput,
+  pointsExpiry: PointsExpiryInput,
+  tierWindow: TierWindowInput,
+  metadata: MetadataInput,
+};
+
+export const ProgramBody = dataBody(programFields);
+export type ProgramBody = Static<typeof ProgramBody>;
+export type ProgramFields = NonNullable<ProgramBody['data']>;

@@ -1,0 +1,141 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../../db/schema.js';
+import { recordEvents } from '../../../events/outbox.js';
+import { conflict, notFound } from '../../../http/errors.js';
+import { listPage } from '../../../lists/engine.js';
+import type { ListParams } from '../../../lists/query.js';
+import { unwrapData } from '../../common/body.js';
+import { requireFields, requireSomeField } from '../body.js';
+import { isForeignKeyViolation } from '../errors.js';
+import { normalizeExpiry } from '../reward-schemas.js';
+import { programList } from './list.js';
+import {
+  countMembershipsOfProgram,
+  countPrograms,
+  deleteProgramRow,
+  findProgram,
+  insertProgram,
+  lockProgram,
+  toProgram,
+  updateProgram,
+  type ProgramColumns,
+  type ProgramRow,
+} from './queries.js';
+import { LoyaltyProgram, type ProgramBody, type ProgramFields } from './schemas.js';
+
+const programEvent = (organizationId: string, name: string, row: ProgramRow) => ({
+  organizationId,
+  name,
+  schema: LoyaltyProgram,
+  record: toProgram(row),
+});
+
+function toColumns(fields: ProgramFields): ProgramColumns {
+  return {
+    ...(fields.name !== undefined ? { name: fields.name } : {}),
+    ...(fields.pointsName !== undefined ? { points_name: fields.pointsName } : {}),
+    ...(fields.defaultRewardExpiry !== undefined
+      ? { default_reward_expiry: normalizeExpiry(fields.defaultRewardExpiry) }
+      : {}),
+    ...(fields.pointsExpiry !== undefined
+      ? { points_expiry_days: fields.pointsExpiry.type === 'daysAfterEarning' ? fields.pointsExpiry.days : null }
+      : {}),
+    ...(fields.tierWindow !== undefined
+      ? {
+          tier_window: fields.tierWindow.type,
+          tier_window_months: fields.tierWindow.type === 'rolling' ? fields.tierWindow.months : null,
+        }
+      : {}),
+    ...(fields.metadata !== undefined ? { metadata: fields.metadata } : {}),
+  };
+}
+
+/**
+ * A changed tier window moves every automatically tiered member's next review: a rolling window reviews them one
+ * window from now (a grace period, not an instant downgrade); a lifetime window has no reviews.
+ */
+async function rescheduleReviews(trx: Transaction<DB>, organizationId: string, program: ProgramRow): Promise<void> {
+  await trx
+    .updateTable('loyalty_memberships')
+    .set({
+      tier_review_at:
+        program.tier_window === 'rolling'
+          ? sql<Date>`now() + make_interval(months => ${program.tier_window_months}::int)`
+          : null,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('loyalty_program_id', '=', program.id)
+    .where('loyalty_tier_id', 'is not', null)
+    .where('tier_assigned_manually', '=', false)
+    .execute();
+}
+
+export class LoyaltyProgramService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<ProgramRow>(this.db, programList, organizationId, params);
+    return { data: page.rows.map(toProgram), nextCursor: page.nextCursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<LoyaltyProgram> {
+    const row = await findProgram(this.db, organizationId, id);
+    if (!row) throw notFound('The loyalty program');
+    return toProgram(row);
+  }
+
+  async create(organizationId: string, body: ProgramBody | undefined): Promise<LoyaltyProgram> {
+    const { fields, path } = unwrapData<ProgramFields>(body, 'loyalty program');
+    requireFields(fields, ['name'], path);
+    return this.db.transaction().execute(async (trx) => {
+      const row = await insertProgram(trx, organizationId, uuidv7(), { ...toColumns(fields), name: fields.name! });
+      await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.created', row)]);
+      return toProgram(row);
+    });
+  }
+
+  async update(organizationId: string, id: string, body: ProgramBody | undefined): Promise<LoyaltyProgram> {
+    const { fields, path } = unwrapData<ProgramFields>(body, 'loyalty program');
+    requireSomeField(fields, path);
+    return this.db.transaction().execute(async (trx) => {
+      const before = await lockProgram(trx, organizationId, id);
+      if (!before) throw notFound('The loyalty program');
+      const row = (await updateProgram(trx, organizationId, id, toColumns(fields)))!;
+      if (row.tier_window !== before.tier_window || row.tier_window_months !== before.tier_window_months) {
+        await rescheduleReviews(trx, organizationId, row);
+      }
+      await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.updated', row)]);
+      return toProgram(row);
+    });
+  }
+
+  /**
+   * Deletes a program with its tiers and rules. A program with members stays (409: delete or move them first), and
+   * so does the organization's last program (D34: there is always one to join).
+   */
+  async delete(organizationId: string, id: string): Promise<LoyaltyProgram> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        if (!(await lockProgram(trx, organizationId, id))) throw notFound('The loyalty program');
+        const members = await countMembershipsOfProgram(trx, organizationId, id);
+        if (members > 0) {
+          throw conflict(
+            `The loyalty program has ${members} member${members === 1 ? '' : 's'}; delete their memberships first.`,
+          );
+        }
+        if ((await countPrograms(trx, organizationId)) === 1) {
+          throw conflict("This is the organization's only loyalty program; create another before deleting it.");
+        }
+        const row = (await deleteProgramRow(trx, organizationId, id))!;
+        await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.deleted', row)]);
+        return toProgram(row);
+      });
+    } catch (error) {
+      // A member who joined between the count and the delete: the foreign key keeps the program.
+      if (isForeignKeyViolation(error))
+        throw conflict('The loyalty program gained members while being deleted; delete their memberships first.');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, LoyaltyRulesTable } from '../../../db/schema.js';
+import type { LoyaltyRule } from './schemas.js';
+
+export type RuleRow = Selectable<LoyaltyRulesTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export const toRule = (row: RuleRow): LoyaltyRule => ({
+  id: row.id,
+  loyaltyProgramId: row.loyalty_program_id,
+  section: row.section,
+  name: row.name,
+  config: row.config,
+  isActive: row.is_active,
+  metadata: row.metadata,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+/** A rule in configuration; a deleted one is 404 here (rewards still reach it by id). */
+export const findLiveRule = (db: Db, organizationId: string, id: string) =>
+  db
+    .selectFrom('loyalty_rules')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+
+/**
+ * The live, active rules of a program's sections, e.g. every earning rule on an order (earning and claiming use
+ * it), in creation order.
+ */
+export const activeRules = (
+  db: Db,
+  organizationId: string,
+  programId: string,
+  sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][],
+) =>
+  db
+    .selectFrom('loyalty_rules')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('loyalty_program_id', '=', programId)
+    .where('section', 'in', typeof sections === 'string' ? [sections] : sections)
+    .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();

@@ -1,0 +1,127 @@
+import { sql, type Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { DB } from '../../../db/schema.js';
+import { recordEvents } from '../../../events/outbox.js';
+import { notFound, validationError } from '../../../http/errors.js';
+import { listPage } from '../../../lists/engine.js';
+import type { ListParams } from '../../../lists/query.js';
+import { unwrapData } from '../../common/body.js';
+import { requireFields, requireSomeField } from '../body.js';
+import { resolveProgram } from '../programs/queries.js';
+import { checkConfig } from './config.js';
+import { ruleList } from './list.js';
+import { findLiveRule, toRule, type RuleRow } from './queries.js';
+import { LoyaltyRule, type RuleBody, type RuleFields } from './schemas.js';
+
+const ruleEvent = (organizationId: string, name: string, row: RuleRow) => ({
+  organizationId,
+  name,
+  schema: LoyaltyRule,
+  record: toRule(row),
+});
+
+export class LoyaltyRuleService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<RuleRow>(this.db, ruleList, organizationId, params);
+    return { data: page.rows.map(toRule), nextCursor: page.nextCursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<LoyaltyRule> {
+    const row = await findLiveRule(this.db, organizationId, id);
+    if (!row) throw notFound('The loyalty rule');
+    return toRule(row);
+  }
+
+  async create(organizationId: string, body: RuleBody | undefined): Promise<LoyaltyRule> {
+    const { fields, path } = unwrapData<RuleFields>(body, 'loyalty rule');
+    requireFields(fields, ['section', 'name', 'config'], path);
+    const config = checkConfig(fields.section!, fields.config, `${path}.config`);
+    return this.db.transaction().execute(async (trx) => {
+      const program = await resolveProgram(
+        trx,
+        organizationId,
+        fields.loyaltyProgramId?.toLowerCase(),
+        `${path}.loyaltyProgramId`,
+      );
+      const row = await trx
+        .insertInto('loyalty_rules')
+        .values({
+          organization_id: organizationId,
+          id: uuidv7(),
+          loyalty_program_id: program.id,
+          section: fields.section!,
+          name: fields.name!,
+          config: JSON.stringify(config),
+          ...(fields.isActive !== undefined ? { is_active: fields.isActive } : {}),
+          ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvents(trx, [ruleEvent(organizationId, 'loyaltyRule.created', row)]);
+      return toRule(row);
+    });
+  }
+
+  /** name, config (replaced wholesale, checked against the rule's section), isActive, metadata. */
+  async update(organizationId: string, id: string, body: RuleBody | undefined): Promise<LoyaltyRule> {
+    const { fields, path } = unwrapData<RuleFields>(body, 'loyalty rule');
+    requireSomeField(fields, path);
+    for (const fixed of ['loyaltyProgramId', 'section'] as const) {
+      if (fields[fixed] !== undefined) {
+        throw validationError(`Invalid request: ${path}.${fixed} cannot change; create a new rule instead.`, [
+          { path: `${path}.${fixed}`, message: 'cannot be changed' },
+        ]);
+      }
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const before = await trx
+        .selectFrom('loyalty_rules')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!before) throw notFound('The loyalty rule');
+      const config =
+        fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
+      const row = await trx
+        .updateTable('loyalty_rules')
+        .set({
+          ...(fields.name !== undefined ? { name: fields.name } : {}),
+          ...(config !== undefined ? { config: JSON.stringify(config) } : {}),
+          ...(fields.isActive !== undefined ? { is_active: fields.isActive } : {}),
+          ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
+          updated_at: sql<Date>`now()`,
+        })
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvents(trx, [ruleEvent(organizationId, 'loyaltyRule.updated', row)]);
+      return toRule(row);
+    });
+  }
+
+  /**
+   * Removes the rule from configuration: it stops earning and issuing, and answers 404 from now on, but the row stays
+   * so rewards it issued keep their loyaltyRuleId and include=rule.
+   */
+  async delete(organizationId: string, id: string): Promise<LoyaltyRule> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('loyalty_rules')
+        .set({ deleted_at: sql<Date>`now()`, is_active: false, updated_at: sql<Date>`now()` })
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw notFound('The loyalty rule');
+      await recordEvents(trx, [ruleEvent(organizationId, 'loyaltyRule.deleted', row)]);
+      return toRule(row);
+    });
+  }
+}

@@ -1,0 +1,171 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { isUniqueViolation } from '../../../db/errors.js';
+import type { DB, LoyaltyTiersTable } from '../../../db/schema.js';
+import { recordEvents } from '../../../events/outbox.js';
+import { conflict, notFound, validationError } from '../../../http/errors.js';
+import { listPage } from '../../../lists/engine.js';
+import type { ListParams } from '../../../lists/query.js';
+import { unwrapData } from '../../common/body.js';
+import { requireFields, requireSomeField } from '../body.js';
+import { isForeignKeyViolation } from '../errors.js';
+import { recalculateTiers } from '../engine/tiers.js';
+import { resolveProgram } from '../programs/queries.js';
+import { tierList } from './list.js';
+import { LoyaltyTier, type TierBody, type TierFields } from './schemas.js';
+
+type TierRow = Selectable<LoyaltyTiersTable>;
+
+const toTier = (row: TierRow): LoyaltyTier => ({
+  id: row.id,
+  loyaltyProgramId: row.loyalty_program_id,
+  name: row.name,
+  thresholdPoints: row.threshold_points,
+  position: row.position,
+  metadata: row.metadata,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+const tierEvent = (organizationId: string, name: string, row: TierRow) => ({
+  organizationId,
+  name,
+  schema: LoyaltyTier,
+  record: toTier(row),
+});
+const thresholdTaken = (threshold: number | undefined) =>
+  conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
+
+export class LoyaltyTierService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private find(organizationId: string, id: string) {
+    return this.db
+      .selectFrom('loyalty_tiers')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async list(organizationId: string, params: ListParams) {
+    const page = await listPage<TierRow>(this.db, tierList, organizationId, params);
+    return { data: page.rows.map(toTier), nextCursor: page.nextCursor };
+  }
+
+  async get(organizationId: string, id: string): Promise<LoyaltyTier> {
+    const row = await this.find(organizationId, id);
+    if (!row) throw notFound('The loyalty tier');
+    return toTier(row);
+  }
+
+  /** A new tier applies at once: the program's unpinned members are recalculated (loyaltyMembership.tierChanged). */
+  async create(organizationId: string, body: TierBody | undefined): Promise<LoyaltyTier> {
+    const { fields, path } = unwrapData<TierFields>(body, 'loyalty tier');
+    requireFields(fields, ['name', 'thresholdPoints'], path);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const program = await resolveProgram(
+          trx,
+          organizationId,
+          fields.loyaltyProgramId?.toLowerCase(),
+          `${path}.loyaltyProgramId`,
+        );
+        const row = await trx
+          .insertInto('loyalty_tiers')
+          .values({
+            organization_id: organizationId,
+            id: uuidv7(),
+            loyalty_program_id: program.id,
+            name: fields.name!,
+            threshold_points: fields.thresholdPoints!,
+            ...(fields.position !== undefined ? { position: fields.position } : {}),
+            ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const moved = await recalculateTiers(trx, organizationId, { programId: program.id }, 'full');
+        await recordEvents(trx, [tierEvent(organizationId, 'loyaltyTier.created', row), ...moved]);
+        return toTier(row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw thresholdTaken(fields.thresholdPoints);
+      throw error;
+    }
+  }
+
+  /** A changed threshold applies at once to the program's unpinned members. The program cannot change. */
+  async update(organizationId: string, id: string, body: TierBody | undefined): Promise<LoyaltyTier> {
+    const { fields, path } = unwrapData<TierFields>(body, 'loyalty tier');
+    requireSomeField(fields, path);
+    if (fields.loyaltyProgramId !== undefined) {
+      throw validationError(
+        `Invalid request: ${path}.loyaltyProgramId cannot change; create a tier in the other program instead.`,
+        [{ path: `${path}.loyaltyProgramId`, message: 'cannot be changed' }],
+      );
+    }
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom('loyalty_tiers')
+          .selectAll()
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!before) throw notFound('The loyalty tier');
+        const row = await trx
+          .updateTable('loyalty_tiers')
+          .set({
+            ...(fields.name !== undefined ? { name: fields.name } : {}),
+            ...(fields.thresholdPoints !== undefined ? { threshold_points: fields.thresholdPoints } : {}),
+            ...(fields.position !== undefined ? { position: fields.position } : {}),
+            ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
+            updated_at: sql<Date>`now()`,
+          })
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const moved =
+          row.threshold_points !== before.threshold_points
+            ? await recalculateTiers(trx, organizationId, { programId: row.loyalty_program_id }, 'full')
+            : [];
+        await recordEvents(trx, [tierEvent(organizationId, 'loyaltyTier.updated', row), ...moved]);
+        return toTier(row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw thresholdTaken(fields.thresholdPoints);
+      throw error;
+    }
+  }
+
+  /** A tier that members hold stays (409): move them first (pin another tier, or change thresholds). */
+  async delete(organizationId: string, id: string): Promise<LoyaltyTier> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const holders = await trx
+          .selectFrom('loyalty_memberships')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('organization_id', '=', organizationId)
+          .where('loyalty_tier_id', '=', id)
+          .executeTakeFirstOrThrow();
+        const row = await trx
+          .deleteFrom('loyalty_tiers')
+          .where('organization_id', '=', organizationId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) throw notFound('The loyalty tier');
+        if (Number(holders.n) > 0)
+          throw conflict(
+            `${holders.n} member${Number(holders.n) === 1 ? ' holds' : 's hold'} this tier; move them to another tier first.`,
+          );
+        await recordEvents(trx, [tierEvent(organizationId, 'loyaltyTier.deleted', row)]);
+        return toTier(row);
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw conflict('Members hold this tier; move them to another tier first.');
+      throw error;
+    }
+  }
+}
