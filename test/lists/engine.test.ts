@@ -14,7 +14,7 @@ import { compileSelection, listPage } from '../../src/lists/engine.js';
 import { listQuerySchema } from '../../src/lists/query.js';
 import { chooseRowByRow } from '../../src/lists/related.js';
 import type { ListDefinition } from '../../src/lists/types.js';
-import { listEnvelope } from '../../src/resources/common/envelope.js';
+import { listEnvelope } from '../../src/records/envelope.js';
 import { productList } from '../../src/resources/products/list.js';
 import { allResources, startTestApp, type TestApp, type Tenant } from '../support/app.js';
 

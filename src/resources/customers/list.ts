@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FieldDef, ListDefinition } from '../../lists/types.js';
-import { tagNamesOf } from '../common/tags.js';
+import { tagNamesOf } from '../../resource-kit/tags.js';
 import { EMAIL_OPT_OUT_SOURCES } from './schemas.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   TagsInput,
   Timestamp,
   Uuid,
-} from '../common/schemas.js';
+} from '../../records/common.js';
 
 export const EMAIL_OPT_OUT_SOURCES = ['customer', 'merchant', 'import', 'platform'] as const;
 

@@ -5,11 +5,11 @@ import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
-import { checkImportSize, recordImportRows, type Skipped } from '../common/imports.js';
-import { lockRecord } from '../common/records.js';
-import { replaceTags } from '../common/tags.js';
-import { normalizeTags } from '../common/text.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
+import { checkImportSize, recordImportRows, type Skipped } from '../../resource-kit/imports.js';
+import { lockRecord } from '../../resource-kit/editable.js';
+import { replaceTags } from '../../resource-kit/tags.js';
+import { normalizeTags } from '../../resource-kit/text.js';
 import { customerList } from './list.js';
 import {
   countOrdersOfCustomer,

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
-import { countBy } from '../common/counts.js';
-import { latestImportJobs } from '../common/imports.js';
-import { tagNamesOf } from '../common/tags.js';
+import { countBy } from '../../resource-kit/counts.js';
+import { latestImportJobs } from '../../resource-kit/imports.js';
+import { tagNamesOf } from '../../resource-kit/tags.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../customers/schemas.js';
 import { customersOfOrders, itemsOfOrders } from './queries.js';
 import { joinedCustomerFields } from '../customers/list.js';

@@ -12,7 +12,7 @@ import {
   TagsInput,
   Timestamp,
   Uuid,
-} from '../common/schemas.js';
+} from '../../records/common.js';
 
 /** The base product record (no extras) that a line item embeds. */
 export const OrderItemProduct = Type.Omit(

@@ -5,18 +5,24 @@ import { recordEvents } from '../../events/outbox.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
-import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
-import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
+import {
+  checkImportSize,
+  recordImportRows,
+  refuseDuplicates,
+  strictFailure,
+  type Skipped,
+} from '../../resource-kit/imports.js';
+import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/editable.js';
 import {
   resolveCustomers,
   resolveProductsWithVariants,
   resolveSites,
   resolveVariant,
   type ProductVariants,
-} from '../common/references.js';
-import { replaceTags } from '../common/tags.js';
-import { MAX_METADATA_KEYS, normalizeTags } from '../common/text.js';
+} from '../../resource-kit/references.js';
+import { replaceTags } from '../../resource-kit/tags.js';
+import { MAX_METADATA_KEYS, normalizeTags } from '../../resource-kit/text.js';
 import { earnFromOrders } from '../loyalty/engine/earning/earn-orders.js';
 import { redeemOrderCodes } from '../loyalty/engine/rewards/order-codes.js';
 import { orderList } from './list.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
-import { latestImportJobs } from '../common/imports.js';
-import { tagNamesOf } from '../common/tags.js';
-import { countBy } from '../common/counts.js';
+import { latestImportJobs } from '../../resource-kit/imports.js';
+import { tagNamesOf } from '../../resource-kit/tags.js';
+import { countBy } from '../../resource-kit/counts.js';
 import { variantsOf } from './queries.js';
 
 /** What GET /products can filter, sort, search and include (service.md Products table). */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
-import { productsBySlug } from '../common/references.js';
+import { productsBySlug } from '../../resource-kit/references.js';
 import { REVIEW_FIELDS, type ReviewFields } from '../reviews/serialize.js';
 import type { Variant } from './schemas.js';
 

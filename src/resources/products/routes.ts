@@ -2,8 +2,8 @@ import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
-import { BulkUpdateBody, Count } from '../common/schemas.js';
-import { listEnvelope } from '../common/envelope.js';
+import { BulkUpdateBody, Count } from '../../records/common.js';
+import { listEnvelope } from '../../records/envelope.js';
 import { productList } from './list.js';
 import {
   Product,

@@ -9,7 +9,7 @@ import {
   TagsInput,
   Timestamp,
   Uuid,
-} from '../common/schemas.js';
+} from '../../records/common.js';
 
 export const Variant = Type.Object(
   {

@@ -5,12 +5,18 @@ import { recordEvents } from '../../events/outbox.js';
 import { notFound } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { bulkUpdate, type BulkUpdateChanges } from '../common/bulk-update.js';
-import { checkImportSize, recordImportRows, refuseDuplicates, strictFailure, type Skipped } from '../common/imports.js';
-import { deleteRecord, lockRecord, updateEditable } from '../common/records.js';
-import { resolveSites } from '../common/references.js';
-import { replaceTags } from '../common/tags.js';
-import { normalizeTags } from '../common/text.js';
+import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
+import {
+  checkImportSize,
+  recordImportRows,
+  refuseDuplicates,
+  strictFailure,
+  type Skipped,
+} from '../../resource-kit/imports.js';
+import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/editable.js';
+import { resolveSites } from '../../resource-kit/references.js';
+import { replaceTags } from '../../resource-kit/tags.js';
+import { normalizeTags } from '../../resource-kit/text.js';
 import { publishedReviewsChanged } from '../review-summaries/triggers.js';
 import { reviewEvent } from '../reviews/events.js';
 import { productList } from './list.js';

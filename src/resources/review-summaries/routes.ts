@@ -1,7 +1,7 @@
 import { authOf } from '../../http/auth.js';
 import { optionalBody } from '../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
-import { IdParams } from '../common/schemas.js';
+import { IdParams } from '../../records/common.js';
 import { NoBody, RegenerateResult, ReviewSummary, ReviewSummaryOrNull, SuppressBody } from './schemas.js';
 import { ReviewSummaryService } from './service.js';
 

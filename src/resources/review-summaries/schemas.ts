@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp, Uuid } from '../common/schemas.js';
+import { Timestamp, Uuid } from '../../records/common.js';
 
 export const THEME_SENTIMENTS = ['positive', 'negative', 'mixed'] as const;
 export type ThemeSentiment = (typeof THEME_SENTIMENTS)[number];

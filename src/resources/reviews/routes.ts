@@ -2,8 +2,8 @@ import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
-import { listEnvelope } from '../common/envelope.js';
-import { Count } from '../common/schemas.js';
+import { listEnvelope } from '../../records/envelope.js';
+import { Count } from '../../records/common.js';
 import { reviewList } from './list.js';
 import {
   Review,

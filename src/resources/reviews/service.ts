@@ -4,7 +4,7 @@ import { recordEvents } from '../../events/outbox.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { compileSelection, listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { MAX_METADATA_KEYS } from '../common/text.js';
+import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { notifySummaries, reviewEvent } from './events.js';
 import { importReviews } from './import.js';
 import { reviewList } from './list.js';

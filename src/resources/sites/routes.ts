@@ -1,8 +1,8 @@
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { listQuerySchema } from '../../lists/query.js';
-import { listEnvelope } from '../common/envelope.js';
-import { IdParams } from '../common/schemas.js';
+import { listEnvelope } from '../../records/envelope.js';
+import { IdParams } from '../../records/common.js';
 import { siteList } from './list.js';
 import { Site, SiteBody } from './schemas.js';
 import { SiteService } from './service.js';

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp, Uuid } from '../common/schemas.js';
+import { Timestamp, Uuid } from '../../records/common.js';
 
 /** A site (D28): a store the organization's data comes from. */
 export const Site = Type.Object(

@@ -6,8 +6,8 @@ import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
 import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
-import { unwrapData } from '../common/body.js';
-import { UUID_PATTERN } from '../common/references.js';
+import { unwrapData } from '../../resource-kit/body.js';
+import { UUID_PATTERN } from '../../resource-kit/references.js';
 import {
   countOrdersOfSite,
   deleteSiteRow,

@@ -2,8 +2,8 @@ import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../lists/query.js';
-import { listEnvelope } from '../common/envelope.js';
-import { IdParams, Tag } from '../common/schemas.js';
+import { listEnvelope } from '../../records/envelope.js';
+import { IdParams, Tag } from '../../records/common.js';
 import { TAG_KINDS, TagPatch, TagRecord, type TagKindInfo } from './schemas.js';
 import { TagService } from './service.js';
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { TagKind } from '../../db/schema.js';
-import { Tag } from '../common/schemas.js';
+import { Tag } from '../../records/common.js';
 
 /** A tag record as the list and get endpoints show it: `count` only with include=count. */
 export const TagRecord = Type.Object(

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp, Uuid } from '../common/schemas.js';
+import { Timestamp, Uuid } from '../../records/common.js';
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const;
 

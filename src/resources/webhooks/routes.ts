@@ -1,8 +1,8 @@
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { listQuerySchema } from '../../lists/query.js';
-import { listEnvelope } from '../common/envelope.js';
-import { IdParams } from '../common/schemas.js';
+import { listEnvelope } from '../../records/envelope.js';
+import { IdParams } from '../../records/common.js';
 import { webhookList } from './list.js';
 import { WebhookBody, WebhookEndpoint, WebhookEventCatalog } from './schemas.js';
 import { WebhookService } from './service.js';

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../events/webhook-url.js';
-import { Timestamp, Uuid } from '../common/schemas.js';
+import { Timestamp, Uuid } from '../../records/common.js';
 
 export const MIN_SECRET_LENGTH = 16;
 export const MAX_SECRET_LENGTH = 256;

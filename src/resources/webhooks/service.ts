@@ -9,7 +9,7 @@ import type { WebhookUrlPolicy } from '../../events/webhook-url.js';
 import { notFound, validationError, type ErrorDetail } from '../../http/errors.js';
 import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
-import { unwrapData } from '../common/body.js';
+import { unwrapData } from '../../resource-kit/body.js';
 import { toChanges } from './input.js';
 import { webhookList } from './list.js';
 import {

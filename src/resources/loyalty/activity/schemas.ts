@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, Timestamp, Uuid } from '../../common/schemas.js';
+import { Metadata, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 
 export const TRANSACTION_KINDS = ['earned', 'spent', 'adjusted', 'expired'] as const;

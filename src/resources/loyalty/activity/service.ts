@@ -4,7 +4,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { validationError } from '../../../http/errors.js';
 import { listPage, withIncludes } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { applyPoints } from '../engine/ledger.js';
 import { activityList } from './list.js';

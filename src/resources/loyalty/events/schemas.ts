@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, NullableTimestamp, SkippedRow, Timestamp, Uuid } from '../../common/schemas.js';
+import { MetadataInput, NullableTimestamp, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 import { LoyaltyMembership } from '../memberships/schemas.js';
 import { LoyaltyTransaction } from '../activity/schemas.js';

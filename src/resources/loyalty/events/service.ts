@@ -4,7 +4,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
 import { compileSelection } from '../../../lists/engine.js';
 import type { SelectionParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';

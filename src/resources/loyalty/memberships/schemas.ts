@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { NullableTimestamp, Timestamp, Uuid } from '../../common/schemas.js';
+import { NullableTimestamp, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 
 /**

@@ -7,7 +7,7 @@ import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../programs/queries.js';

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, MetadataInput, Timestamp, Uuid } from '../../common/schemas.js';
+import { Metadata, MetadataInput, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 import { discriminated } from '../discriminated.js';
 import { EXPIRY_DAYS, ExpiryInput, ExpiryOutput } from '../reward-schemas.js';

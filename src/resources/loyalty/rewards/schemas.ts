@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, NullableTimestamp, Timestamp, Uuid } from '../../common/schemas.js';
+import { Metadata, NullableTimestamp, Timestamp, Uuid } from '../../../records/common.js';
 import { EmbeddedCustomer } from '../../customers/schemas.js';
 import { dataBody } from '../body.js';
 import { Fulfillment, RewardInput, RewardOutput } from '../reward-schemas.js';

@@ -5,7 +5,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { CODE_ALPHABET } from '../engine/codes.js';
 import { normalizeReward, refusePointsReward, type CouponReward, type Reward } from '../reward-schemas.js';

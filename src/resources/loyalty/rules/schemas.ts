@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, MetadataInput, Timestamp, Uuid } from '../../common/schemas.js';
+import { Metadata, MetadataInput, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 
 const Section = Type.Union(

@@ -5,7 +5,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { notFound, validationError } from '../../../http/errors.js';
 import { listPage } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../programs/queries.js';
 import { checkConfig } from './config.js';

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, MetadataInput, Timestamp, Uuid } from '../../common/schemas.js';
+import { Metadata, MetadataInput, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
 
 /** A tier of a program (D31): members whose qualifying points reach thresholdPoints hold it. */

@@ -6,7 +6,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../../http/errors.js';
 import { listPage } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../common/body.js';
+import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { isForeignKeyViolation } from '../errors.js';
 import { recalculateTiers } from '../engine/tiers.js';

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import { conflict, unprocessable, validationError } from '../../../../http/errors.js';
-import { resolveCustomers } from '../../../common/references.js';
+import { resolveCustomers } from '../../../../resource-kit/references.js';
 import { lockMembership, lockMembershipOf } from '../../memberships/queries.js';
 import type { MembershipRow } from '../../memberships/serialize.js';
 import { resolveProgram } from '../../programs/queries.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB } from '../db/schema.js';
 
 /** Number of rows of `table` per owner id (for *Count includes), one grouped query for the page. */
 export async function countBy(

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB, TagKind } from '../../db/schema.js';
-import { recordEvents } from '../../events/outbox.js';
-import { Tag } from './schemas.js';
+import type { DB, TagKind } from '../db/schema.js';
+import { recordEvents } from '../events/outbox.js';
+import { Tag } from '../records/common.js';
 
 const EVENT_PREFIX: Record<TagKind, string> = { customer: 'customerTag', order: 'orderTag', product: 'productTag' };
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;

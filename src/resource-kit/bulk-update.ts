@@ -1,11 +1,11 @@
 import { sql, type Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
-import type { DB, TagKind } from '../../db/schema.js';
-import { recordEvents } from '../../events/outbox.js';
-import { validationError } from '../../http/errors.js';
-import { compileSelection } from '../../lists/engine.js';
-import type { SelectionParams } from '../../lists/query.js';
-import type { ListDefinition } from '../../lists/types.js';
+import type { DB, TagKind } from '../db/schema.js';
+import { recordEvents } from '../events/outbox.js';
+import { validationError } from '../http/errors.js';
+import { compileSelection } from '../lists/engine.js';
+import type { SelectionParams } from '../lists/query.js';
+import type { ListDefinition } from '../lists/types.js';
 import { addAndRemoveTags } from './tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from './text.js';
 

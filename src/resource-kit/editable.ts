@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, Metadata } from '../../db/schema.js';
+import type { DB, Metadata } from '../db/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Static } from 'typebox';
-import { plainArrayLiteral } from '../../db/arrays.js';
-import { PREPARE } from '../../db/prepared.js';
-import type { DB } from '../../db/schema.js';
-import { ApiError, unprocessable, validationError } from '../../http/errors.js';
-import { MAX_IMPORT_ROWS, type SkippedRow } from './schemas.js';
+import { plainArrayLiteral } from '../db/arrays.js';
+import { PREPARE } from '../db/prepared.js';
+import type { DB } from '../db/schema.js';
+import { ApiError, unprocessable, validationError } from '../http/errors.js';
+import { MAX_IMPORT_ROWS, type SkippedRow } from '../records/common.js';
 
 /** A row an import left out, and why; itemIndex names the order item at fault. */
 export type Skipped = Static<typeof SkippedRow>;

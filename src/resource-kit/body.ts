@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../http/errors.js';
 
 /**
  * D22's two body forms: the fields inside `data` (the reference form) or at the top level (the guide's form).

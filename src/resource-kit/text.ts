@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../http/errors.js';
 
 /** D6: trims tag names, collapses duplicates, refuses names that are empty once trimmed. */
 export function normalizeTags(tags: readonly string[], path: string): string[] {
