@@ -1,10 +1,10 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { TSchema } from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
 import { PREPARE } from '../db/prepared.js';
-import type { DB } from '../db/schema.js';
 import { serializeRecord } from './serialize.js';
+import type { Executor } from '../db/executor.js';
 
 /** Events per statement: bounds one statement's memory; arrays travel as single parameters, so no 65,535 limit. */
 const INSERT_CHUNK = 5_000;
@@ -42,10 +42,7 @@ export const SQL_UUID_V7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_rand
  * pool: recording outside one would break that promise. Call it last in the transaction: it locks the subscribed
  * endpoints until commit, which is what makes per-endpoint sequences follow commit order (see 0005_webhooks.ts).
  */
-export async function recordEvents(
-  trx: Transaction<DB> | Kysely<DB>,
-  events: readonly EventToRecord[],
-): Promise<RecordedEvent[]> {
+export async function recordEvents(trx: Executor, events: readonly EventToRecord[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const recorded: RecordedEvent[] = [];
   for (let start = 0; start < events.length; start += INSERT_CHUNK) {
@@ -57,7 +54,7 @@ export async function recordEvents(
   return recorded;
 }
 
-export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: EventToRecord): Promise<RecordedEvent> {
+export async function recordEvent(trx: Executor, event: EventToRecord): Promise<RecordedEvent> {
   const [recorded] = await recordEvents(trx, [event]);
   return recorded!;
 }
@@ -74,11 +71,7 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, event: Even
  * The sequence update reads the row version the lock returned (READ COMMITTED re-checks an updated row against
  * its newest version), so a concurrent recorder that committed first is never overwritten.
  */
-async function recordChunk(
-  trx: Transaction<DB> | Kysely<DB>,
-  events: readonly EventToRecord[],
-  ids: readonly string[],
-) {
+async function recordChunk(trx: Executor, events: readonly EventToRecord[], ids: readonly string[]) {
   await sql`${PREPARE}select ${recordEventsCall(events, ids)}`.execute(trx);
 }
 

@@ -1,14 +1,13 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { DB, Metadata } from '../db/schema.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../db/executor.js';
 
 /** Store records whose only editable fields are metadata (replaced wholesale) and notes (service.md rule 2). */
 export type EditableTable = 'orders' | 'products';
 
 /** PATCH of a store record: the fields sent replace the stored ones; the caller has checked that the record exists. */
 export async function updateEditable<T extends EditableTable>(
-  trx: Db,
+  trx: Executor,
   table: T,
   organizationId: string,
   id: string,
@@ -28,7 +27,7 @@ export async function updateEditable<T extends EditableTable>(
 
 /** Deletes the record (what references it cascades or is handled by the caller); undefined when there was none. */
 export async function deleteRecord<T extends EditableTable>(
-  trx: Db,
+  trx: Executor,
   table: T,
   organizationId: string,
   id: string,
@@ -46,7 +45,7 @@ export async function deleteRecord<T extends EditableTable>(
  * so concurrent writers wait for each other instead of deadlocking.
  */
 export async function lockRecord(
-  trx: Db,
+  trx: Executor,
   table: EditableTable | 'customers',
   organizationId: string,
   id: string,

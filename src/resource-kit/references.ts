@@ -1,12 +1,11 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Executor } from '../db/executor.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Sites named by id or domain (D28), resolved in one query: returns reference → site id. */
 export async function resolveSites(
-  db: Db,
+  db: Executor,
   organizationId: string,
   references: readonly string[],
 ): Promise<Map<string, string>> {
@@ -49,7 +48,7 @@ export async function resolveSites(
  * case-insensitively (the unique index is on lower(email)).
  */
 export async function resolveCustomers(
-  db: Db,
+  db: Executor,
   organizationId: string,
   references: readonly string[],
 ): Promise<Map<string, string>> {
@@ -76,7 +75,7 @@ export async function resolveCustomers(
  * (they are case-sensitive); an id wins over a slug that happens to look like one.
  */
 export async function resolveProducts(
-  db: Db,
+  db: Executor,
   organizationId: string,
   references: readonly string[],
 ): Promise<Map<string, string>> {
@@ -132,7 +131,7 @@ export interface ProductVariants {
  * both): reference → product id, and product id → its variants for resolveVariant.
  */
 export async function resolveProductsWithVariants(
-  db: Db,
+  db: Executor,
   organizationId: string,
   references: readonly string[],
 ): Promise<{ products: Map<string, string>; variants: Map<string, ProductVariants> }> {

@@ -1,10 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, EmailOptOutSource, Metadata } from '../../db/schema.js';
+import { sql } from 'kysely';
+import type { EmailOptOutSource, Metadata } from '../../db/schema.js';
 import type { CustomerRow } from './serialize.js';
+import type { Executor } from '../../db/executor.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
-
-export const findCustomer = (db: Db, organizationId: string, id: string) =>
+export const findCustomer = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('customers')
     .selectAll()
@@ -13,7 +12,7 @@ export const findCustomer = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /** The customer, locked until the transaction ends: no order can be written against it meanwhile. */
-export const lockCustomer = (trx: Db, organizationId: string, id: string) =>
+export const lockCustomer = (trx: Executor, organizationId: string, id: string) =>
   trx
     .selectFrom('customers')
     .selectAll()
@@ -31,7 +30,7 @@ export interface CustomerChanges {
 /**
  * PATCH /customers/{id}. Opting out keeps an earlier opt-out's time and source; opting back in clears them.
  */
-export const updateCustomer = (trx: Db, organizationId: string, id: string, changes: CustomerChanges) =>
+export const updateCustomer = (trx: Executor, organizationId: string, id: string, changes: CustomerChanges) =>
   trx
     .updateTable('customers')
     .set({
@@ -54,7 +53,7 @@ export const updateCustomer = (trx: Db, organizationId: string, id: string, chan
     .returningAll()
     .executeTakeFirstOrThrow();
 
-export const countOrdersOfCustomer = async (trx: Db, organizationId: string, customerId: string) =>
+export const countOrdersOfCustomer = async (trx: Executor, organizationId: string, customerId: string) =>
   Number(
     (
       await trx
@@ -67,7 +66,7 @@ export const countOrdersOfCustomer = async (trx: Db, organizationId: string, cus
   );
 
 /** Deletes the customer; its tag links go with it (customer_tags cascades). */
-export const deleteCustomerRow = (trx: Db, organizationId: string, id: string) =>
+export const deleteCustomerRow = (trx: Executor, organizationId: string, id: string) =>
   trx
     .deleteFrom('customers')
     .where('organization_id', '=', organizationId)
@@ -77,7 +76,7 @@ export const deleteCustomerRow = (trx: Db, organizationId: string, id: string) =
 
 /** Import matching: each given email → the id of the customer stored with it (case-insensitive), in one query. */
 export async function customerIdsByEmail(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   emails: readonly string[],
 ): Promise<Map<string, string>> {
@@ -105,7 +104,7 @@ export interface NewCustomer {
 
 /** Import: the new customers in one multi-row insert. */
 export async function insertCustomers(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   customers: readonly NewCustomer[],
 ): Promise<CustomerRow[]> {
@@ -140,7 +139,7 @@ export async function insertCustomers(
  * earlier opt-out's time (and its source unless the row names one); opting in clears both.
  */
 export async function updateImportedCustomers(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   patches: readonly (Record<string, unknown> & { id: string })[],
   mergeMetadata: boolean,

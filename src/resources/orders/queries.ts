@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../db/arrays.js';
 import { PREPARE } from '../../db/prepared.js';
 import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
@@ -6,10 +6,9 @@ import { toCustomer } from '../customers/serialize.js';
 import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
 import { toProduct } from '../products/service.js';
 import type { Order, OrderItem } from './schemas.js';
+import type { Executor } from '../../db/executor.js';
 
 export type OrderRow = Selectable<OrdersTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 /** The columns toOrder reads: what an import returns from its writes (not organization_id, earn_loyalty, discount_codes). */
 const ORDER_FIELDS = [
   'id',
@@ -55,7 +54,7 @@ export const toOrder = (row: OrderFields): Order => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findOrder = (db: Db, organizationId: string, id: string) =>
+export const findOrder = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('orders')
     .selectAll()
@@ -65,7 +64,7 @@ export const findOrder = (db: Db, organizationId: string, id: string) =>
 
 /** The customer of each order (include=customer), one query for the page. */
 export async function customersOfOrders(
-  db: Db,
+  db: Executor,
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -99,7 +98,7 @@ type ItemRow = Pick<
  * variant they were sold as: null once that product or variant has been deleted.
  */
 export async function itemsOfOrders(
-  db: Db,
+  db: Executor,
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -165,7 +164,7 @@ export async function itemsOfOrders(
  * index, and a plain join is hashed over the whole organization when it is a large part of the table.
  */
 export async function ordersByRemoteId(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   remoteIds: readonly string[],
 ): Promise<Map<string, string>> {
@@ -307,7 +306,7 @@ export const itemsFingerprint = (
 
 /** The stored line items' fingerprint of each order, one query (orders without items are absent). */
 export async function storedItemFingerprints(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, string>> {

@@ -1,6 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { DB, OrganizationsTable } from '../../db/schema.js';
+import type { Executor } from '../../db/executor.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 
@@ -17,6 +18,6 @@ export const listOrganizations = (db: Kysely<DB>) =>
   db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
 
 export const insertOrganization = (
-  db: Kysely<DB> | Transaction<DB>,
+  db: Executor,
   values: { id: string; name: string; timezone: string; api_requests_per_minute?: number },
 ) => db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();

@@ -1,8 +1,9 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
 import { REVIEW_FIELDS, type ReviewFields } from '../reviews/serialize.js';
 import type { Variant } from './schemas.js';
+import type { Executor } from '../../db/executor.js';
 
 export type ProductRow = Selectable<ProductsTable>;
 export type VariantRow = Selectable<ProductVariantsTable>;
@@ -11,8 +12,6 @@ export type ProductFields = Pick<
   ProductRow,
   'id' | 'slug' | 'title' | 'description' | 'image_url' | 'url' | 'metadata' | 'notes' | 'created_at' | 'updated_at'
 >;
-type Db = Kysely<DB> | Transaction<DB>;
-
 /** The variant columns the API shows; toVariant reads no others. */
 export type VariantFields = Pick<
   VariantRow,
@@ -30,7 +29,7 @@ export const toVariant = (row: VariantFields): Variant => ({
   metadata: row.metadata,
 });
 
-export const findProduct = (db: Db, organizationId: string, id: string) =>
+export const findProduct = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('products')
     .selectAll()
@@ -60,7 +59,7 @@ export async function variantsOf(db: Kysely<DB>, organizationId: string, product
 
 /** Import matching: slug → product id, one unique-index probe per slug (see productsBySlug). */
 export async function productIdsBySlug(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   slugs: readonly string[],
 ): Promise<Map<string, string>> {
@@ -74,7 +73,7 @@ export async function productIdsBySlug(
  * the reviews as they are now (unlinked) or were (deleted), for their events.
  */
 export async function detachReviews(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   productId: string,
   cascade: boolean,
@@ -96,7 +95,7 @@ export async function detachReviews(
     .execute();
 }
 
-export const cascadeDeleteReviews = async (trx: Db, organizationId: string) =>
+export const cascadeDeleteReviews = async (trx: Executor, organizationId: string) =>
   (
     await trx
       .selectFrom('organizations')
@@ -105,7 +104,7 @@ export const cascadeDeleteReviews = async (trx: Db, organizationId: string) =>
       .executeTakeFirstOrThrow()
   ).cascade_delete_reviews;
 
-export const findVariant = (db: Db, organizationId: string, productId: string, variantId: string) =>
+export const findVariant = (db: Executor, organizationId: string, productId: string, variantId: string) =>
   db
     .selectFrom('product_variants')
     .selectAll()
@@ -114,7 +113,7 @@ export const findVariant = (db: Db, organizationId: string, productId: string, v
     .where('id', '=', variantId)
     .executeTakeFirst();
 
-export const updateVariantMetadata = (trx: Db, organizationId: string, variantId: string, metadata: Metadata) =>
+export const updateVariantMetadata = (trx: Executor, organizationId: string, variantId: string, metadata: Metadata) =>
   trx
     .updateTable('product_variants')
     .set({ metadata: JSON.stringify(metadata), updated_at: sql<Date>`now()` })

@@ -1,18 +1,16 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql } from 'kysely';
 import { toCustomer, type CustomerRow } from '../customers/serialize.js';
 import type { ProductFields } from '../products/queries.js';
 import { toProduct } from '../products/service.js';
 import { REVIEW_FIELDS, type ReviewFields } from './serialize.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../db/executor.js';
 
 /** `r.id, r.product_id, …`: the columns toReview reads, for RETURNING and SELECT lists. */
 export const reviewColumns = (alias?: string) =>
   sql.raw(REVIEW_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
 
 export async function findReview(
-  db: Db,
+  db: Executor,
   organizationId: string,
   id: string,
   lock = false,
@@ -25,7 +23,7 @@ export async function findReview(
 
 /** The reviewer of each review (include=customer), one query for the page; a deleted customer is absent. */
 export async function customersOfReviews(
-  db: Db,
+  db: Executor,
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -38,7 +36,7 @@ export async function customersOfReviews(
 
 /** The reviewed product of each review (include=product, base fields), one query for the page; unlinked ones are absent. */
 export async function productsOfReviews(
-  db: Db,
+  db: Executor,
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -62,7 +60,7 @@ export interface ReviewEdit {
  * the stored ones (nothing written: updatedAt stays and no event is due).
  */
 export async function editReview(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   id: string,
   edit: ReviewEdit,
@@ -83,7 +81,11 @@ export async function editReview(
   return rows[0];
 }
 
-export async function deleteReview(trx: Db, organizationId: string, id: string): Promise<ReviewFields | undefined> {
+export async function deleteReview(
+  trx: Executor,
+  organizationId: string,
+  id: string,
+): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
     delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${reviewColumns()}`.execute(
     trx,
@@ -93,7 +95,7 @@ export async function deleteReview(trx: Db, organizationId: string, id: string):
 
 /** Every review the customer wrote, deleted (a deleted customer's words go with them). */
 export async function deleteReviewsOfCustomer(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   customerId: string,
 ): Promise<ReviewFields[]> {
@@ -112,7 +114,7 @@ export type ChangedReview = ReviewFields & { old_published: boolean; old_flagged
  * whose values change are written (and returned, with their previous publication and flag).
  */
 export async function bulkEditReviews(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   ids: readonly string[],
   changes: {

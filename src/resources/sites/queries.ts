@@ -1,10 +1,9 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, SitesTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { SitesTable } from '../../db/schema.js';
 import type { Site } from './schemas.js';
+import type { Executor } from '../../db/executor.js';
 
 export type SiteRow = Selectable<SitesTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 export const toSite = (row: SiteRow): Site => ({
   id: row.id,
   name: row.name,
@@ -15,7 +14,7 @@ export const toSite = (row: SiteRow): Site => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findSite = (db: Db, organizationId: string, id: string) =>
+export const findSite = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('sites')
     .selectAll()
@@ -24,7 +23,7 @@ export const findSite = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /** The site, locked against concurrent changes and against new orders referencing it until the transaction ends. */
-export const lockSite = (trx: Db, organizationId: string, id: string) =>
+export const lockSite = (trx: Executor, organizationId: string, id: string) =>
   trx
     .selectFrom('sites')
     .selectAll()
@@ -34,7 +33,7 @@ export const lockSite = (trx: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 export const insertSite = (
-  trx: Db,
+  trx: Executor,
   values: { organizationId: string; id: string; name: string; domain: string; platform: string; currencyCode: string },
 ) =>
   trx
@@ -51,7 +50,7 @@ export const insertSite = (
     .executeTakeFirstOrThrow();
 
 export const updateSite = (
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   id: string,
   changes: {
@@ -75,7 +74,7 @@ export const updateSite = (
     .returningAll()
     .executeTakeFirst();
 
-export const countOrdersOfSite = async (trx: Db, organizationId: string, siteId: string) =>
+export const countOrdersOfSite = async (trx: Executor, organizationId: string, siteId: string) =>
   Number(
     (
       await trx
@@ -88,7 +87,7 @@ export const countOrdersOfSite = async (trx: Db, organizationId: string, siteId:
   );
 
 /** Deletes the site; its product links go with it (product_sites cascades). */
-export const deleteSiteRow = (trx: Db, organizationId: string, id: string) =>
+export const deleteSiteRow = (trx: Executor, organizationId: string, id: string) =>
   trx
     .deleteFrom('sites')
     .where('organization_id', '=', organizationId)

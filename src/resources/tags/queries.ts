@@ -1,12 +1,11 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, TagKind, TagsTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { TagKind, TagsTable } from '../../db/schema.js';
+import type { Executor } from '../../db/executor.js';
 
 export type TagRow = Selectable<TagsTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
 
-export const findTag = (db: Db, organizationId: string, kind: TagKind, id: string) =>
+export const findTag = (db: Executor, organizationId: string, kind: TagKind, id: string) =>
   db
     .selectFrom('tags')
     .selectAll()
@@ -16,7 +15,7 @@ export const findTag = (db: Db, organizationId: string, kind: TagKind, id: strin
     .executeTakeFirst();
 
 /** Another tag of the same kind already called `name`, if any. */
-export const findTagNamed = (db: Db, organizationId: string, kind: TagKind, name: string, exceptId: string) =>
+export const findTagNamed = (db: Executor, organizationId: string, kind: TagKind, name: string, exceptId: string) =>
   db
     .selectFrom('tags')
     .select('id')
@@ -26,7 +25,7 @@ export const findTagNamed = (db: Db, organizationId: string, kind: TagKind, name
     .where('id', '<>', exceptId)
     .executeTakeFirst();
 
-export const renameTag = (trx: Db, organizationId: string, kind: TagKind, id: string, name: string) =>
+export const renameTag = (trx: Executor, organizationId: string, kind: TagKind, id: string, name: string) =>
   trx
     .updateTable('tags')
     .set({ name, updated_at: sql<Date>`now()` })
@@ -37,7 +36,7 @@ export const renameTag = (trx: Db, organizationId: string, kind: TagKind, id: st
     .executeTakeFirst();
 
 /** Deletes the tag; its links to records go with it (foreign keys cascade). */
-export const deleteTagRow = (trx: Db, organizationId: string, kind: TagKind, id: string) =>
+export const deleteTagRow = (trx: Executor, organizationId: string, kind: TagKind, id: string) =>
   trx
     .deleteFrom('tags')
     .where('organization_id', '=', organizationId)
@@ -48,7 +47,7 @@ export const deleteTagRow = (trx: Db, organizationId: string, kind: TagKind, id:
 
 /** Number of records carrying each tag (include=count), one grouped query for the page. */
 export async function recordCounts(
-  db: Db,
+  db: Executor,
   organizationId: string,
   kind: TagKind,
   tagIds: readonly string[],

@@ -1,13 +1,12 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, WebhookDeliveriesTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { WebhookDeliveriesTable } from '../../db/schema.js';
 import { SQL_UUID_V7 } from '../../events/outbox.js';
 import type { SendOutcome } from '../../jobs/dispatcher/sender.js';
 import type { WebhookDelivery } from './schemas.js';
+import type { Executor } from '../../db/executor.js';
 
 /** A row of the webhook_delivery_records view (the table's columns, payload always present). */
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 export const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   id: row.id,
   webhookId: row.webhook_id,
@@ -23,7 +22,7 @@ export const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findEndpoint = (db: Db, organizationId: string, id: string) =>
+export const findEndpoint = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('webhook_endpoints')
     .select(['id', 'is_active'])
@@ -32,7 +31,7 @@ export const findEndpoint = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /** The endpoint, locked so its sequence can be drawn; the whole row, for the test ping's data. */
-export const lockEndpoint = (trx: Db, organizationId: string, id: string) =>
+export const lockEndpoint = (trx: Executor, organizationId: string, id: string) =>
   trx
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -41,7 +40,7 @@ export const lockEndpoint = (trx: Db, organizationId: string, id: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const findDelivery = (db: Db, organizationId: string, webhookId: string, id: string) =>
+export const findDelivery = (db: Executor, organizationId: string, webhookId: string, id: string) =>
   db
     .selectFrom('webhook_delivery_records')
     .select(['event_id', 'event_name', 'idempotency_key', sql<string>`payload::text`.as('body')])
@@ -56,7 +55,7 @@ export const findDelivery = (db: Db, organizationId: string, webhookId: string, 
  * to be recorded "interrupted" rather than lost.
  */
 export const insertManualDelivery = (
-  trx: Db,
+  trx: Executor,
   values: {
     organizationId: string;
     webhookId: string;
@@ -80,7 +79,7 @@ export const insertManualDelivery = (
     from endpoint
     returning *`.execute(trx);
 
-export const recordOutcome = (db: Db, organizationId: string, id: string, outcome: SendOutcome) =>
+export const recordOutcome = (db: Executor, organizationId: string, id: string, outcome: SendOutcome) =>
   db
     .updateTable('webhook_deliveries')
     .set({

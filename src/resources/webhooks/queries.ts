@@ -1,10 +1,9 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, WebhookEndpointsTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { WebhookEndpointsTable } from '../../db/schema.js';
 import type { WebhookEndpoint } from './schemas.js';
+import type { Executor } from '../../db/executor.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 export const toWebhookEndpoint = (row: WebhookEndpointRow): WebhookEndpoint => ({
   id: row.id,
   url: row.url,
@@ -15,7 +14,7 @@ export const toWebhookEndpoint = (row: WebhookEndpointRow): WebhookEndpoint => (
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findWebhookEndpoint = (db: Db, organizationId: string, id: string) =>
+export const findWebhookEndpoint = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -28,7 +27,7 @@ export const findWebhookEndpoint = (db: Db, organizationId: string, id: string) 
  * subscribed to the event in that same order; taking ours first in that order means a change to an endpoint can
  * never hold one endpoint while waiting for a lower one (a deadlock with a concurrent recorder).
  */
-export const lockOrganizationEndpoints = (trx: Db, organizationId: string) =>
+export const lockOrganizationEndpoints = (trx: Executor, organizationId: string) =>
   trx
     .selectFrom('webhook_endpoints')
     .select('id')
@@ -38,7 +37,7 @@ export const lockOrganizationEndpoints = (trx: Db, organizationId: string) =>
     .execute();
 
 export const insertWebhookEndpoint = (
-  trx: Db,
+  trx: Executor,
   values: {
     organizationId: string;
     id: string;
@@ -69,7 +68,12 @@ export interface WebhookEndpointChanges {
   secretCiphertext?: string | null | undefined;
 }
 
-export const updateWebhookEndpoint = (trx: Db, organizationId: string, id: string, changes: WebhookEndpointChanges) =>
+export const updateWebhookEndpoint = (
+  trx: Executor,
+  organizationId: string,
+  id: string,
+  changes: WebhookEndpointChanges,
+) =>
   trx
     .updateTable('webhook_endpoints')
     .set({
@@ -85,7 +89,7 @@ export const updateWebhookEndpoint = (trx: Db, organizationId: string, id: strin
     .executeTakeFirst();
 
 /** Deletes the endpoint; its delivery log goes with it (webhook_deliveries cascades). */
-export const deleteWebhookEndpointRow = (trx: Db, organizationId: string, id: string) =>
+export const deleteWebhookEndpointRow = (trx: Executor, organizationId: string, id: string) =>
   trx
     .deleteFrom('webhook_endpoints')
     .where('organization_id', '=', organizationId)

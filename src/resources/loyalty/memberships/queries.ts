@@ -1,14 +1,12 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../../../db/schema.js';
+import { sql } from 'kysely';
 import { isUniqueViolation } from '../../../db/errors.js';
 import { referralCode } from '../engine/codes.js';
 import { constraintOf } from '../errors.js';
 import type { MembershipRow } from './serialize.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../../db/executor.js';
 
 /** A customer's memberships (every program, left or not): deleting the customer removes them by cascade. */
-export const membershipsOfCustomer = (db: Db, organizationId: string, customerId: string) =>
+export const membershipsOfCustomer = (db: Executor, organizationId: string, customerId: string) =>
   db
     .selectFrom('loyalty_memberships')
     .selectAll()
@@ -17,7 +15,7 @@ export const membershipsOfCustomer = (db: Db, organizationId: string, customerId
     .orderBy('id')
     .execute();
 
-export const findMembership = (db: Db, organizationId: string, id: string) =>
+export const findMembership = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_memberships')
     .selectAll()
@@ -25,7 +23,7 @@ export const findMembership = (db: Db, organizationId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-export const lockMembership = (db: Db, organizationId: string, id: string) =>
+export const lockMembership = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_memberships')
     .selectAll()
@@ -34,7 +32,7 @@ export const lockMembership = (db: Db, organizationId: string, id: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const membershipsByIds = (db: Db, organizationId: string, ids: readonly string[]) =>
+export const membershipsByIds = (db: Executor, organizationId: string, ids: readonly string[]) =>
   ids.length === 0
     ? Promise.resolve([] as MembershipRow[])
     : db
@@ -44,7 +42,7 @@ export const membershipsByIds = (db: Db, organizationId: string, ids: readonly s
         .where('id', 'in', [...ids])
         .execute();
 
-export const lockMembershipOf = (db: Db, organizationId: string, programId: string, customerId: string) =>
+export const lockMembershipOf = (db: Executor, organizationId: string, programId: string, customerId: string) =>
   db
     .selectFrom('loyalty_memberships')
     .selectAll()
@@ -65,7 +63,7 @@ export interface NewMembership {
 
 /** Inserts memberships with fresh referral codes (a rare code clash is retried by withFreshReferralCodes). */
 export async function insertMemberships(
-  db: Db,
+  db: Executor,
   organizationId: string,
   rows: readonly NewMembership[],
 ): Promise<MembershipRow[]> {
@@ -104,7 +102,7 @@ export async function withFreshReferralCodes<T>(run: () => Promise<T>): Promise<
   }
 }
 
-export const customerExists = async (db: Db, organizationId: string, customerId: string) =>
+export const customerExists = async (db: Executor, organizationId: string, customerId: string) =>
   Boolean(
     await db
       .selectFrom('customers')
@@ -114,7 +112,7 @@ export const customerExists = async (db: Db, organizationId: string, customerId:
       .executeTakeFirst(),
   );
 
-export const deleteMembershipRow = (db: Db, organizationId: string, id: string) =>
+export const deleteMembershipRow = (db: Executor, organizationId: string, id: string) =>
   db
     .deleteFrom('loyalty_memberships')
     .where('organization_id', '=', organizationId)
@@ -122,7 +120,7 @@ export const deleteMembershipRow = (db: Db, organizationId: string, id: string) 
     .returningAll()
     .executeTakeFirst();
 
-export const findTier = (db: Db, organizationId: string, id: string) =>
+export const findTier = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_tiers')
     .selectAll()
@@ -131,7 +129,7 @@ export const findTier = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /** The customers of some memberships, one query (include=customer). */
-export async function customersOfMemberships(db: Db, organizationId: string, membershipIds: readonly string[]) {
+export async function customersOfMemberships(db: Executor, organizationId: string, membershipIds: readonly string[]) {
   const rows = await db
     .selectFrom('loyalty_memberships as m')
     .innerJoin('customers as c', (join) =>

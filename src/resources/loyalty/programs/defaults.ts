@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB } from '../../../db/schema.js';
+import type { Executor } from '../../../db/executor.js';
 
 export const DEFAULT_PROGRAM_NAME = 'Loyalty program';
 
@@ -8,7 +7,7 @@ export const DEFAULT_PROGRAM_NAME = 'Loyalty program';
  * D34: every organization starts with one program (points never expire, rewards never expire, lifetime tiers), so
  * members can join and be imported before anything is configured. Migration 0009 gave existing organizations theirs.
  */
-export const insertDefaultProgram = (db: Kysely<DB> | Transaction<DB>, organizationId: string) =>
+export const insertDefaultProgram = (db: Executor, organizationId: string) =>
   db
     .insertInto('loyalty_programs')
     .values({ organization_id: organizationId, id: uuidv7(), name: DEFAULT_PROGRAM_NAME })

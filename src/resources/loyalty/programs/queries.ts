@@ -1,11 +1,10 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, LoyaltyProgramsTable, RewardExpiryJson } from '../../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { LoyaltyProgramsTable, RewardExpiryJson } from '../../../db/schema.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
 import type { LoyaltyProgram } from './schemas.js';
+import type { Executor } from '../../../db/executor.js';
 
 export type ProgramRow = Selectable<LoyaltyProgramsTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 export const toProgram = (row: ProgramRow): LoyaltyProgram => ({
   id: row.id,
   name: row.name,
@@ -22,7 +21,7 @@ export const toProgram = (row: ProgramRow): LoyaltyProgram => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findProgram = (db: Db, organizationId: string, id: string) =>
+export const findProgram = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_programs')
     .selectAll()
@@ -30,7 +29,7 @@ export const findProgram = (db: Db, organizationId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-export const lockProgram = (db: Db, organizationId: string, id: string) =>
+export const lockProgram = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_programs')
     .selectAll()
@@ -49,7 +48,12 @@ export interface ProgramColumns {
   metadata?: Record<string, string>;
 }
 
-export const insertProgram = (db: Db, organizationId: string, id: string, columns: ProgramColumns & { name: string }) =>
+export const insertProgram = (
+  db: Executor,
+  organizationId: string,
+  id: string,
+  columns: ProgramColumns & { name: string },
+) =>
   db
     .insertInto('loyalty_programs')
     .values({
@@ -64,7 +68,7 @@ export const insertProgram = (db: Db, organizationId: string, id: string, column
     .returningAll()
     .executeTakeFirstOrThrow();
 
-export const updateProgram = (db: Db, organizationId: string, id: string, columns: ProgramColumns) =>
+export const updateProgram = (db: Executor, organizationId: string, id: string, columns: ProgramColumns) =>
   db
     .updateTable('loyalty_programs')
     .set({
@@ -80,7 +84,7 @@ export const updateProgram = (db: Db, organizationId: string, id: string, column
     .returningAll()
     .executeTakeFirst();
 
-export const deleteProgramRow = (db: Db, organizationId: string, id: string) =>
+export const deleteProgramRow = (db: Executor, organizationId: string, id: string) =>
   db
     .deleteFrom('loyalty_programs')
     .where('organization_id', '=', organizationId)
@@ -88,7 +92,7 @@ export const deleteProgramRow = (db: Db, organizationId: string, id: string) =>
     .returningAll()
     .executeTakeFirst();
 
-export const countPrograms = async (db: Db, organizationId: string) =>
+export const countPrograms = async (db: Executor, organizationId: string) =>
   Number(
     (
       await db
@@ -99,7 +103,7 @@ export const countPrograms = async (db: Db, organizationId: string) =>
     ).n,
   );
 
-export const countMembershipsOfProgram = async (db: Db, organizationId: string, programId: string) =>
+export const countMembershipsOfProgram = async (db: Executor, organizationId: string, programId: string) =>
   Number(
     (
       await db
@@ -117,7 +121,7 @@ export const countMembershipsOfProgram = async (db: Db, organizationId: string, 
  * several is 400 naming the field.
  */
 export async function resolveProgram(
-  db: Db,
+  db: Executor,
   organizationId: string,
   programId: string | undefined,
   path: string,

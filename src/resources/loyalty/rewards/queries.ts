@@ -1,9 +1,8 @@
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type {
   CustomersTable,
-  DB,
   LoyaltyMembershipsTable,
   LoyaltyRewardsTable,
   LoyaltyRuleSection,
@@ -11,12 +10,11 @@ import type {
 } from '../../../db/schema.js';
 import { toCustomer } from '../../customers/serialize.js';
 import type { EmbeddedMembership, LoyaltyReward, RewardRule } from './schemas.js';
+import type { Executor } from '../../../db/executor.js';
 
 export type RewardRow = Selectable<LoyaltyRewardsTable>;
 export type MembershipRow = Selectable<LoyaltyMembershipsTable>;
 type CustomerRow = Selectable<CustomersTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 /** The one mapping from a reward row to its API shape (the sixteen fields, no extras). */
 export const toReward = (row: RewardRow): LoyaltyReward => ({
   id: row.id,
@@ -51,7 +49,7 @@ export const toEmbeddedMembership = (row: MembershipRow): EmbeddedMembership => 
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const findReward = (db: Db, organizationId: string, id: string) =>
+export const findReward = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_rewards')
     .selectAll()
@@ -60,7 +58,7 @@ export const findReward = (db: Db, organizationId: string, id: string) =>
     .executeTakeFirst();
 
 /** The reward, locked until the transaction ends, so two transitions of one reward run one after the other. */
-export const lockReward = (trx: Db, organizationId: string, where: { id: string } | { code: string }) =>
+export const lockReward = (trx: Executor, organizationId: string, where: { id: string } | { code: string }) =>
   trx
     .selectFrom('loyalty_rewards')
     .selectAll()
@@ -72,7 +70,7 @@ export const lockReward = (trx: Db, organizationId: string, where: { id: string 
 /* ---- include=customer, membership, rule: one query each for a page ---- */
 
 export async function customersOfRewards(
-  db: Db,
+  db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -90,7 +88,7 @@ export async function customersOfRewards(
 }
 
 export async function membershipsOfRewards(
-  db: Db,
+  db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -108,7 +106,7 @@ export async function membershipsOfRewards(
 }
 
 export async function rulesOfRewards(
-  db: Db,
+  db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -159,7 +157,7 @@ const CUSTOMER_COLUMNS = [
  * (insertIssuedRewards).
  */
 export async function loadMembers(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   membershipIds: readonly string[],
   lock: 'update' | 'none',
@@ -204,7 +202,7 @@ export async function loadMembers(
 }
 
 export const loadMember = async (
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   membershipId: string,
   lock: 'update' | 'none',
@@ -262,7 +260,7 @@ const rewardWritesJson = (writes: readonly RewardWrite[]) =>
  * A reward whose code is already used in the organization is not written either (draw another code).
  */
 export async function insertIssuedRewards(
-  db: Db,
+  db: Executor,
   organizationId: string,
   writes: readonly RewardWrite[],
   events?: RawBuilder<number>,
@@ -318,7 +316,7 @@ export interface Transition {
 
 /** Moves one locked pending reward to its new status. */
 export async function transitionReward(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   id: string,
   change: Transition,
@@ -341,7 +339,7 @@ export async function transitionReward(
  * Up to `limit` pending rewards due by `now`, locked; rows another transaction holds (a redeem in flight) are
  * skipped rather than waited for, so the sweep never stalls API traffic and picks them up next time if still due.
  */
-export const lockDueRewards = (trx: Db, organizationId: string, now: Date, limit: number) =>
+export const lockDueRewards = (trx: Executor, organizationId: string, now: Date, limit: number) =>
   sql<RewardRow>`
     select * from loyalty_rewards
     where organization_id = ${organizationId}::uuid and status = 'pending' and expires_at is not null and expires_at <= ${now}::timestamptz
@@ -353,7 +351,7 @@ export const lockDueRewards = (trx: Db, organizationId: string, now: Date, limit
 
 /** Expires the given locked rewards with their new fulfillment, in one statement. */
 export async function expireRewards(
-  trx: Db,
+  trx: Executor,
   organizationId: string,
   changes: readonly { id: string; fulfillment: Record<string, unknown> | null }[],
   at: Date,
@@ -370,7 +368,7 @@ export async function expireRewards(
 
 /* ---- references ---- */
 
-export const orderExists = async (db: Db, organizationId: string, orderId: string) =>
+export const orderExists = async (db: Executor, organizationId: string, orderId: string) =>
   Boolean(
     await db
       .selectFrom('orders')
@@ -390,7 +388,7 @@ export interface RuleRow {
   deleted_at: Date | null;
 }
 
-export const findRule = (db: Db, organizationId: string, id: string): Promise<RuleRow | undefined> =>
+export const findRule = (db: Executor, organizationId: string, id: string): Promise<RuleRow | undefined> =>
   db
     .selectFrom('loyalty_rules')
     .select(['id', 'loyalty_program_id', 'section', 'name', 'config', 'is_active', 'deleted_at'])
@@ -400,7 +398,7 @@ export const findRule = (db: Db, organizationId: string, id: string): Promise<Ru
 
 /** The rule of each reward that has one, by id, for events and responses built inside a transaction. */
 export async function rulesById(
-  db: Db,
+  db: Executor,
   organizationId: string,
   ids: readonly string[],
 ): Promise<Map<string, RewardRule>> {

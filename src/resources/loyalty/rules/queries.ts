@@ -1,10 +1,9 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, LoyaltyRulesTable } from '../../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { LoyaltyRulesTable } from '../../../db/schema.js';
 import type { LoyaltyRule } from './schemas.js';
+import type { Executor } from '../../../db/executor.js';
 
 export type RuleRow = Selectable<LoyaltyRulesTable>;
-type Db = Kysely<DB> | Transaction<DB>;
-
 export const toRule = (row: RuleRow): LoyaltyRule => ({
   id: row.id,
   loyaltyProgramId: row.loyalty_program_id,
@@ -18,7 +17,7 @@ export const toRule = (row: RuleRow): LoyaltyRule => ({
 });
 
 /** A rule in configuration; a deleted one is 404 here (rewards still reach it by id). */
-export const findLiveRule = (db: Db, organizationId: string, id: string) =>
+export const findLiveRule = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('loyalty_rules')
     .selectAll()
@@ -32,7 +31,7 @@ export const findLiveRule = (db: Db, organizationId: string, id: string) =>
  * it), in creation order.
  */
 export const activeRules = (
-  db: Db,
+  db: Executor,
   organizationId: string,
   programId: string,
   sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][],

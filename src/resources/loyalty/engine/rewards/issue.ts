@@ -1,6 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { DB } from '../../../../db/schema.js';
 import { recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
 import { toCustomer } from '../../../customers/serialize.js';
@@ -17,6 +15,7 @@ import {
   type RewardWrite,
 } from '../../rewards/queries.js';
 import { LoyaltyReward, type RewardRule } from '../../rewards/schemas.js';
+import type { Executor } from '../../../../db/executor.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
 const CODE_ATTEMPTS = 5;
@@ -149,7 +148,7 @@ export const issueExpiry = (request: IssueRequest, now: Date): Date | null =>
  * already passed (callers that must not fail on it filter with issueExpiry first).
  */
 export async function issueRewards(
-  db: Kysely<DB> | Transaction<DB>,
+  db: Executor,
   organizationId: string,
   requests: readonly IssueRequest[],
   options: {
@@ -208,7 +207,7 @@ export async function issueRewards(
 
 /** issueRewards for one reward; the member is loaded (unlocked) when the caller has not. */
 export async function issueReward(
-  db: Kysely<DB> | Transaction<DB>,
+  db: Executor,
   organizationId: string,
   spec: IssueSpec,
   options: IssueOptions = {},
