@@ -1,26 +1,7 @@
 import { sql } from 'kysely';
-import type { FieldDef, ListDefinition } from '../../lists/types.js';
+import type { ListDefinition } from '../../lists/types.js';
 import { tagNamesOf } from '../../resource-kit/tags.js';
-import { EMAIL_OPT_OUT_SOURCES } from './schemas.js';
-
-/**
- * D10's customer text (email, first and last name, phone) under a table alias, written exactly as the expression of
- * the customers_search_trgm index (migration 0006), which leads with organization_id: every list that searches
- * customers compares this with `like lower(pattern)` so the index applies. `alias` is a constant of the caller.
- */
-export const customerSearchText = (alias: string) =>
-  sql.raw(
-    `(lower(${alias}.email) || ' ' || coalesce(lower(${alias}.first_name), '') || ' ' || coalesce(lower(${alias}.last_name), '') || ' ' || coalesce(${alias}.phone, ''))`,
-  );
-
-/** The customer.* filter paths of a list that joins the customer as `c` through its join named `customer`. */
-export const joinedCustomerFields = (idColumn: string): Record<string, FieldDef> => ({
-  'customer.id': { type: 'uuid', column: idColumn },
-  'customer.email': { type: 'string', column: 'c.email', join: 'customer' },
-  'customer.firstName': { type: 'string', column: 'c.first_name', join: 'customer' },
-  'customer.lastName': { type: 'string', column: 'c.last_name', join: 'customer' },
-  'customer.metadata': { type: 'metadata', column: 'c.metadata', join: 'customer' },
-});
+import { customerSearchText, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 
 /** What GET /customers (and its bulk update) can filter, sort, search and include (D29, D10). */
 export const customerList: ListDefinition = {

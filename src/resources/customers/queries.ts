@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { EmailOptOutSource, Metadata } from '../../db/schema.js';
-import type { CustomerRow } from './serialize.js';
 import type { Executor } from '../../db/executor.js';
+import { type CustomerRow } from '../../records/customer.js';
 
 export const findCustomer = (db: Executor, organizationId: string, id: string) =>
   db

@@ -5,8 +5,9 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { listEnvelope } from '../../records/envelope.js';
 import { BulkUpdateBody, Count, IdParams } from '../../records/common.js';
 import { customerList } from './list.js';
-import { Customer, CustomerImportBody, CustomerImportResult, CustomerPatch } from './schemas.js';
+import { CustomerImportBody, CustomerImportResult, CustomerPatch } from './schemas.js';
 import { CustomerService } from './service.js';
+import { Customer } from '../../records/customer.js';
 
 const tags = ['customers'];
 

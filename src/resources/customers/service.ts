@@ -21,19 +21,12 @@ import {
   updateCustomer,
   updateImportedCustomers,
 } from './queries.js';
-import { Customer, type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
-import { toCustomer, type CustomerRow } from './serialize.js';
+import { type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
 import { membershipsOfCustomer } from '../loyalty/memberships/queries.js';
 import { membershipEvent } from '../loyalty/memberships/serialize.js';
 import { notifySummaries, reviewEvent } from '../reviews/events.js';
 import { deleteReviewsOfCustomer } from '../reviews/queries.js';
-
-const customerEvent = (organizationId: string, name: string, row: CustomerRow) => ({
-  organizationId,
-  name,
-  schema: Customer,
-  record: toCustomer(row),
-});
+import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
 
 export class CustomerService {
   constructor(private readonly db: Kysely<DB>) {}

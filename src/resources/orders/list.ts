@@ -3,9 +3,9 @@ import type { ListDefinition } from '../../lists/types.js';
 import { countBy } from '../../resource-kit/counts.js';
 import { latestImportJobs } from '../../resource-kit/imports.js';
 import { tagNamesOf } from '../../resource-kit/tags.js';
-import { EMAIL_OPT_OUT_SOURCES } from '../customers/schemas.js';
 import { customersOfOrders, itemsOfOrders } from './queries.js';
-import { joinedCustomerFields } from '../customers/list.js';
+import { EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
+import { joinedCustomerFields } from '../../records/customer.js';
 
 /** What GET /orders can filter, sort, search and include (service.md Orders table, D9–D11). */
 export const orderList: ListDefinition = {

@@ -1,5 +1,4 @@
 import Type, { type Static } from 'typebox';
-import { EmbeddedCustomer } from '../customers/schemas.js';
 import { Product, Variant } from '../products/schemas.js';
 import {
   ImportJob,
@@ -13,6 +12,7 @@ import {
   Timestamp,
   Uuid,
 } from '../../records/common.js';
+import { EmbeddedCustomer } from '../../records/customer.js';
 
 /** The base product record (no extras) that a line item embeds. */
 export const OrderItemProduct = Type.Omit(

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
-import { EMAIL_OPT_OUT_SOURCES } from '../customers/schemas.js';
-import { customerSearchText, joinedCustomerFields } from '../customers/list.js';
 import { customersOfReviews, productsOfReviews } from './queries.js';
+import { EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
+import { customerSearchText, joinedCustomerFields } from '../../records/customer.js';
 
 /** A review's searched text, written exactly as the expression of the reviews_text_trgm index (migration 0012). */
 export const reviewSearchText = (alias: string) => sql.raw(`lower(${alias}.title || ' ' || ${alias}.body)`);

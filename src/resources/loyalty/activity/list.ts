@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../../lists/types.js';
-import { toCustomer } from '../../customers/serialize.js';
 import { membershipsByIds } from '../memberships/queries.js';
 import { toMembership } from '../memberships/serialize.js';
 import { TRANSACTION_KINDS } from './schemas.js';
-import { customerSearchText, joinedCustomerFields } from '../../customers/list.js';
+import { toCustomer } from '../../../records/customer.js';
+import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
 
 /** What GET /loyalty-activity (the points ledger) can filter, sort, search and include. */
 export const activityList: ListDefinition = {

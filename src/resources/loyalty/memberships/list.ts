@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../../lists/types.js';
-import { toCustomer } from '../../customers/serialize.js';
 import { customersOfMemberships } from './queries.js';
-import { customerSearchText, joinedCustomerFields } from '../../customers/list.js';
+import { toCustomer } from '../../../records/customer.js';
+import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
 
 const customerJoin = 'join customers c on c.organization_id = m.organization_id and c.id = m.customer_id';
 

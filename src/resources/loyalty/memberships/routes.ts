@@ -4,10 +4,10 @@ import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
-import { EmbeddedCustomer } from '../../customers/schemas.js';
 import { membershipList } from './list.js';
 import { JoinBody, LoyaltyMembership, MembershipImportBody, MembershipPatchBody } from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
+import { EmbeddedCustomer } from '../../../records/customer.js';
 
 const tags = ['loyalty-memberships'];
 /** A membership as lists and GET return it: include=customer adds the embedded customer. */

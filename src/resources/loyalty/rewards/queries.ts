@@ -8,9 +8,9 @@ import type {
   LoyaltyRuleSection,
   RewardExpiryJson,
 } from '../../../db/schema.js';
-import { toCustomer } from '../../customers/serialize.js';
 import type { EmbeddedMembership, LoyaltyReward, RewardRule } from './schemas.js';
 import type { Executor } from '../../../db/executor.js';
+import { toCustomer } from '../../../records/customer.js';
 
 export type RewardRow = Selectable<LoyaltyRewardsTable>;
 export type MembershipRow = Selectable<LoyaltyMembershipsTable>;

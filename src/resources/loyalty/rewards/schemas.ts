@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { Metadata, NullableTimestamp, Timestamp, Uuid } from '../../../records/common.js';
-import { EmbeddedCustomer } from '../../customers/schemas.js';
 import { dataBody } from '../body.js';
 import { Fulfillment, RewardInput, RewardOutput } from '../reward-schemas.js';
+import { EmbeddedCustomer } from '../../../records/customer.js';
 
 export const REWARD_STATUSES = ['pending', 'redeemed', 'expired', 'revoked'] as const;
 

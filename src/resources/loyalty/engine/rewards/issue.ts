@@ -1,7 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
-import { toCustomer } from '../../../customers/serialize.js';
 import { rewardCode } from '../codes.js';
 import { rewardExpiresAt, type CouponReward } from '../../reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
@@ -16,6 +15,7 @@ import {
 } from '../../rewards/queries.js';
 import { LoyaltyReward, type RewardRule } from '../../rewards/schemas.js';
 import type { Executor } from '../../../../db/executor.js';
+import { toCustomer } from '../../../../records/customer.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
 const CODE_ATTEMPTS = 5;
