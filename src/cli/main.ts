@@ -11,14 +11,13 @@ import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';
 import { runJob } from './jobs.js';
 import { serve } from './serve.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../util/uuid.js';
 
 const print = (json: boolean, value: object, text: string) =>
   process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
 
 function uuid(value: string): string {
-  if (!UUID.test(value)) throw new InvalidArgumentError('expected a UUID.');
+  if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID.');
   return value.toLowerCase();
 }
 

@@ -56,3 +56,9 @@ export const isDateTimeOutOfRange = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '22008' || code === '22007';
 };
+
+/** The constraint a unique or foreign-key violation names, when the driver reports it. */
+export const constraintOf = (error: unknown): string | undefined => {
+  const constraint = (error as { constraint?: unknown } | null)?.constraint;
+  return typeof constraint === 'string' ? constraint : undefined;
+};

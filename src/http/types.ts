@@ -1,3 +1,4 @@
+import type { Plan } from '../ratelimit/types.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
@@ -20,12 +21,6 @@ export type PatronApp = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
-
-export interface Plan {
-  apiRequestsPerMinute: number;
-  loyaltyEventsPerMinute: number;
-  loyaltyStampsPerMinute: number;
-}
 
 /** Who is calling: resolved from the Bearer key before anything else runs. */
 export interface AuthContext {

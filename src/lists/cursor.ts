@@ -1,8 +1,9 @@
+import type { CursorPosition } from './types.js';
 import { createHash } from 'node:crypto';
 import { validationError } from '../http/errors.js';
-import type { Sort } from './sort.js';
+import { type Sort } from './types.js';
+import { isUuid } from '../util/uuid.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 interface CursorPayload {
@@ -12,11 +13,6 @@ interface CursorPayload {
   v: string | number | null;
   /** Id of the last row. */
   i: string;
-}
-
-export interface CursorPosition {
-  value: string | number | null;
-  id: string;
 }
 
 /** Ties a cursor to the query it was issued for (D8). */
@@ -39,7 +35,7 @@ export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPo
   } catch {
     throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
   }
-  if (!payload || typeof payload !== 'object' || typeof payload.i !== 'string' || !UUID.test(payload.i)) {
+  if (!payload || typeof payload !== 'object' || typeof payload.i !== 'string' || !isUuid(payload.i)) {
     throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
   }
   if (payload.b !== binding) {

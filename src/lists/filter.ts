@@ -1,10 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError, type ErrorDetail } from '../http/errors.js';
 import type { FieldDef, ListDefinition, RelationDef, ValueType } from './types.js';
+import { isUuid } from '../util/uuid.js';
 
 export const FILTER_LIMITS = { maxBytes: 16 * 1024, maxDepth: 5, maxConditions: 100, maxArray: 500, maxString: 1000 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 const METADATA_KEY = /^.{1,40}$/su;
 
@@ -284,7 +284,7 @@ function checked(target: Target, operand: unknown, path: string): string | numbe
   const { type, field } = target;
   switch (type) {
     case 'uuid':
-      if (typeof operand !== 'string' || !UUID.test(operand)) fail(path, 'must be a UUID');
+      if (typeof operand !== 'string' || !isUuid(operand)) fail(path, 'must be a UUID');
       return (operand as string).toLowerCase();
     case 'integer':
       if (typeof operand !== 'number' || !Number.isSafeInteger(operand)) fail(path, 'must be an integer');

@@ -1,14 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../http/errors.js';
-import type { CursorPosition } from './cursor.js';
-import type { ListDefinition, SortDef } from './types.js';
-
-export interface Sort {
-  /** As the caller wrote it, e.g. "-createdAt". */
-  key: string;
-  def: SortDef;
-  descending: boolean;
-}
+import type { CursorPosition, ListDefinition, Sort } from './types.js';
 
 export function parseSort(definition: ListDefinition, raw: string | undefined): Sort {
   const key = raw ?? definition.defaultSort;

@@ -66,3 +66,17 @@ export interface ListDefinition {
   search?: (pattern: RawBuilder<unknown>, organizationId?: RawBuilder<unknown>) => RawBuilder<unknown>;
   includes: Record<string, IncludeDef>;
 }
+
+/** A parsed sort parameter. */
+export interface Sort {
+  /** As the caller wrote it, e.g. "-createdAt". */
+  key: string;
+  def: SortDef;
+  descending: boolean;
+}
+
+/** Where a page ended: the last row's sort value and id (a cursor carries it). */
+export interface CursorPosition {
+  value: string | number | null;
+  id: string;
+}

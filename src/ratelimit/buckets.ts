@@ -1,5 +1,5 @@
-import type { Plan } from '../http/types.js';
 import type { BucketSpec } from './types.js';
+import { type Plan } from './types.js';
 
 /** A separate per-endpoint bucket (service.md Limits), charged together with the organization bucket. */
 export interface EndpointBucket {

@@ -1,3 +1,10 @@
+/** An organization's plan allowances (GET /organization shows them); they size its buckets. */
+export interface Plan {
+  apiRequestsPerMinute: number;
+  loyaltyEventsPerMinute: number;
+  loyaltyStampsPerMinute: number;
+}
+
 /**
  * A token bucket: `capacity` is the burst ceiling, refilled continuously at `refillPerSecond`.
  * An idle bucket is full. Buckets are identified by `key` (e.g. `org:<uuid>` or `ep:<uuid>:loyalty-events`).

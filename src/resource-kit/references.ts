@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.js';
-
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../util/uuid.js';
 
 /** Sites named by id or domain (D28), resolved in one query: returns reference → site id. */
 export async function resolveSites(
@@ -11,7 +10,7 @@ export async function resolveSites(
 ): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   if (references.length === 0) return resolved;
-  const uuids = references.filter((ref) => UUID_PATTERN.test(ref));
+  const uuids = references.filter((ref) => isUuid(ref));
   const rows = await db
     .selectFrom('sites')
     .select(['id', 'domain'])
@@ -54,7 +53,7 @@ export async function resolveCustomers(
 ): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   if (references.length === 0) return resolved;
-  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  const uuids = [...new Set(references.filter((ref) => isUuid(ref)).map((ref) => ref.toLowerCase()))];
   const emails = [...new Set(references.map((ref) => ref.toLowerCase()))];
   const { rows } = await sql<{ id: string; email: string }>`
     select id, lower(email) as email from customers
@@ -86,7 +85,7 @@ export async function resolveProducts(
 
 /** `select id, slug` of the products named by id or slug (each found once per way it is named). */
 const productsByReference = (organizationId: string, references: readonly string[]) => {
-  const uuids = [...new Set(references.filter((ref) => UUID_PATTERN.test(ref)).map((ref) => ref.toLowerCase()))];
+  const uuids = [...new Set(references.filter((ref) => isUuid(ref)).map((ref) => ref.toLowerCase()))];
   return sql<{ id: string; slug: string }>`
     select id, slug from products where organization_id = ${organizationId}::uuid and id = any(${uuids}::uuid[])
     union all
@@ -174,6 +173,6 @@ export function resolveVariant(
   }
   const id =
     variants?.byReference.get(reference) ??
-    (UUID_PATTERN.test(reference) ? variants?.byReference.get(reference.toLowerCase()) : undefined);
+    (isUuid(reference) ? variants?.byReference.get(reference.toLowerCase()) : undefined);
   return id ? { id } : { error: `Variant "${reference}" does not exist on product "${productReference}".` };
 }

@@ -10,13 +10,7 @@ import { claimEndpoints, failInterrupted, releaseAll, type ClaimedEndpoint } fro
 import { WebhookSender } from './sender.js';
 import { listenForDeliveries, type Listener } from './wake.js';
 import { runEndpoint, type WorkerContext } from './worker.js';
-
-/** The part of pino the dispatcher uses (Fastify's logger in `serve`, a plain pino in `dispatch`). */
-export interface DispatcherLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
+import type { Logger } from '../../util/logger.js';
 
 export interface DispatcherOptions {
   database: Database;
@@ -24,7 +18,7 @@ export interface DispatcherOptions {
     Config,
     'databaseUrl' | 'secretKey' | 'webhookTimeoutMs' | 'allowHttpWebhooks' | 'webhookAllowPrivateHosts'
   >;
-  logger: DispatcherLogger;
+  logger: Logger;
   /** Where to register delivery metrics (the app's registry in `serve`). */
   registry?: Registry | undefined;
   /** Test only: certificates to trust for receivers. */

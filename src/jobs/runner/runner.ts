@@ -5,13 +5,14 @@ import type { Registry } from 'prom-client';
 import type { DB } from '../../db/schema.js';
 import { createJobMetrics } from './metrics.js';
 import { claimJob, enqueue, extendLease, finishJob, scheduleDaily, type JobRow } from './queue.js';
-import type { JobDefinition, JobLogger } from './types.js';
+import type { JobDefinition } from './types.js';
 import { onJobsQueued } from './wake.js';
+import type { Logger } from '../../util/logger.js';
 
 export interface JobRunnerOptions {
   db: Kysely<DB>;
   jobs: readonly JobDefinition[];
-  logger: JobLogger;
+  logger: Logger;
   registry?: Registry | undefined;
   /** The clock (tests move it); default the process clock. */
   now?: () => Date;

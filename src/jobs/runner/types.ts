@@ -1,12 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-
-/** The part of pino the runner uses (Fastify's logger in `serve`, a plain pino in the CLI). */
-export interface JobLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
+import type { Logger } from '../../util/logger.js';
 
 export interface JobContext {
   db: Kysely<DB>;
@@ -15,7 +9,7 @@ export interface JobContext {
   runKey: string;
   /** The runner's clock when the run started: what "due" means for the job. */
   now: Date;
-  logger: JobLogger;
+  logger: Logger;
   /** 1 for the first run of this job row, counting retries. */
   attempt: number;
   /** True when a failure now leaves the job failed for good (no retry follows). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { enqueueMany } from '../../jobs/runner/queue.js';
+import { isUuid } from '../../util/uuid.js';
 
 /** One product's generation, queued on the job runner (no schedule of its own). */
 export const GENERATE_JOB = 'reviewSummary.generate';
@@ -27,7 +28,7 @@ export async function queueGenerations(
 
 export function productOfRunKey(runKey: string): string {
   const productId = runKey.split('/')[0] ?? '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(productId)) {
+  if (!isUuid(productId)) {
     throw new Error(`A ${GENERATE_JOB} run key starts with a product id (got "${runKey}").`);
   }
   return productId;

@@ -7,7 +7,7 @@ import { conflict, notFound, validationError, type ErrorDetail } from '../../htt
 import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
-import { UUID_PATTERN } from '../../resource-kit/references.js';
+import { isUuid } from '../../util/uuid.js';
 import {
   countOrdersOfSite,
   deleteSiteRow,
@@ -35,7 +35,7 @@ const unwrap = (body: SiteBody | undefined) => unwrapData<SiteFields>(body, 'sit
 
 /** A domain that reads as a UUID would be ambiguous where a site is named by id or domain (D28 import rows). */
 function checkDomain(domain: string | undefined, path: string): void {
-  if (domain !== undefined && UUID_PATTERN.test(domain)) {
+  if (domain !== undefined && isUuid(domain)) {
     throw validationError(`Invalid request: ${path}.domain must be a host name, not a UUID.`, [
       { path: `${path}.domain`, message: 'must be a host name, not a UUID' },
     ]);

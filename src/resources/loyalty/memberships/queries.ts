@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { isUniqueViolation } from '../../../db/errors.js';
+import { constraintOf, isUniqueViolation } from '../../../db/errors.js';
 import { referralCode } from '../engine/codes.js';
-import { constraintOf } from '../errors.js';
 import type { MembershipRow } from './serialize.js';
 import type { Executor } from '../../../db/executor.js';
 

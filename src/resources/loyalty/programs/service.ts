@@ -7,7 +7,6 @@ import { listPage } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { isForeignKeyViolation } from '../errors.js';
 import { normalizeExpiry } from '../reward-schemas.js';
 import { programList } from './list.js';
 import {
@@ -23,6 +22,7 @@ import {
   type ProgramRow,
 } from './queries.js';
 import { LoyaltyProgram, type ProgramBody, type ProgramFields } from './schemas.js';
+import { isForeignKeyViolation } from '../../../db/errors.js';
 
 const programEvent = (organizationId: string, name: string, row: ProgramRow) => ({
   organizationId,

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { isUniqueViolation } from '../../../db/errors.js';
+import { isUniqueViolation, isForeignKeyViolation } from '../../../db/errors.js';
 import type { DB, LoyaltyTiersTable } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../../http/errors.js';
@@ -8,7 +8,6 @@ import { listPage } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { isForeignKeyViolation } from '../errors.js';
 import { recalculateTiers } from '../engine/tiers.js';
 import { resolveProgram } from '../programs/queries.js';
 import { tierList } from './list.js';
