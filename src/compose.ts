@@ -3,8 +3,10 @@
  */
 import { Redis } from 'ioredis';
 import type { FastifyServerOptions } from 'fastify';
+import type { Registry } from 'prom-client';
 import { CORE_PERMISSIONS } from './auth/permissions.js';
 import type { Config } from './config/index.js';
+import type { JobDefinition } from './jobs/runner/types.js';
 import { migrateToLatest, openDatabase, type Database } from './db/engine.js';
 import { buildApp } from './http/app.js';
 import type { Metrics } from './http/metrics.js';
@@ -20,13 +22,7 @@ import { customersResource } from './resources/customers/index.js';
 import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
-import { loyaltyRewardsResource } from './resources/loyalty/rewards/index.js';
-import { loyaltyProgramsResource } from './resources/loyalty/programs/index.js';
-import { loyaltyTiersResource } from './resources/loyalty/tiers/index.js';
-import { loyaltyRulesResource } from './resources/loyalty/rules/index.js';
-import { loyaltyMembershipsResource } from './resources/loyalty/memberships/index.js';
-import { loyaltyPointsResource } from './resources/loyalty/activity/index.js';
-import { loyaltyEarningResource } from './resources/loyalty/events/index.js';
+import { loyaltyResources } from './resources/loyalty/index.js';
 import { reviewsResource } from './resources/reviews/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
@@ -40,13 +36,7 @@ export const resources: readonly ResourceModule[] = [
   ordersResource,
   webhooksResource,
   webhookDeliveriesResource,
-  loyaltyRewardsResource,
-  loyaltyProgramsResource,
-  loyaltyTiersResource,
-  loyaltyRulesResource,
-  loyaltyMembershipsResource,
-  loyaltyPointsResource,
-  loyaltyEarningResource,
+  ...loyaltyResources,
   reviewsResource,
   reviewSummariesResource,
   analyticsResource,
@@ -56,6 +46,15 @@ export const resources: readonly ResourceModule[] = [
 export const permissionCatalog: readonly string[] = [
   ...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])]),
 ];
+
+/** Every background job the resources declare: what `serve` runs and `patron jobs run` can run by hand. */
+export function scheduledJobs(config: Config, registry?: Registry): JobDefinition[] {
+  return resources.flatMap((resource) => resource.jobs?.({ config, registry }) ?? []);
+}
+
+/** What the operator's CLI does to organizations; the CLI reaches resources only through this root. */
+export { allOrganizations, createOrganization, isTimeZone } from './resources/organization/service.js';
+export type { Organization } from './resources/organization/schemas.js';
 
 export interface Runtime {
   app: PatronApp;

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import { createKey } from '../auth/keys.js';
 import { ALL_PERMISSIONS } from '../auth/permissions.js';
 import type { DB } from '../db/schema.js';
-import { createOrganization } from '../resources/organization/service.js';
-import type { Organization } from '../resources/organization/schemas.js';
+import { createOrganization, type Organization } from '../compose.js';
 
 export interface DemoSeed {
   organization: Organization;

@@ -1,24 +1,7 @@
 import { pino } from 'pino';
-import type { Registry } from 'prom-client';
-import type { Config } from '../config/index.js';
 import { createJobRunner } from '../jobs/runner/runner.js';
-import type { JobDefinition } from '../jobs/runner/types.js';
-import { allOrganizations } from '../resources/organization/service.js';
-import { overnightJob } from '../resources/loyalty/engine/overnight/overnight.js';
-import { createSummaryGenerator } from '../resources/review-summaries/generators/index.js';
-import { reviewSummaryJobs } from '../resources/review-summaries/jobs.js';
+import { allOrganizations, scheduledJobs } from '../compose.js';
 import { withCli } from './context.js';
-
-/**
- * The jobs `patron serve` runs, daily on each organization's clock or when queued (review summary generations);
- * `patron jobs run` runs one by hand. The review summary generator is the one the configuration chooses.
- */
-export function scheduledJobs(config: Pick<Config, 'reviewSummaryGenerator'>, registry?: Registry): JobDefinition[] {
-  return [
-    overnightJob,
-    ...reviewSummaryJobs({ generator: createSummaryGenerator(config.reviewSummaryGenerator), registry }),
-  ];
-}
 
 /**
  * `patron jobs run <name> --org ID [--now ISO]`: runs one job for one organization at once, through the job table

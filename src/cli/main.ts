@@ -2,10 +2,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
-import { permissionCatalog } from '../compose.js';
+import { allOrganizations, createOrganization, isTimeZone, permissionCatalog } from '../compose.js';
 import { ConfigError } from '../config/index.js';
 import { migrateToLatest } from '../db/engine.js';
-import { allOrganizations, createOrganization, isTimeZone } from '../resources/organization/service.js';
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';

@@ -1,13 +1,11 @@
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
-import { createRuntime, openMigratedDatabase } from '../compose.js';
+import { allOrganizations, createRuntime, openMigratedDatabase, scheduledJobs } from '../compose.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
 import { startJobRunner, type JobRunner } from '../jobs/runner/runner.js';
-import { allOrganizations } from '../resources/organization/service.js';
 import { seedDemo, type DemoSeed } from './demo.js';
-import { scheduledJobs } from './jobs.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

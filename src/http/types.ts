@@ -8,7 +8,9 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
+import type { JobDefinition } from '../jobs/runner/types.js';
 import type { Database } from '../db/engine.js';
 import type { DB } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
@@ -71,4 +73,13 @@ export interface ResourceModule {
   description?: string;
   /** Registers the resource's routes; paths are relative to /v1. */
   routes(app: PatronApp, services: PlatformServices): void | Promise<void>;
+  /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
+  jobs?(context: JobsContext): JobDefinition[];
+}
+
+/** What a resource's jobs are built from: the configuration and where their metrics go. */
+export interface JobsContext {
+  config: Config;
+  /** The app's metrics registry in `serve`; absent when a job is run by hand. */
+  registry?: Registry | undefined;
 }

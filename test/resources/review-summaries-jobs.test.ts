@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduledJobs } from '../../src/cli/jobs.js';
+import { scheduledJobs } from '../../src/compose.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { createSummaryGenerator } from '../../src/resources/review-summaries/generators/index.js';

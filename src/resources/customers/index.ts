@@ -8,3 +8,6 @@ export const customersResource: ResourceModule = {
     'Customers mirrored from the store (D29). Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
   routes: customerRoutes,
 };
+
+/** Analytics: the list whose filter analytics queries take. */
+export { customerList } from './list.js';

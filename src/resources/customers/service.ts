@@ -22,11 +22,11 @@ import {
   updateImportedCustomers,
 } from './queries.js';
 import { type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
-import { membershipsOfCustomer } from '../loyalty/memberships/queries.js';
 import { membershipEvent } from '../loyalty/memberships/serialize.js';
-import { notifySummaries, reviewEvent } from '../reviews/events.js';
-import { deleteReviewsOfCustomer } from '../reviews/queries.js';
+import { reviewEvent } from '../reviews/events.js';
 import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
+import { membershipsOfCustomer } from '../loyalty/index.js';
+import { deleteReviewsOfCustomer, notifySummaries } from '../reviews/index.js';
 
 export class CustomerService {
   constructor(private readonly db: Kysely<DB>) {}

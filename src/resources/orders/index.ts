@@ -6,3 +6,6 @@ export const ordersResource: ResourceModule = {
   description: 'Orders and their line items mirrored from the store. Only metadata, notes and tags are editable.',
   routes: orderRoutes,
 };
+
+/** Analytics: the list whose filter analytics queries take. */
+export { orderList } from './list.js';

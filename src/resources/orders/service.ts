@@ -23,8 +23,6 @@ import {
 } from '../../resource-kit/references.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../../resource-kit/text.js';
-import { earnFromOrders } from '../loyalty/engine/earning/earn-orders.js';
-import { redeemOrderCodes } from '../loyalty/engine/rewards/order-codes.js';
 import { orderList } from './list.js';
 import {
   findOrder,
@@ -41,6 +39,7 @@ import {
   type OrderWrite,
 } from './queries.js';
 import { Order, type OrderImportBody, type OrderImportRow, type OrderPatch } from './schemas.js';
+import { earnFromOrders, redeemOrderCodes } from '../loyalty/index.js';
 
 const orderEvent = (organizationId: string, name: string, row: OrderFields) => ({
   organizationId,

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
-import { insertDefaultProgram } from '../loyalty/programs/defaults.js';
 import { findOrganization, insertOrganization, listOrganizations, type OrganizationRow } from './queries.js';
 import type { Organization } from './schemas.js';
+import { insertDefaultProgram } from '../loyalty/index.js';
 
 export function toOrganization(row: OrganizationRow): Organization {
   return {

@@ -6,3 +6,6 @@ export const productsResource: ResourceModule = {
   description: 'Catalog products and variants mirrored from the store. Only metadata, notes and tags are editable.',
   routes: productRoutes,
 };
+
+/** Analytics: the list whose filter analytics queries take. */
+export { productList } from './list.js';

@@ -17,7 +17,6 @@ import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/edi
 import { resolveSites } from '../../resource-kit/references.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
-import { publishedReviewsChanged } from '../review-summaries/triggers.js';
 import { reviewEvent } from '../reviews/events.js';
 import { productList } from './list.js';
 import {
@@ -32,6 +31,7 @@ import {
   type ProductRow,
 } from './queries.js';
 import { Product, Variant, type ProductImportBody } from './schemas.js';
+import { publishedReviewsChanged } from '../review-summaries/index.js';
 
 export function toProduct(row: ProductFields): Product {
   return {

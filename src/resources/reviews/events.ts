@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
-import { publishedReviewsChanged } from '../review-summaries/triggers.js';
 import { Review } from './schemas.js';
 import { toReview, type ReviewFields } from './serialize.js';
+import { publishedReviewsChanged } from '../review-summaries/index.js';
 
 export type ReviewEventName = 'review.created' | 'review.updated' | 'review.deleted';
 

@@ -1,7 +1,7 @@
-import { customerList } from '../../customers/list.js';
 import type { AnalyticsSource } from '../types.js';
 import { date, flag, oneOf, tagsDimension, text } from './common.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../../../records/customer.js';
+import { customerList } from '../../customers/index.js';
 
 export const customersSource: AnalyticsSource = {
   resource: 'customers',

@@ -1,10 +1,8 @@
-import { activityList } from '../../loyalty/activity/list.js';
 import { TRANSACTION_KINDS } from '../../loyalty/activity/schemas.js';
-import { membershipList } from '../../loyalty/memberships/list.js';
-import { rewardList } from '../../loyalty/rewards/list.js';
 import { REWARD_STATUSES } from '../../loyalty/rewards/schemas.js';
 import type { AnalyticsSource } from '../types.js';
 import { customerCountry, date, flag, oneOf, text, uuid } from './common.js';
+import { activityList, membershipList, rewardList } from '../../loyalty/index.js';
 
 export const loyaltyMembersSource: AnalyticsSource = {
   resource: 'loyalty-members',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { orderList } from '../../orders/list.js';
 import type { AnalyticsSource } from '../types.js';
 import { customerCountry, date, tagsDimension, text, uuid } from './common.js';
+import { orderList } from '../../orders/index.js';
 
 export const ordersSource: AnalyticsSource = {
   resource: 'orders',

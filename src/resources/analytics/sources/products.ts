@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { productList } from '../../products/list.js';
 import type { AnalyticsSource } from '../types.js';
 import { date, tagsDimension } from './common.js';
+import { productList } from '../../products/index.js';
 
 export const productsSource: AnalyticsSource = {
   resource: 'products',

@@ -1,6 +1,6 @@
-import { reviewList } from '../../reviews/list.js';
 import type { AnalyticsSource, DimensionDef } from '../types.js';
 import { customerCountry, date, flag, text, uuid } from './common.js';
+import { reviewList } from '../../reviews/index.js';
 
 /** A review's own fields, as dimensions of reviews and of their answers. */
 const reviewDimensions = (what: string): Record<string, DimensionDef> => ({
