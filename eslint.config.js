@@ -2,6 +2,68 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import boundaries from 'eslint-plugin-boundaries';
+
+/**
+ * The layers of docs/architecture.md, enforced: the platform imports only the platform; records import the platform
+ * and other records; the resource kit imports both; a resource folder imports those three, and another resource
+ * folder only through its index.ts; the CLI reaches resources only through the composition root.
+ */
+const layers = {
+  files: ['src/**/*.ts'],
+  plugins: { boundaries },
+  settings: {
+    'boundaries/include': ['src/**/*.ts'],
+    'boundaries/elements': [
+      { type: 'resource', pattern: 'src/resources/*', capture: ['name'] },
+      { type: 'records', pattern: 'src/records' },
+      { type: 'kit', pattern: 'src/resource-kit' },
+      { type: 'compose', pattern: 'src/compose.ts', partialMatch: false },
+      { type: 'cli', pattern: 'src/cli' },
+      { type: 'platform', pattern: 'src/*', capture: ['name'] },
+    ],
+    'import/resolver': { typescript: { alwaysTryTypes: true } },
+  },
+  rules: {
+    'boundaries/dependencies': [
+      2,
+      {
+        default: 'disallow',
+        policies: [
+          { from: { element: { type: 'platform' } }, allow: { to: { element: { type: 'platform' } } } },
+          {
+            from: { element: { type: 'records' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'records'] } } } },
+          },
+          {
+            from: { element: { type: 'kit' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'records'] } } } },
+          },
+          {
+            from: { element: { type: 'resource' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'records', 'kit'] } } } },
+          },
+          {
+            from: { element: { type: 'resource' } },
+            allow: { to: { element: { type: 'resource', captured: { name: '{{ from.element.captured.name }}' } } } },
+          },
+          {
+            from: { element: { type: 'resource' } },
+            allow: { to: { element: { type: 'resource', fileInternalPath: 'index.ts' } } },
+          },
+          {
+            from: { element: { type: 'compose' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'records', 'kit', 'resource'] } } } },
+          },
+          {
+            from: { element: { type: 'cli' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'compose', 'cli'] } } } },
+          },
+        ],
+      },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'scratch/', '.patron/'] },
@@ -18,6 +80,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  layers,
   {
     // Tests and benchmarks read loosely typed JSON responses and report to the console.
     files: ['test/**', 'bench/**'],
