@@ -3,7 +3,7 @@
 //
 //   node --import tsx bench/orders-import.ts
 //
-// Dataset: bench/store-dataset.ts; imports go to "Bench store 50" (4,000 customers, 2,000 products, 20,000 orders),
+// Dataset: bench/datasets/store-dataset.ts; imports go to "Bench store 50" (4,000 customers, 2,000 products, 20,000 orders),
 // whose site, customers and products the rows reference the way a store sync does: site by domain, customer by
 // email, product by slug (variant omitted: each product has one). Patron is the compiled server as a child process.
 // Sequence: 1 warm-up batch (creates, not reported), BENCH_BATCHES batches creating new remoteIds, then the same
@@ -33,7 +33,7 @@ import {
   table,
   waitForQuiet,
   type Server,
-} from './store-dataset.js';
+} from './datasets/store-dataset.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);

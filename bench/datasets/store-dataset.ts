@@ -1,8 +1,8 @@
 // The store dataset of issue 3, and the harness the store benchmarks share (bench/orders-list.ts,
 // bench/customers-search.ts, bench/orders-import.ts).
 //
-//   node --import tsx bench/store-dataset.ts            reuse patron_bench_store when it holds the expected rows
-//   node --import tsx bench/store-dataset.ts --fresh    drop it and generate again
+//   node --import tsx bench/datasets/store-dataset.ts            reuse patron_bench_store when it holds the expected rows
+//   node --import tsx bench/datasets/store-dataset.ts --fresh    drop it and generate again
 //
 // Dataset (database patron_bench_store on the local PostgreSQL, BENCH_ADMIN_URL, default
 // postgres://postgres@127.0.0.1:5432/postgres), generated set-based with generate_series / insert … select:
@@ -18,18 +18,18 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { freePort } from '../test/support/processes.js';
+import { freePort } from '../../test/support/processes.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { createKey, hashKey } from '../src/auth/keys.js';
-import { createRuntime } from '../src/compose.js';
-import { loadConfig } from '../src/config/index.js';
-import { migrateToLatest, openDatabase, type Database } from '../src/db/engine.js';
-import type { DB } from '../src/db/schema.js';
+import { createKey, hashKey } from '../../src/auth/keys.js';
+import { createRuntime } from '../../src/compose.js';
+import { loadConfig } from '../../src/config/index.js';
+import { migrateToLatest, openDatabase, type Database } from '../../src/db/engine.js';
+import type { DB } from '../../src/db/schema.js';
 
-export const ROOT = new URL('..', import.meta.url).pathname;
+export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
 export const RESULTS_DIR = join(ROOT, 'bench/results');
 export const KEYS_FILE = join(RESULTS_DIR, 'keys.json');
