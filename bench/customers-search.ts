@@ -21,26 +21,21 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createKey } from '../src/auth/keys.js';
 import { openDatabase } from '../src/db/engine.js';
+import { CEILING, EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES, ensureDataset, sqlArray } from './datasets/store-dataset.js';
 import {
-  CEILING,
-  EMAIL_DOMAINS,
-  FIRST_NAMES,
-  LAST_NAMES,
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   load,
   log,
   saveResult,
   sequential,
-  sqlArray,
   startPatron,
   table,
   type LatencySummary,
   type LoadMeasurement,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

@@ -31,7 +31,7 @@ import {
   startPatron,
   type LoadMeasurement,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);

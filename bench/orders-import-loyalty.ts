@@ -17,18 +17,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { body, cleanUp, references } from './orders-import.js';
+import { ensureDataset } from './datasets/store-dataset.js';
 import {
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   log,
   saveResult,
   startPatron,
   table,
   waitForQuiet,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 /**

@@ -19,21 +19,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { ITEMS_PER_ORDER, ensureDataset } from './datasets/store-dataset.js';
 import {
-  ITEMS_PER_ORDER,
   build,
   capture,
   cpuMs,
   databaseCpuMs,
   databaseUrl,
-  ensureDataset,
   log,
   saveResult,
   startPatron,
   table,
   waitForQuiet,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1000);

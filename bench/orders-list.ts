@@ -23,15 +23,13 @@ import { hashKey } from '../src/auth/keys.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { cursorBinding } from '../src/lists/cursor.js';
 import type { FloorSpec, FloorStatement, ParamTemplate } from './support/orders-list-floor.js';
+import { COMMON_TAG, RARE_TAG, ensureDataset } from './datasets/store-dataset.js';
 import {
-  COMMON_TAG,
-  RARE_TAG,
   RESULTS_DIR,
   ROOT,
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   load,
   log,
   saveResult,
@@ -44,7 +42,7 @@ import {
   type LatencySummary,
   type LoadMeasurement,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LOW_CONNECTIONS = Number(process.env.BENCH_LOW_CONNECTIONS ?? 10);

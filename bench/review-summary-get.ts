@@ -24,9 +24,9 @@ import {
 } from '../src/resources/review-summaries/generators/extractive/index.js';
 import { createOrganization } from '../src/resources/organization/service.js';
 import { benchReviews } from './datasets/review-summary-data.js';
+import { CEILING } from './datasets/store-dataset.js';
 import {
   ADMIN_URL,
-  CEILING,
   build,
   databaseUrl,
   load,
@@ -35,7 +35,7 @@ import {
   sequential,
   startPatron,
   type Server,
-} from './datasets/store-dataset.js';
+} from './support/harness.js';
 
 const DATABASE = 'patron_bench_review_summaries';
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 2000);

@@ -19,7 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/processes.js';
-import { ROOT } from './datasets/store-dataset.js';
+import { ROOT } from './support/harness.js';
 import { percentile, scratchDatabase, sleep, startReceiver } from './support/webhooks.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);

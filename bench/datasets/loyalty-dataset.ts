@@ -20,13 +20,11 @@ import { MANUAL_NOTE } from '../../src/resources/loyalty-rewards/fulfillment.js'
 import {
   bulkLoad,
   CUSTOMERS_PER_ORG,
-  databaseUrl,
   ensureDataset,
-  log,
   ORGANIZATIONS as ORGANIZATION_COUNT,
-  table,
   type DatasetInfo,
 } from './store-dataset.js';
+import { databaseUrl, log, table } from '../support/harness.js';
 
 export const RULES_PER_ORG = 5;
 export const DUE_SHARE = 0.1;
