@@ -26,7 +26,7 @@ import { createRuntime } from '../src/compose.js';
 import { loadConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/engine.js';
 import type { DB } from '../src/db/schema.js';
-import { body, cleanUp, references } from './orders-import.js';
+import { body, cleanUp, references } from './support/orders-import-rows.js';
 import { ensureDataset } from './datasets/store-dataset.js';
 import { databaseUrl, log, saveResult, SECRET, table } from './support/harness.js';
 

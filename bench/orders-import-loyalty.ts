@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { body, cleanUp, references } from './orders-import.js';
+import { body, cleanUp, references } from './support/orders-import-rows.js';
 import { ensureDataset } from './datasets/store-dataset.js';
 import {
   build,
