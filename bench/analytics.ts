@@ -5,7 +5,7 @@
 //
 //   node --import tsx bench/analytics.ts
 //
-// Dataset: bench/analytics-dataset.ts (generated when missing). Patron runs in this process (createRuntime on the
+// Dataset: bench/datasets/analytics-dataset.ts (generated when missing). Patron runs in this process (createRuntime on the
 // bench database, requests through app.inject: routing, authentication, rate limit, validation, the statement and
 // the JSON serialization are all in the time). The hand-written SQL runs on a pg pool with Patron's session settings
 // (jit off), its rows read by the driver. Every hand-written variant must give the same answer as the API (checked
@@ -19,7 +19,7 @@ import { compileSelection } from '../src/lists/engine.js';
 import { planQuery } from '../src/resources/analytics/plan.js';
 import { analyticsStatement } from '../src/resources/analytics/queries.js';
 import type { AnalyticsQueryBody } from '../src/resources/analytics/schemas.js';
-import { ensureAnalyticsDataset, log, TIMEZONE } from './analytics-dataset.js';
+import { ensureAnalyticsDataset, log, TIMEZONE } from './datasets/analytics-dataset.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);

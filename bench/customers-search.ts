@@ -2,7 +2,7 @@
 //
 //   node --import tsx bench/customers-search.ts
 //
-// Dataset: bench/store-dataset.ts (200,000 customers over 50 organizations; "Bench store 01" has 4,000). Patron is the
+// Dataset: bench/datasets/store-dataset.ts (200,000 customers over 50 organizations; "Bench store 01" has 4,000). Patron is the
 // compiled server (`node dist/src/cli/main.js serve`, LOG_LEVEL=warn) as a child process. For each search term:
 // the number of matching customers (in the organization and in the whole table), sequential latency over
 // BENCH_SEQUENTIAL requests (p50/p99), and EXPLAIN (ANALYZE, BUFFERS) of the exact statement Patron runs (captured in
@@ -21,26 +21,21 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createKey } from '../src/auth/keys.js';
 import { openDatabase } from '../src/db/engine.js';
+import { CEILING, EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES, ensureDataset, sqlArray } from './datasets/store-dataset.js';
 import {
-  CEILING,
-  EMAIL_DOMAINS,
-  FIRST_NAMES,
-  LAST_NAMES,
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   load,
   log,
   saveResult,
   sequential,
-  sqlArray,
   startPatron,
   table,
   type LatencySummary,
   type LoadMeasurement,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -87,7 +82,7 @@ async function createBigOrganization(): Promise<{ id: string; key: string }> {
       [BIG_ORG_NAME, CEILING],
     );
     const id = rows[0]!.id;
-    // Names and emails drawn the same way as the dataset's customers (bench/store-dataset.ts).
+    // Names and emails drawn the same way as the dataset's customers (bench/datasets/store-dataset.ts).
     await client.query(
       `insert into customers (organization_id, id, email, phone, first_name, last_name, country, created_at, updated_at)
        select $1::uuid, gen_random_uuid(),

@@ -7,7 +7,7 @@
 //
 //   node --import tsx bench/loyalty-rewards.ts
 //
-// Dataset: bench/loyalty-dataset.ts (generated when missing), organization "Bench store 01" for 1 and 2 (20,000
+// Dataset: bench/datasets/loyalty-dataset.ts (generated when missing), organization "Bench store 01" for 1 and 2 (20,000
 // rewards, 4,000 members), all 50 organizations for 3. Patron runs compiled (`node dist/src/cli/main.js serve`).
 // Before the loads, the list request is run once in process and its statements explained (EXPLAIN ANALYZE, BUFFERS).
 // Everything the benchmark writes is removed afterwards (the issued rewards with their activity and events; the
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/engine.js';
 import { expireAllDueRewards } from '../src/resources/loyalty/engine/rewards/transitions.js';
-import { ensureLoyaltyDataset } from './loyalty-dataset.js';
+import { ensureLoyaltyDataset } from './datasets/loyalty-dataset.js';
 import {
   build,
   capture,
@@ -31,7 +31,7 @@ import {
   startPatron,
   type LoadMeasurement,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);

@@ -26,8 +26,9 @@ import { createRuntime } from '../src/compose.js';
 import { loadConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/engine.js';
 import type { DB } from '../src/db/schema.js';
-import { body, cleanUp, references } from './orders-import.js';
-import { databaseUrl, ensureDataset, log, saveResult, SECRET, table } from './store-dataset.js';
+import { body, cleanUp, references } from './support/orders-import-rows.js';
+import { ensureDataset } from './datasets/store-dataset.js';
+import { databaseUrl, log, saveResult, SECRET, table } from './support/harness.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TAGS = process.env.BENCH_TAGS === '1';

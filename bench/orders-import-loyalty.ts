@@ -2,7 +2,7 @@
 //
 //   node --import tsx bench/orders-import-loyalty.ts
 //
-// Dataset: bench/store-dataset.ts, organization "Bench store 50" (4,000 customers). For the run, every customer
+// Dataset: bench/datasets/store-dataset.ts, organization "Bench store 50" (4,000 customers). For the run, every customer
 // joins the default program and the program gets a points-per-dollar rule, a 2× multiplier offer running now, and a
 // stamp card of 5 stamps (so cards are started, stamped and some completed, issuing rewards). Body generator and
 // clean-up of bench/orders-import.ts (1,000 rows × 3 items, new remoteIds). Batches alternate earnLoyalty false /
@@ -16,19 +16,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { body, cleanUp, references } from './orders-import.js';
+import { body, cleanUp, references } from './support/orders-import-rows.js';
+import { ensureDataset } from './datasets/store-dataset.js';
 import {
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   log,
   saveResult,
   startPatron,
   table,
   waitForQuiet,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 /**

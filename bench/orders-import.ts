@@ -3,7 +3,7 @@
 //
 //   node --import tsx bench/orders-import.ts
 //
-// Dataset: bench/store-dataset.ts; imports go to "Bench store 50" (4,000 customers, 2,000 products, 20,000 orders),
+// Dataset: bench/datasets/store-dataset.ts; imports go to "Bench store 50" (4,000 customers, 2,000 products, 20,000 orders),
 // whose site, customers and products the rows reference the way a store sync does: site by domain, customer by
 // email, product by slug (variant omitted: each product has one). Patron is the compiled server as a child process.
 // Sequence: 1 warm-up batch (creates, not reported), BENCH_BATCHES batches creating new remoteIds, then the same
@@ -18,87 +18,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { ensureDataset, ITEMS_PER_ORDER } from './datasets/store-dataset.js';
+import { body, cleanUp, references, ROWS } from './support/orders-import-rows.js';
 import {
-  ITEMS_PER_ORDER,
   build,
   capture,
   cpuMs,
   databaseCpuMs,
-  databaseUrl,
-  ensureDataset,
   log,
   saveResult,
   startPatron,
   table,
   waitForQuiet,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 5);
-const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
 const TARGET_ROWS_PER_SEC = 10_000;
 /** Concurrent request streams of the second phase (a store sync with parallel workers). */
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 2);
-
-export interface References {
-  site: string;
-  emails: string[];
-  slugs: string[];
-}
-
-export async function references(organizationId: string, url = databaseUrl()): Promise<References> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const site = (
-      await client.query<{ domain: string }>('select domain from sites where organization_id = $1 limit 1', [
-        organizationId,
-      ])
-    ).rows[0]!.domain;
-    const emails = (
-      await client.query<{ email: string }>('select email from customers where organization_id = $1', [organizationId])
-    ).rows.map((r) => r.email);
-    const slugs = (
-      await client.query<{ slug: string }>('select slug from products where organization_id = $1', [organizationId])
-    ).rows.map((r) => r.slug);
-    return { site, emails, slugs };
-  } finally {
-    await client.end();
-  }
-}
-
-const pick = <T>(values: readonly T[]) => values[Math.floor(Math.random() * values.length)]!;
-const int = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
-
-/** One import body: `ROWS` orders with 3 items each; `version` changes totals and quantities between create and update. */
-export function body(refs: References, prefix: string, batch: number, version: number) {
-  const data = Array.from({ length: ROWS }, (_, i) => {
-    const items = Array.from({ length: ITEMS_PER_ORDER }, () => ({
-      product: pick(refs.slugs),
-      quantity: int(1, 3) + version,
-      unitPriceCents: int(500, 20000),
-    }));
-    const subtotal = items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
-    const createdAt = new Date(Date.now() - int(0, 30 * 24 * 3600) * 1000).toISOString();
-    return {
-      site: refs.site,
-      customer: pick(refs.emails),
-      remoteId: `${prefix}-${batch}-${i}`,
-      number: `#${prefix}-${batch}-${i}`,
-      totalCents: subtotal + 500 + Math.round(subtotal / 10),
-      subtotalCents: subtotal,
-      shippingCents: 500,
-      taxCents: Math.round(subtotal / 10),
-      currencyCode: 'USD',
-      shippedAt: version > 0 ? createdAt : null,
-      metadata: { channel: pick(['web', 'pos', 'app']), batch: String(batch) },
-      createdAt,
-      items,
-    };
-  });
-  return { data };
-}
 
 interface BatchResult {
   kind: 'create' | 'update';
@@ -182,22 +120,6 @@ const runBatch = async (
   batch: number,
   payload: { data: unknown[] },
 ) => verify(await send(server, key, prepare(kind, batch, payload)));
-
-export async function cleanUp(organizationId: string, url = databaseUrl()): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const deleted = await client.query(`delete from orders where organization_id = $1 and remote_id like 'imp-%'`, [
-      organizationId,
-    ]);
-    await client.query('delete from import_job_records where organization_id = $1', [organizationId]);
-    await client.query(`delete from events where organization_id = $1 and name like 'order.%'`, [organizationId]);
-    await client.query('vacuum (analyze) orders, order_items, import_job_records, events');
-    log(`cleaned up: ${deleted.rowCount} imported orders deleted with their items, provenance and events`);
-  } finally {
-    await client.end();
-  }
-}
 
 const medianBatch = (results: BatchResult[]) =>
   [...results].sort((a, b) => a.rowsPerSec - b.rowsPerSec)[Math.floor(results.length / 2)]!;
@@ -350,5 +272,4 @@ async function main(): Promise<void> {
   }
 }
 
-// Run only as a script: bench/orders-import-cpu.ts imports the body generator.
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) await main();

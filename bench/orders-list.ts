@@ -1,12 +1,12 @@
 // Issue 3, figures 1 and 2: GET /v1/orders?limit=50&include=customer,items with a createdAt + tags.name filter,
 // Patron (compiled, `node dist/src/cli/main.js serve`, LOG_LEVEL=warn) against a FLOOR that runs the same SQL from a
-// bare node:http + pg server (bench/orders-list-floor.ts); then a deep page (after 10,000 rows, reached by walking
+// bare node:http + pg server (bench/support/orders-list-floor.ts); then a deep page (after 10,000 rows, reached by walking
 // nextCursor) against the first page.
 //
 //   node --import tsx bench/orders-list.ts
 //
 // Targets: Patron ≥ 0.7 × floor requests/s, and p99 ≤ 25 ms, at 50 connections; the deep page as fast as the first.
-// Dataset: bench/store-dataset.ts (generated when missing). Organization "Bench store 01" (20,000 orders). The SQL of
+// Dataset: bench/datasets/store-dataset.ts (generated when missing). Organization "Bench store 01" (20,000 orders). The SQL of
 // the floor is captured from Patron itself: the routes run in this process once (app.inject) with a Kysely query
 // log, and every statement issued for the request is written, verbatim, to bench/results/orders-floor-spec.json.
 // The floor and Patron must answer with the same JSON before anything is measured.
@@ -22,16 +22,14 @@ import pg from 'pg';
 import { hashKey } from '../src/auth/keys.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { cursorBinding } from '../src/lists/cursor.js';
-import type { FloorSpec, FloorStatement, ParamTemplate } from './orders-list-floor.js';
+import type { FloorSpec, FloorStatement, ParamTemplate } from './support/orders-list-floor.js';
+import { COMMON_TAG, RARE_TAG, ensureDataset } from './datasets/store-dataset.js';
 import {
-  COMMON_TAG,
-  RARE_TAG,
   RESULTS_DIR,
   ROOT,
   build,
   capture,
   databaseUrl,
-  ensureDataset,
   load,
   log,
   saveResult,
@@ -44,7 +42,7 @@ import {
   type LatencySummary,
   type LoadMeasurement,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LOW_CONNECTIONS = Number(process.env.BENCH_LOW_CONNECTIONS ?? 10);
@@ -57,7 +55,7 @@ const TARGET_RATIO = 0.7;
 const TARGET_P99_MS = 25;
 const DEEP_ROWS = 10_000;
 const LIMIT = 50;
-const FLOOR = join(ROOT, 'bench/orders-list-floor.ts');
+const FLOOR = join(ROOT, 'bench/support/orders-list-floor.ts');
 const SPEC_FILE = join(RESULTS_DIR, 'orders-floor-spec.json');
 
 /** One year before the start of this minute, so every request of a run sends the same filter. */

@@ -1,5 +1,5 @@
 // GET /v1/organization throughput: Patron (compiled, `node dist/src/cli/main.js serve`) against a FLOOR, a bare
-// node:http + pg server doing the same per-request work (bench/organization-floor.ts). Target: Patron ≥ 0.8 × floor.
+// node:http + pg server doing the same per-request work (bench/support/organization-floor.ts). Target: Patron ≥ 0.8 × floor.
 //
 //   npm run bench:organization            (node --import tsx bench/organization.ts)
 //
@@ -53,7 +53,7 @@ const autocannon = require('autocannon') as Autocannon;
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist/src/cli/main.js');
-const FLOOR = join(ROOT, 'bench/organization-floor.ts');
+const FLOOR = join(ROOT, 'bench/support/organization-floor.ts');
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);

@@ -3,7 +3,7 @@
 //
 //   node --import tsx bench/review-summary-generate.ts
 //
-// In process, no server. The reviews come from bench/review-summary-data.ts (the hand-written fixtures, recombined).
+// In process, no server. The reviews come from bench/datasets/review-summary-data.ts (the hand-written fixtures, recombined).
 // 1. The generator alone (what the job spends outside the database): modules loaded and one small warm-up run first
 //    (loading the lexicons is a start-up cost, reported separately), then BENCH_RUNS runs on BENCH_REVIEWS reviews;
 //    time per run (median, max) and extra memory of the first full-size run: the process's peak resident set after
@@ -27,7 +27,7 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 const loadStarted = performance.now();
 const { summarizeReviews } = await import('../src/resources/review-summaries/generators/extractive/index.js');
-const { benchReviews } = await import('./review-summary-data.js');
+const { benchReviews } = await import('./datasets/review-summary-data.js');
 summarizeReviews(benchReviews(20));
 const loadMs = performance.now() - loadStarted;
 log(`modules, lexicons and a 20-review warm-up: ${loadMs.toFixed(0)} ms`);

@@ -5,7 +5,7 @@
 // Needs a local PostgreSQL (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres): a database
 // patron_bench_review_summaries is created (dropped first if it exists) with one organization, BENCH_PRODUCTS products
 // and a written summary for each (current and previous, as after a regeneration; every tenth one suppressed), made
-// by the built-in generator from bench/review-summary-data.ts. Patron runs compiled (`node dist/src/cli/main.js
+// by the built-in generator from bench/datasets/review-summary-data.ts. Patron runs compiled (`node dist/src/cli/main.js
 // serve`, LOG_LEVEL=warn) as a child process; autocannon cycles through 500 of the products. A sequential sample
 // (one request at a time) is taken too. The database is dropped at the end unless BENCH_KEEP=1.
 // Tunables (env): BENCH_PRODUCTS (2000), BENCH_CONNECTIONS (50), BENCH_WARMUP_S (5), BENCH_DURATION_S (15),
@@ -23,10 +23,10 @@ import {
   EXTRACTIVE_VERSION,
 } from '../src/resources/review-summaries/generators/extractive/index.js';
 import { createOrganization } from '../src/resources/organization/service.js';
-import { benchReviews } from './review-summary-data.js';
+import { benchReviews } from './datasets/review-summary-data.js';
+import { CEILING } from './datasets/store-dataset.js';
 import {
   ADMIN_URL,
-  CEILING,
   build,
   databaseUrl,
   load,
@@ -35,7 +35,7 @@ import {
   sequential,
   startPatron,
   type Server,
-} from './store-dataset.js';
+} from './support/harness.js';
 
 const DATABASE = 'patron_bench_review_summaries';
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 2000);

@@ -19,8 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/processes.js';
-import { ROOT } from './store-dataset.js';
-import { percentile, scratchDatabase, sleep, startReceiver } from './webhooks-support.js';
+import { ROOT } from './support/harness.js';
+import { percentile, scratchDatabase, sleep, startReceiver } from './support/webhooks.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 15);

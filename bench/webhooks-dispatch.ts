@@ -24,7 +24,7 @@ import {
   sleep,
   startReceiver,
   stopChild,
-} from './webhooks-support.js';
+} from './support/webhooks.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 30_000);

@@ -20,7 +20,7 @@ import {
   sleep,
   startReceiver,
   stopChild,
-} from './webhooks-support.js';
+} from './support/webhooks.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);

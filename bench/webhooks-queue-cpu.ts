@@ -11,7 +11,7 @@ import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { recordEvents } from '../src/events/outbox.js';
 import { claimEndpoints, claimWindow, releaseEndpoint, writeOutcomes } from '../src/jobs/dispatcher/queue.js';
 import { createOrganization } from '../src/resources/organization/service.js';
-import { log, postgresCpuMs, scratchDatabase } from './webhooks-support.js';
+import { log, postgresCpuMs, scratchDatabase } from './support/webhooks.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 20);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);

@@ -28,7 +28,7 @@ import {
   SECRET_KEY,
   sleep,
   stopChild,
-} from './webhooks-support.js';
+} from './support/webhooks.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);

@@ -2,12 +2,12 @@
 // hand-written fixture set (test/fixtures/reviews): each keeps a fixture review's rating, language and first
 // sentences and borrows one sentence from another review of the same language, so the vocabulary and the mix of
 // praise and complaints stay realistic at any size (about 85 % English, 15 % German).
-import type { ReviewText } from '../src/resources/review-summaries/generators/types.js';
-import { earbuds } from '../test/fixtures/reviews/earbuds.js';
-import { merinoSweater } from '../test/fixtures/reviews/merino-sweater.js';
-import { mugSet } from '../test/fixtures/reviews/mug-set.js';
-import { rainJacket } from '../test/fixtures/reviews/rain-jacket.js';
-import { trailShoe } from '../test/fixtures/reviews/trail-shoe.js';
+import type { ReviewText } from '../../src/resources/review-summaries/generators/types.js';
+import { earbuds } from '../../test/fixtures/reviews/earbuds.js';
+import { merinoSweater } from '../../test/fixtures/reviews/merino-sweater.js';
+import { mugSet } from '../../test/fixtures/reviews/mug-set.js';
+import { rainJacket } from '../../test/fixtures/reviews/rain-jacket.js';
+import { trailShoe } from '../../test/fixtures/reviews/trail-shoe.js';
 
 const POOL = [trailShoe, merinoSweater, rainJacket, mugSet, earbuds].flatMap((product) =>
   product.reviews

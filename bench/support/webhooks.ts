@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { generate } from 'selfsigned';
 
-export const ROOT = new URL('..', import.meta.url).pathname;
+export const ROOT = new URL('../..', import.meta.url).pathname;
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const SECRET_KEY = 'bench-secret-key-bench-secret-key-0123456789';
 export const log = (line: string) => process.stderr.write(line + '\n');

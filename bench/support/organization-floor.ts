@@ -2,7 +2,7 @@
 // nothing else: parse the Bearer header, SHA-256 it, look the key up (same SQL as findKey in src/http/auth.ts),
 // read the organization by id (same SQL as findOrganization), write the same JSON shape.
 // Started as a child by bench/organization.ts; reads DATABASE_URL and PORT (and optionally HOST) from env.
-//   DATABASE_URL=postgres://… PORT=4000 node --import tsx bench/organization-floor.ts
+//   DATABASE_URL=postgres://… PORT=4000 node --import tsx bench/support/organization-floor.ts
 import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';

@@ -1,7 +1,7 @@
 // The analytics dataset of issue 7: one organization with 1,000,000 orders over two years.
 //
-//   node --import tsx bench/analytics-dataset.ts            reuse patron_bench_analytics when it holds the expected rows
-//   node --import tsx bench/analytics-dataset.ts --fresh    drop it and generate again
+//   node --import tsx bench/datasets/analytics-dataset.ts            reuse patron_bench_analytics when it holds the expected rows
+//   node --import tsx bench/datasets/analytics-dataset.ts --fresh    drop it and generate again
 //
 // Database patron_bench_analytics on the local PostgreSQL (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/
 // postgres), generated set-based (generate_series, insert … select) in one transaction:
@@ -17,9 +17,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createKey, hashKey } from '../src/auth/keys.js';
+import { createKey, hashKey } from '../../src/auth/keys.js';
 import { bulkLoad, prepareDataset } from './store-dataset.js';
-import { openDatabase } from '../src/db/engine.js';
+import { openDatabase } from '../../src/db/engine.js';
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DATABASE = 'patron_bench_analytics';
@@ -33,7 +33,7 @@ export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'SEK', 'PLN', 'DKK', 'NOK
 /** The two Berlin years the orders cover: [from, to). */
 export const FROM_LOCAL = '2024-01-01 00:00';
 export const TO_LOCAL = '2026-01-01 00:00';
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
 const KEY_FILE = join(ROOT, 'bench/results/analytics-key.json');
 
 export const log = (line: string) => process.stderr.write(line + '\n');

@@ -2,7 +2,7 @@
 // runs for that request and writes the same JSON, with nothing else (no framework, no validation, no filter
 // compilation, no rate limit). Started as a child by bench/orders-list.ts.
 //
-//   DATABASE_URL=postgres://… PORT=4000 FLOOR_SPEC=bench/results/orders-floor-spec.json node --import tsx bench/orders-list-floor.ts
+//   DATABASE_URL=postgres://… PORT=4000 FLOOR_SPEC=bench/results/orders-floor-spec.json node --import tsx bench/support/orders-list-floor.ts
 //
 // FLOOR_SPEC is written by bench/orders-list.ts, which captures the statements Patron issues for the benchmarked
 // request (Kysely query log, in process, through the real routes): the key lookup, the bounded count the list engine

@@ -1,7 +1,7 @@
-// The loyalty-rewards dataset of issue 5, on top of the store dataset (bench/store-dataset.ts).
+// The loyalty-rewards dataset of issue 5, on top of the store dataset (bench/datasets/store-dataset.ts).
 //
-//   node --import tsx bench/loyalty-dataset.ts            reuse the rewards when they are all there
-//   node --import tsx bench/loyalty-dataset.ts --fresh    delete the bench organizations' loyalty rows and generate again
+//   node --import tsx bench/datasets/loyalty-dataset.ts            reuse the rewards when they are all there
+//   node --import tsx bench/datasets/loyalty-dataset.ts --fresh    delete the bench organizations' loyalty rows and generate again
 //
 // In patron_bench_store (generated first when missing), set-based, for "Bench store 01".."Bench store 49" (50 is
 //   the import benches' organization, which add and remove loyalty rows there): each organization's default program
@@ -15,18 +15,16 @@
 //   No activity-feed rows and no ledger entries: the reward benchmarks do not read them.
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { CODE_ALPHABET } from '../src/resources/loyalty/engine/codes.js';
-import { MANUAL_NOTE } from '../src/resources/loyalty/engine/rewards/fulfillment.js';
+import { CODE_ALPHABET } from '../../src/resources/loyalty/engine/codes.js';
+import { MANUAL_NOTE } from '../../src/resources/loyalty/engine/rewards/fulfillment.js';
 import {
   bulkLoad,
   CUSTOMERS_PER_ORG,
-  databaseUrl,
   ensureDataset,
-  log,
   ORGANIZATIONS as ORGANIZATION_COUNT,
-  table,
   type DatasetInfo,
 } from './store-dataset.js';
+import { databaseUrl, log, table } from '../support/harness.js';
 
 export const RULES_PER_ORG = 5;
 export const DUE_SHARE = 0.1;

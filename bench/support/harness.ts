@@ -1,0 +1,448 @@
+// The harness the benchmarks share: where things are (the repository, the CLI, bench/results), the benchmark
+// database on the local PostgreSQL (BENCH_ADMIN_URL), servers as child processes, autocannon in this process,
+// CPU readings from /proc, sequential latency samples, result tables and RESULT lines.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { freePort } from '../../test/support/processes.js';
+import { createRuntime } from '../../src/compose.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { Database } from '../../src/db/engine.js';
+import type { DB } from '../../src/db/schema.js';
+
+export const ROOT = new URL('../..', import.meta.url).pathname;
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+export const RESULTS_DIR = join(ROOT, 'bench/results');
+export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DATABASE = 'patron_bench_store';
+export const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
+
+export const log = (line: string) => process.stderr.write(line + '\n');
+
+export function databaseUrl(database = DATABASE): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+// autocannon ships no types and @types/autocannon is not installed: describe the part used here.
+export interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+export interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration?: number;
+  amount?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: AutocannonRequest[];
+  timeout?: number;
+}
+interface Histogram {
+  average: number;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  total: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+export interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  latency: Histogram;
+  requests: Histogram;
+}
+const require = createRequire(import.meta.url);
+export const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
+
+/** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
+export function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+  } catch {
+    return null;
+  }
+}
+
+/** Busy CPU fraction of the whole machine over `ms`, from /proc/stat (null where unavailable). */
+export async function machineBusy(ms = 2_000): Promise<number | null> {
+  const read = () => {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3]! + (fields[4] ?? 0);
+    return { idle, total: fields.reduce((a, b) => a + b, 0) };
+  };
+  try {
+    const a = read();
+    await new Promise((r) => setTimeout(r, ms));
+    const b = read();
+    return b.total === a.total ? 0 : 1 - (b.idle - a.idle) / (b.total - a.total);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The machine is shared (2 cores, other engineers run tests and benchmarks): before a measured run, wait until it
+ * is nearly idle (busy < BENCH_QUIET_BUSY, default 0.15, over 3 s), at most BENCH_QUIET_WAIT_S (default 600) s.
+ */
+export async function waitForQuiet(label: string): Promise<number | null> {
+  const threshold = Number(process.env.BENCH_QUIET_BUSY ?? 0.15);
+  const deadline = Date.now() + Number(process.env.BENCH_QUIET_WAIT_S ?? 600) * 1000;
+  let busy = await machineBusy(3_000);
+  let waited = false;
+  while (busy !== null && busy > threshold && Date.now() < deadline) {
+    if (!waited)
+      log(`  ${label}: machine ${Math.round(busy * 100)} % busy with other work; waiting for it to calm down`);
+    waited = true;
+    await new Promise((r) => setTimeout(r, 10_000));
+    busy = await machineBusy(3_000);
+  }
+  if (waited) log(`  ${label}: machine ${busy === null ? '?' : Math.round(busy * 100)} % busy, going ahead`);
+  return busy;
+}
+
+/** CPU ms of the processes `counts` picks by pid and command line (null where /proc is unavailable). */
+function processesCpuMs(counts: (pid: number, cmdline: string) => boolean): number | null {
+  try {
+    let total = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (counts(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) total += cpuMs(Number(entry)) ?? 0;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ms used by every process except this one, the given server and the PostgreSQL backends serving
+ * patron_bench_store: the other work on the machine while a run measures.
+ */
+export function backgroundCpuMs(exclude: (number | undefined)[]): number | null {
+  const skip = new Set([process.pid, ...exclude.filter((pid): pid is number => pid !== undefined)]);
+  return processesCpuMs((pid, cmdline) => !skip.has(pid) && !cmdline.includes(DATABASE));
+}
+
+/** CPU ms of the PostgreSQL backends serving patron_bench_store (null where /proc is unavailable). */
+export const databaseCpuMs = (): number | null => processesCpuMs((_pid, cmdline) => cmdline.includes(DATABASE));
+
+export interface Captured {
+  sql: string;
+  parameters: unknown[];
+  durationMs: number;
+}
+
+/**
+ * Runs one request through Patron's real routes in this process (createRuntime + app.inject, on the bench database)
+ * and records every statement it sends, verbatim, with its parameters and duration (Kysely query log).
+ */
+export async function capture(
+  method: 'GET' | 'POST',
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; statements: Captured[]; ms: number }> {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl(),
+    max: 10,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on('error', () => {});
+  const statements: Captured[] = [];
+  let recording = false;
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (recording && event.level === 'query') {
+        statements.push({
+          sql: event.query.sql,
+          parameters: [...event.query.parameters],
+          durationMs: event.queryDurationMillis,
+        });
+      }
+    },
+  });
+  const database: Database = {
+    engine: 'postgres',
+    db,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
+  const config = loadConfig({ DATABASE_URL: databaseUrl(), PATRON_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' });
+  config.secretKey = SECRET;
+  const runtime = await createRuntime(config, { database, logger: false });
+  try {
+    await runtime.app.ready();
+    recording = true;
+    const t0 = performance.now();
+    const response = await runtime.app.inject({
+      method,
+      url: path,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    const ms = performance.now() - t0;
+    recording = false;
+    return { status: response.statusCode, body: response.json(), statements, ms };
+  } finally {
+    await runtime.close();
+    await database.close();
+  }
+}
+
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const result = spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8' });
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+export function build(): void {
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  log('npm run build');
+  run('npm', ['run', 'build', '--silent']);
+}
+
+export interface Server {
+  child: ChildProcess;
+  baseUrl: string;
+  logFile: string;
+  stop(): Promise<number>;
+}
+
+/** The environment a server child gets: nothing from this shell that would change what is measured. */
+export function serverEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATRON_SECRET_KEY: SECRET, NODE_ENV: 'production' };
+  for (const name of ['REDIS_URL', 'DATABASE_URL', 'PATRON_DATA_DIR', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[name];
+  return { ...env, ...extra };
+}
+
+export async function startServer(
+  label: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  workDir: string,
+): Promise<Server> {
+  const port = await freePort();
+  const logFile = join(workDir, `${label}.log`);
+  const fd = openSync(logFile, 'w'); // logs go to a file, as they would to a collector
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let exited: number | null = null;
+  const exit = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = code ?? (signal ? 128 : 1);
+      resolve(exited);
+    }),
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`${label} exited (${exited}) before ready:\n${readFileSync(logFile, 'utf8')}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${label} not ready after 60 s:\n${readFileSync(logFile, 'utf8')}`);
+    }
+    if (
+      await fetch(`${baseUrl}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    baseUrl,
+    logFile,
+    stop: async () => {
+      if (exited === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exit;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/**
+ * Starts the compiled Patron against the bench database. BENCH_SERVER_NODE_ARGS (space-separated) go to the
+ * server's Node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives.
+ */
+export function startPatron(label: string, workDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return startServer(
+    label,
+    [...nodeArgs, CLI, 'serve'],
+    serverEnv({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', PATRON_DATA_DIR: join(workDir, 'data'), ...extra }),
+    workDir,
+  );
+}
+
+export interface LoadMeasurement {
+  name: string;
+  requestsPerSec: number;
+  latencyP50Ms: number;
+  latencyP90Ms: number;
+  latencyP99Ms: number;
+  latencyAvgMs: number;
+  latencyMaxMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  serverCpuUsPerRequest: number | null;
+  /** CPU of the PostgreSQL backends serving the bench database, and of this process (autocannon), per request. */
+  databaseCpuUsPerRequest: number | null;
+  clientCpuUsPerRequest: number | null;
+  /** Busy fraction of the machine just before the run (other engineers' work). */
+  machineBusyBefore: number | null;
+  /** Cores other processes used on average during the run (not Patron/floor, not its PostgreSQL backends, not this process). */
+  backgroundCores: number | null;
+}
+
+/** autocannon against one server: a discarded warm-up, then the measured run. */
+export async function load(
+  name: string,
+  server: Server,
+  options: Omit<AutocannonOptions, 'url' | 'duration' | 'connections'> & { path: string; connections: number },
+  warmupS: number,
+  durationS: number,
+): Promise<LoadMeasurement> {
+  const { path, ...rest } = options;
+  const base = { ...rest, url: `${server.baseUrl}${path}` };
+  if (warmupS > 0) {
+    log(`  ${name}: warm-up ${warmupS} s (discarded)`);
+    await autocannon({ ...base, duration: warmupS });
+  }
+  const quietBusy = await waitForQuiet(name);
+  log(`  ${name}: measuring ${durationS} s`);
+  const cpuBefore = cpuMs(server.child.pid);
+  const bgBefore = backgroundCpuMs([server.child.pid]);
+  const dbBefore = databaseCpuMs();
+  const clientBefore = process.cpuUsage();
+  const result = await autocannon({ ...base, duration: durationS });
+  const client = process.cpuUsage(clientBefore);
+  const cpuAfter = cpuMs(server.child.pid);
+  const bgAfter = backgroundCpuMs([server.child.pid]);
+  const dbAfter = databaseCpuMs();
+  const requests = result.requests.total;
+  const m: LoadMeasurement = {
+    name,
+    requestsPerSec: requests / result.duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP90Ms: result.latency.p90,
+    latencyP99Ms: result.latency.p99,
+    latencyAvgMs: result.latency.average,
+    latencyMaxMs: result.latency.max,
+    requests,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    serverCpuUsPerRequest:
+      cpuBefore !== null && cpuAfter !== null && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : null,
+    databaseCpuUsPerRequest:
+      dbBefore !== null && dbAfter !== null && requests > 0 ? ((dbAfter - dbBefore) * 1000) / requests : null,
+    clientCpuUsPerRequest: requests > 0 ? (client.user + client.system) / requests : null,
+    machineBusyBefore: quietBusy === null ? null : Math.round(quietBusy * 100) / 100,
+    backgroundCores:
+      bgBefore !== null && bgAfter !== null
+        ? Math.round(((bgAfter - bgBefore) / (result.duration * 1000)) * 100) / 100
+        : null,
+  };
+  log(
+    `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, non-2xx ${m.non2xx}, errors ${m.errors}` +
+      (m.serverCpuUsPerRequest !== null ? `, server CPU ${m.serverCpuUsPerRequest.toFixed(0)} µs/req` : '') +
+      (m.databaseCpuUsPerRequest !== null ? `, PostgreSQL ${m.databaseCpuUsPerRequest.toFixed(0)} µs/req` : '') +
+      (m.clientCpuUsPerRequest !== null ? `, client ${m.clientCpuUsPerRequest.toFixed(0)} µs/req` : '') +
+      (m.backgroundCores !== null ? `, background ${m.backgroundCores} cores` : ''),
+  );
+  return m;
+}
+
+export interface LatencySummary {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export function summarize(samples: number[]): LatencySummary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    n: sorted.length,
+    p50: round(at(0.5)),
+    p90: round(at(0.9)),
+    p99: round(at(0.99)),
+    max: round(sorted[sorted.length - 1]!),
+    mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
+  };
+}
+
+/** One request at a time, `count` times (after `warmup` discarded ones): wall-clock ms per request, body read. */
+export async function sequential(url: string, init: RequestInit, count: number, warmup = 20): Promise<LatencySummary> {
+  await waitForQuiet('sequential sample');
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const t0 = performance.now();
+    const response = await fetch(url, init);
+    await response.arrayBuffer();
+    const ms = performance.now() - t0;
+    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}`);
+    if (i >= warmup) samples.push(ms);
+  }
+  return summarize(samples);
+}
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) =>
+    row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** Writes a result JSON next to the keys (gitignored) and prints it on one RESULT line. */
+export function saveResult(name: string, result: unknown): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 2) + '\n');
+  console.log(`RESULT ${JSON.stringify(result)}`);
+}
