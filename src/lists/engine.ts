@@ -168,3 +168,36 @@ export async function listPage<Row extends { id: string }>(
   );
   return { rows: page, nextCursor, includes };
 }
+
+/** What a list endpoint answers: one page of API records, each with the extras the caller asked for. */
+export async function listRecords<Row extends { id: string }, ApiRecord extends object>(
+  db: Kysely<DB>,
+  definition: ListDefinition,
+  organizationId: string,
+  params: ListParams,
+  toRecord: (row: Row) => ApiRecord,
+): Promise<{ data: ApiRecord[]; nextCursor: string | null }> {
+  const page = await listPage<Row>(db, definition, organizationId, params);
+  return {
+    data: page.rows.map((row) => withIncludes(definition, toRecord(row), row.id, page.includes)),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/**
+ * What a get endpoint answers: one API record with the extras the caller asked for. `include` is checked before the
+ * record is read, so an unknown extra is 400 whether or not the record exists; a missing record is `missing()`.
+ */
+export async function getRecord<Row extends { id: string }, ApiRecord extends object>(
+  db: Kysely<DB>,
+  definition: ListDefinition,
+  organizationId: string,
+  include: string | undefined,
+  read: { find: () => Promise<Row | undefined>; toRecord: (row: Row) => ApiRecord; missing: () => Error },
+): Promise<ApiRecord> {
+  const names = parseIncludes(definition, include);
+  const row = await read.find();
+  if (!row) throw read.missing();
+  const includes = await loadIncludes(definition, { db, organizationId }, names, [row.id]);
+  return withIncludes(definition, read.toRecord(row), row.id, includes);
+}
