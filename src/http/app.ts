@@ -56,7 +56,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
-    // Replaced by closeConnectionsWhenClosing, which answers in the D3 envelope.
+    // Replaced by closeConnectionsWhenClosing, which answers in the error envelope (docs/api.md#error-envelope).
     return503OnClosing: false,
     frameworkErrors: answerRoutingError,
     schemaController: { compilersFactory: { buildSerializer } },
@@ -87,9 +87,10 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
 }
 
 /**
- * Errors the router raises before any hook runs: a path that is not valid percent-encoding, or a path parameter
- * longer than the router takes (no identifier is). Fastify's own answers would be a 400 and a 414 outside the D3
- * envelope; both are a malformed path, so both are a 400 VALIDATION_ERROR in the envelope, with the request id.
+ * Errors the router raises before any hook runs: a path that is not valid percent-encoding, or a path parameter longer
+ * than the router takes (no identifier is). Fastify's own answers would be a 400 and a 414 outside the error envelope
+ * (docs/api.md#error-envelope); both are a malformed path, so both are a 400 VALIDATION_ERROR in the envelope, with the
+ * request id.
  */
 function answerRoutingError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
@@ -199,8 +200,8 @@ function closeConnectionsWhenClosing(app: PatronApp): void {
 }
 
 /**
- * D14 order: authenticate → charge → permission, in one hook (validation and the handler follow in Fastify's
- * lifecycle). Routes without a declared permission (health, metrics, docs) are public.
+ * The order of checks (docs/api.md#order-of-checks): authenticate → charge → permission, in one hook (validation and
+ * the handler follow in Fastify's lifecycle). Routes without a declared permission (health, metrics, docs) are public.
  */
 function registerAccessControl(app: PatronApp, database: Database, limiter: RateLimiter, metrics: Metrics): void {
   app.decorateRequest('auth', null);
@@ -216,7 +217,7 @@ function registerAccessControl(app: PatronApp, database: Database, limiter: Rate
 
 /**
  * Every /v1 route must declare its permission and cost next to its schema, and refuses unknown query
- * parameters (D4) even when it takes none.
+ * parameters (docs/api.md#strict-input) even when it takes none.
  */
 function enforceRouteContract(app: PatronApp): void {
   app.addHook('onRoute', (route: RouteOptions) => {

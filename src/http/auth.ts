@@ -45,7 +45,10 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
   };
 }
 
-/** First step of D14: a missing, malformed, unknown or revoked key is 401 and costs nothing. */
+/**
+ * First of the checks (docs/api.md#order-of-checks): a missing, malformed, unknown or revoked key is 401 and costs
+ * nothing.
+ */
 export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Promise<AuthContext> {
   const header = request.headers.authorization;
   if (!header) {
@@ -63,7 +66,10 @@ export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Pro
   return auth;
 }
 
-/** Third step of D14, after the charge: a key without the route's permission is 403 (its tokens stay spent). */
+/**
+ * Third of the checks (docs/api.md#order-of-checks), after the charge: a key without the route's permission is 403 (its
+ * tokens stay spent).
+ */
 export function authorize(auth: AuthContext, required: string): void {
   if (required === 'any') return;
   if (!grants(auth.permissions, required)) {

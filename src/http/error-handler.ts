@@ -26,7 +26,10 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
 
 const RETRY_AFTER_DATABASE_SECONDS = '5';
 
-/** Maps anything thrown while serving a request to the D3 envelope. Nothing internal ever reaches the caller. */
+/**
+ * Maps anything thrown while serving a request to the error envelope (docs/api.md#error-envelope). Nothing internal
+ * ever reaches the caller.
+ */
 export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: number): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown };

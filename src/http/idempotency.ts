@@ -24,8 +24,9 @@ declare module 'fastify' {
 }
 
 /**
- * D16: a POST with an Idempotency-Key runs once. The same key and body within 24 h replays the first response;
- * the same key with another body, or while the first is still running, is 409. Stored per organization.
+ * A POST with an Idempotency-Key runs once (docs/api.md#idempotency-keys). The same key and body within 24 h replays
+ * the first response; the same key with another body, or while the first is still running, is 409. Stored per
+ * organization.
  */
 export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
   app.decorateRequest('idempotencyClaim', null);

@@ -24,8 +24,9 @@ const IDEMPOTENCY_CONFLICT =
   'the Idempotency-Key was already used for another request, or that request is still running';
 
 /**
- * The error statuses an operation may answer: the common ones; 413 and 415 where a body may be sent; 404 where
- * the path names a record; 409 on every POST (D16, Idempotency-Key); and the route's own declared refusals.
+ * The error statuses an operation may answer: the common ones; 413 and 415 where a body may be sent; 404 where the path
+ * names a record; 409 on every POST (Idempotency-Key: docs/api.md#idempotency-keys); and the route's own declared
+ * refusals.
  */
 function errorResponses(method: string, url: string, refusals: Refusals = {}): Record<string, string> {
   const errors: Record<string, string> = {

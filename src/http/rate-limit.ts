@@ -6,8 +6,8 @@ import type { Metrics } from './metrics.js';
 import type { AuthContext } from './types.js';
 
 /**
- * Second step of D14: charge the route's cost from the organization bucket and any endpoint buckets, all or
- * nothing. Unaffordable → 429 with Retry-After, and nothing else runs.
+ * Second of the checks (docs/api.md#order-of-checks): charge the route's cost from the organization bucket and any
+ * endpoint buckets, all or nothing. Unaffordable → 429 with Retry-After, and nothing else runs.
  */
 export async function chargeRequest(
   limiter: RateLimiter,
@@ -44,7 +44,10 @@ export async function chargeRequest(
   );
 }
 
-/** D14 headers, describing the organization bucket (always the first one charged). */
+/**
+ * The rate-limit headers (docs/api.md#rate-limit-headers), describing the organization bucket (always the first one
+ * charged).
+ */
 function setRateLimitHeaders(reply: FastifyReply, decision: ChargeDecision): void {
   const org = decision.buckets[0];
   if (!org) return;

@@ -6,7 +6,7 @@ import type { ErrorDetail } from './errors.js';
 
 const common: Options = {
   allErrors: true,
-  // Unknown fields are errors (D4), never silently dropped.
+  // Unknown fields are errors, never silently dropped (docs/api.md#strict-input).
   removeAdditional: false,
   useDefaults: true,
   strict: false,
@@ -23,9 +23,9 @@ const rfc3339DateTime = fullFormats['date-time'] as {
 };
 
 /**
- * RFC 3339 (offset required, D5), and an instant the service can hold: between years 0001 and 9999 in UTC and not
- * a leap second, which JavaScript dates cannot represent. Before this, such values passed validation and failed
- * later with a 500 (Invalid Date, or PostgreSQL's year 0 refusal).
+ * RFC 3339 (offset required: docs/api.md#timestamps), and an instant the service can hold: between years 0001 and 9999
+ * in UTC and not a leap second, which JavaScript dates cannot represent. Before this, such values passed validation and
+ * failed later with a 500 (Invalid Date, or PostgreSQL's year 0 refusal).
  */
 function isStorableDateTime(text: string): boolean {
   if (!rfc3339DateTime.validate(text)) return false;
@@ -51,7 +51,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 const MAX_DETAILS = 20;
 
-/** Turns Ajv's errors into D3 details: a dotted path a person can find, and what is wrong there. */
+/**
+ * Turns Ajv's errors into the error envelope's details (docs/api.md#error-envelope): a dotted path a person can find,
+ * and what is wrong there.
+ */
 export function validationDetails(
   errors: readonly (FastifySchemaValidationError | ErrorObject)[],
   part: string | undefined,
