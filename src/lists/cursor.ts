@@ -15,7 +15,7 @@ interface CursorPayload {
   i: string;
 }
 
-/** Ties a cursor to the query it was issued for (D8). */
+/** Ties a cursor to the query it was issued for (docs/api.md#pagination-and-cursors). */
 export function cursorBinding(sortKey: string, filter: string, search: string): string {
   return createHash('sha256').update(`${sortKey}\n${filter}\n${search}`).digest('base64url').slice(0, 16);
 }

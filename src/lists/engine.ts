@@ -67,7 +67,7 @@ export function compileSelection(
   };
 }
 
-/** Parses `include` against the list's extras; an unknown name is 400 (D11). */
+/** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */
 export function parseIncludes(definition: ListDefinition, raw: string | undefined): string[] {
   if (!raw) return [];
   const names = [
@@ -89,7 +89,7 @@ export function parseIncludes(definition: ListDefinition, raw: string | undefine
   return names;
 }
 
-/** One query per requested extra for all the given records (D11), never one per record. */
+/** One query per requested extra for all the given records, never one per record (docs/api.md#includes). */
 export async function loadIncludes(
   definition: ListDefinition,
   context: IncludeContext,
@@ -121,7 +121,7 @@ export function withIncludes<T extends object>(
   return extended as T;
 }
 
-/** One page of a list: filter, search, sort and keyset cursor (D8–D11). */
+/** One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). */
 export async function listPage<Row extends { id: string }>(
   db: Kysely<DB>,
   definition: ListDefinition,

@@ -36,7 +36,8 @@ const castOf = (sort: Sort) => sql.raw({ timestamp: 'timestamptz', string: 'text
 
 /**
  * The rows after a cursor position (or from the start) in page order, as index ranges to read one after the other
- * until the page is full. Ties break on id in the sort's direction; nulls come last in both directions (D8).
+ * until the page is full. Ties break on id in the sort's direction; nulls come last in both directions
+ * (docs/api.md#page-size-and-sort-order).
  *
  * A nullable column is two ranges, its values and then its nulls, rather than one condition: `(col, id) > (v, id)
  * or col is null` is no index range, so a page deep in the list would read every row before it. Each range is

@@ -1,7 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 
-/** The value types a filter checks its operands against (D9). */
+/** The value types a filter checks its operands against (docs/api.md#filter-documents). */
 export type ValueType = 'uuid' | 'string' | 'integer' | 'boolean' | 'timestamp' | 'enum';
 
 /**
