@@ -3,8 +3,9 @@
  * out as created, updated and deleted. Platform-level on purpose (no resource imports), so endpoint validation and
  * GET /v1/webhook-events need nothing but this list.
  *
- * `webhook.test`, the ping sent by POST /webhooks/{id}/test (D24), is deliberately absent: it goes only to the
- * endpoint being tested, whatever that endpoint subscribes to, so subscribing to it would mean nothing.
+ * `webhook.test`, the ping sent by POST /webhooks/{id}/test (docs/api.md#resend-and-test-ping), is deliberately absent:
+ * it goes only to the endpoint being tested, whatever that endpoint subscribes to, so subscribing to it would mean
+ * nothing.
  */
 export interface CatalogEvent {
   name: string;

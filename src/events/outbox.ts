@@ -24,7 +24,7 @@ export interface EventToRecord {
 
 export interface RecordedEvent {
   id: string;
-  /** Receivers deduplicate on this; it is the event's id (D23). */
+  /** Receivers deduplicate on this; it is the event's id (docs/api.md#events-and-the-outbox). */
   idempotencyKey: string;
   name: string;
 }

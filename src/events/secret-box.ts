@@ -14,9 +14,9 @@ export interface SecretBox {
 }
 
 /**
- * AES-256-GCM for webhook secrets at rest (D22, D33). The 32-byte key comes from PATRON_SECRET_KEY through
- * HKDF-SHA256, so any key of at least 32 characters works whatever its alphabet. The `v1:` prefix leaves room to
- * change the scheme or rotate keys without guessing which rows use which.
+ * AES-256-GCM for webhook secrets at rest (docs/api.md#endpoint-records-and-secrets). The 32-byte key comes from
+ * PATRON_SECRET_KEY through HKDF-SHA256, so any key of at least 32 characters works whatever its alphabet. The `v1:`
+ * prefix leaves room to change the scheme or rotate keys without guessing which rows use which.
  */
 export function createSecretBox(secretKey: string): SecretBox {
   if (secretKey.length < 32) throw new Error('PATRON_SECRET_KEY must be at least 32 characters');

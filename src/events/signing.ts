@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The signature headers of one delivery (service.md Events rule 4, D24). Both HMACs are keyed with the UTF-8 bytes
- * of the endpoint's hmacSecret and computed over the exact bytes sent. `webhook-id` and `webhook-timestamp` go on
- * every delivery, signed or not, so receivers can deduplicate and reject stale replays either way. The dispatcher
- * passes the key as bytes, made once per window.
+ * The signature headers of one delivery (service.md Events rule 4; docs/api.md#delivery-headers-and-signatures). Both
+ * HMACs are keyed with the UTF-8 bytes of the endpoint's hmacSecret and computed over the exact bytes sent.
+ * `webhook-id` and `webhook-timestamp` go on every delivery, signed or not, so receivers can deduplicate and reject
+ * stale replays either way. The dispatcher passes the key as bytes, made once per window.
  */
 export function deliveryHeaders(
   secret: string | Buffer | null,

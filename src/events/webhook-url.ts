@@ -2,8 +2,8 @@ import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where webhooks may be sent (D22, D33). Checked when an endpoint is created or changed, and again at send time,
- * because a host's DNS can change between the two (SSRF via rebinding).
+ * Where webhooks may be sent (docs/api.md#webhook-url-rules-and-ssrf). Checked when an endpoint is created or changed,
+ * and again at send time, because a host's DNS can change between the two (SSRF via rebinding).
  */
 export interface WebhookUrlPolicy {
   /** ALLOW_HTTP_WEBHOOKS: plain http to loopback hosts (development only). */

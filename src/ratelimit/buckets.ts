@@ -8,7 +8,10 @@ export interface EndpointBucket {
   refillPerSecond(plan: Plan): number;
 }
 
-/** The organization-wide bucket: ceiling = apiRequestsPerMinute, refilled at ceiling/60 per second (D13). */
+/**
+ * The organization-wide bucket: ceiling = apiRequestsPerMinute, refilled at ceiling/60 per second
+ * (docs/api.md#token-buckets).
+ */
 export function organizationBucket(organizationId: string, plan: Plan): BucketSpec {
   return {
     key: `org:${organizationId}`,

@@ -51,9 +51,9 @@ const SWEEP_EVERY_MS = 5_000;
 const MAX_BACKOFF_MS = 5_000;
 
 /**
- * Delivers recorded webhook deliveries (D23): claims endpoints with due deliveries under a lease, sends each
- * endpoint's queue in order on its own task (a slow receiver holds up only itself), many endpoints at once.
- * Several dispatchers on one PostgreSQL share the work: a claim is exclusive, and a dead one's claims expire.
+ * Delivers recorded webhook deliveries (docs/api.md#the-dispatcher): claims endpoints with due deliveries under a
+ * lease, sends each endpoint's queue in order on its own task (a slow receiver holds up only itself), many endpoints at
+ * once. Several dispatchers on one PostgreSQL share the work: a claim is exclusive, and a dead one's claims expire.
  */
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const { database, config, logger } = options;

@@ -52,8 +52,8 @@ export const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${le
 /**
  * Leases up to `limit` endpoints with deliveries not yet settled and no live lease. SKIP LOCKED lets several
  * dispatchers claim at once without waiting on each other (or on a recording transaction); an expired lease (a
- * dead dispatcher) is taken over, and the window it left unsettled is recorded failed "interrupted" (D23: what may
- * have been sent is not sent again) in the same statement.
+ * dead dispatcher) is taken over, and the window it left unsettled is recorded failed "interrupted" (what may have
+ * been sent is not sent again: docs/api.md#crashes-and-interrupted-deliveries) in the same statement.
  */
 export async function claimEndpoints(
   db: Kysely<DB>,
@@ -218,8 +218,9 @@ export async function failInactive(db: Kysely<DB>, owner: string, endpoint: Clai
 }
 
 /**
- * D23 for deliveries sent by hand (resend, test ping): they are inserted `sending` before their POST, outside any
- * window. One older than the lease belongs to no live sender (a send never outlives the time-out, which is shorter).
+ * The same crash rule (docs/api.md#crashes-and-interrupted-deliveries) for deliveries sent by hand (resend, test
+ * ping): they are inserted `sending` before their POST, outside any window. One older than the lease belongs to no
+ * live sender (a send never outlives the time-out, which is shorter).
  */
 export async function failInterrupted(db: Kysely<DB>, leaseMs: number): Promise<number> {
   const result = await sql`
