@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Store data mirrored from a connected store: sites, customers, products and variants, orders and items, tags,
  * import provenance, and the reviews table products need for their counts and deletion rules.
- * Every table leads its keys with organization_id; searchable text has trigram indexes (D10).
+ * Every table leads its keys with organization_id; searchable text has trigram indexes (docs/api.md#search).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create extension if not exists pg_trgm`.execute(db);

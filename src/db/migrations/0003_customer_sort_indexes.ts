@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Keyset indexes for the customer list's email and lastName sorts (GET /customers, D8), so a page is an index
- * range scan instead of a sort of the organization's customers. lastName is nullable and sorts nulls last in both
- * directions, which a backward scan of the ascending index cannot give; it gets a descending index of its own.
+ * Keyset indexes for the customer list's email and lastName sorts (GET /customers), so a page is an index range scan
+ * instead of a sort of the organization's customers. lastName is nullable and sorts nulls last in both directions
+ * (docs/api.md#page-size-and-sort-order), which a backward scan of the ascending index cannot give; it gets a
+ * descending index of its own.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index customers_email_idx on customers (organization_id, email, id)`.execute(db);

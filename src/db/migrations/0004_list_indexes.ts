@@ -1,6 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Keyset indexes for the remaining list sorts, so every page is an index range scan (D8). */
+/**
+ * Keyset indexes for the remaining list sorts, so every page is an index range scan
+ * (docs/api.md#pagination-and-cursors).
+ */
 const INDEXES = [
   ['tags_created_idx', 'tags (organization_id, kind, created_at, id)'],
   ['tags_name_idx', 'tags (organization_id, kind, name, id)'],

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Webhook endpoints and their delivery log (service.md "Webhook endpoint", "Webhook delivery record"; D22–D24).
+ * Webhook endpoints and their delivery log (service.md "Webhook endpoint", "Webhook delivery record";
+ * docs/api.md#webhook-endpoints and docs/api.md#webhook-deliveries).
  *
  * Deliveries are fanned out inside the transaction that records the event (one row per subscribed active endpoint),
  * so "subscribed at the time the change committed" holds by construction. `sequence` is drawn from the endpoint's

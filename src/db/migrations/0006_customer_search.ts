@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Customer search (D10) from one trigram index scoped by organization (btree_gin puts organization_id in the same
- * GIN index), over the searched text as one expression; GET /customers?search= compares exactly this expression
- * (src/resources/customers/list.ts). The per-column indexes of 0002 were not scoped: a selective term scanned four
- * indexes over every organization's customers and rechecked the rows. `customers_email_trgm` stays: the orders
- * search looks customers up by email.
+ * Customer search (docs/api.md#search) from one trigram index scoped by organization (btree_gin puts organization_id in
+ * the same GIN index), over the searched text as one expression; GET /customers?search= compares exactly this
+ * expression (src/resources/customers/list.ts). The per-column indexes of 0002 were not scoped: a selective term
+ * scanned four indexes over every organization's customers and rechecked the rows. `customers_email_trgm` stays: the
+ * orders search looks customers up by email.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create extension if not exists btree_gin`.execute(db);

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The loyalty domain (issue 5; service.md "Loyalty reward", D17–D19, D31, D34): programs, tiers and rules
- * (configuration), memberships with their points ledger, rewards, stamp cards, referrals, the member activity feed,
- * and the job table of the overnight runner.
+ * The loyalty domain (service.md "Loyalty reward"): programs, tiers and rules (configuration), memberships with their
+ * points ledger and the member activity feed (docs/api.md#loyalty-programs-tiers-rules-and-memberships); rewards
+ * (docs/api.md#loyalty-rewards); stamp cards, referrals and the job table of the overnight runner
+ * (docs/api.md#loyalty-earning-and-jobs).
  *
  * Design notes the services rely on:
  * - A membership's points_balance changes only through one conditional UPDATE (`… + d >= 0 returning`), which also
@@ -204,8 +205,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       where status = 'pending' and expires_at is not null`,
     sql`create index loyalty_rewards_code_trgm on loyalty_rewards using gin (organization_id, lower(code) gin_trgm_ops)`,
 
-    // The member's activity feed: what is not a points movement (a reward issued, redeemed, revoked or expired, a
-    // tier change, joining or leaving), with the reason given (D17). Points movements are the ledger itself.
+    // The member's activity feed: what is not a points movement (a reward issued, redeemed, revoked or expired, a tier
+    // change, joining or leaving), with the reason given (docs/api.md#loyalty-activity). Points movements are the
+    // ledger itself.
     sql`create table loyalty_activity (
       organization_id uuid not null,
       id uuid not null,
@@ -268,7 +270,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     sql`create index jobs_due_idx on jobs (run_after) where status = 'queued'`,
     sql`create index jobs_lease_idx on jobs (lease_expires_at) where status = 'running'`,
 
-    // D34: every organization starts with one program (new ones get it from createOrganization).
+    // Every organization starts with one program (docs/api.md#the-default-loyalty-program); new ones get it from
+    // createOrganization.
     sql`insert into loyalty_programs (organization_id, id, name)
       select id, gen_random_uuid(), 'Loyalty program' from organizations`,
   ];

@@ -1,15 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Reviews (issue 6, D30): the import's match key and the indexes GET /reviews needs.
+ * Reviews (docs/api.md#reviews): the import's match key and the indexes GET /reviews needs.
  *
  * - remote_id: the review's identifier in the system it came from; import creates or updates by it, unique per
  *   organization when present. Rows imported without one match the oldest review of the same customer and product
  *   that has none (reviews_author_idx), so importing twice never duplicates.
- * - Keyset indexes for the three sorts (D8), and (product, created_at) for the usual "reviews of this product, newest
- *   first" page. Published counts per product use 0002's reviews_product_idx (organization_id, product_id, published).
- * - Search (D10) over title and body as one lowercased expression, scoped by organization (btree_gin, as 0006);
- *   src/resources/reviews/list.ts compares exactly this expression.
+ * - Keyset indexes for the three sorts (docs/api.md#pagination-and-cursors), and (product, created_at) for the usual
+ *   "reviews of this product, newest first" page. Published counts per product use 0002's reviews_product_idx
+ *   (organization_id, product_id, published).
+ * - Search (docs/api.md#search) over title and body as one lowercased expression, scoped by organization (btree_gin, as
+ *   0006); src/resources/reviews/list.ts compares exactly this expression.
  */
 const INDEXES = [
   [

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Generated review summaries (service.md "Review summary", D20, D21): one row per product once a summary is due.
- * `current` and `previous` hold summary versions in their API shape, so a read is one primary-key lookup.
- * A row can exist without `current`: its first generation is queued, or failed for good and waits for the next
+ * Generated review summaries (service.md "Review summary"; docs/api.md#review-summaries): one row per product once a
+ * summary is due. `current` and `previous` hold summary versions in their API shape, so a read is one primary-key
+ * lookup. A row can exist without `current`: its first generation is queued, or failed for good and waits for the next
  * review change or the overnight refresh.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Which reviews a summary's words come from (review summaries, issue 6): `current_source_ids` for `current`,
+ * Which reviews a summary's words come from (docs/api.md#withdrawn-reviews): `current_source_ids` for `current`,
  * `previous_source_ids` for `previous`. A review that leaves what summaries read (unpublished, flagged, deleted,
  * moved to another product) while the summary draws on it has the summary regenerated at once, with the new
  * pending reason `withdrawn`, instead of at the overnight refresh.
