@@ -49,10 +49,11 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
     connectionString,
     max: poolSize,
     connectionTimeoutMillis: 5_000,
-    // No JIT: a list page that walks its index and probes a related table row by row (src/lists/related.ts) is
-    // costed for every row it might walk, above jit_above_cost, and then spends tens of milliseconds compiling for a
-    // query that stops after a few hundred rows (40 ms measured, docs/benchmarks.md finding 1.2). Patron's queries
-    // are short OLTP pages, where JIT never pays.
+    // No JIT: a list page that walks its index and probes a related table row by row (src/lists/related.ts) is costed
+    // for every row it might walk, above jit_above_cost, and then spends longer compiling than running a query that
+    // stops after a few hundred rows (finding 1.2 in
+    // docs/benchmarks.md#store-data-orders-list-deep-pages-customer-search-order-import). Patron's queries are short
+    // OLTP pages, where JIT never pays.
     options: '-c jit=off',
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -4,13 +4,14 @@ import type pg from 'pg';
 import type { DB } from './schema.js';
 
 /*
- * Server-side prepared statements for the statements hot paths run per request. PostgreSQL plans an unnamed
- * statement on every execution, and for a join over tables with many indexes planning costs several times the
- * execution: loading a loyalty member (three tables) takes 256 µs of database CPU unprepared, 36 µs prepared; the
- * API key lookup 92 µs against 32 µs (scratch measurement, docs/benchmarks.md). A statement whose text begins with
- * the marker is sent named after its text, so each connection parses and plans it once. Only statements whose text
- * comes from a fixed set may carry the marker (never one with a varying number of parameters): every distinct text
- * stays prepared on each pooled connection for the connection's life. PGlite ignores the marker (a comment).
+ * Server-side prepared statements for the statements hot paths run per request. PostgreSQL plans an unnamed statement
+ * on every execution, and for a join over tables with many indexes planning costs several times the execution, as
+ * loading a loyalty member (three tables) and the API key lookup showed
+ * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements). A
+ * statement whose text begins with the marker is sent named after its text, so each connection parses and plans it
+ * once. Only statements whose text comes from a fixed set may carry the marker (never one with a varying number of
+ * parameters): every distinct text stays prepared on each pooled connection for the connection's life. PGlite ignores
+ * the marker (a comment).
  */
 const PREPARE_MARKER = '/* prepared */ ';
 

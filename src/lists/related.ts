@@ -10,14 +10,15 @@ export const PER_ROW_PAGES = 20;
  * Which to-many conditions of a sorted page to test row by row (`exists (… offset 0)`) instead of leaving them to
  * PostgreSQL, which flattens them into a semi-join.
  *
- * The planner estimates a to-many condition badly (on the benchmark data: 7 orders tagged `repeat-buyer` where
- * there are 3,910), so it starts from the related rows: it fetches every matching record, then sorts them, which
- * costs about M rows for M matches. Walking the sort's index and probing each row stops once the page is full,
- * after about limit × N / M rows (N: the rows the rest of the query admits). One bounded count per condition,
- * all in one statement, tells the two apart: a condition matching more than PER_ROW_PAGES pages' worth of
- * related rows is walked; a rare one keeps the semi-join (`gift`, 170 orders: 1.6 ms against 23 ms walked).
- * Walking loses when matches are rare among very many rows (N > PER_ROW_PAGES² × limit, 20,000 rows at limit 50
- * with the fewest matches that choose it), a trade taken for the common case of a tag on a share of the records.
+ * The planner estimates a to-many condition badly (on the benchmark data it expected a few orders tagged `repeat-buyer`
+ * where there are thousands), so it starts from the related rows: it fetches every matching record, then sorts them,
+ * which costs about M rows for M matches. Walking the sort's index and probing each row stops once the page is full,
+ * after about limit × N / M rows (N: the rows the rest of the query admits). One bounded count per condition, all in
+ * one statement, tells the two apart: a condition matching more than PER_ROW_PAGES pages' worth of related rows is
+ * walked; a rare one keeps the semi-join, far faster than the walk for it (finding 1.2 in
+ * docs/benchmarks.md#store-data-orders-list-deep-pages-customer-search-order-import). Walking loses when matches are
+ * rare among very many rows (N > PER_ROW_PAGES² × limit, 20,000 rows at limit 50 with the fewest matches that choose
+ * it), a trade taken for the common case of a tag on a share of the records.
  */
 export async function chooseRowByRow(
   db: Kysely<DB>,

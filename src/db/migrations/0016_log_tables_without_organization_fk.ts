@@ -3,8 +3,9 @@ import { sql, type Kysely } from 'kysely';
 /**
  * The two append-only logs, `events` (the outbox: every change writes to it) and `import_job_records` (one row per
  * imported record), lose their foreign key to organizations. Their organization_id always comes from the caller's
- * authenticated key, so the key only ever checked a row that exists, once per inserted row: 1,000 lookups per
- * imported batch in each table, about 7 % of an order import's database time (docs/benchmarks.md, issue 3).
+ * authenticated key, so the key only ever checked a row that exists, once per inserted row: a lookup for every imported
+ * record in each table, a share of an order import's database time worth saving
+ * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements).
  * Organizations are never deleted by the API; a tool that deletes one must delete its events and import records
  * explicitly (the other tenant tables still cascade). organization_id still leads both primary keys.
  */
