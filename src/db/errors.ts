@@ -1,16 +1,36 @@
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * True when an error means the database cannot be reached right now (connection refused or lost, server
- * shutting down or starting up), as opposed to a fault in the query itself.
+ * SQLSTATEs that say the database cannot serve right now, whatever the query: the server is out of connections,
+ * memory or disk, shutting down or starting, refuses connections to this database, or no longer accepts the
+ * credentials. None of them is the request's fault, so each answers 503 with Retry-After
+ * (docs/api.md#outages-and-concurrent-writes).
+ */
+function isUnavailableSqlState(code: string, message: unknown): boolean {
+  // Class 08: connection exception. Class 53: insufficient resources (53300 too many connections, 53100 disk
+  // full, 53200 out of memory). Class 28: the credentials are refused (a rotated password, a revoked login).
+  if (code.startsWith('08') || code.startsWith('53') || code.startsWith('28')) return true;
+  // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 57P04 database dropped,
+  // 57P05 idle session timeout (57014, a cancelled statement, is not an outage).
+  if (/^57P0[1-5]$/.test(code)) return true;
+  // 3D000: the database does not exist (dropped, or not yet restored).
+  if (code === '3D000') return true;
+  // 55000 is mostly a query fault (e.g. currval before nextval); only its connection form is an outage, as when
+  // `ALTER DATABASE … ALLOW_CONNECTIONS false` is in force.
+  return code === '55000' && typeof message === 'string' && /not currently accepting connections/i.test(message);
+}
+
+/**
+ * True when an error means the database cannot serve right now (unreachable, lost, out of connections or
+ * resources, shutting down or starting up, refusing this database or these credentials), as opposed to a fault in
+ * the query itself. The one place that decides what answers 503.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (UNAVAILABLE_NODE_CODES.has(code)) return true;
-    // SQLSTATE class 08 (connection exception), 57P01..57P03 (admin shutdown, crash shutdown, cannot connect now).
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+    if (isUnavailableSqlState(code, message)) return true;
   }
   // Checked before the message: a failed connect to every address of a host name is an AggregateError whose own
   // message may be empty.

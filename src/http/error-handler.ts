@@ -109,17 +109,22 @@ export function toApiError(error: unknown, request: FastifyRequest, bodyLimit: n
 }
 
 export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
+  const outage = outageLog(app);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
-    if (apiError.code === 'SERVICE_UNAVAILABLE') {
-      // An outage, not a bug: one short line per refused request, without a stack, so a database outage under
-      // load does not bury the log in stack traces.
+    if (apiError.code === 'SERVICE_UNAVAILABLE' && isDatabaseUnavailable(error)) outage.refused(error);
+    else if (apiError.code === 'SERVICE_UNAVAILABLE') {
       const cause = error as { code?: unknown; message?: unknown };
       request.log.warn({ cause: { code: cause.code, message: cause.message } }, apiError.message);
     } else if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ code: apiError.code, message: apiError.message }, 'request refused');
     if (apiError.headers) reply.headers(apiError.headers);
     return reply.code(apiError.statusCode).send(apiError.toBody());
+  });
+  // A request answered below 500 after an outage means the database serves again.
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (reply.statusCode < 500) outage.served();
+    done();
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -134,4 +139,34 @@ export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * A database outage is logged as two lines, when it starts and when it ends, not one per refused request: under
+ * load a stack or a line per request would bury everything else in the log (docs/api.md#outages-and-concurrent-writes).
+ */
+function outageLog(app: PatronApp) {
+  let outage: { since: number; refused: number } | null = null;
+  return {
+    refused(error: unknown) {
+      if (outage) {
+        outage.refused++;
+        return;
+      }
+      outage = { since: Date.now(), refused: 1 };
+      const cause = error as { code?: unknown; message?: unknown };
+      app.log.warn(
+        { cause: { code: cause.code, message: cause.message } },
+        'database unavailable: answering 503 with Retry-After until it serves again',
+      );
+    },
+    served() {
+      if (!outage) return;
+      app.log.info(
+        { outageMs: Date.now() - outage.since, refused: outage.refused },
+        'database available again after an outage',
+      );
+      outage = null;
+    },
+  };
 }
