@@ -18,7 +18,6 @@ const layers = {
       { type: 'resource', pattern: 'src/resources/*', capture: ['name'] },
       { type: 'records', pattern: 'src/records' },
       { type: 'kit', pattern: 'src/resource-kit' },
-      { type: 'compose', pattern: 'src/compose.ts', partialMatch: false },
       { type: 'cli', pattern: 'src/cli' },
       { type: 'platform', pattern: 'src/*', capture: ['name'] },
     ],
@@ -52,12 +51,8 @@ const layers = {
             allow: { to: { element: { type: 'resource', fileInternalPath: 'index.ts' } } },
           },
           {
-            from: { element: { type: 'compose' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'records', 'kit', 'resource'] } } } },
-          },
-          {
             from: { element: { type: 'cli' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'compose', 'cli'] } } } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'cli'] } } } },
           },
         ],
       },
@@ -81,6 +76,17 @@ export default tseslint.config(
     },
   },
   layers,
+  {
+    // The composition root imports every resource; only the CLI may import it (and tests and benchmarks).
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/compose.js'], message: 'Only src/cli imports the composition root.' }] },
+      ],
+    },
+  },
   {
     // Tests and benchmarks read loosely typed JSON responses and report to the console.
     files: ['test/**', 'bench/**'],

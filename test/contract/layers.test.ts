@@ -8,7 +8,9 @@ const eslint = new ESLint({ cwd: ROOT });
 
 async function layerErrors(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${filePath}` });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'boundaries/dependencies').map((m) => m.message);
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'boundaries/dependencies' || m.ruleId === 'no-restricted-imports')
+    .map((m) => m.message);
 }
 
 describe('the layer rule', () => {
@@ -48,6 +50,15 @@ describe('the layer rule', () => {
         "import { ordersResource } from '../resources/orders/index.js';\nexport const resource = ordersResource;\n",
       ),
     ).toHaveLength(1);
+  });
+
+  it('refuses a resource importing the composition root', async () => {
+    expect(
+      await layerErrors(
+        'src/resources/orders/bad-import.ts',
+        "import { resources } from '../../compose.js';\nexport const all = resources;\n",
+      ),
+    ).toEqual([expect.stringMatching(/Only src\/cli imports the composition root/)]);
   });
 
   it('refuses a record importing a resource', async () => {
