@@ -1,7 +1,8 @@
+import { createServer } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
-import { allOrganizations, createRuntime, openMigratedDatabase, scheduledJobs } from '../compose.js';
+import { allOrganizations, createRuntime, openMigratedDatabase, scheduledJobs, type Runtime } from '../compose.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
 import { startJobRunner, type JobRunner } from '../jobs/runner/runner.js';
@@ -15,6 +16,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}): Promise<void> {
   const config = loadConfig();
+  // A taken port or an unknown HOST fails the start in milliseconds, before the database is opened and migrated
+  // (seconds for the embedded one); the listen below still reports one that appears in between.
+  await assertListenable(config.host, config.port);
   config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
   const unlock = config.databaseUrl ? async () => {} : await lockEmbeddedDatabase(config.dataDir);
   const database = await openMigratedDatabase(config).catch(async (error: unknown) => {
@@ -22,9 +26,30 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
     throw error;
   });
 
-  const organizations = await allOrganizations(database.db);
-  const demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database.db) : null;
-  const runtime = await createRuntime(config, { database });
+  // Until it listens, a failed start closes what it opened and fails the command (exit 1, one line naming the
+  // cause) at once; the graceful-close handler below exits 0, so it is only installed once serving.
+  const closeUnstarted = async () => {
+    await database.close();
+    await unlock();
+  };
+  let runtime: Runtime;
+  let demo: DemoSeed | null;
+  let organizations: { id: string }[];
+  try {
+    organizations = await allOrganizations(database.db);
+    demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database.db) : null;
+    runtime = await createRuntime(config, { database });
+  } catch (error) {
+    await closeUnstarted();
+    throw error;
+  }
+  try {
+    await runtime.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await runtime.close();
+    await closeUnstarted();
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`);
+  }
   let dispatcher: Dispatcher | undefined;
   let jobs: JobRunner | undefined;
 
@@ -38,7 +63,6 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
     await unlock();
   });
 
-  await runtime.app.listen({ port: config.port, host: config.host });
   if (options.dispatch !== false) {
     dispatcher = startDispatcher({ database, config, logger: runtime.app.log, registry: runtime.metrics.registry });
   }
@@ -54,6 +78,27 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');
   process.stdout.write(banner(baseUrl, database.engine, config.dataDir, demo, organizations.length));
+}
+
+/** Binds the address for a moment, so an address that cannot be served is known before anything is opened. */
+async function assertListenable(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  }).catch((error: unknown) => {
+    throw new Error(`cannot listen on ${host}:${port}: ${listenFailure(error)}`);
+  });
+}
+
+/** Why listen failed, in words an operator acts on, with the system's code. */
+function listenFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') return 'another process is using that port (EADDRINUSE); set PORT to a free one';
+  if (code === 'EADDRNOTAVAIL') return 'no interface of this machine has that address (EADDRNOTAVAIL); check HOST';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `HOST does not resolve (${String(code)})`;
+  if (code === 'EACCES') return 'not allowed to listen on that port (EACCES); use a port above 1023';
+  return error instanceof Error ? error.message : String(error);
 }
 
 function banner(baseUrl: string, engine: string, dataDir: string, demo: DemoSeed | null, organizationCount: number) {

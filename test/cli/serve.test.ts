@@ -3,6 +3,7 @@
  * serving a PostgreSQL database given by DATABASE_URL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -231,5 +232,61 @@ describe.skipIf(!postgresUrl)('serve on PostgreSQL (DATABASE_URL)', () => {
       expect(exit).toMatchObject({ code: 0, signal: null });
       expect(exit.ms).toBeLessThan(SHUTDOWN_LIMIT_MS);
     }
+  });
+});
+
+describe('serve that cannot start', () => {
+  /** Runs `patron` to its end, with a 30 s guard; resolves with its exit, its stderr and how long it ran. */
+  async function runToExit(args: string[], env: Record<string, string | undefined>) {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const exit = await exitOf(child);
+    clearTimeout(guard);
+    children.delete(child);
+    return { ...exit, stderr, ms: performance.now() - started };
+  }
+
+  // What loading the CLI alone costs here (it imports the whole app), so the limit measures what serve does after.
+  let loadingMs: number;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'patron-serve-fail-'));
+    tempDirs.push(dataDir);
+    loadingMs = (await runToExit(['--help'], {})).ms;
+  });
+
+  it('exits 1 within 5 s, naming the port and EADDRINUSE, when another process listens on the port', async () => {
+    const port = await freePort();
+    const occupier = createServer();
+    await new Promise<void>((resolve) => occupier.listen(port, '127.0.0.1', resolve));
+    try {
+      const run = await runToExit(['serve'], { PATRON_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+      expect(run, run.stderr).toMatchObject({ code: 1, signal: null });
+      expect(run.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+      expect(run.stderr).toContain('EADDRINUSE');
+      expect(run.ms - loadingMs).toBeLessThan(5_000);
+    } finally {
+      await new Promise((resolve) => occupier.close(resolve));
+    }
+  });
+
+  it('exits 1 within 5 s, naming HOST, when HOST does not resolve', async () => {
+    const port = await freePort();
+    const run = await runToExit(['serve'], {
+      PATRON_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: 'no-such-host.invalid',
+    });
+    expect(run, run.stderr).toMatchObject({ code: 1, signal: null });
+    expect(run.stderr).toMatch(/cannot listen on no-such-host\.invalid:\d+: HOST does not resolve/);
+    expect(run.ms - loadingMs).toBeLessThan(5_000);
   });
 });
