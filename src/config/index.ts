@@ -46,6 +46,15 @@ export class ConfigError extends Error {}
 
 const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 
+/**
+ * Variables whose values carry credentials (a password in a URL, a key): a message about them names the variable and
+ * never prints the value, which would land in terminals, CI logs and process supervisors' logs.
+ */
+const CREDENTIAL_BEARING = /(_URL|_KEY)$/;
+
+const shown = (name: string, value: unknown) =>
+  CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : `${name}=${JSON.stringify(value ?? '')}`;
+
 /** Reads and validates the environment; a bad value throws one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const known = Object.fromEntries(
@@ -56,7 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const firstError = [...Value.Errors(EnvSchema, known)][0];
   if (firstError) {
     const name = firstError.instancePath.replace(/^\//, '') || 'environment';
-    throw new ConfigError(`Invalid ${name}=${JSON.stringify(known[name] ?? '')}: ${describe(name)}`);
+    throw new ConfigError(`Invalid ${shown(name, known[name])}: ${describe(name)}`);
   }
   const values = known as Static<typeof EnvSchema>;
   const port = Number(values.PORT ?? 3000);

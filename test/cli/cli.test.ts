@@ -323,6 +323,16 @@ describe('patron CLI', () => {
   });
 
   describe('invalid environment', () => {
+    it.each([
+      ['DATABASE_URL', 'mysql://patron:hunter2-secret@db.invalid/patron'],
+      ['REDIS_URL', 'http://:hunter2-secret@cache.invalid:6379'],
+      ['PATRON_SECRET_KEY', 'hunter2-secret'],
+    ])('a bad %s stops `serve` with exit code 1, naming the variable without its value', async (name, value) => {
+      const run = await runCli(['serve'], { ...env, [name]: value }, 20_000);
+      expectFailure(run, new RegExp(`\\b${name}\\b`));
+      expect(run.stderr + run.stdout).not.toContain('hunter2');
+    });
+
     it('PORT=abc stops `serve` with exit code 1 and one line naming PORT', async () => {
       const run = await runCli(['serve'], { ...env, PORT: 'abc' }, 20_000);
       expectFailure(run, /\bPORT\b/);
