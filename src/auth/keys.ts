@@ -8,6 +8,13 @@ const RANDOM_LENGTH = 40;
 const PREFIX_LENGTH = 11; // "sk_" + 8 characters: enough to tell keys apart, far too little to guess one.
 export const KEY_PATTERN = /^sk_[0-9A-Za-z]{32,128}$/;
 
+/** A secret key anywhere in a text (a URL, a log line): what must never be logged or accepted outside the header. */
+export const SECRET_KEY_IN_TEXT = /(?<![0-9A-Za-z])sk_[0-9A-Za-z]{32,128}(?![0-9A-Za-z])/;
+
+/** The text with every secret key cut to its visible prefix, e.g. `sk_a1b2c3d4…`: safe to log. */
+export const withoutSecretKeys = (text: string): string =>
+  text.replace(new RegExp(SECRET_KEY_IN_TEXT.source, 'g'), (key) => `${key.slice(0, PREFIX_LENGTH)}…`);
+
 export function generateSecretKey(): string {
   let random = '';
   for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];

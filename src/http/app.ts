@@ -8,6 +8,7 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import Type from 'typebox';
+import { withoutSecretKeys } from '../auth/keys.js';
 import type { Config } from '../config/index.js';
 import { ApiError } from './errors.js';
 import type { Database } from '../db/engine.js';
@@ -42,13 +43,32 @@ export interface BuiltApp {
   metrics: Metrics;
 }
 
+/**
+ * How requests are logged: the URL with every secret key cut to its visible prefix, and no header at all (the
+ * Authorization header and Idempotency-Key are also redacted should a line ever carry headers). docs/security.md.
+ */
+function loggerOptions(level: string, given: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (given === false) return false;
+  const options = {
+    level,
+    redact: ['req.headers.authorization', 'req.headers["idempotency-key"]', 'req.headers.cookie'],
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: withoutSecretKeys(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+  };
+  return typeof given === 'object' ? { ...options, ...given } : options;
+}
+
 export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const { config, database, limiter, resources } = options;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
-    },
+    logger: loggerOptions(config.logLevel, options.logger),
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -210,6 +230,12 @@ function registerAccessControl(app: PatronApp, database: Database, limiter: Rate
     if (!config.permission) return;
     const auth = await authenticate(database.db, request);
     request.auth = auth;
+    // Every later line of this request, "request completed" included, says whose it was (docs/security.md).
+    request.log = reply.log = request.log.child({
+      organizationId: auth.organizationId,
+      keyId: auth.keyId,
+      keyPrefix: auth.keyPrefix,
+    });
     await chargeRequest(limiter, metrics, auth, config, reply);
     authorize(auth, config.permission);
   });

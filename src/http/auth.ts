@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { grants } from '../auth/permissions.js';
-import { hashKey, KEY_PATTERN } from '../auth/keys.js';
+import { hashKey, KEY_PATTERN, SECRET_KEY_IN_TEXT } from '../auth/keys.js';
 import { prepared } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { ApiError } from './errors.js';
@@ -18,6 +18,7 @@ const selectKey = prepared(
       .innerJoin('organizations as o', 'o.id', 'k.organization_id')
       .select([
         'k.id as keyId',
+        'k.prefix as keyPrefix',
         'k.organization_id as organizationId',
         'k.permissions',
         'o.api_requests_per_minute',
@@ -35,6 +36,7 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
   if (!row) return null;
   return {
     keyId: row.keyId,
+    keyPrefix: row.keyPrefix,
     organizationId: row.organizationId,
     permissions: row.permissions,
     plan: {
@@ -50,6 +52,14 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
  * nothing.
  */
 export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Promise<AuthContext> {
+  if (SECRET_KEY_IN_TEXT.test(request.url.split('?').slice(1).join('?'))) {
+    // Refused whether or not the key is valid: a key in a URL is written to access logs, proxies and browser
+    // histories, so taking it would teach callers a habit that leaks keys (docs/security.md).
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'A secret key was sent in the URL. Send it in the Authorization header instead ("Authorization: Bearer sk_…"), and revoke a key that was shared in a URL.',
+    );
+  }
   const header = request.headers.authorization;
   if (!header) {
     throw new ApiError('UNAUTHORIZED', 'Missing Authorization header: send "Authorization: Bearer <secret key>".');

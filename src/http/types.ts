@@ -27,6 +27,8 @@ export type PatronApp = FastifyInstance<
 /** Who is calling: resolved from the Bearer key before anything else runs. */
 export interface AuthContext {
   keyId: string;
+  /** The key's visible prefix (`sk_` and 8 characters), which identifies it in logs and key lists. */
+  keyPrefix: string;
   organizationId: string;
   permissions: string[];
   plan: Plan;
