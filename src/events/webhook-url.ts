@@ -137,10 +137,15 @@ export async function resolveWebhookHost(
   if (!policy.allowPrivateHosts) {
     const forbidden = addresses.find(isForbiddenAddress);
     if (forbidden !== undefined) {
-      const via = forbidden === host ? '' : ` (it resolves to ${forbidden})`;
+      // A name is refused without the address it resolves to: echoing it would let any key with webhooks:write
+      // map the deployment's internal names (docs/security.md).
+      const what =
+        forbidden === host
+          ? 'is a private, loopback, link-local or otherwise non-public address'
+          : 'is not allowed: it is not a public host';
       return {
         ok: false,
-        reason: `its host "${host}" is a private, loopback, link-local or otherwise non-public address${via}; webhooks go to public hosts unless the server runs with WEBHOOK_ALLOW_PRIVATE_HOSTS=1`,
+        reason: `its host "${host}" ${what}; webhooks go to public hosts unless the server runs with WEBHOOK_ALLOW_PRIVATE_HOSTS=1`,
       };
     }
   }

@@ -37,7 +37,8 @@ function guardedLookup(policy: WebhookUrlPolicy): LookupFunction {
         ? undefined
         : addresses.find((entry) => isForbiddenAddress(entry.address));
       if (forbidden) {
-        const refused = Object.assign(new Error(`forbidden address (${hostname} resolves to ${forbidden.address})`), {
+        // The delivery log names the host, never the internal address it resolved to (docs/security.md).
+        const refused = Object.assign(new Error(`forbidden address (${hostname} is not a public host)`), {
           code: FORBIDDEN,
         });
         return callback(refused, '', 0);
