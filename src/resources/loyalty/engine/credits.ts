@@ -5,7 +5,7 @@ import { PREPARE } from '../../../db/prepared.js';
 import type { DB, Metadata } from '../../../db/schema.js';
 import type { EventToRecord } from '../../../events/outbox.js';
 import { recalculateTiers } from './tiers.js';
-import { transactionEvent, type TransactionRow } from '../activity/serialize.js';
+import { transactionEvent, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, SQL_UUID_V7, type EventToRecord } from '../../../events/outbox.js';
-import { transactionEvent, type TransactionRow } from '../activity/serialize.js';
 import { lockMemberships } from './locks.js';
+import { transactionEvent, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
 export interface ExpiredPoints {
   transactions: TransactionRow[];

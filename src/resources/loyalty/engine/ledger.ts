@@ -4,8 +4,8 @@ import type { DB, LoyaltyTransactionKind, Metadata } from '../../../db/schema.js
 import type { EventToRecord } from '../../../events/outbox.js';
 import { conflict, notFound } from '../../../http/errors.js';
 import { recalculateTiers } from './tiers.js';
-import type { MembershipRow } from '../memberships/serialize.js';
-import { transactionEvent, type TransactionRow } from '../activity/serialize.js';
+import type { MembershipRow } from '../../../records/loyalty/membership.js';
+import { transactionEvent, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 
