@@ -5,11 +5,11 @@ import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
 import type { EventToRecord } from '../../../events/outbox.js';
 import type { Issued } from './rewards/issue.js';
-import { creditPoints } from './credits.js';
 import { issueRuleRewards } from './earning/rule-rewards.js';
 import type { Rule, StampCardConfig } from './earning/rules.js';
 import type { TransactionRow } from '../../../records/loyalty/transaction.js';
 import { stampCardEvent, toStampCard, type StampCardRow } from '../../../records/loyalty/stamp-card.js';
+import { creditPoints } from './ledger.js';
 
 /** Stamps for one member's card of one rule; the member must already be locked by the caller. */
 export interface StampRequest {

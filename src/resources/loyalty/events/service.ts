@@ -10,7 +10,6 @@ import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
 import { activityList } from '../activity/list.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
-import { expireCredits } from '../engine/expire-points.js';
 import { importHistory } from '../engine/history.js';
 import { lockNamedMember } from '../engine/earning/members.js';
 import { activeRules } from '../rules/queries.js';
@@ -31,6 +30,7 @@ import { toMembership } from '../../../records/loyalty/membership.js';
 import { toTransaction } from '../../../records/loyalty/transaction.js';
 import { toStampCard } from '../../../records/loyalty/stamp-card.js';
 import { toReferral } from '../../../records/loyalty/referral.js';
+import { expireCredits } from '../engine/ledger.js';
 
 /** How far ahead of the server clock an occurredAt may be (clients' clocks drift). */
 const CLOCK_SKEW_MS = 5 * 60_000;
