@@ -2,8 +2,8 @@ import fastJson from 'fast-json-stringify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { compileSerializer, serializationSchema } from '../../src/http/serialization.js';
-import { LoyaltyTransaction } from '../../src/resources/loyalty/activity/schemas.js';
-import { LoyaltyReward } from '../../src/resources/loyalty/rewards/schemas.js';
+import { LoyaltyReward } from '../../src/records/loyalty/reward.js';
+import { LoyaltyTransaction } from '../../src/records/loyalty/transaction.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Shape = Type.Object({

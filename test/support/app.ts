@@ -9,7 +9,7 @@ import type { PatronApp, ResourceModule } from '../../src/http/types.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
 import { createOrganization, type NewOrganization } from '../../src/resources/organization/service.js';
-import type { Organization } from '../../src/resources/organization/schemas.js';
+import type { Organization } from '../../src/records/organization.js';
 import { createTestDatabase, redisUrl, type TestDatabase } from './database.js';
 
 export interface TestApp {

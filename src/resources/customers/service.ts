@@ -22,7 +22,7 @@ import {
   updateImportedCustomers,
 } from './queries.js';
 import { type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
-import { membershipEvent } from '../loyalty/memberships/serialize.js';
+import { membershipEvent } from '../../records/loyalty/membership.js';
 import { reviewEvent } from '../reviews/events.js';
 import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
 import { membershipsOfCustomer } from '../loyalty/index.js';

@@ -1,9 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import type { DB, OrganizationsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
-
-export type OrganizationRow = Selectable<OrganizationsTable>;
+import type { OrganizationRow } from '../../records/organization.js';
 
 // Runs on every GET /v1/organization, so it is compiled once.
 const selectOrganization = prepared(

@@ -1,6 +1,6 @@
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
-import { Organization } from './schemas.js';
+import { Organization } from '../../records/organization.js';
 import { getOrganization } from './service.js';
 
 export function organizationRoutes(app: PatronApp, { db }: PlatformServices): void {

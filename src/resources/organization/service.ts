@@ -2,27 +2,9 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
-import { findOrganization, insertOrganization, listOrganizations, type OrganizationRow } from './queries.js';
-import type { Organization } from './schemas.js';
+import { findOrganization, insertOrganization, listOrganizations } from './queries.js';
+import { toOrganization, type Organization } from '../../records/organization.js';
 import { insertDefaultProgram } from '../loyalty/index.js';
-
-export function toOrganization(row: OrganizationRow): Organization {
-  return {
-    id: row.id,
-    name: row.name,
-    timezone: row.timezone,
-    plan: {
-      apiRequestsPerMinute: row.api_requests_per_minute,
-      loyaltyEventsPerMinute: row.loyalty_events_per_minute,
-      loyaltyStampsPerMinute: row.loyalty_stamps_per_minute,
-    },
-    settings: {
-      cascadeDeleteReviews: row.cascade_delete_reviews,
-      reviewSummaryMinReviews: row.review_summary_min_reviews,
-      expiringSoonDays: row.expiring_soon_days,
-    },
-  };
-}
 
 export function isTimeZone(name: string): boolean {
   try {

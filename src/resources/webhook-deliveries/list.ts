@@ -1,5 +1,5 @@
 import type { ListDefinition } from '../../lists/types.js';
-import { DELIVERY_STATUSES } from './schemas.js';
+import { DELIVERY_STATUSES } from '../../records/delivery-record.js';
 
 /**
  * What GET /webhooks/{id}/events can filter and sort. "createdAt" orders by the endpoint's delivery sequence:

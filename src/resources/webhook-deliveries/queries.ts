@@ -1,26 +1,8 @@
-import { sql, type Selectable } from 'kysely';
-import type { WebhookDeliveriesTable } from '../../db/schema.js';
+import { sql } from 'kysely';
 import { SQL_UUID_V7 } from '../../events/outbox.js';
 import type { SendOutcome } from '../../jobs/dispatcher/sender.js';
-import type { WebhookDelivery } from './schemas.js';
 import type { Executor } from '../../db/executor.js';
-
-/** A row of the webhook_delivery_records view (the table's columns, payload always present). */
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-export const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
-  id: row.id,
-  webhookId: row.webhook_id,
-  eventName: row.event_name,
-  idempotencyKey: row.idempotency_key,
-  url: row.url,
-  // Both engines hand json columns back parsed, in the stored key order.
-  payload: row.payload as WebhookDelivery['payload'],
-  status: row.status,
-  error: row.error,
-  responseStatus: row.response_status,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
+import type { DeliveryRow } from '../../records/delivery-record.js';
 
 export const findEndpoint = (db: Executor, organizationId: string, id: string) =>
   db

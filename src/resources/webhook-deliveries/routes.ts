@@ -6,7 +6,8 @@ import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { deliveryList } from './list.js';
-import { DeliveryParams, WebhookDelivery } from './schemas.js';
+import { DeliveryParams } from './schemas.js';
+import { WebhookDelivery } from '../../records/delivery-record.js';
 import { WebhookDeliveryService } from './service.js';
 
 const tags = ['webhook-deliveries'];

@@ -10,19 +10,10 @@ import type { WebhookSender } from '../../jobs/dispatcher/sender.js';
 import { listPage } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';
-import { toWebhookEndpoint } from '../webhooks/queries.js';
-import { WebhookEndpoint } from '../webhooks/schemas.js';
+import { toDelivery, type DeliveryRow, type WebhookDelivery } from '../../records/delivery-record.js';
+import { toWebhookEndpoint, WebhookEndpoint } from '../../records/webhook-endpoint.js';
 import { deliveryList, scopedDeliveryList } from './list.js';
-import {
-  findDelivery,
-  findEndpoint,
-  insertManualDelivery,
-  lockEndpoint,
-  recordOutcome,
-  toDelivery,
-  type DeliveryRow,
-} from './queries.js';
-import type { WebhookDelivery } from './schemas.js';
+import { findDelivery, findEndpoint, insertManualDelivery, lockEndpoint, recordOutcome } from './queries.js';
 
 const ENDPOINT = 'The webhook endpoint';
 export const TEST_EVENT = 'webhook.test';

@@ -1,18 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import type { WebhookEndpointsTable } from '../../db/schema.js';
-import type { WebhookEndpoint } from './schemas.js';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-
-export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
-export const toWebhookEndpoint = (row: WebhookEndpointRow): WebhookEndpoint => ({
-  id: row.id,
-  url: row.url,
-  isActive: row.is_active,
-  events: row.events,
-  hasHmacSecret: row.secret_ciphertext !== null,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
 
 export const findWebhookEndpoint = (db: Executor, organizationId: string, id: string) =>
   db

@@ -4,7 +4,8 @@ import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { webhookList } from './list.js';
-import { WebhookBody, WebhookEndpoint, WebhookEventCatalog } from './schemas.js';
+import { WebhookBody, WebhookEventCatalog } from './schemas.js';
+import { WebhookEndpoint } from '../../records/webhook-endpoint.js';
 import { WebhookService } from './service.js';
 
 const tags = ['webhooks'];

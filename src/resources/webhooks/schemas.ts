@@ -1,24 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../events/webhook-url.js';
-import { Timestamp, Uuid } from '../../records/common.js';
 
 export const MIN_SECRET_LENGTH = 16;
 export const MAX_SECRET_LENGTH = 256;
-
-/** service.md "Webhook endpoint". The secret never leaves the server: only whether there is one. */
-export const WebhookEndpoint = Type.Object(
-  {
-    id: Uuid,
-    url: Type.String({ description: 'Where deliveries are POSTed, as given.' }),
-    isActive: Type.Boolean({ description: 'Only active endpoints receive deliveries; false pauses them.' }),
-    events: Type.Array(Type.String(), { description: 'Subscribed event names (GET /v1/webhook-events lists them).' }),
-    hasHmacSecret: Type.Boolean({ description: 'Whether deliveries are signed. The secret itself is never returned.' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'WebhookEndpoint', additionalProperties: false },
-);
-export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 const optionalFields = {
   url: Type.Optional(

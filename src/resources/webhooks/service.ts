@@ -17,21 +17,18 @@ import {
   findWebhookEndpoint,
   insertWebhookEndpoint,
   lockOrganizationEndpoints,
-  toWebhookEndpoint,
   updateWebhookEndpoint,
-  type WebhookEndpointRow,
 } from './queries.js';
-import { WebhookEndpoint, type WebhookBody, type WebhookFields } from './schemas.js';
+import type { WebhookBody, WebhookFields } from './schemas.js';
+import {
+  toWebhookEndpoint,
+  webhookEvent,
+  type WebhookEndpoint,
+  type WebhookEndpointRow,
+} from '../../records/webhook-endpoint.js';
 
 const NOUN = 'webhook endpoint';
 const FIELDS = ['url', 'events', 'isActive', 'hmacSecret'] as const;
-
-const webhookEvent = (organizationId: string, name: string, row: WebhookEndpointRow) => ({
-  organizationId,
-  name,
-  schema: WebhookEndpoint,
-  record: toWebhookEndpoint(row),
-});
 
 export const webhookUrlPolicy = (config: Config): WebhookUrlPolicy => ({
   allowHttp: config.allowHttpWebhooks,

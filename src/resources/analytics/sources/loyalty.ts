@@ -1,5 +1,5 @@
-import { TRANSACTION_KINDS } from '../../loyalty/activity/schemas.js';
-import { REWARD_STATUSES } from '../../loyalty/rewards/schemas.js';
+import { TRANSACTION_KINDS } from '../../../records/loyalty/transaction.js';
+import { REWARD_STATUSES } from '../../../records/loyalty/reward.js';
 import type { AnalyticsSource } from '../types.js';
 import { customerCountry, date, flag, oneOf, text, uuid } from './common.js';
 import { activityList, membershipList, rewardList } from '../../loyalty/index.js';

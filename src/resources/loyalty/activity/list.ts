@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../../lists/types.js';
 import { membershipsByIds } from '../memberships/queries.js';
-import { toMembership } from '../memberships/serialize.js';
-import { TRANSACTION_KINDS } from './schemas.js';
 import { toCustomer } from '../../../records/customer.js';
 import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
+import { toMembership } from '../../../records/loyalty/membership.js';
+import { TRANSACTION_KINDS } from '../../../records/loyalty/transaction.js';
 
 /** What GET /loyalty-activity (the points ledger) can filter, sort, search and include. */
 export const activityList: ListDefinition = {

@@ -4,11 +4,12 @@ import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
-import { LoyaltyMembership } from '../memberships/schemas.js';
 import { activityList } from './list.js';
-import { LoyaltyTransaction, PointsAdjustmentBody } from './schemas.js';
+import { PointsAdjustmentBody } from './schemas.js';
 import { LoyaltyPointsService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
+import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
+import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
 
 const tags = ['loyalty-points'];
 const TransactionWithExtras = Type.Object(

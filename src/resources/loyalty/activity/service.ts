@@ -8,8 +8,8 @@ import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { applyPoints } from '../engine/ledger.js';
 import { activityList } from './list.js';
-import type { LoyaltyTransaction, PointsAdjustmentBody, PointsAdjustmentFields } from './schemas.js';
-import { toTransaction, type TransactionRow } from './serialize.js';
+import { type PointsAdjustmentBody, type PointsAdjustmentFields } from './schemas.js';
+import { type LoyaltyTransaction, toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
 export class LoyaltyPointsService {
   constructor(private readonly db: Kysely<DB>) {}

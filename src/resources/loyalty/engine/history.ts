@@ -5,10 +5,10 @@ import { ApiError, validationError } from '../../../http/errors.js';
 import { checkImportSize, refuseDuplicates, strictFailure, type Skipped } from '../../../resource-kit/imports.js';
 import { resolveCustomers } from '../../../resource-kit/references.js';
 import { applyPoints } from './ledger.js';
-import { toTransaction, type TransactionRow } from '../activity/serialize.js';
 import { resolveProgram } from '../programs/queries.js';
 import type { LoyaltyHistoryBody, LoyaltyHistoryRow } from '../events/schemas.js';
 import { lockMemberships } from './locks.js';
+import { toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
 const SIGN: Record<LoyaltyHistoryRow['kind'], 'positive' | 'negative' | 'either'> = {
   earned: 'positive',

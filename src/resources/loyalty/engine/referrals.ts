@@ -1,33 +1,12 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
-import type { DB, ReferralsTable } from '../../../db/schema.js';
+import type { DB } from '../../../db/schema.js';
 import type { EventToRecord } from '../../../events/outbox.js';
 import { conflict, unprocessable } from '../../../http/errors.js';
-import type { MembershipRow } from '../memberships/serialize.js';
-import { Referral } from '../events/schemas.js';
-
-export type ReferralRow = Selectable<ReferralsTable>;
-
-export const toReferral = (row: ReferralRow): Referral => ({
-  id: row.id,
-  referrerMembershipId: row.referrer_membership_id,
-  referredMembershipId: row.referred_membership_id,
-  referredCustomerId: row.referred_customer_id,
-  status: row.status,
-  orderId: row.order_id,
-  attributedAt: row.attributed_at?.toISOString() ?? null,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
-
-export const referralEvent = (organizationId: string, row: ReferralRow): EventToRecord => ({
-  organizationId,
-  name: 'referral.updated',
-  schema: Referral,
-  record: toReferral(row),
-});
+import type { MembershipRow } from '../../../records/loyalty/membership.js';
+import { referralEvent, type ReferralRow } from '../../../records/loyalty/referral.js';
 
 /**
  * The member was referred by the owner of `code`: a pending referral (referral.updated) and the membership's

@@ -1,36 +1,15 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
-import type { DB, StampCardsTable } from '../../../db/schema.js';
+import type { DB } from '../../../db/schema.js';
 import type { EventToRecord } from '../../../events/outbox.js';
-import type { TransactionRow } from '../activity/serialize.js';
 import type { Issued } from './rewards/issue.js';
-import { creditPoints } from './credits.js';
 import { issueRuleRewards } from './earning/rule-rewards.js';
 import type { Rule, StampCardConfig } from './earning/rules.js';
-import { StampCard } from '../events/schemas.js';
-
-export type StampCardRow = Selectable<StampCardsTable>;
-
-export const toStampCard = (row: StampCardRow): StampCard => ({
-  id: row.id,
-  loyaltyMembershipId: row.loyalty_membership_id,
-  loyaltyRuleId: row.loyalty_rule_id,
-  stamps: row.stamps,
-  stampsRequired: row.stamps_required,
-  completedAt: row.completed_at?.toISOString() ?? null,
-  loyaltyRewardId: row.loyalty_reward_id,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
-
-const cardEvent = (organizationId: string, name: string, record: StampCard): EventToRecord => ({
-  organizationId,
-  name,
-  schema: StampCard,
-  record,
-});
+import type { TransactionRow } from '../../../records/loyalty/transaction.js';
+import { stampCardEvent, toStampCard, type StampCardRow } from '../../../records/loyalty/stamp-card.js';
+import { creditPoints } from './ledger.js';
 
 /** Stamps for one member's card of one rule; the member must already be locked by the caller. */
 export interface StampRequest {
@@ -141,9 +120,9 @@ export async function stampCards(
     // The card as each event saw it: started with the stamps it had, stamped, then (when full) completed.
     const card = toStampCard(row);
     const stamped = { ...card, completedAt: null, loyaltyRewardId: null };
-    if (isNew) events.push(cardEvent(organizationId, 'stampCard.created', { ...stamped, stamps: before }));
-    events.push(cardEvent(organizationId, 'stampCard.updated', stamped));
-    if (row.completed_at) events.push(cardEvent(organizationId, 'stampCard.completed', card));
+    if (isNew) events.push(stampCardEvent(organizationId, 'stampCard.created', { ...stamped, stamps: before }));
+    events.push(stampCardEvent(organizationId, 'stampCard.updated', stamped));
+    if (row.completed_at) events.push(stampCardEvent(organizationId, 'stampCard.completed', card));
   }
   events.push(...rewards.flatMap((issued) => issued.events), ...pointEvents);
   return { cards: plans.map((plan) => plan.row), rewards, transactions, events };

@@ -4,7 +4,7 @@ import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
 import type { EventToRecord } from '../../../events/outbox.js';
 import { recordActivity } from './activity.js';
-import { membershipEvent, type MembershipRow } from '../memberships/serialize.js';
+import { membershipEvent, type MembershipRow } from '../../../records/loyalty/membership.js';
 
 /**
  * - upgrade: after points were credited: a member only moves up (downgrades wait for a review or a config change);

@@ -1,11 +1,11 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, NullableTimestamp, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
+import { MetadataInput, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
-import { LoyaltyMembership } from '../memberships/schemas.js';
-import { LoyaltyTransaction } from '../activity/schemas.js';
-import { LoyaltyReward } from '../rewards/schemas.js';
-
-const NullableUuid = Type.Union([Uuid, Type.Null()]);
+import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
+import { LoyaltyReward } from '../../../records/loyalty/reward.js';
+import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
+import { Referral } from '../../../records/loyalty/referral.js';
+import { StampCard } from '../../../records/loyalty/stamp-card.js';
 
 /** Who earns: a membership, or a customer (id or email) and their membership of the program. */
 const memberFields = {
@@ -53,25 +53,6 @@ export const LoyaltyEventBody = dataBody(
 export type LoyaltyEventBody = Static<typeof LoyaltyEventBody>;
 export type LoyaltyEventFields = NonNullable<LoyaltyEventBody['data']>;
 
-/** A referral (the referrals table): created when a member joins with a code, attributed at their first earning order. */
-export const Referral = Type.Object(
-  {
-    id: Uuid,
-    referrerMembershipId: Uuid,
-    referredMembershipId: NullableUuid,
-    referredCustomerId: NullableUuid,
-    status: Type.Union([Type.Literal('pending'), Type.Literal('attributed')]),
-    orderId: Type.Union([Uuid, Type.Null()], {
-      description: "The referred member's first earning order, once attributed.",
-    }),
-    attributedAt: NullableTimestamp,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Referral', additionalProperties: false },
-);
-export type Referral = Static<typeof Referral>;
-
 export const RuleOutcome = Type.Object(
   {
     loyaltyRuleId: Uuid,
@@ -102,23 +83,6 @@ export const LoyaltyEventResult = Type.Object(
   { additionalProperties: false },
 );
 export type LoyaltyEventResult = Static<typeof LoyaltyEventResult>;
-
-/** A member's card of one stampCards rule. */
-export const StampCard = Type.Object(
-  {
-    id: Uuid,
-    loyaltyMembershipId: Uuid,
-    loyaltyRuleId: Uuid,
-    stamps: Type.Integer({ minimum: 0 }),
-    stampsRequired: Type.Integer({ minimum: 1, description: 'As the rule said when the card was started.' }),
-    completedAt: NullableTimestamp,
-    loyaltyRewardId: Type.Union([Uuid, Type.Null()], { description: 'The reward the full card issued.' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'StampCard', additionalProperties: false },
-);
-export type StampCard = Static<typeof StampCard>;
 
 export const LoyaltyStampBody = dataBody(
   {

@@ -8,15 +8,12 @@ import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
-import { toMembership } from '../memberships/serialize.js';
 import { activityList } from '../activity/list.js';
-import { toTransaction } from '../activity/serialize.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
-import { expireCredits } from '../engine/expire-points.js';
 import { importHistory } from '../engine/history.js';
 import { lockNamedMember } from '../engine/earning/members.js';
 import { activeRules } from '../rules/queries.js';
-import { recordReferral, toReferral } from '../engine/referrals.js';
+import { recordReferral } from '../engine/referrals.js';
 import type { Rule, StampCardConfig } from '../engine/earning/rules.js';
 import type {
   BulkExpireBody,
@@ -28,7 +25,12 @@ import type {
   LoyaltyStampFields,
   LoyaltyStampResult,
 } from './schemas.js';
-import { stampCards, toStampCard } from '../engine/stamp-cards.js';
+import { stampCards } from '../engine/stamp-cards.js';
+import { toMembership } from '../../../records/loyalty/membership.js';
+import { toTransaction } from '../../../records/loyalty/transaction.js';
+import { toStampCard } from '../../../records/loyalty/stamp-card.js';
+import { toReferral } from '../../../records/loyalty/referral.js';
+import { expireCredits } from '../engine/ledger.js';
 
 /** How far ahead of the server clock an occurredAt may be (clients' clocks drift). */
 const CLOCK_SKEW_MS = 5 * 60_000;

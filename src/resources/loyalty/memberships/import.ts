@@ -8,8 +8,13 @@ import { resolveCustomers } from '../../../resource-kit/references.js';
 import { recordActivity } from '../engine/activity.js';
 import { applyPoints } from '../engine/ledger.js';
 import { insertMemberships, membershipsByIds } from './queries.js';
-import type { LoyaltyMembership, MembershipImportBody } from './schemas.js';
-import { membershipEvent, toMembership, type MembershipRow } from './serialize.js';
+import type { MembershipImportBody } from './schemas.js';
+import {
+  type LoyaltyMembership,
+  membershipEvent,
+  toMembership,
+  type MembershipRow,
+} from '../../../records/loyalty/membership.js';
 
 interface ResolvedRow {
   index: number;

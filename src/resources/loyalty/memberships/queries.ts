@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { constraintOf, isUniqueViolation } from '../../../db/errors.js';
 import { referralCode } from '../engine/codes.js';
-import type { MembershipRow } from './serialize.js';
 import type { Executor } from '../../../db/executor.js';
+import type { MembershipRow } from '../../../records/loyalty/membership.js';
 
 /** A customer's memberships (every program, left or not): deleting the customer removes them by cascade. */
 export const membershipsOfCustomer = (db: Executor, organizationId: string, customerId: string) =>

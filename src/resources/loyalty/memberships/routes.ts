@@ -5,9 +5,10 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
 import { membershipList } from './list.js';
-import { JoinBody, LoyaltyMembership, MembershipImportBody, MembershipPatchBody } from './schemas.js';
+import { JoinBody, MembershipImportBody, MembershipPatchBody } from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
+import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 
 const tags = ['loyalty-memberships'];
 /** A membership as lists and GET return it: include=customer adds the embedded customer. */

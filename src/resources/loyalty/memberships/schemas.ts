@@ -1,40 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { NullableTimestamp, Timestamp, Uuid } from '../../../records/common.js';
+import { Uuid } from '../../../records/common.js';
 import { dataBody } from '../body.js';
-
-/**
- * A membership: service.md's embedded membership (every field, same order) plus the points balance and lifetime
- * points (D31).
- */
-export const LoyaltyMembership = Type.Object(
-  {
-    id: Uuid,
-    customerId: Uuid,
-    loyaltyProgramId: Uuid,
-    loyaltyTierId: Type.Union([Uuid, Type.Null()], { description: 'Current tier, if the program uses tiers.' }),
-    tierAssignedManually: Type.Boolean({
-      description: 'True when an admin pinned the tier; recalculation leaves it alone until unpinned.',
-    }),
-    tierAttainedAt: NullableTimestamp,
-    tierReviewAt: Type.Union([Timestamp, Type.Null()], {
-      description:
-        'Next downgrade review of a rolling-window tier; null for lifetime tiers, pinned tiers and members without a tier.',
-    }),
-    leftAt: Type.Union([Timestamp, Type.Null()], {
-      description: 'Null while an active member; a member who left keeps the row so rejoining restores balances.',
-    }),
-    referralCode: Type.String({ description: 'Shareable code, stable for the life of the membership.' }),
-    pointsBalance: Type.Integer({ minimum: 0, description: 'Points available to spend; never below 0.' }),
-    lifetimePoints: Type.Integer({
-      minimum: 0,
-      description: 'Every point ever credited (earned or added by adjustment); spending and expiry do not lower it.',
-    }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'LoyaltyMembership', additionalProperties: false },
-);
-export type LoyaltyMembership = Static<typeof LoyaltyMembership>;
 
 export const JoinBody = dataBody(
   {

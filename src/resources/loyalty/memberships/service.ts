@@ -23,16 +23,20 @@ import {
   lockMembershipOf,
   withFreshReferralCodes,
 } from './queries.js';
-import type {
-  JoinBody,
-  JoinFields,
-  LoyaltyMembership,
-  MembershipImportBody,
-  MembershipPatchBody,
-  MembershipPatchFields,
+import {
+  type JoinBody,
+  type JoinFields,
+  type MembershipImportBody,
+  type MembershipPatchBody,
+  type MembershipPatchFields,
 } from './schemas.js';
-import { membershipEvent, toMembership, type MembershipRow } from './serialize.js';
 import { recalculateTiers } from '../engine/tiers.js';
+import {
+  type LoyaltyMembership,
+  membershipEvent,
+  toMembership,
+  type MembershipRow,
+} from '../../../records/loyalty/membership.js';
 
 export class LoyaltyMembershipService {
   constructor(private readonly db: Kysely<DB>) {}

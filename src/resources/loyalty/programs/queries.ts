@@ -1,25 +1,8 @@
-import { sql, type Selectable } from 'kysely';
-import type { LoyaltyProgramsTable, RewardExpiryJson } from '../../../db/schema.js';
+import { sql } from 'kysely';
+import type { RewardExpiryJson } from '../../../db/schema.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
-import type { LoyaltyProgram } from './schemas.js';
 import type { Executor } from '../../../db/executor.js';
-
-export type ProgramRow = Selectable<LoyaltyProgramsTable>;
-export const toProgram = (row: ProgramRow): LoyaltyProgram => ({
-  id: row.id,
-  name: row.name,
-  pointsName: row.points_name,
-  defaultRewardExpiry: row.default_reward_expiry,
-  pointsExpiry: (row.points_expiry_days === null
-    ? { type: 'never' }
-    : { type: 'daysAfterEarning', days: row.points_expiry_days }) as LoyaltyProgram['pointsExpiry'],
-  tierWindow: (row.tier_window === 'rolling'
-    ? { type: 'rolling', months: row.tier_window_months }
-    : { type: 'lifetime' }) as LoyaltyProgram['tierWindow'],
-  metadata: row.metadata,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
+import type { ProgramRow } from '../../../records/loyalty/program.js';
 
 export const findProgram = (db: Executor, organizationId: string, id: string) =>
   db

@@ -4,8 +4,9 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { programList } from './list.js';
-import { LoyaltyProgram, ProgramBody } from './schemas.js';
+import { ProgramBody } from './schemas.js';
 import { LoyaltyProgramService } from './service.js';
+import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 
 const tags = ['loyalty-programs'];
 

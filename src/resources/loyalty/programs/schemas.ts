@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, MetadataInput, Timestamp, Uuid } from '../../../records/common.js';
+import { MetadataInput } from '../../../records/common.js';
 import { dataBody } from '../body.js';
-import { discriminated } from '../discriminated.js';
-import { EXPIRY_DAYS, ExpiryInput, ExpiryOutput } from '../reward-schemas.js';
+import { discriminated } from '../../../records/discriminated.js';
+import { EXPIRY_DAYS, ExpiryInput } from '../../../records/loyalty/reward-object.js';
 
 export const PointsExpiryInput = discriminated(
   [
@@ -34,29 +34,6 @@ export const TierWindowInput = discriminated(
   },
 );
 export type TierWindow = Static<typeof TierWindowInput>;
-
-/** A loyalty program (D31, D34): how points are named and expire, the default reward expiry, the tier window. */
-export const LoyaltyProgram = Type.Object(
-  {
-    id: Uuid,
-    name: Type.String(),
-    pointsName: Type.String({ description: 'What members call points, e.g. "stars".' }),
-    defaultRewardExpiry: ExpiryOutput,
-    pointsExpiry: Type.Object(
-      { type: Type.String() },
-      { additionalProperties: true, description: 'never | daysAfterEarning { days }.' },
-    ),
-    tierWindow: Type.Object(
-      { type: Type.String() },
-      { additionalProperties: true, description: 'lifetime | rolling { months }.' },
-    ),
-    metadata: Metadata,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'LoyaltyProgram', additionalProperties: false },
-);
-export type LoyaltyProgram = Static<typeof LoyaltyProgram>;
 
 export const programFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -7,7 +7,7 @@ import { listPage } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { normalizeExpiry } from '../reward-schemas.js';
+import { normalizeExpiry } from '../reward-object-rules.js';
 import { programList } from './list.js';
 import {
   countMembershipsOfProgram,
@@ -16,20 +16,12 @@ import {
   findProgram,
   insertProgram,
   lockProgram,
-  toProgram,
   updateProgram,
   type ProgramColumns,
-  type ProgramRow,
 } from './queries.js';
-import { LoyaltyProgram, type ProgramBody, type ProgramFields } from './schemas.js';
+import type { ProgramBody, ProgramFields } from './schemas.js';
 import { isForeignKeyViolation } from '../../../db/errors.js';
-
-const programEvent = (organizationId: string, name: string, row: ProgramRow) => ({
-  organizationId,
-  name,
-  schema: LoyaltyProgram,
-  record: toProgram(row),
-});
+import { type LoyaltyProgram, programEvent, type ProgramRow, toProgram } from '../../../records/loyalty/program.js';
 
 function toColumns(fields: ProgramFields): ProgramColumns {
   return {

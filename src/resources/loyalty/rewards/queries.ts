@@ -1,53 +1,11 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
-import type {
-  CustomersTable,
-  LoyaltyMembershipsTable,
-  LoyaltyRewardsTable,
-  LoyaltyRuleSection,
-  RewardExpiryJson,
-} from '../../../db/schema.js';
-import type { EmbeddedMembership, LoyaltyReward, RewardRule } from './schemas.js';
+import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
 import type { Executor } from '../../../db/executor.js';
-import { toCustomer } from '../../../records/customer.js';
-
-export type RewardRow = Selectable<LoyaltyRewardsTable>;
-export type MembershipRow = Selectable<LoyaltyMembershipsTable>;
-type CustomerRow = Selectable<CustomersTable>;
-/** The one mapping from a reward row to its API shape (the sixteen fields, no extras). */
-export const toReward = (row: RewardRow): LoyaltyReward => ({
-  id: row.id,
-  loyaltyMembershipId: row.loyalty_membership_id,
-  loyaltyRuleId: row.loyalty_rule_id,
-  stampCardId: row.stamp_card_id,
-  loyaltyTransactionId: row.loyalty_transaction_id,
-  reward: row.reward as LoyaltyReward['reward'],
-  status: row.status,
-  code: row.code,
-  redeemedAt: row.redeemed_at?.toISOString() ?? null,
-  expiresAt: row.expires_at?.toISOString() ?? null,
-  revokedAt: row.revoked_at?.toISOString() ?? null,
-  metadata: row.metadata,
-  fulfillment: row.fulfillment as LoyaltyReward['fulfillment'],
-  ruleSnapshot: row.rule_snapshot,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
-
-export const toEmbeddedMembership = (row: MembershipRow): EmbeddedMembership => ({
-  id: row.id,
-  customerId: row.customer_id,
-  loyaltyProgramId: row.loyalty_program_id,
-  loyaltyTierId: row.loyalty_tier_id,
-  tierAssignedManually: row.tier_assigned_manually,
-  tierAttainedAt: row.tier_attained_at?.toISOString() ?? null,
-  tierReviewAt: row.tier_review_at?.toISOString() ?? null,
-  leftAt: row.left_at?.toISOString() ?? null,
-  referralCode: row.referral_code,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
+import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
+import type { RewardRow, RewardRule } from '../../../records/loyalty/reward.js';
+import { toEmbeddedMembership, type MembershipRow } from '../../../records/loyalty/membership.js';
 
 export const findReward = (db: Executor, organizationId: string, id: string) =>
   db
@@ -132,23 +90,6 @@ export interface Member {
   customer: CustomerRow;
   programDefaultExpiry: RewardExpiryJson;
 }
-
-const CUSTOMER_COLUMNS = [
-  'id',
-  'email',
-  'phone',
-  'first_name',
-  'last_name',
-  'country',
-  'birthday',
-  'metadata',
-  'notes',
-  'email_opt_out',
-  'email_opt_out_at',
-  'email_opt_out_source',
-  'created_at',
-  'updated_at',
-] as const;
 
 /**
  * The members, by membership id, in one statement (absent ids are left out). `update` is for a caller about to

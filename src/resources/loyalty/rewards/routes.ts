@@ -6,8 +6,9 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { rewardList } from './list.js';
-import { ClaimBody, IssueBody, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { ClaimBody, IssueBody, RedeemBody, RevokeBody } from './schemas.js';
 import { LoyaltyRewardService } from './service.js';
+import { LoyaltyReward } from '../../../records/loyalty/reward.js';
 
 const tags = ['loyalty-rewards'];
 

@@ -8,13 +8,15 @@ import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { CODE_ALPHABET } from '../engine/codes.js';
-import { normalizeReward, refusePointsReward, type CouponReward, type Reward } from '../reward-schemas.js';
+import { normalizeReward, refusePointsReward } from '../reward-object-rules.js';
 import { applyPoints } from '../engine/ledger.js';
 import { issueReward } from '../engine/rewards/issue.js';
 import { rewardList } from './list.js';
-import { findReward, findRule, loadMember, lockReward, orderExists, toReward, type RewardRow } from './queries.js';
-import type { ClaimBody, IssueBody, IssueFields, LoyaltyReward, RedeemBody, RevokeBody } from './schemas.js';
+import { findReward, findRule, loadMember, lockReward, orderExists } from './queries.js';
+import { type ClaimBody, type IssueBody, type IssueFields, type RedeemBody, type RevokeBody } from './schemas.js';
 import { moveReward, type Outcome } from '../engine/rewards/transitions.js';
+import { type CouponReward, type Reward } from '../../../records/loyalty/reward-object.js';
+import { type LoyaltyReward, toReward, type RewardRow } from '../../../records/loyalty/reward.js';
 
 const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
 

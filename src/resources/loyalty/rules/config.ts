@@ -2,8 +2,9 @@ import Type, { type TSchema } from 'typebox';
 import type { LoyaltyRuleSection } from '../../../db/schema.js';
 import { validationError } from '../../../http/errors.js';
 import { validatorCompiler, validationDetails } from '../../../http/validation.js';
-import { discriminated } from '../discriminated.js';
-import { CouponRewardInput, normalizeReward, PositiveAmount, RewardInput, type Reward } from '../reward-schemas.js';
+import { discriminated } from '../../../records/discriminated.js';
+import { normalizeReward } from '../reward-object-rules.js';
+import { CouponRewardInput, PositiveAmount, RewardInput, type Reward } from '../../../records/loyalty/reward-object.js';
 
 export const RULE_SECTIONS = ['rules', 'rewards', 'offers', 'stampCards'] as const;
 export const EVENT_FREQUENCIES = ['once', 'oncePerYear', 'unlimited'] as const;

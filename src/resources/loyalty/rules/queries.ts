@@ -1,20 +1,5 @@
-import type { Selectable } from 'kysely';
 import type { LoyaltyRulesTable } from '../../../db/schema.js';
-import type { LoyaltyRule } from './schemas.js';
 import type { Executor } from '../../../db/executor.js';
-
-export type RuleRow = Selectable<LoyaltyRulesTable>;
-export const toRule = (row: RuleRow): LoyaltyRule => ({
-  id: row.id,
-  loyaltyProgramId: row.loyalty_program_id,
-  section: row.section,
-  name: row.name,
-  config: row.config,
-  isActive: row.is_active,
-  metadata: row.metadata,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
 
 /** A rule in configuration; a deleted one is 404 here (rewards still reach it by id). */
 export const findLiveRule = (db: Executor, organizationId: string, id: string) =>

@@ -4,8 +4,9 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { ruleList } from './list.js';
-import { LoyaltyRule, RuleBody } from './schemas.js';
+import { RuleBody } from './schemas.js';
 import { LoyaltyRuleService } from './service.js';
+import { LoyaltyRule } from '../../../records/loyalty/rule.js';
 
 const tags = ['loyalty-rules'];
 

@@ -10,15 +10,9 @@ import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../programs/queries.js';
 import { checkConfig } from './config.js';
 import { ruleList } from './list.js';
-import { findLiveRule, toRule, type RuleRow } from './queries.js';
-import { LoyaltyRule, type RuleBody, type RuleFields } from './schemas.js';
-
-const ruleEvent = (organizationId: string, name: string, row: RuleRow) => ({
-  organizationId,
-  name,
-  schema: LoyaltyRule,
-  record: toRule(row),
-});
+import { findLiveRule } from './queries.js';
+import type { RuleBody, RuleFields } from './schemas.js';
+import { type LoyaltyRule, ruleEvent, type RuleRow, toRule } from '../../../records/loyalty/rule.js';
 
 export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}

@@ -4,8 +4,9 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { tierList } from './list.js';
-import { LoyaltyTier, TierBody } from './schemas.js';
+import { TierBody } from './schemas.js';
 import { LoyaltyTierService } from './service.js';
+import { LoyaltyTier } from '../../../records/loyalty/tier.js';
 
 const tags = ['loyalty-tiers'];
 

@@ -1,22 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { Metadata, MetadataInput, Timestamp, Uuid } from '../../../records/common.js';
+import { MetadataInput } from '../../../records/common.js';
 import { dataBody } from '../body.js';
-
-/** A tier of a program (D31): members whose qualifying points reach thresholdPoints hold it. */
-export const LoyaltyTier = Type.Object(
-  {
-    id: Uuid,
-    loyaltyProgramId: Uuid,
-    name: Type.String(),
-    thresholdPoints: Type.Integer({ minimum: 0, description: 'Qualifying points needed; unique within the program.' }),
-    position: Type.Integer({ description: 'Display order.' }),
-    metadata: Metadata,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'LoyaltyTier', additionalProperties: false },
-);
-export type LoyaltyTier = Static<typeof LoyaltyTier>;
 
 export const TierBody = dataBody({
   loyaltyProgramId: Type.String({

@@ -1,7 +1,7 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { isUniqueViolation, isForeignKeyViolation } from '../../../db/errors.js';
-import type { DB, LoyaltyTiersTable } from '../../../db/schema.js';
+import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../../http/errors.js';
 import { listPage } from '../../../lists/engine.js';
@@ -11,26 +11,9 @@ import { requireFields, requireSomeField } from '../body.js';
 import { recalculateTiers } from '../engine/tiers.js';
 import { resolveProgram } from '../programs/queries.js';
 import { tierList } from './list.js';
-import { LoyaltyTier, type TierBody, type TierFields } from './schemas.js';
+import type { TierBody, TierFields } from './schemas.js';
+import { type LoyaltyTier, tierEvent, type TierRow, toTier } from '../../../records/loyalty/tier.js';
 
-type TierRow = Selectable<LoyaltyTiersTable>;
-
-const toTier = (row: TierRow): LoyaltyTier => ({
-  id: row.id,
-  loyaltyProgramId: row.loyalty_program_id,
-  name: row.name,
-  thresholdPoints: row.threshold_points,
-  position: row.position,
-  metadata: row.metadata,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
-const tierEvent = (organizationId: string, name: string, row: TierRow) => ({
-  organizationId,
-  name,
-  schema: LoyaltyTier,
-  record: toTier(row),
-});
 const thresholdTaken = (threshold: number | undefined) =>
   conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
 

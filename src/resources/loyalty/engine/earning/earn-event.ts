@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB, Metadata } from '../../../../db/schema.js';
-import type { MembershipRow } from '../../memberships/serialize.js';
-import { creditPoints, repeatOf, type Credited } from '../credits.js';
 import { earningConfig, eventSourceKey, multiplied, multiplierAt } from './rules.js';
 import type { LoyaltyEventResult } from '../../events/schemas.js';
+import type { MembershipRow } from '../../../../records/loyalty/membership.js';
+import { creditPoints, repeatOf, type Credited } from '../ledger.js';
 
 export interface NamedEvent {
   eventName: string;

@@ -3,12 +3,12 @@ import { plainArrayLiteral } from '../../../../db/arrays.js';
 import { PREPARE } from '../../../../db/prepared.js';
 import type { DB } from '../../../../db/schema.js';
 import type { EventToRecord } from '../../../../events/outbox.js';
-import { creditPoints, type Credit } from '../credits.js';
-import type { CouponReward } from '../../reward-schemas.js';
 import { attributeReferrals } from '../referrals.js';
 import { issueRuleRewards } from './rule-rewards.js';
 import { earningConfig, inWindow, multiplied, multiplierAt, orderPoints, type EarningConfig } from './rules.js';
 import { stampCards, type StampRequest } from '../stamp-cards.js';
+import type { CouponReward } from '../../../../records/loyalty/reward-object.js';
+import { creditPoints, type Credit } from '../ledger.js';
 
 /** What earning reads of a member (they are locked, so nothing else of them changes meanwhile). */
 type EarningMember = { id: string; customer_id: string; loyalty_program_id: string };

@@ -3,8 +3,8 @@ import type { DB } from '../../../../db/schema.js';
 import { conflict, unprocessable, validationError } from '../../../../http/errors.js';
 import { resolveCustomers } from '../../../../resource-kit/references.js';
 import { lockMembership, lockMembershipOf } from '../../memberships/queries.js';
-import type { MembershipRow } from '../../memberships/serialize.js';
 import { resolveProgram } from '../../programs/queries.js';
+import type { MembershipRow } from '../../../../records/loyalty/membership.js';
 
 export interface MemberReference {
   loyaltyMembershipId?: string | undefined;

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import type { CouponReward } from '../../reward-schemas.js';
 import { issueExpiry, issueRewards, type Issued, type IssueRequest } from '../rewards/issue.js';
 import { loadMembers } from '../../rewards/queries.js';
-import type { RuleRow } from '../../rules/queries.js';
+import type { CouponReward } from '../../../../records/loyalty/reward-object.js';
+import type { RuleRow } from '../../../../records/loyalty/rule.js';
 
 export interface RuleGrant {
   /** The reward's id when the caller has already recorded it (a full stamp card names its reward); default new. */

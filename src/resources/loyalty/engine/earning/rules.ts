@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import type { Reward } from '../../reward-schemas.js';
-import { activeRules, type RuleRow } from '../../rules/queries.js';
+import { activeRules } from '../../rules/queries.js';
+import type { Reward } from '../../../../records/loyalty/reward-object.js';
+import type { RuleRow } from '../../../../records/loyalty/rule.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
 

@@ -2,8 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../../events/outbox.js';
 import { LoyaltyPointsExpiringSoon } from '../../events/schemas.js';
-import { rewardEvent } from '../rewards/issue.js';
-import { toReward, type RewardRow } from '../../rewards/queries.js';
+import { toReward, type RewardRow, rewardEvent } from '../../../../records/loyalty/reward.js';
 
 const BATCH = 1000;
 

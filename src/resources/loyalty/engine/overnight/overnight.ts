@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import type { JobDefinition } from '../../../../jobs/runner/types.js';
-import { expireDuePoints } from '../expire-points.js';
 import { expireAllDueRewards } from '../rewards/transitions.js';
 import { announceExpiringPoints, announceExpiringRewards } from './expiring-soon.js';
 import { reviewDueTiers } from './tier-review.js';
+import { expireDuePoints } from '../ledger.js';
 
 /** When the overnight run starts, on each organization's own clock (organizations.timezone). */
 export const OVERNIGHT_LOCAL_TIME = '03:00';

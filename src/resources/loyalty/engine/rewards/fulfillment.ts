@@ -1,4 +1,4 @@
-import type { CouponReward, Fulfillment } from '../../reward-schemas.js';
+import { type CouponReward, type Fulfillment } from '../../../../records/loyalty/reward-object.js';
 
 /** Why a reward stops being usable at checkout. */
 export type Deactivation = 'redeemed' | 'revoked' | 'expired';

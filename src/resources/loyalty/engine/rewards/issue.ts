@@ -2,20 +2,20 @@ import { v7 as uuidv7 } from 'uuid';
 import { recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
 import { rewardCode } from '../codes.js';
-import { rewardExpiresAt, type CouponReward } from '../../reward-schemas.js';
+import { rewardExpiresAt } from '../../reward-object-rules.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import {
-  insertIssuedRewards,
-  loadMember,
-  toEmbeddedMembership,
-  toReward,
-  type Member,
-  type RewardRow,
-  type RewardWrite,
-} from '../../rewards/queries.js';
-import { LoyaltyReward, type RewardRule } from '../../rewards/schemas.js';
+import { insertIssuedRewards, loadMember, type Member, type RewardWrite } from '../../rewards/queries.js';
 import type { Executor } from '../../../../db/executor.js';
 import { toCustomer } from '../../../../records/customer.js';
+import type { CouponReward } from '../../../../records/loyalty/reward-object.js';
+import {
+  type LoyaltyReward,
+  rewardEvent,
+  type RewardRow,
+  type RewardRule,
+  toReward,
+} from '../../../../records/loyalty/reward.js';
+import { toEmbeddedMembership } from '../../../../records/loyalty/membership.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
 const CODE_ATTEMPTS = 5;
@@ -54,16 +54,6 @@ export interface Issued {
   reward: LoyaltyReward;
   /** loyaltyReward.issued, unless options.recordEvents wrote it: the caller records it (last in its transaction). */
   events: EventToRecord[];
-}
-
-/**
- * A loyaltyReward.* event: the reward's sixteen fields, as GET /loyalty-rewards/{id} returns it without include;
- * embeds given are left out. The nightly expiry sends one per reward by the hundred thousand, and embedded copies
- * of the customer and membership would more than double what each event costs to load, serialize and store.
- */
-export function rewardEvent(organizationId: string, name: string, reward: LoyaltyReward): EventToRecord {
-  const { customer: _customer, membership: _membership, rule: _rule, ...record } = reward;
-  return { organizationId, name, schema: LoyaltyReward, record };
 }
 
 export interface IssueRequest {

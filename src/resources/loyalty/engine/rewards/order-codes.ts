@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import type { RewardRow } from '../../rewards/queries.js';
 import { normalizeCode } from '../../rewards/service.js';
 import { moveReward } from './transitions.js';
+import type { RewardRow } from '../../../../records/loyalty/reward.js';
 
 export interface OrderCodes {
   orderId: string;

@@ -3,13 +3,12 @@ import type { DB } from '../../../../db/schema.js';
 import { recordEvents } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
 import { loadIncludes, withIncludes } from '../../../../lists/engine.js';
-import type { Fulfillment } from '../../reward-schemas.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { rewardEvent } from './issue.js';
 import { rewardList } from '../../rewards/list.js';
 import { recordActivity, type ActivityEntry } from '../activity.js';
-import { expireRewards, lockDueRewards, toReward, transitionReward, type RewardRow } from '../../rewards/queries.js';
-import type { LoyaltyReward } from '../../rewards/schemas.js';
+import { expireRewards, lockDueRewards, transitionReward } from '../../rewards/queries.js';
+import type { Fulfillment } from '../../../../records/loyalty/reward-object.js';
+import { type LoyaltyReward, toReward, type RewardRow, rewardEvent } from '../../../../records/loyalty/reward.js';
 
 export const FULL_EMBEDS = ['customer', 'membership', 'rule'] as const;
 

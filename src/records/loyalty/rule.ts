@@ -1,0 +1,69 @@
+/** The loyalty rule record: its response shape, the columns it is read from, the row→record mapping, its events. */
+import type { Selectable } from 'kysely';
+import Type, { type Static } from 'typebox';
+import type { LoyaltyRulesTable } from '../../db/schema.js';
+import type { EventToRecord } from '../../events/outbox.js';
+import { Metadata, Timestamp, Uuid } from '../common.js';
+
+/** The section a rule belongs to; a rule's body names it too. */
+export const RuleSection = Type.Union(
+  [Type.Literal('rules'), Type.Literal('rewards'), Type.Literal('offers'), Type.Literal('stampCards')],
+  {
+    description: 'rules (earning) | rewards (claimable for points) | offers (time-boxed) | stampCards.',
+  },
+);
+
+/** A rule of one of service.md's four sections (D31), with its section's config. */
+export const LoyaltyRule = Type.Object(
+  {
+    id: Uuid,
+    loyaltyProgramId: Uuid,
+    section: RuleSection,
+    name: Type.String(),
+    config: Type.Object(
+      {},
+      { additionalProperties: true, description: 'The section\'s configuration (see docs/api.md "Loyalty").' },
+    ),
+    isActive: Type.Boolean(),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'LoyaltyRule', additionalProperties: false },
+);
+export type LoyaltyRule = Static<typeof LoyaltyRule>;
+
+export type RuleRow = Selectable<LoyaltyRulesTable>;
+
+/** The columns toRule reads. */
+export const RULE_COLUMNS = [
+  'id',
+  'loyalty_program_id',
+  'section',
+  'name',
+  'config',
+  'is_active',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof RuleRow)[];
+export type LoyaltyRuleFields = Pick<RuleRow, (typeof RULE_COLUMNS)[number]>;
+
+export const toRule = (row: LoyaltyRuleFields): LoyaltyRule => ({
+  id: row.id,
+  loyaltyProgramId: row.loyalty_program_id,
+  section: row.section,
+  name: row.name,
+  config: row.config,
+  isActive: row.is_active,
+  metadata: row.metadata,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const ruleEvent = (organizationId: string, name: string, row: LoyaltyRuleFields): EventToRecord => ({
+  organizationId,
+  name,
+  schema: LoyaltyRule,
+  record: toRule(row),
+});
