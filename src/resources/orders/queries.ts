@@ -2,11 +2,11 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../db/arrays.js';
 import { PREPARE } from '../../db/prepared.js';
 import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
-import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
-import { toProduct } from '../products/service.js';
 import type { Order, OrderItem } from './schemas.js';
 import type { Executor } from '../../db/executor.js';
 import { toCustomer } from '../../records/customer.js';
+import { toProduct, type ProductFields } from '../../records/product.js';
+import { toVariant, type VariantFields } from '../../records/variant.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 /** The columns toOrder reads: what an import returns from its writes (not organization_id, earn_loyalty, discount_codes). */

@@ -1,5 +1,4 @@
 import Type, { type Static } from 'typebox';
-import { Product, Variant } from '../products/schemas.js';
 import {
   ImportJob,
   Metadata,
@@ -13,6 +12,8 @@ import {
   Uuid,
 } from '../../records/common.js';
 import { EmbeddedCustomer } from '../../records/customer.js';
+import { Product } from '../../records/product.js';
+import { Variant } from '../../records/variant.js';
 
 /** The base product record (no extras) that a line item embeds. */
 export const OrderItemProduct = Type.Omit(

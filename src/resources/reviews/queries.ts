@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import type { ProductFields } from '../products/queries.js';
-import { toProduct } from '../products/service.js';
 import { REVIEW_FIELDS, type ReviewFields } from './serialize.js';
 import type { Executor } from '../../db/executor.js';
 import { toCustomer, type CustomerRow } from '../../records/customer.js';
+import { toProduct, type ProductFields } from '../../records/product.js';
 
 /** `r.id, r.product_id, …`: the columns toReview reads, for RETURNING and SELECT lists. */
 export const reviewColumns = (alias?: string) =>

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { Product } from '../products/schemas.js';
 import { Metadata, MetadataInput, SkippedRow, Timestamp, Uuid } from '../../records/common.js';
 import { EmbeddedCustomer } from '../../records/customer.js';
+import { Product } from '../../records/product.js';
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_BODY_LENGTH = 20_000;
