@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
-import { REVIEW_FIELDS, type ReviewFields } from '../reviews/serialize.js';
+import { REVIEW_FIELDS, type ReviewFields } from '../../records/review.js';
 import { toVariant, type Variant } from '../../records/variant.js';
 import type { Executor } from '../../db/executor.js';
 

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { Review } from './schemas.js';
-import { toReview, type ReviewFields } from './serialize.js';
+import { toReview, type ReviewFields } from '../../records/review.js';
 import { publishedReviewsChanged } from '../review-summaries/index.js';
 
 export type ReviewEventName = 'review.created' | 'review.updated' | 'review.deleted';

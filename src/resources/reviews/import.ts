@@ -9,7 +9,7 @@ import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { notifySummaries, reviewEvent, type ReviewChange } from './events.js';
 import { reviewColumns } from './queries.js';
 import type { ReviewImportBody, ReviewImportRow } from './schemas.js';
-import { toReview, type ReviewFields } from './serialize.js';
+import { toReview, type ReviewFields } from '../../records/review.js';
 
 type Row = ReviewImportRow & { index: number };
 /** An accepted row, references resolved, and the stored review it updates (locked) when there is one. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { REVIEW_FIELDS, type ReviewFields } from './serialize.js';
+import { REVIEW_FIELDS, type ReviewFields } from '../../records/review.js';
 import type { Executor } from '../../db/executor.js';
 import { toCustomer, type CustomerRow } from '../../records/customer.js';
 import { toProduct, type ProductFields } from '../../records/product.js';

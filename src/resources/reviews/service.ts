@@ -10,7 +10,7 @@ import { importReviews } from './import.js';
 import { reviewList } from './list.js';
 import { bulkEditReviews, deleteReview, editReview, findReview } from './queries.js';
 import type { Review, ReviewBulkUpdateBody, ReviewImportBody, ReviewPatch } from './schemas.js';
-import { toReview, type ReviewRow } from './serialize.js';
+import { toReview, type ReviewRow } from '../../records/review.js';
 
 export class ReviewService {
   constructor(private readonly db: Kysely<DB>) {}

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { ReviewsTable } from '../../db/schema.js';
-import type { Review } from './schemas.js';
+import type { ReviewsTable } from '../db/schema.js';
+import type { Review } from '../resources/reviews/schemas.js';
 
 export type ReviewRow = Selectable<ReviewsTable>;
 
