@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
-import { REVIEW_FIELDS, type ReviewFields } from '../../records/review.js';
+import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { toVariant, type Variant } from '../../records/variant.js';
 import type { Executor } from '../../db/executor.js';
 
@@ -59,7 +59,7 @@ export async function detachReviews(
       .deleteFrom('reviews')
       .where('organization_id', '=', organizationId)
       .where('product_id', '=', productId)
-      .returning(REVIEW_FIELDS)
+      .returning(REVIEW_COLUMNS)
       .execute();
   }
   return trx
@@ -67,7 +67,7 @@ export async function detachReviews(
     .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
     .where('organization_id', '=', organizationId)
     .where('product_id', '=', productId)
-    .returning(REVIEW_FIELDS)
+    .returning(REVIEW_COLUMNS)
     .execute();
 }
 

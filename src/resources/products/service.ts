@@ -17,7 +17,6 @@ import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/edi
 import { resolveSites } from '../../resource-kit/references.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
-import { reviewEvent } from '../reviews/events.js';
 import { productList } from './list.js';
 import {
   cascadeDeleteReviews,
@@ -31,6 +30,7 @@ import type { ProductImportBody } from './schemas.js';
 import { Product, productEvent, toProduct, type ProductRow } from '../../records/product.js';
 import { toVariant, variantEvent, type Variant } from '../../records/variant.js';
 import { publishedReviewsChanged } from '../review-summaries/index.js';
+import { reviewEvent } from '../../records/review.js';
 
 export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
