@@ -2,7 +2,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
-import { tagEvent } from '../records/tag.js';
+import { columnList } from '../db/executor.js';
+import { TAG_COLUMNS, tagEvent, type TagFields } from '../records/tag.js';
 
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
 const OWNER_COLUMN = { customer: 'customer_id', order: 'order_id', product: 'product_id' } as const;
@@ -16,11 +17,11 @@ export async function ensureTags(
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   if (names.length === 0) return ids;
-  const { rows: created } = await sql<{ id: string; name: string; created_at: Date; updated_at: Date }>`
+  const { rows: created } = await sql<TagFields>`
     insert into tags (organization_id, id, kind, name)
     select ${organizationId}::uuid, u.id, ${kind}, u.name from unnest(${names.map(() => uuidv7())}::uuid[], ${[...names]}::text[]) as u(id, name)
     on conflict (organization_id, kind, name) do nothing
-    returning id, name, created_at, updated_at`.execute(trx);
+    returning ${columnList(TAG_COLUMNS)}`.execute(trx);
   await recordEvents(
     trx,
     created.map((row) => tagEvent(organizationId, kind, 'created', row)),
