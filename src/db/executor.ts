@@ -10,3 +10,31 @@ export type Executor = Kysely<DB> | Transaction<DB>;
  */
 export const columnList = (columns: readonly string[], alias?: string): RawBuilder<unknown> =>
   sql.raw(columns.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+
+/**
+ * `p.id as p_id, p.slug as p_slug, …`: a joined record's column list under its table alias, each column renamed with
+ * the alias as a prefix, so that records whose columns share names (id, slug, metadata…) fit in one SELECT list.
+ * `joinedRecord` reads one back out of a result row. Column names and aliases are constants of the code, never input.
+ */
+export const prefixedColumnList = (columns: readonly string[], alias: string): RawBuilder<unknown> =>
+  sql.raw(columns.map((column) => `${alias}.${column} as ${alias}_${column}`).join(', '));
+
+/** A LEFT JOINed record's columns as prefixedColumnList names them: each is null when the join found nothing. */
+export type LeftJoined<Alias extends string, Fields> = {
+  [Column in keyof Fields & string as `${Alias}_${Column}`]: Fields[Column] | null;
+};
+
+/**
+ * The record a LEFT JOIN found under `alias` (selected with prefixedColumnList(columns, alias)), or null when it
+ * found none: a record's id is never null, so a null id means no row.
+ */
+export function joinedRecord<Fields extends { id: string }>(
+  row: Readonly<Record<string, unknown>>,
+  alias: string,
+  columns: readonly (keyof Fields & string)[],
+): Fields | null {
+  if (row[`${alias}_id`] === null) return null;
+  const record: Record<string, unknown> = {};
+  for (const column of columns) record[column] = row[`${alias}_${column}`];
+  return record as Fields;
+}

@@ -47,11 +47,6 @@ export const SkippedRow = Type.Object({
   ),
 });
 
-export const Tag = Type.Object(
-  { id: Uuid, name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
-  { additionalProperties: false },
-);
-
 /** Bulk update body (products, orders, customers): at least one operation. */
 export const BulkUpdateBody = Type.Object(
   {

@@ -2,21 +2,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
-import { Tag } from '../records/common.js';
+import { columnList } from '../db/executor.js';
+import { TAG_COLUMNS, tagEvent, type TagFields } from '../records/tag.js';
 
-const EVENT_PREFIX: Record<TagKind, string> = { customer: 'customerTag', order: 'orderTag', product: 'productTag' };
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
 const OWNER_COLUMN = { customer: 'customer_id', order: 'order_id', product: 'product_id' } as const;
-
-export const tagEventName = (kind: TagKind, action: 'created' | 'updated' | 'deleted') =>
-  `${EVENT_PREFIX[kind]}.${action}`;
-
-export const toTag = (row: { id: string; name: string; created_at: Date; updated_at: Date }) => ({
-  id: row.id,
-  name: row.name,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 /** Tag ids for names, creating the missing tag records (and their `<kind>Tag.created` events). */
 export async function ensureTags(
@@ -27,14 +17,14 @@ export async function ensureTags(
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   if (names.length === 0) return ids;
-  const { rows: created } = await sql<{ id: string; name: string; created_at: Date; updated_at: Date }>`
+  const { rows: created } = await sql<TagFields>`
     insert into tags (organization_id, id, kind, name)
     select ${organizationId}::uuid, u.id, ${kind}, u.name from unnest(${names.map(() => uuidv7())}::uuid[], ${[...names]}::text[]) as u(id, name)
     on conflict (organization_id, kind, name) do nothing
-    returning id, name, created_at, updated_at`.execute(trx);
+    returning ${columnList(TAG_COLUMNS)}`.execute(trx);
   await recordEvents(
     trx,
-    created.map((row) => ({ organizationId, name: tagEventName(kind, 'created'), schema: Tag, record: toTag(row) })),
+    created.map((row) => tagEvent(organizationId, kind, 'created', row)),
   );
   const { rows } = await sql<{ id: string; name: string }>`
     select id, name from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...names]}::text[])`.execute(

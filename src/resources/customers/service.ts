@@ -23,10 +23,10 @@ import {
 } from './queries.js';
 import { type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
 import { membershipEvent } from '../../records/loyalty/membership.js';
-import { reviewEvent } from '../reviews/events.js';
 import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
 import { membershipsOfCustomer } from '../loyalty/index.js';
 import { deleteReviewsOfCustomer, notifySummaries } from '../reviews/index.js';
+import { reviewEvent } from '../../records/review.js';
 
 export class CustomerService {
   constructor(private readonly db: Kysely<DB>) {}

@@ -1,58 +1,13 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../db/arrays.js';
+import { columnList, joinedRecord, prefixedColumnList, type Executor, type LeftJoined } from '../../db/executor.js';
 import { PREPARE } from '../../db/prepared.js';
-import type { DB, Metadata, OrderItemsTable, OrdersTable } from '../../db/schema.js';
-import { toVariant, type ProductFields, type VariantFields } from '../products/queries.js';
-import { toProduct } from '../products/service.js';
-import type { Order, OrderItem } from './schemas.js';
-import type { Executor } from '../../db/executor.js';
+import type { DB, Metadata } from '../../db/schema.js';
 import { toCustomer } from '../../records/customer.js';
-
-export type OrderRow = Selectable<OrdersTable>;
-/** The columns toOrder reads: what an import returns from its writes (not organization_id, earn_loyalty, discount_codes). */
-const ORDER_FIELDS = [
-  'id',
-  'site_id',
-  'customer_id',
-  'remote_id',
-  'number',
-  'total_cents',
-  'subtotal_cents',
-  'shipping_cents',
-  'tax_cents',
-  'currency_code',
-  'shipped_at',
-  'delivered_at',
-  'cancelled_at',
-  'metadata',
-  'notes',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof OrderRow)[];
-export type OrderFields = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
-const returningFields = (alias?: string) =>
-  sql.raw(ORDER_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
-
-/** The one mapping from an order row to its API shape (base record, no extras). */
-export const toOrder = (row: OrderFields): Order => ({
-  id: row.id,
-  siteId: row.site_id,
-  customerId: row.customer_id,
-  remoteId: row.remote_id,
-  number: row.number,
-  totalCents: row.total_cents,
-  subtotalCents: row.subtotal_cents,
-  shippingCents: row.shipping_cents,
-  taxCents: row.tax_cents,
-  currencyCode: row.currency_code,
-  shippedAt: row.shipped_at?.toISOString() ?? null,
-  deliveredAt: row.delivered_at?.toISOString() ?? null,
-  cancelledAt: row.cancelled_at?.toISOString() ?? null,
-  metadata: row.metadata,
-  notes: row.notes,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
+import { ORDER_ITEM_COLUMNS, toOrderItem, type OrderItem, type OrderItemFields } from '../../records/order-item.js';
+import { ORDER_COLUMNS, type OrderFields } from '../../records/order.js';
+import { PRODUCT_COLUMNS, type ProductFields } from '../../records/product.js';
+import { VARIANT_COLUMNS, type VariantFields } from '../../records/variant.js';
 
 export const findOrder = (db: Executor, organizationId: string, id: string) =>
   db
@@ -81,17 +36,8 @@ export async function customersOfOrders(
   return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
 }
 
-/** A left-joined table's columns under a prefix; its id reads null when the join found nothing. */
-type Joined<Prefix extends string, Row> = {
-  [K in keyof Row & string as `${Prefix}_${K}`]: K extends 'id' ? string | null : Row[K];
-};
-/** One row per line item: the item, then only the product and variant columns the API shows (no unused timestamps). */
-type ItemRow = Pick<
-  Selectable<OrderItemsTable>,
-  'id' | 'order_id' | 'product_id' | 'product_variant_id' | 'quantity' | 'unit_price_cents'
-> &
-  Joined<'p', ProductFields> &
-  Joined<'v', VariantFields>;
+/** One row per line item: its order, the item, then the product and variant columns the API shows. */
+type ItemRow = { order_id: string } & OrderItemFields & LeftJoined<'p', ProductFields> & LeftJoined<'v', VariantFields>;
 
 /**
  * Line items of each order in position order (include=items), one query for the page, with the product and
@@ -103,11 +49,8 @@ export async function itemsOfOrders(
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
   const { rows } = await sql<ItemRow>`
-    select i.id, i.order_id, i.product_id, i.product_variant_id, i.quantity, i.unit_price_cents,
-      p.id as p_id, p.slug as p_slug, p.title as p_title, p.description as p_description, p.image_url as p_image_url, p.url as p_url,
-      p.metadata as p_metadata, p.notes as p_notes, p.created_at as p_created_at, p.updated_at as p_updated_at,
-      v.id as v_id, v.slug as v_slug, v.title as v_title, v.image_url as v_image_url, v.price_cents as v_price_cents,
-      v.currency_code as v_currency_code, v.available as v_available, v.metadata as v_metadata
+    select i.order_id, ${columnList(ORDER_ITEM_COLUMNS, 'i')},
+      ${prefixedColumnList(PRODUCT_COLUMNS, 'p')}, ${prefixedColumnList(VARIANT_COLUMNS, 'v')}
     from order_items i
     left join products p on p.organization_id = i.organization_id and p.id = i.product_id
     left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
@@ -115,41 +58,11 @@ export async function itemsOfOrders(
     order by i.order_id, i.position, i.id`.execute(db);
   const byOrder = new Map<string, OrderItem[]>();
   for (const row of rows) {
-    const item: OrderItem = {
-      id: row.id,
-      productId: row.product_id,
-      productVariantId: row.product_variant_id,
-      quantity: row.quantity,
-      unitPriceCents: row.unit_price_cents,
-      product:
-        row.p_id === null
-          ? null
-          : toProduct({
-              id: row.p_id,
-              slug: row.p_slug,
-              title: row.p_title,
-              description: row.p_description,
-              image_url: row.p_image_url,
-              url: row.p_url,
-              metadata: row.p_metadata,
-              notes: row.p_notes,
-              created_at: row.p_created_at,
-              updated_at: row.p_updated_at,
-            }),
-      variant:
-        row.v_id === null
-          ? null
-          : toVariant({
-              id: row.v_id,
-              slug: row.v_slug,
-              title: row.v_title,
-              image_url: row.v_image_url,
-              price_cents: row.v_price_cents,
-              currency_code: row.v_currency_code,
-              available: row.v_available,
-              metadata: row.v_metadata,
-            }),
-    };
+    const item = toOrderItem(
+      row,
+      joinedRecord<ProductFields>(row, 'p', PRODUCT_COLUMNS),
+      joinedRecord<VariantFields>(row, 'v', VARIANT_COLUMNS),
+    );
     const list = byOrder.get(row.order_id);
     if (list) list.push(item);
     else byOrder.set(row.order_id, [item]);
@@ -252,7 +165,7 @@ export async function insertOrders(
       array(select jsonb_array_elements_text(coalesce(u.discount_codes, '[]'::jsonb))),
       coalesce(u.created_at, now()), coalesce(u.created_at, now())
     from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
-    returning ${returningFields()}`.execute(trx);
+    returning ${columnList(ORDER_COLUMNS)}`.execute(trx);
   return rows;
 }
 
@@ -286,7 +199,7 @@ export async function updateOrders(
       updated_at = now()
     from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
     where o.organization_id = ${organizationId}::uuid and o.id = u.id
-    returning ${returningFields('o')}`.execute(trx);
+    returning ${columnList(ORDER_COLUMNS, 'o')}`.execute(trx);
   return rows;
 }
 

@@ -5,8 +5,9 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { BulkUpdateBody, Count } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { orderList } from './list.js';
-import { Order, OrderImportBody, OrderImportResult, OrderParams, OrderPatch } from './schemas.js';
+import { OrderImportBody, OrderImportResult, OrderParams, OrderPatch } from './schemas.js';
 import { OrderService } from './service.js';
+import { Order } from '../../records/order.js';
 
 const tags = ['orders'];
 

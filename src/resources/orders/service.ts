@@ -31,22 +31,13 @@ import {
   ordersByRemoteId,
   replaceItems,
   storedItemFingerprints,
-  toOrder,
   updateOrders,
   type ItemWrite,
-  type OrderFields,
-  type OrderRow,
   type OrderWrite,
 } from './queries.js';
-import { Order, type OrderImportBody, type OrderImportRow, type OrderPatch } from './schemas.js';
+import type { OrderImportBody, OrderImportRow, OrderPatch } from './schemas.js';
+import { Order, orderEvent, toOrder, type OrderRow } from '../../records/order.js';
 import { earnFromOrders, redeemOrderCodes } from '../loyalty/index.js';
-
-const orderEvent = (organizationId: string, name: string, row: OrderFields) => ({
-  organizationId,
-  name,
-  schema: Order,
-  record: toOrder(row),
-});
 
 export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}

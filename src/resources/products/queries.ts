@@ -1,33 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DB, Metadata, ProductsTable, ProductVariantsTable } from '../../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
-import { REVIEW_FIELDS, type ReviewFields } from '../reviews/serialize.js';
-import type { Variant } from './schemas.js';
+import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
+import { toVariant, type Variant } from '../../records/variant.js';
 import type { Executor } from '../../db/executor.js';
-
-export type ProductRow = Selectable<ProductsTable>;
-export type VariantRow = Selectable<ProductVariantsTable>;
-/** The product columns the API shows; toProduct reads no others. */
-export type ProductFields = Pick<
-  ProductRow,
-  'id' | 'slug' | 'title' | 'description' | 'image_url' | 'url' | 'metadata' | 'notes' | 'created_at' | 'updated_at'
->;
-/** The variant columns the API shows; toVariant reads no others. */
-export type VariantFields = Pick<
-  VariantRow,
-  'id' | 'slug' | 'title' | 'image_url' | 'price_cents' | 'currency_code' | 'available' | 'metadata'
->;
-
-export const toVariant = (row: VariantFields): Variant => ({
-  id: row.id,
-  slug: row.slug,
-  title: row.title,
-  imageUrl: row.image_url,
-  priceCents: row.price_cents,
-  currencyCode: row.currency_code,
-  available: row.available,
-  metadata: row.metadata,
-});
 
 export const findProduct = (db: Executor, organizationId: string, id: string) =>
   db
@@ -83,7 +59,7 @@ export async function detachReviews(
       .deleteFrom('reviews')
       .where('organization_id', '=', organizationId)
       .where('product_id', '=', productId)
-      .returning(REVIEW_FIELDS)
+      .returning(REVIEW_COLUMNS)
       .execute();
   }
   return trx
@@ -91,7 +67,7 @@ export async function detachReviews(
     .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
     .where('organization_id', '=', organizationId)
     .where('product_id', '=', productId)
-    .returning(REVIEW_FIELDS)
+    .returning(REVIEW_COLUMNS)
     .execute();
 }
 

@@ -5,13 +5,13 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { BulkUpdateBody, Count } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { productList } from './list.js';
+import { Product } from '../../records/product.js';
+import { Variant } from '../../records/variant.js';
 import {
-  Product,
   ProductImportBody,
   ProductImportResult,
   ProductParams,
   ProductPatch,
-  Variant,
   VariantParams,
   VariantPatch,
 } from './schemas.js';

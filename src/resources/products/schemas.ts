@@ -1,58 +1,6 @@
 import Type, { type Static } from 'typebox';
-import {
-  ImportJob,
-  Metadata,
-  MetadataInput,
-  Money,
-  NotesInput,
-  SkippedRow,
-  TagsInput,
-  Timestamp,
-  Uuid,
-} from '../../records/common.js';
-
-export const Variant = Type.Object(
-  {
-    id: Uuid,
-    slug: Type.String(),
-    title: Type.String(),
-    imageUrl: Type.String(),
-    priceCents: Type.Integer(),
-    currencyCode: Type.String(),
-    available: Type.Boolean(),
-    metadata: Metadata,
-  },
-  { $id: 'ProductVariant', additionalProperties: false },
-);
-export type Variant = Static<typeof Variant>;
-
-const productFields = {
-  id: Uuid,
-  slug: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  imageUrl: Type.String(),
-  url: Type.String(),
-  metadata: Metadata,
-  notes: Type.String({ description: 'Internal notes.' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-};
-
-/** A product as the API and its webhooks show it: only the extras that were requested are present. */
-export const Product = Type.Object(
-  {
-    ...productFields,
-    importJob: Type.Optional(Type.Union([ImportJob, Type.Null()])),
-    reviewsCount: Type.Optional(Type.Integer({ description: 'Published reviews of the product.' })),
-    wishlistsCount: Type.Optional(Type.Integer()),
-    variantsCount: Type.Optional(Type.Integer()),
-    tags: Type.Optional(Type.Array(Type.String())),
-    variants: Type.Optional(Type.Array(Variant)),
-  },
-  { $id: 'Product', additionalProperties: false },
-);
-export type Product = Static<typeof Product>;
+import { MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
+import { Product } from '../../records/product.js';
 
 export const ProductParams = Type.Object({ productId: Uuid }, { additionalProperties: false });
 export const VariantParams = Type.Object({ productId: Uuid, variantId: Uuid }, { additionalProperties: false });

@@ -17,7 +17,6 @@ import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/edi
 import { resolveSites } from '../../resource-kit/references.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
-import { reviewEvent } from '../reviews/events.js';
 import { productList } from './list.js';
 import {
   cascadeDeleteReviews,
@@ -25,35 +24,13 @@ import {
   findProduct,
   findVariant,
   productIdsBySlug,
-  toVariant,
   updateVariantMetadata,
-  type ProductFields,
-  type ProductRow,
 } from './queries.js';
-import { Product, Variant, type ProductImportBody } from './schemas.js';
+import type { ProductImportBody } from './schemas.js';
+import { Product, productEvent, toProduct, type ProductRow } from '../../records/product.js';
+import { toVariant, variantEvent, type Variant } from '../../records/variant.js';
 import { publishedReviewsChanged } from '../review-summaries/index.js';
-
-export function toProduct(row: ProductFields): Product {
-  return {
-    id: row.id,
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    imageUrl: row.image_url,
-    url: row.url,
-    metadata: row.metadata,
-    notes: row.notes,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-const productEvent = (organizationId: string, name: string, row: ProductRow) => ({
-  organizationId,
-  name,
-  schema: Product,
-  record: toProduct(row),
-});
+import { reviewEvent } from '../../records/review.js';
 
 export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -116,9 +93,7 @@ export class ProductService {
       if (!existing) throw notFound('The variant');
       const row =
         metadata === undefined ? existing : await updateVariantMetadata(trx, organizationId, variantId, metadata);
-      await recordEvents(trx, [
-        { organizationId, name: 'productVariant.updated', schema: Variant, record: toVariant(row) },
-      ]);
+      await recordEvents(trx, [variantEvent(organizationId, 'productVariant.updated', row)]);
       return toVariant(row);
     });
   }

@@ -1,18 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { EventToRecord } from '../../events/outbox.js';
-import { Review } from './schemas.js';
-import { toReview, type ReviewFields } from './serialize.js';
+import type { ReviewFields } from '../../records/review.js';
 import { publishedReviewsChanged } from '../review-summaries/index.js';
-
-export type ReviewEventName = 'review.created' | 'review.updated' | 'review.deleted';
-
-export const reviewEvent = (organizationId: string, name: ReviewEventName, row: ReviewFields): EventToRecord => ({
-  organizationId,
-  name,
-  schema: Review,
-  record: toReview(row),
-});
 
 /** What a product's summary is made from: the review counts for it only while published and linked to it. */
 type SummaryInput = Pick<

@@ -6,10 +6,10 @@ import { validationError } from '../../http/errors.js';
 import { checkImportSize, strictFailure, type Skipped } from '../../resource-kit/imports.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
 import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
-import { notifySummaries, reviewEvent, type ReviewChange } from './events.js';
-import { reviewColumns } from './queries.js';
+import { notifySummaries, type ReviewChange } from './events.js';
 import type { ReviewImportBody, ReviewImportRow } from './schemas.js';
-import { toReview, type ReviewFields } from './serialize.js';
+import { REVIEW_COLUMNS, reviewEvent, toReview, type ReviewFields } from '../../records/review.js';
+import { columnList } from '../../db/executor.js';
 
 type Row = ReviewImportRow & { index: number };
 /** An accepted row, references resolved, and the stored review it updates (locked) when there is one. */
@@ -163,7 +163,7 @@ async function matchExisting(
     const { rows: found } = await sql<ReviewFields & { remote_id: string }>`
       select x.* from unnest(${remoteIds}::text[]) as k(remote_id)
       cross join lateral (
-        select ${reviewColumns()}, remote_id from reviews
+        select ${columnList(REVIEW_COLUMNS)}, remote_id from reviews
         where organization_id = ${organizationId}::uuid and remote_id = k.remote_id for update
       ) x`.execute(trx);
     for (const row of found) byRemoteId.set(row.remote_id, row);
@@ -175,7 +175,7 @@ async function matchExisting(
       select x.* from unnest(${unmatched.map((entry) => entry.productId)}::uuid[], ${unmatched.map((entry) => entry.customerId)}::uuid[])
         as k(product_id, customer_id)
       cross join lateral (
-        select ${reviewColumns()} from reviews
+        select ${columnList(REVIEW_COLUMNS)} from reviews
         where organization_id = ${organizationId}::uuid and customer_id = k.customer_id and product_id = k.product_id and remote_id is null
         order by created_at, id limit 1 for update
       ) x`.execute(trx);
@@ -237,7 +237,7 @@ async function insertReviews(
       coalesce(u.published, false), coalesce(u.verified_buyer, false), coalesce(u.flagged, false), u.language,
       coalesce(u.answers, '[]'::jsonb), coalesce(u.metadata, '{}'::jsonb), coalesce(u.created_at, now()), coalesce(u.created_at, now())
     from json_to_recordset(${writesJson(entries)}::json) as u(${WRITE_COLUMNS})
-    returning ${reviewColumns()}`.execute(trx);
+    returning ${columnList(REVIEW_COLUMNS)}`.execute(trx);
   return rows;
 }
 
@@ -273,6 +273,6 @@ async function updateReviews(
         t.answers, t.metadata, t.created_at)
       is distinct from (n.product_id, n.customer_id, n.remote_id, n.rating, n.title, n.body, n.published, n.verified_buyer, n.flagged,
         n.language, n.answers, n.metadata, n.created_at)
-    returning ${reviewColumns('t')}`.execute(trx);
+    returning ${columnList(REVIEW_COLUMNS, 't')}`.execute(trx);
   return rows;
 }

@@ -1,13 +1,8 @@
 import { sql } from 'kysely';
-import type { ProductFields } from '../products/queries.js';
-import { toProduct } from '../products/service.js';
-import { REVIEW_FIELDS, type ReviewFields } from './serialize.js';
-import type { Executor } from '../../db/executor.js';
-import { toCustomer, type CustomerRow } from '../../records/customer.js';
-
-/** `r.id, r.product_id, …`: the columns toReview reads, for RETURNING and SELECT lists. */
-export const reviewColumns = (alias?: string) =>
-  sql.raw(REVIEW_FIELDS.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
+import { columnList, type Executor } from '../../db/executor.js';
+import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
+import { PRODUCT_COLUMNS, toProduct, type ProductFields } from '../../records/product.js';
 
 export async function findReview(
   db: Executor,
@@ -16,7 +11,7 @@ export async function findReview(
   lock = false,
 ): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
-    select ${reviewColumns()} from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid
+    select ${columnList(REVIEW_COLUMNS)} from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid
     ${lock ? sql`for update` : sql``}`.execute(db);
   return rows[0];
 }
@@ -27,11 +22,11 @@ export async function customersOfReviews(
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<CustomerRow & { review_id: string }>`
-    select c.*, r.id as review_id from reviews r
+  const { rows } = await sql<CustomerFields & { review_id: string }>`
+    select ${columnList(CUSTOMER_COLUMNS, 'c')}, r.id as review_id from reviews r
     join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
     where r.organization_id = ${organizationId}::uuid and r.id = any(${[...reviewIds]}::uuid[])`.execute(db);
-  return new Map(rows.map(({ review_id, ...customer }) => [review_id, toCustomer(customer as CustomerRow)]));
+  return new Map(rows.map(({ review_id, ...customer }) => [review_id, toCustomer(customer)]));
 }
 
 /** The reviewed product of each review (include=product, base fields), one query for the page; unlinked ones are absent. */
@@ -41,7 +36,7 @@ export async function productsOfReviews(
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
   const { rows } = await sql<ProductFields & { review_id: string }>`
-    select p.id, p.slug, p.title, p.description, p.image_url, p.url, p.metadata, p.notes, p.created_at, p.updated_at, r.id as review_id
+    select ${columnList(PRODUCT_COLUMNS, 'p')}, r.id as review_id
     from reviews r
     join products p on p.organization_id = r.organization_id and p.id = r.product_id
     where r.organization_id = ${organizationId}::uuid and r.id = any(${[...reviewIds]}::uuid[])`.execute(db);
@@ -77,7 +72,7 @@ export async function editReview(
     where organization_id = ${organizationId}::uuid and id = ${id}::uuid
       and (published, flagged, metadata) is distinct from
         (coalesce(${published}::boolean, published), coalesce(${flagged}::boolean, flagged), coalesce(${metadata}::jsonb, metadata))
-    returning ${reviewColumns()}`.execute(trx);
+    returning ${columnList(REVIEW_COLUMNS)}`.execute(trx);
   return rows[0];
 }
 
@@ -87,7 +82,7 @@ export async function deleteReview(
   id: string,
 ): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
-    delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${reviewColumns()}`.execute(
+    delete from reviews where organization_id = ${organizationId}::uuid and id = ${id}::uuid returning ${columnList(REVIEW_COLUMNS)}`.execute(
     trx,
   );
   return rows[0];
@@ -100,7 +95,7 @@ export async function deleteReviewsOfCustomer(
   customerId: string,
 ): Promise<ReviewFields[]> {
   const { rows } = await sql<ReviewFields>`
-    delete from reviews where organization_id = ${organizationId}::uuid and customer_id = ${customerId}::uuid returning ${reviewColumns()}`.execute(
+    delete from reviews where organization_id = ${organizationId}::uuid and customer_id = ${customerId}::uuid returning ${columnList(REVIEW_COLUMNS)}`.execute(
     trx,
   );
   return rows;
@@ -141,6 +136,6 @@ export async function bulkEditReviews(
       and t.organization_id = o.organization_id and t.id = o.id
       and (o.published, o.flagged, o.metadata) is distinct from
         (coalesce(${published}::boolean, o.published), coalesce(${flagged}::boolean, o.flagged), (o.metadata || ${add}::jsonb) - ${remove}::text[])
-    returning ${reviewColumns('t')}, o.published as old_published, o.flagged as old_flagged`.execute(trx);
+    returning ${columnList(REVIEW_COLUMNS, 't')}, o.published as old_published, o.flagged as old_flagged`.execute(trx);
   return rows;
 }

@@ -5,15 +5,9 @@ import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../list
 import { listEnvelope } from '../../records/envelope.js';
 import { Count } from '../../records/common.js';
 import { reviewList } from './list.js';
-import {
-  Review,
-  ReviewBulkUpdateBody,
-  ReviewImportBody,
-  ReviewImportResult,
-  ReviewParams,
-  ReviewPatch,
-} from './schemas.js';
+import { ReviewBulkUpdateBody, ReviewImportBody, ReviewImportResult, ReviewParams, ReviewPatch } from './schemas.js';
 import { ReviewService } from './service.js';
+import { Review } from '../../records/review.js';
 
 const tags = ['reviews'];
 

@@ -1,30 +1,10 @@
 import Type, { type Static } from 'typebox';
-import { Product } from '../products/schemas.js';
-import { Metadata, MetadataInput, SkippedRow, Timestamp, Uuid } from '../../records/common.js';
-import { EmbeddedCustomer } from '../../records/customer.js';
+import { MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
+import { Review, ReviewAnswer } from '../../records/review.js';
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_BODY_LENGTH = 20_000;
 export const MAX_ANSWERS = 50;
-
-/** One answer to a review form question, on a 1..5 scale (D30). */
-export const ReviewAnswer = Type.Object(
-  {
-    question: Type.String({ minLength: 1, maxLength: 500, description: 'The question as the form asked it.' }),
-    step: Type.Integer({ minimum: 1, maximum: 5, description: 'The answer on a 1..5 scale.' }),
-  },
-  { $id: 'ReviewAnswer', additionalProperties: false },
-);
-
-/** The base product record (no extras) that include=product embeds. */
-export const ReviewProduct = Type.Omit(
-  Product,
-  ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'],
-  {
-    $id: 'ReviewProduct',
-    additionalProperties: false,
-  },
-);
 
 const Language = Type.String({
   minLength: 2,
@@ -32,44 +12,6 @@ const Language = Type.String({
   pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
   description: 'BCP 47 language tag of the text, e.g. en or pt-BR.',
 });
-
-const reviewFields = {
-  id: Uuid,
-  productId: Type.Union([Uuid, Type.Null()], {
-    description: 'The reviewed product; null once the product was deleted and the review unlinked.',
-  }),
-  customerId: Type.Union([Uuid, Type.Null()], { description: 'The reviewer. Always set by import.' }),
-  rating: Type.Integer({ minimum: 1, maximum: 5 }),
-  title: Type.String(),
-  body: Type.String(),
-  published: Type.Boolean({
-    description: 'Shown on the storefront. Receivers read this rather than assuming review.created means visible.',
-  }),
-  verifiedBuyer: Type.Boolean(),
-  flagged: Type.Boolean({ description: 'Marked for moderation.' }),
-  language: Type.Union([Type.String(), Type.Null()], { description: 'Language tag of the text, null when unknown.' }),
-  answers: Type.Array(ReviewAnswer),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-};
-
-/** A review as the API and its webhooks show it (D30): only the extras that were requested are present. */
-export const Review = Type.Object(
-  {
-    ...reviewFields,
-    product: Type.Optional(
-      Type.Union([ReviewProduct, Type.Null()], { description: 'include=product; null once unlinked.' }),
-    ),
-    customer: Type.Optional(
-      Type.Union([EmbeddedCustomer, Type.Null()], {
-        description: 'include=customer; null once the customer was deleted.',
-      }),
-    ),
-  },
-  { $id: 'Review', additionalProperties: false },
-);
-export type Review = Static<typeof Review>;
 
 export const ReviewParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 

@@ -5,12 +5,12 @@ import { notFound, validationError } from '../../http/errors.js';
 import { compileSelection, listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
-import { notifySummaries, reviewEvent } from './events.js';
+import { notifySummaries } from './events.js';
 import { importReviews } from './import.js';
 import { reviewList } from './list.js';
 import { bulkEditReviews, deleteReview, editReview, findReview } from './queries.js';
-import type { Review, ReviewBulkUpdateBody, ReviewImportBody, ReviewPatch } from './schemas.js';
-import { toReview, type ReviewRow } from './serialize.js';
+import { type ReviewBulkUpdateBody, type ReviewImportBody, type ReviewPatch } from './schemas.js';
+import { toReview, type ReviewRow, reviewEvent, type Review } from '../../records/review.js';
 
 export class ReviewService {
   constructor(private readonly db: Kysely<DB>) {}

@@ -1,18 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import type { SitesTable } from '../../db/schema.js';
-import type { Site } from './schemas.js';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-
-export type SiteRow = Selectable<SitesTable>;
-export const toSite = (row: SiteRow): Site => ({
-  id: row.id,
-  name: row.name,
-  domain: row.domain,
-  platform: row.platform,
-  currencyCode: row.currency_code,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
-});
 
 export const findSite = (db: Executor, organizationId: string, id: string) =>
   db

@@ -4,7 +4,8 @@ import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { siteList } from './list.js';
-import { Site, SiteBody } from './schemas.js';
+import { Site } from '../../records/site.js';
+import { SiteBody } from './schemas.js';
 import { SiteService } from './service.js';
 
 const tags = ['sites'];

@@ -8,30 +8,15 @@ import { listPage } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
-import {
-  countOrdersOfSite,
-  deleteSiteRow,
-  findSite,
-  insertSite,
-  lockSite,
-  toSite,
-  updateSite,
-  type SiteRow,
-} from './queries.js';
-import { Site, type SiteBody, type SiteFields } from './schemas.js';
+import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
+import { siteEvent, toSite, type Site, type SiteRow } from '../../records/site.js';
+import type { SiteBody, SiteInput } from './schemas.js';
 import { siteList } from './list.js';
 
 export const DEFAULT_PLATFORM = 'custom';
 export const DEFAULT_CURRENCY = 'USD';
 
-const siteEvent = (organizationId: string, name: string, row: SiteRow) => ({
-  organizationId,
-  name,
-  schema: Site,
-  record: toSite(row),
-});
-
-const unwrap = (body: SiteBody | undefined) => unwrapData<SiteFields>(body, 'site');
+const unwrap = (body: SiteBody | undefined) => unwrapData<SiteInput>(body, 'site');
 
 /** A domain that reads as a UUID would be ambiguous where a site is named by id or domain (D28 import rows). */
 function checkDomain(domain: string | undefined, path: string): void {

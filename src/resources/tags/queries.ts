@@ -1,8 +1,7 @@
-import { sql, type Selectable } from 'kysely';
-import type { TagKind, TagsTable } from '../../db/schema.js';
+import { sql } from 'kysely';
+import type { TagKind } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 
-export type TagRow = Selectable<TagsTable>;
 const LINK_TABLE = { customer: 'customer_tags', order: 'order_tags', product: 'product_tags' } as const;
 
 export const findTag = (db: Executor, organizationId: string, kind: TagKind, id: string) =>

@@ -3,8 +3,9 @@ import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
-import { IdParams, Tag } from '../../records/common.js';
-import { TAG_KINDS, TagPatch, TagRecord, type TagKindInfo } from './schemas.js';
+import { IdParams } from '../../records/common.js';
+import { Tag, TagRecord } from '../../records/tag.js';
+import { TAG_KINDS, TagPatch, type TagKindInfo } from './schemas.js';
 import { TagService } from './service.js';
 
 const tags = ['tags'];

@@ -1,18 +1,5 @@
 import Type, { type Static } from 'typebox';
 import type { TagKind } from '../../db/schema.js';
-import { Tag } from '../../records/common.js';
-
-/** A tag record as the list and get endpoints show it: `count` only with include=count. */
-export const TagRecord = Type.Object(
-  {
-    ...Tag.properties,
-    count: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Records carrying the tag; only with include=count.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type TagRecord = Static<typeof TagRecord>;
 
 /** Rename: the same rules as a tag name anywhere else (D6): trimmed, 1..100 characters, case-sensitive. */
 export const TagPatch = Type.Object(

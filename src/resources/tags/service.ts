@@ -6,20 +6,9 @@ import { conflict, notFound, validationError } from '../../http/errors.js';
 import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import type { ListParams } from '../../lists/query.js';
-import { Tag } from '../../records/common.js';
-import { tagEventName } from '../../resource-kit/tags.js';
+import { tagEvent, toTag, type TagRecord, type TagRow } from '../../records/tag.js';
 import { tagList } from './list.js';
-import { deleteTagRow, findTag, findTagNamed, renameTag, type TagRow } from './queries.js';
-import type { TagRecord } from './schemas.js';
-
-export function toTagRecord(row: TagRow): TagRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+import { deleteTagRow, findTag, findTagNamed, renameTag } from './queries.js';
 
 /**
  * The tag records of one kind (product, order or customer). Tags are created implicitly wherever records are
@@ -42,7 +31,7 @@ export class TagService {
   async list(organizationId: string, params: ListParams) {
     const page = await listPage<TagRow>(this.db, this.definition, organizationId, params);
     return {
-      data: page.rows.map((row) => withIncludes(this.definition, toTagRecord(row), row.id, page.includes)),
+      data: page.rows.map((row) => withIncludes(this.definition, toTag(row), row.id, page.includes)),
       nextCursor: page.nextCursor,
     };
   }
@@ -52,7 +41,7 @@ export class TagService {
     const row = await findTag(this.db, organizationId, this.kind, id);
     if (!row) throw notFound(this.what);
     const includes = await loadIncludes(this.definition, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(this.definition, toTagRecord(row), row.id, includes);
+    return withIncludes(this.definition, toTag(row), row.id, includes);
   }
 
   /** Renames the tag everywhere it is used; another tag of the same kind with that name is 409. */
@@ -69,10 +58,8 @@ export class TagService {
         if (await findTagNamed(trx, organizationId, this.kind, name, id)) throw this.clash(name);
         const row = await renameTag(trx, organizationId, this.kind, id, name);
         if (!row) throw notFound(this.what);
-        await recordEvents(trx, [
-          { organizationId, name: tagEventName(this.kind, 'updated'), schema: Tag, record: toTagRecord(row) },
-        ]);
-        return toTagRecord(row);
+        await recordEvents(trx, [tagEvent(organizationId, this.kind, 'updated', row)]);
+        return toTag(row);
       });
     } catch (error) {
       // Two renames racing to the same name: the unique index decides, the loser gets the same 409.
@@ -86,10 +73,8 @@ export class TagService {
     return this.db.transaction().execute(async (trx) => {
       const row = await deleteTagRow(trx, organizationId, this.kind, id);
       if (!row) throw notFound(this.what);
-      await recordEvents(trx, [
-        { organizationId, name: tagEventName(this.kind, 'deleted'), schema: Tag, record: toTagRecord(row) },
-      ]);
-      return toTagRecord(row);
+      await recordEvents(trx, [tagEvent(organizationId, this.kind, 'deleted', row)]);
+      return toTag(row);
     });
   }
 

@@ -1,0 +1,113 @@
+/** The review record (D30): its response shapes, columns, mapping and events. */
+import type { Selectable } from 'kysely';
+import Type, { type Static } from 'typebox';
+import type { ReviewsTable } from '../db/schema.js';
+import type { EventToRecord } from '../events/outbox.js';
+import { Metadata, Timestamp, Uuid } from './common.js';
+import { EmbeddedCustomer } from './customer.js';
+import { Product } from './product.js';
+
+/** One answer to a review form question, on a 1..5 scale (D30). */
+export const ReviewAnswer = Type.Object(
+  {
+    question: Type.String({ minLength: 1, maxLength: 500, description: 'The question as the form asked it.' }),
+    step: Type.Integer({ minimum: 1, maximum: 5, description: 'The answer on a 1..5 scale.' }),
+  },
+  { $id: 'ReviewAnswer', additionalProperties: false },
+);
+
+/** The base product record (no extras) that include=product embeds. */
+export const ReviewProduct = Type.Omit(
+  Product,
+  ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'],
+  {
+    $id: 'ReviewProduct',
+    additionalProperties: false,
+  },
+);
+
+const reviewFields = {
+  id: Uuid,
+  productId: Type.Union([Uuid, Type.Null()], {
+    description: 'The reviewed product; null once the product was deleted and the review unlinked.',
+  }),
+  customerId: Type.Union([Uuid, Type.Null()], { description: 'The reviewer. Always set by import.' }),
+  rating: Type.Integer({ minimum: 1, maximum: 5 }),
+  title: Type.String(),
+  body: Type.String(),
+  published: Type.Boolean({
+    description: 'Shown on the storefront. Receivers read this rather than assuming review.created means visible.',
+  }),
+  verifiedBuyer: Type.Boolean(),
+  flagged: Type.Boolean({ description: 'Marked for moderation.' }),
+  language: Type.Union([Type.String(), Type.Null()], { description: 'Language tag of the text, null when unknown.' }),
+  answers: Type.Array(ReviewAnswer),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+/** A review as the API and its webhooks show it (D30): only the extras that were requested are present. */
+export const Review = Type.Object(
+  {
+    ...reviewFields,
+    product: Type.Optional(
+      Type.Union([ReviewProduct, Type.Null()], { description: 'include=product; null once unlinked.' }),
+    ),
+    customer: Type.Optional(
+      Type.Union([EmbeddedCustomer, Type.Null()], {
+        description: 'include=customer; null once the customer was deleted.',
+      }),
+    ),
+  },
+  { $id: 'Review', additionalProperties: false },
+);
+export type Review = Static<typeof Review>;
+
+export type ReviewRow = Selectable<ReviewsTable>;
+
+/** The columns toReview reads: what writes return (not organization_id, remote_id). */
+export const REVIEW_COLUMNS = [
+  'id',
+  'product_id',
+  'customer_id',
+  'rating',
+  'title',
+  'body',
+  'published',
+  'verified_buyer',
+  'flagged',
+  'language',
+  'answers',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ReviewRow)[];
+export type ReviewFields = Pick<ReviewRow, (typeof REVIEW_COLUMNS)[number]>;
+
+/** The one mapping from a review row to its API shape (D30, no extras); products use it for their deletion events. */
+export const toReview = (row: ReviewFields): Review => ({
+  id: row.id,
+  productId: row.product_id,
+  customerId: row.customer_id,
+  rating: row.rating,
+  title: row.title,
+  body: row.body,
+  published: row.published,
+  verifiedBuyer: row.verified_buyer,
+  flagged: row.flagged,
+  language: row.language,
+  answers: row.answers,
+  metadata: row.metadata,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export type ReviewEventName = 'review.created' | 'review.updated' | 'review.deleted';
+
+export const reviewEvent = (organizationId: string, name: ReviewEventName, row: ReviewFields): EventToRecord => ({
+  organizationId,
+  name,
+  schema: Review,
+  record: toReview(row),
+});
