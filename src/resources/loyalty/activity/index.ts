@@ -1,8 +1,16 @@
 import type { ResourceModule } from '../../../http/types.js';
-import { pointsRoutes } from './routes.js';
+import { pointsAdjustmentRoute } from '../memberships/routes.js';
+import { listActivityRoute } from './routes.js';
 
+/**
+ * The OpenAPI tag "loyalty-points": GET /loyalty-activity and the points adjustment of a membership, registered in
+ * the order the API document lists them.
+ */
 export const loyaltyPointsResource: ResourceModule = {
   name: 'loyalty-points',
   description: 'The points ledger (D31): balance adjustments and GET /loyalty-activity.',
-  routes: pointsRoutes,
+  routes: (app, services) => {
+    listActivityRoute(app, services);
+    pointsAdjustmentRoute(app, services);
+  },
 };

@@ -1,12 +1,12 @@
 import Type from 'typebox';
+import { optionalBody } from '../../../http/optional-body.js';
 import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
-import { listQuerySchema } from '../../../lists/query.js';
+import { listQuerySchema, selectionQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
-import { IdParams } from '../../../records/common.js';
 import { activityList } from './list.js';
-import { PointsAdjustmentBody } from './schemas.js';
-import { LoyaltyPointsService } from './service.js';
+import { BulkExpireBody, BulkExpireResult } from './schemas.js';
+import { LoyaltyActivityService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
@@ -21,8 +21,8 @@ const TransactionWithExtras = Type.Object(
   { additionalProperties: false },
 );
 
-export function pointsRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const points = new LoyaltyPointsService(db);
+export function listActivityRoute(app: PatronApp, { db }: PlatformServices): void {
+  const activity = new LoyaltyActivityService(db);
 
   app.get(
     '/loyalty-activity',
@@ -37,27 +37,33 @@ export function pointsRoutes(app: PatronApp, { db }: PlatformServices): void {
         response: { 200: listEnvelope(TransactionWithExtras) },
       },
     },
-    async (request) => points.activity(authOf(request).organizationId, request.query),
+    async (request) => activity.activity(authOf(request).organizationId, request.query),
   );
+}
+
+/**
+ * POST /loyalty-activity/bulk-expire. It is listed in the API document under the loyalty-earning tag, as before the
+ * activity feed's routes were gathered here, so the document stays as published.
+ */
+export function bulkExpireRoute(app: PatronApp, { db }: PlatformServices): void {
+  const activity = new LoyaltyActivityService(db);
 
   app.post(
-    '/loyalty-memberships/:id/points-adjustments',
+    '/loyalty-activity/bulk-expire',
     {
-      config: {
-        permission: 'loyalty:write',
-        cost: 1,
-        refusals: { 409: 'the member has left, or the balance would go below 0 or above 2^53-1' },
-      },
+      config: { permission: 'loyalty:write', cost: 5 },
+      // The body is optional (only a reason).
+      preValidation: optionalBody,
       schema: {
-        operationId: 'adjustLoyaltyPoints',
+        operationId: 'bulkExpireLoyaltyPoints',
         summary:
-          'Add or remove points by hand (D31; never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',
-        tags,
-        params: IdParams,
-        body: PointsAdjustmentBody,
-        response: { 200: LoyaltyTransaction },
+          'Expire what is left of the credits the filter and search of GET /loyalty-activity select (one expired entry per member); triggers loyaltyTransaction.created',
+        tags: ['loyalty-earning'],
+        querystring: selectionQuerySchema(activityList),
+        body: BulkExpireBody,
+        response: { 200: BulkExpireResult },
       },
     },
-    async (request) => points.adjust(authOf(request).organizationId, request.params.id, request.body),
+    async (request) => activity.bulkExpire(authOf(request).organizationId, request.query, request.body),
   );
 }

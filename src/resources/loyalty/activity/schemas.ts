@@ -1,16 +1,19 @@
 import Type, { type Static } from 'typebox';
-import { dataBody } from '../body.js';
 
-export const PointsAdjustmentBody = dataBody(
+export const BulkExpireBody = Type.Object(
   {
-    points: Type.Integer({
-      minimum: -Number.MAX_SAFE_INTEGER,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: 'Signed, never 0: positive adds, negative removes (a balance never goes below 0: 409).',
-    }),
-    reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept on the ledger entry.' }),
+    reason: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'On each expired entry; default "Expired in bulk".' }),
+    ),
   },
-  'points and reason required. Send the fields inside data, or at the top level, not both.',
+  { additionalProperties: false },
 );
-export type PointsAdjustmentBody = Static<typeof PointsAdjustmentBody>;
-export type PointsAdjustmentFields = NonNullable<PointsAdjustmentBody['data']>;
+export type BulkExpireBody = Static<typeof BulkExpireBody>;
+
+export const BulkExpireResult = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0, description: 'Members whose points expired (one expired entry each).' }),
+    points: Type.Integer({ minimum: 0, description: 'Points expired in all.' }),
+  },
+  { additionalProperties: false },
+);

@@ -1,17 +1,14 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { validationError } from '../../../http/errors.js';
-import { listPage, withIncludes } from '../../../lists/engine.js';
-import type { ListParams } from '../../../lists/query.js';
-import { unwrapData } from '../../../resource-kit/body.js';
-import { requireFields } from '../body.js';
-import { applyPoints } from '../engine/ledger.js';
+import { compileSelection, listPage, withIncludes } from '../../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../../lists/query.js';
+import { expireCredits } from '../engine/ledger.js';
 import { activityList } from './list.js';
-import { type PointsAdjustmentBody, type PointsAdjustmentFields } from './schemas.js';
-import { type LoyaltyTransaction, toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
+import type { BulkExpireBody } from './schemas.js';
+import { toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
-export class LoyaltyPointsService {
+export class LoyaltyActivityService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async activity(organizationId: string, params: ListParams) {
@@ -22,29 +19,30 @@ export class LoyaltyPointsService {
     };
   }
 
-  /** D31: adds (points > 0) or removes (points < 0) points by hand; the balance never goes below 0 (409). */
-  async adjust(
-    organizationId: string,
-    membershipId: string,
-    body: PointsAdjustmentBody | undefined,
-  ): Promise<LoyaltyTransaction> {
-    const { fields, path } = unwrapData<PointsAdjustmentFields>(body, 'points adjustment');
-    requireFields(fields, ['points', 'reason'], path);
-    if (fields.points === 0) {
-      throw validationError(`Invalid request: ${path}.points must not be 0.`, [
-        { path: `${path}.points`, message: 'must not be 0' },
-      ]);
-    }
+  /**
+   * POST /loyalty-activity/bulk-expire: what is left of the credits the filter and search select (the GET
+   * /loyalty-activity list's) lapses, one `expired` entry per member, in one transaction.
+   */
+  async bulkExpire(organizationId: string, selection: SelectionParams, body: BulkExpireBody | undefined) {
+    const compiled = compileSelection(activityList, organizationId, selection);
     return this.db.transaction().execute(async (trx) => {
-      const applied = (await applyPoints(trx, {
+      const { rows } = await sql<{ id: string; loyalty_membership_id: string }>`
+        select t.id, t.loyalty_membership_id from ${sql.raw(activityList.from)} ${compiled.joins}
+        where ${compiled.where} and t.remaining > 0`.execute(trx);
+      if (rows.length === 0) return { count: 0, points: 0 };
+      const members = [...new Set(rows.map((row) => row.loyalty_membership_id))];
+      const expired = await expireCredits(
+        trx,
         organizationId,
-        membershipId,
-        points: fields.points!,
-        kind: 'adjusted',
-        reason: fields.reason!,
-      }))!;
-      await recordEvents(trx, applied.events);
-      return toTransaction(applied.transaction);
+        members,
+        sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`,
+        body?.reason ?? 'Expired in bulk',
+      );
+      await recordEvents(trx, expired.events);
+      return {
+        count: expired.transactions.length,
+        points: expired.transactions.reduce((sum, row) => sum - row.points, 0),
+      };
     });
   }
 }

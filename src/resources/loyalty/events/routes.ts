@@ -1,12 +1,7 @@
 import { authOf } from '../../../http/auth.js';
-import { optionalBody } from '../../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
-import { selectionQuerySchema } from '../../../lists/query.js';
 import { ENDPOINT_BUCKETS } from '../../../ratelimit/buckets.js';
-import { activityList } from '../activity/list.js';
 import {
-  BulkExpireBody,
-  BulkExpireResult,
   LoyaltyEventBody,
   LoyaltyEventResult,
   LoyaltyHistoryBody,
@@ -91,24 +86,5 @@ export function earningRoutes(app: PatronApp, { db }: PlatformServices): void {
       },
     },
     async (request) => earning.history(authOf(request).organizationId, request.body),
-  );
-
-  app.post(
-    '/loyalty-activity/bulk-expire',
-    {
-      config: { permission: 'loyalty:write', cost: 5 },
-      // The body is optional (only a reason).
-      preValidation: optionalBody,
-      schema: {
-        operationId: 'bulkExpireLoyaltyPoints',
-        summary:
-          'Expire what is left of the credits the filter and search of GET /loyalty-activity select (one expired entry per member); triggers loyaltyTransaction.created',
-        tags,
-        querystring: selectionQuerySchema(activityList),
-        body: BulkExpireBody,
-        response: { 200: BulkExpireResult },
-      },
-    },
-    async (request) => earning.bulkExpire(authOf(request).organizationId, request.query, request.body),
   );
 }

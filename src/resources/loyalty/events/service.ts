@@ -2,13 +2,10 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
-import { compileSelection } from '../../../lists/engine.js';
-import type { SelectionParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
-import { activityList } from '../activity/list.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
 import { importHistory } from '../engine/history.js';
 import { lockNamedMember } from '../engine/earning/members.js';
@@ -16,7 +13,6 @@ import { activeRules } from '../rules/queries.js';
 import { recordReferral } from '../engine/referrals.js';
 import type { Rule, StampCardConfig } from '../engine/earning/rules.js';
 import type {
-  BulkExpireBody,
   LoyaltyEventBody,
   LoyaltyEventFields,
   LoyaltyEventResult,
@@ -30,7 +26,6 @@ import { toMembership } from '../../../records/loyalty/membership.js';
 import { toTransaction } from '../../../records/loyalty/transaction.js';
 import { toStampCard } from '../../../records/loyalty/stamp-card.js';
 import { toReferral } from '../../../records/loyalty/referral.js';
-import { expireCredits } from '../engine/ledger.js';
 
 /** How far ahead of the server clock an occurredAt may be (clients' clocks drift). */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -137,33 +132,6 @@ export class LoyaltyEarningService {
   /** POST /loyalty-history: historical ledger entries (D34 style rows), applied in createdAt order. */
   async history(organizationId: string, body: LoyaltyHistoryBody) {
     return this.db.transaction().execute((trx) => importHistory(trx, organizationId, body));
-  }
-
-  /**
-   * POST /loyalty-activity/bulk-expire: what is left of the credits the filter and search select (the GET
-   * /loyalty-activity list's) lapses, one `expired` entry per member, in one transaction.
-   */
-  async bulkExpire(organizationId: string, selection: SelectionParams, body: BulkExpireBody | undefined) {
-    const compiled = compileSelection(activityList, organizationId, selection);
-    return this.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ id: string; loyalty_membership_id: string }>`
-        select t.id, t.loyalty_membership_id from ${sql.raw(activityList.from)} ${compiled.joins}
-        where ${compiled.where} and t.remaining > 0`.execute(trx);
-      if (rows.length === 0) return { count: 0, points: 0 };
-      const members = [...new Set(rows.map((row) => row.loyalty_membership_id))];
-      const expired = await expireCredits(
-        trx,
-        organizationId,
-        members,
-        sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`,
-        body?.reason ?? 'Expired in bulk',
-      );
-      await recordEvents(trx, expired.events);
-      return {
-        count: expired.transactions.length,
-        points: expired.transactions.reduce((sum, row) => sum - row.points, 0),
-      };
-    });
   }
 }
 

@@ -5,10 +5,11 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
 import { membershipList } from './list.js';
-import { JoinBody, MembershipImportBody, MembershipPatchBody } from './schemas.js';
+import { JoinBody, MembershipImportBody, MembershipPatchBody, PointsAdjustmentBody } from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
+import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
 
 const tags = ['loyalty-memberships'];
 /** A membership as lists and GET return it: include=customer adds the embedded customer. */
@@ -153,5 +154,34 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
       },
     },
     async (request) => memberships.delete(authOf(request).organizationId, request.params.id),
+  );
+}
+
+/**
+ * POST /loyalty-memberships/{id}/points-adjustments. It is listed in the API document under the loyalty-points tag, as
+ * before the membership routes were gathered here, so the document stays as published.
+ */
+export function pointsAdjustmentRoute(app: PatronApp, { db }: PlatformServices): void {
+  const memberships = new LoyaltyMembershipService(db);
+
+  app.post(
+    '/loyalty-memberships/:id/points-adjustments',
+    {
+      config: {
+        permission: 'loyalty:write',
+        cost: 1,
+        refusals: { 409: 'the member has left, or the balance would go below 0 or above 2^53-1' },
+      },
+      schema: {
+        operationId: 'adjustLoyaltyPoints',
+        summary:
+          'Add or remove points by hand (D31; never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',
+        tags: ['loyalty-points'],
+        params: IdParams,
+        body: PointsAdjustmentBody,
+        response: { 200: LoyaltyTransaction },
+      },
+    },
+    async (request) => memberships.adjustPoints(authOf(request).organizationId, request.params.id, request.body),
   );
 }

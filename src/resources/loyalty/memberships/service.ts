@@ -29,8 +29,12 @@ import {
   type MembershipImportBody,
   type MembershipPatchBody,
   type MembershipPatchFields,
+  type PointsAdjustmentBody,
+  type PointsAdjustmentFields,
 } from './schemas.js';
+import { type LoyaltyTransaction, toTransaction } from '../../../records/loyalty/transaction.js';
 import { recalculateTiers } from '../engine/tiers.js';
+import { applyPoints } from '../engine/ledger.js';
 import {
   type LoyaltyMembership,
   membershipEvent,
@@ -200,6 +204,35 @@ export class LoyaltyMembershipService {
     return withFreshReferralCodes(() =>
       this.db.transaction().execute((trx) => importMemberships(trx, organizationId, body)),
     );
+  }
+
+  /**
+   * POST /loyalty-memberships/{id}/points-adjustments: adds (points > 0) or removes (points < 0) points by hand; the
+   * balance never goes below 0 (409). docs/api.md#points-adjustments-and-the-ledger
+   */
+  async adjustPoints(
+    organizationId: string,
+    membershipId: string,
+    body: PointsAdjustmentBody | undefined,
+  ): Promise<LoyaltyTransaction> {
+    const { fields, path } = unwrapData<PointsAdjustmentFields>(body, 'points adjustment');
+    requireFields(fields, ['points', 'reason'], path);
+    if (fields.points === 0) {
+      throw validationError(`Invalid request: ${path}.points must not be 0.`, [
+        { path: `${path}.points`, message: 'must not be 0' },
+      ]);
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const applied = (await applyPoints(trx, {
+        organizationId,
+        membershipId,
+        points: fields.points!,
+        kind: 'adjusted',
+        reason: fields.reason!,
+      }))!;
+      await recordEvents(trx, applied.events);
+      return toTransaction(applied.transaction);
+    });
   }
 }
 
