@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
 import { checkImportSize, recordImportRows, type Skipped } from '../../resource-kit/imports.js';
@@ -32,19 +32,21 @@ export class CustomerService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<CustomerRow>(this.db, customerList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(customerList, toCustomer(row) as Customer, row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(
+      this.db,
+      customerList,
+      organizationId,
+      params,
+      (row: CustomerRow) => toCustomer(row) as Customer,
+    );
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Customer> {
-    const names = parseIncludes(customerList, include);
-    const row = await findCustomer(this.db, organizationId, id);
-    if (!row) throw notFound('The customer');
-    const includes = await loadIncludes(customerList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(customerList, toCustomer(row) as Customer, row.id, includes);
+    return getRecord(this.db, customerList, organizationId, include, {
+      find: () => findCustomer(this.db, organizationId, id),
+      toRecord: (row) => toCustomer(row) as Customer,
+      missing: () => notFound('The customer'),
+    });
   }
 
   async update(organizationId: string, id: string, patch: CustomerPatch): Promise<Customer> {

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { notFound, validationError } from '../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
 import {
@@ -43,19 +43,15 @@ export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<OrderRow>(this.db, orderList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(orderList, toOrder(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, orderList, organizationId, params, (row: OrderRow) => toOrder(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Order> {
-    const names = parseIncludes(orderList, include);
-    const row = await findOrder(this.db, organizationId, id);
-    if (!row) throw notFound('The order');
-    const includes = await loadIncludes(orderList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(orderList, toOrder(row), row.id, includes);
+    return getRecord(this.db, orderList, organizationId, include, {
+      find: () => findOrder(this.db, organizationId, id),
+      toRecord: (row) => toOrder(row),
+      missing: () => notFound('The order'),
+    });
   }
 
   /** Rule 2: only metadata (replaced wholesale), notes and tags (the full set) can change. */

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB, Metadata } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { notFound } from '../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
 import {
@@ -36,19 +36,15 @@ export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<ProductRow>(this.db, productList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(productList, toProduct(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, productList, organizationId, params, (row: ProductRow) => toProduct(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Product> {
-    const names = parseIncludes(productList, include);
-    const row = await findProduct(this.db, organizationId, id);
-    if (!row) throw notFound('The product');
-    const includes = await loadIncludes(productList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(productList, toProduct(row), row.id, includes);
+    return getRecord(this.db, productList, organizationId, include, {
+      find: () => findProduct(this.db, organizationId, id),
+      toRecord: (row) => toProduct(row),
+      missing: () => notFound('The product'),
+    });
   }
 
   async update(

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { notFound, validationError } from '../../http/errors.js';
-import { compileSelection, listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { notifySummaries } from './events.js';
@@ -16,19 +16,15 @@ export class ReviewService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<ReviewRow>(this.db, reviewList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(reviewList, toReview(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, reviewList, organizationId, params, (row: ReviewRow) => toReview(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Review> {
-    const names = parseIncludes(reviewList, include);
-    const row = await findReview(this.db, organizationId, id);
-    if (!row) throw notFound('The review');
-    const includes = await loadIncludes(reviewList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(reviewList, toReview(row), row.id, includes);
+    return getRecord(this.db, reviewList, organizationId, include, {
+      find: () => findReview(this.db, organizationId, id),
+      toRecord: (row) => toReview(row),
+      missing: () => notFound('The review'),
+    });
   }
 
   /**

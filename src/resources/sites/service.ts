@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
-import { listPage } from '../../lists/engine.js';
+import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
@@ -36,8 +36,7 @@ export class SiteService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<SiteRow>(this.db, siteList, organizationId, params);
-    return { data: page.rows.map(toSite), nextCursor: page.nextCursor };
+    return listRecords(this.db, siteList, organizationId, params, (row: SiteRow) => toSite(row));
   }
 
   async get(organizationId: string, id: string): Promise<Site> {

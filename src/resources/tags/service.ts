@@ -3,7 +3,7 @@ import type { DB, TagKind } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../lists/engine.js';
+import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import type { ListParams } from '../../lists/query.js';
 import { tagEvent, toTag, type TagRecord, type TagRow } from '../../records/tag.js';
@@ -29,19 +29,15 @@ export class TagService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<TagRow>(this.db, this.definition, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(this.definition, toTag(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, this.definition, organizationId, params, (row: TagRow) => toTag(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<TagRecord> {
-    const names = parseIncludes(this.definition, include);
-    const row = await findTag(this.db, organizationId, this.kind, id);
-    if (!row) throw notFound(this.what);
-    const includes = await loadIncludes(this.definition, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(this.definition, toTag(row), row.id, includes);
+    return getRecord(this.db, this.definition, organizationId, include, {
+      find: () => findTag(this.db, organizationId, this.kind, id),
+      toRecord: (row) => toTag(row),
+      missing: () => notFound(this.what),
+    });
   }
 
   /** Renames the tag everywhere it is used; another tag of the same kind with that name is 409. */

@@ -7,7 +7,7 @@ import { serializeRecord } from '../../events/serialize.js';
 import { deliveryHeaders } from '../../events/signing.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { WebhookSender } from '../../jobs/dispatcher/sender.js';
-import { listPage } from '../../lists/engine.js';
+import { listRecords } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';
 import { toDelivery, type DeliveryRow, type WebhookDelivery } from '../../records/delivery-record.js';
@@ -34,8 +34,9 @@ export class WebhookDeliveryService {
     if (!(await findEndpoint(this.db, organizationId, webhookId))) throw notFound(ENDPOINT);
     const scope = { webhookId };
     const filter = params.filter ? `{"$and":[${JSON.stringify(scope)},${params.filter}]}` : JSON.stringify(scope);
-    const page = await listPage<DeliveryRow>(this.db, scopedDeliveryList, organizationId, { ...params, filter });
-    return { data: page.rows.map(toDelivery), nextCursor: page.nextCursor };
+    return listRecords(this.db, scopedDeliveryList, organizationId, { ...params, filter }, (row: DeliveryRow) =>
+      toDelivery(row),
+    );
   }
 
   private openSecret(ciphertext: string): string {

@@ -7,7 +7,7 @@ import { recordEvents } from '../../events/outbox.js';
 import { createSecretBox, type SecretBox } from '../../events/secret-box.js';
 import type { WebhookUrlPolicy } from '../../events/webhook-url.js';
 import { notFound, validationError, type ErrorDetail } from '../../http/errors.js';
-import { listPage } from '../../lists/engine.js';
+import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
 import { toChanges } from './input.js';
@@ -53,8 +53,9 @@ export class WebhookService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<WebhookEndpointRow>(this.db, webhookList, organizationId, params);
-    return { data: page.rows.map(toWebhookEndpoint), nextCursor: page.nextCursor };
+    return listRecords(this.db, webhookList, organizationId, params, (row: WebhookEndpointRow) =>
+      toWebhookEndpoint(row),
+    );
   }
 
   async get(organizationId: string, id: string): Promise<WebhookEndpoint> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { compileSelection, listPage, withIncludes } from '../../../lists/engine.js';
+import { compileSelection, listRecords } from '../../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../../lists/query.js';
 import { expireCredits } from '../engine/ledger.js';
 import { activityList } from './list.js';
@@ -12,11 +12,7 @@ export class LoyaltyActivityService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async activity(organizationId: string, params: ListParams) {
-    const page = await listPage<TransactionRow>(this.db, activityList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(activityList, toTransaction(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, activityList, organizationId, params, (row: TransactionRow) => toTransaction(row));
   }
 
   /**

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../../lists/engine.js';
+import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
@@ -46,19 +46,15 @@ export class LoyaltyMembershipService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<MembershipRow>(this.db, membershipList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(membershipList, toMembership(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, membershipList, organizationId, params, (row: MembershipRow) => toMembership(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyMembership> {
-    const names = parseIncludes(membershipList, include);
-    const row = await findMembership(this.db, organizationId, id);
-    if (!row) throw notFound('The loyalty membership');
-    const includes = await loadIncludes(membershipList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(membershipList, toMembership(row), row.id, includes);
+    return getRecord(this.db, membershipList, organizationId, include, {
+      find: () => findMembership(this.db, organizationId, id),
+      toRecord: (row) => toMembership(row),
+      missing: () => notFound('The loyalty membership'),
+    });
   }
 
   /**

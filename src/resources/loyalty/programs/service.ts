@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound } from '../../../http/errors.js';
-import { listPage } from '../../../lists/engine.js';
+import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
@@ -67,8 +67,7 @@ export class LoyaltyProgramService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<ProgramRow>(this.db, programList, organizationId, params);
-    return { data: page.rows.map(toProgram), nextCursor: page.nextCursor };
+    return listRecords(this.db, programList, organizationId, params, (row: ProgramRow) => toProgram(row));
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyProgram> {

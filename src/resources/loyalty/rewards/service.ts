@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
-import { listPage, loadIncludes, parseIncludes, withIncludes } from '../../../lists/engine.js';
+import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
@@ -39,19 +39,15 @@ export class LoyaltyRewardService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<RewardRow>(this.db, rewardList, organizationId, params);
-    return {
-      data: page.rows.map((row) => withIncludes(rewardList, toReward(row), row.id, page.includes)),
-      nextCursor: page.nextCursor,
-    };
+    return listRecords(this.db, rewardList, organizationId, params, (row: RewardRow) => toReward(row));
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyReward> {
-    const names = parseIncludes(rewardList, include);
-    const row = await findReward(this.db, organizationId, id);
-    if (!row) throw notFound('The loyalty reward');
-    const includes = await loadIncludes(rewardList, { db: this.db, organizationId }, names, [row.id]);
-    return withIncludes(rewardList, toReward(row), row.id, includes);
+    return getRecord(this.db, rewardList, organizationId, include, {
+      find: () => findReward(this.db, organizationId, id),
+      toRecord: (row) => toReward(row),
+      missing: () => notFound('The loyalty reward'),
+    });
   }
 
   /** D17: issues a reward by hand to one member, outside any rule. */

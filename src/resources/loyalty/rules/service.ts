@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { notFound, validationError } from '../../../http/errors.js';
-import { listPage } from '../../../lists/engine.js';
+import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
@@ -18,8 +18,7 @@ export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<RuleRow>(this.db, ruleList, organizationId, params);
-    return { data: page.rows.map(toRule), nextCursor: page.nextCursor };
+    return listRecords(this.db, ruleList, organizationId, params, (row: RuleRow) => toRule(row));
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyRule> {

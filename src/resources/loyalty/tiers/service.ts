@@ -4,7 +4,7 @@ import { isUniqueViolation, isForeignKeyViolation } from '../../../db/errors.js'
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../../http/errors.js';
-import { listPage } from '../../../lists/engine.js';
+import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
@@ -30,8 +30,7 @@ export class LoyaltyTierService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    const page = await listPage<TierRow>(this.db, tierList, organizationId, params);
-    return { data: page.rows.map(toTier), nextCursor: page.nextCursor };
+    return listRecords(this.db, tierList, organizationId, params, (row: TierRow) => toTier(row));
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyTier> {
