@@ -1,6 +1,6 @@
 import Type from 'typebox';
 
-/** D6: at most 50 keys of 1..40 characters, string values of at most 500. */
+/** At most 50 keys of 1..40 characters, string values of at most 500 (docs/api.md#metadata-notes-and-tags). */
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: 50,
   propertyNames: { minLength: 1, maxLength: 40 },
@@ -8,10 +8,13 @@ export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength:
 });
 export const Metadata = Type.Record(Type.String(), Type.String());
 
-/** D6: notes up to 10,000 characters. */
+/** Notes up to 10,000 characters (docs/api.md#metadata-notes-and-tags). */
 export const NotesInput = Type.String({ maxLength: 10_000 });
 
-/** D6: tag names are trimmed, 1..100 characters, at most 250 per record; duplicates collapse. */
+/**
+ * Tag names are trimmed, 1..100 characters, at most 250 per record; duplicates collapse
+ * (docs/api.md#metadata-notes-and-tags).
+ */
 export const TagsInput = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 250,
   description: 'Tag names (trimmed, 1..100 chars, case-sensitive, at most 250). The full set replaces the old one.',
@@ -34,7 +37,7 @@ export const ImportJob = Type.Object({
 
 export const Count = Type.Object({ count: Type.Integer({ minimum: 0 }) });
 
-/** Rows per import request (issue 3: more is 413 naming the limit). */
+/** Rows per import request; more is 413 naming the limit (docs/api.md#import-rows). */
 export const MAX_IMPORT_ROWS = 1000;
 
 export const SkippedRow = Type.Object({

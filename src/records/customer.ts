@@ -41,7 +41,7 @@ const customerFields = {
 export const EmbeddedCustomer = Type.Object(customerFields, { $id: 'EmbeddedCustomer', additionalProperties: false });
 export type EmbeddedCustomer = Static<typeof EmbeddedCustomer>;
 
-/** A customer as GET /customers returns it (D29): the embedded fields plus tags with include=tags. */
+/** A customer as GET /customers returns it (docs/api.md#customers): the embedded fields plus tags with include=tags. */
 export const Customer = Type.Object(
   { ...customerFields, tags: Type.Optional(Type.Array(Type.String())) },
   { $id: 'Customer', additionalProperties: false },

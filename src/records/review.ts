@@ -1,4 +1,4 @@
-/** The review record (D30): its response shapes, columns, mapping and events. */
+/** The review record (docs/api.md#review-records): its response shapes, columns, mapping and events. */
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { ReviewsTable } from '../db/schema.js';
@@ -7,7 +7,7 @@ import { Metadata, Timestamp, Uuid } from './common.js';
 import { EmbeddedCustomer } from './customer.js';
 import { Product } from './product.js';
 
-/** One answer to a review form question, on a 1..5 scale (D30). */
+/** One answer to a review form question, on a 1..5 scale (docs/api.md#review-records). */
 export const ReviewAnswer = Type.Object(
   {
     question: Type.String({ minLength: 1, maxLength: 500, description: 'The question as the form asked it.' }),
@@ -47,7 +47,10 @@ const reviewFields = {
   updatedAt: Timestamp,
 };
 
-/** A review as the API and its webhooks show it (D30): only the extras that were requested are present. */
+/**
+ * A review as the API and its webhooks show it (docs/api.md#review-records): only the extras that were requested are
+ * present.
+ */
 export const Review = Type.Object(
   {
     ...reviewFields,
@@ -85,7 +88,10 @@ export const REVIEW_COLUMNS = [
 ] as const satisfies readonly (keyof ReviewRow)[];
 export type ReviewFields = Pick<ReviewRow, (typeof REVIEW_COLUMNS)[number]>;
 
-/** The one mapping from a review row to its API shape (D30, no extras); products use it for their deletion events. */
+/**
+ * The one mapping from a review row to its API shape, without extras (docs/api.md#review-records); products use it
+ * for their deletion events.
+ */
 export const toReview = (row: ReviewFields): Review => ({
   id: row.id,
   productId: row.product_id,

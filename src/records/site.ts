@@ -1,11 +1,11 @@
-/** The site record (D28): its response shape, columns, mapping and events. */
+/** The site record (docs/api.md#sites): its response shape, columns, mapping and events. */
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { SitesTable } from '../db/schema.js';
 import type { EventToRecord } from '../events/outbox.js';
 import { Timestamp, Uuid } from './common.js';
 
-/** A site (D28): a store the organization's data comes from. */
+/** A site (docs/api.md#sites): a store the organization's data comes from. */
 export const Site = Type.Object(
   {
     id: Uuid,

@@ -1,7 +1,8 @@
 import { validationError } from '../http/errors.js';
 
 /**
- * D22's two body forms: the fields inside `data` (the reference form) or at the top level (the guide's form).
+ * The two body forms (docs/api.md#wrapped-and-unwrapped-bodies): the fields inside `data` (the reference form) or at
+ * the top level (the guide's form).
  * Returns the fields with the path prefix error details use; both forms at once is 400.
  */
 export function unwrapData<Fields extends object>(

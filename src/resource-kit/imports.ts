@@ -9,7 +9,7 @@ import { MAX_IMPORT_ROWS, type SkippedRow } from '../records/common.js';
 /** A row an import left out, and why; itemIndex names the order item at fault. */
 export type Skipped = Static<typeof SkippedRow>;
 
-/** Issue 3: at most 1,000 rows per import request; more is 413 naming the limit. */
+/** At most 1,000 rows per import request; more is 413 naming the limit (docs/api.md#import-rows). */
 export function checkImportSize(rows: readonly unknown[]): void {
   if (rows.length > MAX_IMPORT_ROWS) {
     throw new ApiError(

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import { isUuid } from '../util/uuid.js';
 
-/** Sites named by id or domain (D28), resolved in one query: returns reference → site id. */
+/** Sites named by id or domain (docs/api.md#sites), resolved in one query: returns reference → site id. */
 export async function resolveSites(
   db: Executor,
   organizationId: string,
@@ -43,8 +43,8 @@ export async function resolveSites(
 }
 
 /**
- * Customers named by id or email (D29), resolved in one query: returns reference → customer id. Emails match
- * case-insensitively (the unique index is on lower(email)).
+ * Customers named by id or email (docs/api.md#customers), resolved in one query: returns reference → customer id.
+ * Emails match case-insensitively (the unique index is on lower(email)).
  */
 export async function resolveCustomers(
   db: Executor,
@@ -70,8 +70,8 @@ export async function resolveCustomers(
 }
 
 /**
- * Products named by id or slug (D34), resolved in one query: returns reference → product id. Slugs match exactly
- * (they are case-sensitive); an id wins over a slug that happens to look like one.
+ * Products named by id or slug (docs/api.md#import-rows), resolved in one query: returns reference → product id.
+ * Slugs match exactly (they are case-sensitive); an id wins over a slug that happens to look like one.
  */
 export async function resolveProducts(
   db: Executor,
@@ -126,8 +126,8 @@ export interface ProductVariants {
 }
 
 /**
- * Products named by id or slug (D34) and the variants of each, in one statement (an order import's items name
- * both): reference → product id, and product id → its variants for resolveVariant.
+ * Products named by id or slug (docs/api.md#import-rows) and the variants of each, in one statement (an order
+ * import's items name both): reference → product id, and product id → its variants for resolveVariant.
  */
 export async function resolveProductsWithVariants(
   db: Executor,
@@ -156,8 +156,8 @@ export async function resolveProductsWithVariants(
 }
 
 /**
- * A variant named by id or slug within its product (D34), or omitted when the product has exactly one. Returns the
- * variant id, or why it cannot be resolved.
+ * A variant named by id or slug within its product, or omitted when the product has exactly one
+ * (docs/api.md#import-rows). Returns the variant id, or why it cannot be resolved.
  */
 export function resolveVariant(
   variants: ProductVariants | undefined,

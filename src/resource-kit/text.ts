@@ -1,6 +1,9 @@
 import { validationError } from '../http/errors.js';
 
-/** D6: trims tag names, collapses duplicates, refuses names that are empty once trimmed. */
+/**
+ * Trims tag names, collapses duplicates, refuses names that are empty once trimmed
+ * (docs/api.md#metadata-notes-and-tags).
+ */
 export function normalizeTags(tags: readonly string[], path: string): string[] {
   const names: string[] = [];
   tags.forEach((raw, index) => {

@@ -10,7 +10,7 @@ import { NullableTimestamp, Timestamp, Uuid } from '../common.js';
 
 /**
  * A membership: service.md's embedded membership (every field, same order) plus the points balance and lifetime
- * points (D31).
+ * points (docs/api.md#memberships).
  */
 export const LoyaltyMembership = Type.Object(
   {

@@ -6,7 +6,10 @@ import type { EventToRecord } from '../../events/outbox.js';
 import { Metadata, Timestamp, Uuid } from '../common.js';
 import { ExpiryOutput } from './reward-object.js';
 
-/** A loyalty program (D31, D34): how points are named and expire, the default reward expiry, the tier window. */
+/**
+ * A loyalty program (docs/api.md#loyalty-configuration-records): how points are named and expire, the default reward
+ * expiry, the tier window.
+ */
 export const LoyaltyProgram = Type.Object(
   {
     id: Uuid,

@@ -13,7 +13,7 @@ export const RuleSection = Type.Union(
   },
 );
 
-/** A rule of one of service.md's four sections (D31), with its section's config. */
+/** A rule of one of service.md's four sections, with its section's config (docs/api.md#rule-sections-and-configs). */
 export const LoyaltyRule = Type.Object(
   {
     id: Uuid,

@@ -5,7 +5,10 @@ import type { LoyaltyTiersTable } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { Metadata, Timestamp, Uuid } from '../common.js';
 
-/** A tier of a program (D31): members whose qualifying points reach thresholdPoints hold it. */
+/**
+ * A tier of a program (docs/api.md#loyalty-configuration-records): members whose qualifying points reach
+ * thresholdPoints hold it.
+ */
 export const LoyaltyTier = Type.Object(
   {
     id: Uuid,

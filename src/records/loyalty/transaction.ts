@@ -10,7 +10,7 @@ import { Metadata, Timestamp, Uuid } from '../common.js';
 
 export const TRANSACTION_KINDS = ['earned', 'spent', 'adjusted', 'expired'] as const;
 
-/** One entry of a member's points ledger (D31): earned, spent, adjusted or expired. */
+/** One entry of a member's points ledger (docs/api.md#loyalty-activity): earned, spent, adjusted or expired. */
 export const LoyaltyTransaction = Type.Object(
   {
     id: Uuid,

@@ -19,10 +19,10 @@ function instant(value: unknown): string | null {
 }
 
 /**
- * The range a filter document puts on one date field (D27: a date series runs between the filter's bounds when it
- * gives them). Only conditions every selected row must meet count: the field at the top level or inside `$and`;
- * bounds under `$or` or `$not` do not bound the selection. Several bounds on one side take the tightest. The
- * document is the one the filter compiler checks: anything malformed here is reported there.
+ * The range a filter document puts on one date field (a date series runs between the filter's bounds when it gives
+ * them: docs/api.md#filling-gaps). Only conditions every selected row must meet count: the field at the top level or
+ * inside `$and`; bounds under `$or` or `$not` do not bound the selection. Several bounds on one side take the tightest.
+ * The document is the one the filter compiler checks: anything malformed here is reported there.
  */
 export function dateBounds(filter: string, field: string): DateBounds {
   let document: unknown;

@@ -2,7 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Granularity } from './schemas.js';
 
 /**
- * Date buckets in a time zone, as SQL (D25: the bucket's start as an instant, computed in the zone).
+ * Date buckets in a time zone, as SQL: the bucket's start as an instant, computed in the zone
+ * (docs/api.md#buckets-time-zones-and-dst).
  *
  * - day, week (ISO, from Monday), month, quarter, year: the zone's calendar unit, begun at its local midnight:
  *   `date_trunc(unit, ts, zone)`, so a local day lasts 23 or 25 hours across a DST change. A local midnight the

@@ -36,7 +36,7 @@ export interface AnalyticsPlan {
   limit: number;
   fillGaps: boolean;
   filter: string | undefined;
-  /** The filter's bounds on the grouped date (D27), when it has any. */
+  /** The filter's bounds on the grouped date (docs/api.md#filling-gaps), when it has any. */
   bounds: DateBounds;
 }
 

@@ -48,11 +48,14 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
  *             dimensions and inputs
  *   groups    partial aggregates per bucket and combination: counts and sums, an average as sum and count (through
  *             slots when that is exact: slots, slot_range, suspect_days, aligned; see slottedGroups)
- *   ranked    the combinations of the non-date dimensions ranked by the first measure over the whole range (D26)
+ *   ranked    the combinations of the non-date dimensions ranked by the first measure over the whole range
+ *             (docs/api.md#limit-and-other)
  *   top_rows  the groups of the first `limit` combinations
  *   other_rows the rest, one row per bucket, re-aggregated: from the partials when every measure adds up, from the
- *             raw rows when one is a distinct count (D26: never averaged averages, never summed distinct counts)
- *   series, filled  with fillGaps, every bucket between the bounds for each combination shown (D27)
+ *             raw rows when one is a distinct count (never averaged averages, never summed distinct counts:
+ *             docs/api.md#limit-and-other)
+ *   series, filled  with fillGaps, every bucket between the bounds for each combination shown
+ *             (docs/api.md#filling-gaps)
  */
 export function analyticsStatement(
   plan: AnalyticsPlan,
@@ -116,7 +119,8 @@ class StatementBuilder {
       ...this.dims.map((_, i) => col('r', `d${i}`)),
       ...this.measures.map((_, i) => col('r', `m${i}`)),
     ];
-    // D25: by the date, then the first measure descending; ties keep the combination's rank (Other last).
+    // Row order (docs/api.md#analytics-response): by the date, then the first measure descending; ties keep the
+    // combination's rank (Other last).
     const order = [...(this.hasDate ? [sql`r.b asc`] : []), sql`r.m0 desc nulls last`, sql`r.rank asc`];
     return sql<AnalyticsSqlRow>`with ${join(ctes)}
       select ${join(outputs)} from summary s left join result r on true
@@ -268,7 +272,8 @@ class StatementBuilder {
   private ranked(): RawBuilder<unknown> {
     const first = this.measures[0]!;
     const dims = this.dimColumns('c');
-    // Over the whole range (D26). A distinct count over several buckets is counted again from the rows.
+    // Over the whole range (docs/api.md#limit-and-other). A distinct count over several buckets is counted again from
+    // the rows.
     const combos =
       this.hasDate && first.def.kind === 'distinct'
         ? sql`select ${this.key('x')} as k, ${join(this.dimColumns('x'))}, count(distinct ${col('x', 'v0')}) as r
@@ -310,7 +315,10 @@ class StatementBuilder {
       ${this.hasDate ? sql`group by g.b` : sql``} having count(*) > 0)`;
   }
 
-  /** D27: the series between the filter's bounds on the date (else the data's), for every combination shown. */
+  /**
+   * The series between the filter's bounds on the date (else the data's), for every combination shown
+   * (docs/api.md#filling-gaps).
+   */
   private gapCtes(): RawBuilder<unknown>[] {
     const granularity = this.plan.granularity!;
     const { lower, upper } = this.plan.bounds;

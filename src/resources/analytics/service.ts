@@ -86,7 +86,10 @@ function listWithJoins(source: AnalyticsSource): ListDefinition {
   return list;
 }
 
-/** D25: each groupBy dimension by name (dates as bucket starts in UTC, D5), then each measure by name. */
+/**
+ * A row of the answer (docs/api.md#analytics-response): each groupBy dimension by name (dates as bucket starts in
+ * UTC, docs/api.md#timestamps), then each measure by name.
+ */
 function toRow(plan: AnalyticsPlan, row: AnalyticsSqlRow): Record<string, string | number | boolean | null> {
   const other = Number(row.rank) > plan.limit;
   const out: Record<string, string | number | boolean | null> = {};

@@ -2,8 +2,8 @@ import type { RawBuilder } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
 
 /**
- * How a measure is computed from the selected rows. Each kind re-aggregates exactly (D26): counts and sums add up,
- * an average is carried as its sum and count, a distinct count is counted again from the rows.
+ * How a measure is computed from the selected rows. Each kind re-aggregates exactly (docs/api.md#limit-and-other):
+ * counts and sums add up, an average is carried as its sum and count, a distinct count is counted again from the rows.
  */
 export type MeasureKind = 'count' | 'sum' | 'average' | 'distinct';
 
@@ -47,7 +47,10 @@ export interface AnalyticsSource {
   /** The resource name of the query body. */
   resource: string;
   description: string;
-  /** The resource's list definition: the filter document of its list endpoint, compiled by the one engine (D9). */
+  /**
+   * The resource's list definition: the filter document of its list endpoint, compiled by the one engine
+   * (docs/api.md#filter-documents).
+   */
   list: ListDefinition;
   /** The FROM clause when it is not the list's own (review-answers unnest the reviews' answers). */
   from?: string;

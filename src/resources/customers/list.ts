@@ -3,7 +3,10 @@ import type { ListDefinition } from '../../lists/types.js';
 import { tagNamesOf } from '../../resource-kit/tags.js';
 import { customerSearchText, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 
-/** What GET /customers (and its bulk update) can filter, sort, search and include (D29, D10). */
+/**
+ * What GET /customers (and its bulk update) can filter, sort, search and include (docs/api.md#customers,
+ * docs/api.md#search).
+ */
 export const customerList: ListDefinition = {
   name: 'customers',
   from: 'customers c',

@@ -194,7 +194,7 @@ export class CustomerService {
   }
 }
 
-/** Checks what the schema cannot and normalises timestamps (D5). */
+/** Checks what the schema cannot and normalises timestamps (docs/api.md#timestamps). */
 function normalizeRow(row: CustomerImportRow, index: number): CustomerImportRow {
   if (row.emailOptOutSource !== undefined && row.emailOptOutSource !== null && row.emailOptOut !== true) {
     const path = `body.data[${index}].emailOptOutSource`;

@@ -10,8 +10,9 @@ export function optionalAll<T extends TProperties>(properties: T): OptionalAll<T
 }
 
 /**
- * A body of optional fields sent inside `data` (service.md's form) or at the top level (D22's other form); the
- * service unwraps it with unwrapData (src/resources/common/body.ts) and checks what a create requires.
+ * A body of optional fields sent inside `data` (service.md's form) or at the top level (the other form,
+ * docs/api.md#wrapped-and-unwrapped-bodies); the service unwraps it with unwrapData (src/resources/common/body.ts) and
+ * checks what a create requires.
  */
 export function dataBody<T extends TProperties>(
   properties: T,

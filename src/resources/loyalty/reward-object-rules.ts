@@ -5,7 +5,10 @@
 import { validationError } from '../../http/errors.js';
 import type { CouponReward, Expiry, Reward } from '../../records/loyalty/reward-object.js';
 
-/** D17 / rule 3: a points reward is refused where a reward with a code is issued; the message says where points go. */
+/**
+ * Rule 3: a points reward is refused where a reward with a code is issued (docs/api.md#issuing-a-reward-by-hand);
+ * the message says where points go.
+ */
 export function refusePointsReward(reward: Reward, path: string): asserts reward is CouponReward {
   if (reward.type === 'points') {
     throw validationError(
@@ -15,7 +18,7 @@ export function refusePointsReward(reward: Reward, path: string): asserts reward
   }
 }
 
-/** D5: stored timestamps inside objects are normalised to UTC toISOString(). */
+/** Stored timestamps inside objects are normalised to UTC toISOString() (docs/api.md#timestamps). */
 export function normalizeExpiry(expiry: Expiry): Expiry {
   return expiry.type === 'fixedDate'
     ? { type: 'fixedDate', expiresAt: new Date(expiry.expiresAt).toISOString() }
@@ -27,8 +30,8 @@ export function normalizeReward<R extends Reward>(reward: R): R {
 }
 
 /**
- * When a reward issued at `issuedAt` stops being redeemable (D17): the explicit expiresAt if given, else the
- * reward's own expiry, else the program's default. null = never.
+ * When a reward issued at `issuedAt` stops being redeemable (docs/api.md#issuing-a-reward-by-hand): the explicit
+ * expiresAt if given, else the reward's own expiry, else the program's default. null = never.
  */
 export function rewardExpiresAt(
   issuedAt: Date,

@@ -7,7 +7,7 @@ import { customersOfOrders, itemsOfOrders } from './queries.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 import { joinedCustomerFields } from '../../records/customer.js';
 
-/** What GET /orders can filter, sort, search and include (service.md Orders table, D9–D11). */
+/** What GET /orders can filter, sort, search and include (service.md Orders table; docs/api.md#lists). */
 export const orderList: ListDefinition = {
   name: 'orders',
   from: 'orders o',
@@ -53,7 +53,8 @@ export const orderList: ListDefinition = {
     totalCents: { column: 'o.total_cents', type: 'integer', nullable: false },
   },
   defaultSort: '-createdAt',
-  // D10: number, remoteId and customer email; the email part is a subquery so the customers trigram index serves it.
+  // Search (docs/api.md#search): number, remoteId and customer email; the email part is a subquery so the customers
+  // trigram index serves it.
   search: (pattern) => sql`o.number ilike ${pattern} or o.remote_id ilike ${pattern}
     or o.customer_id in (select id from customers where organization_id = o.organization_id and email ilike ${pattern})`,
   includes: {

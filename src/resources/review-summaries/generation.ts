@@ -73,7 +73,7 @@ const toReviewText = (row: SummarizableReviewRow) => ({
  * mark is cleared (a manual regeneration then does not count against the daily allowance).
  *
  * A summary quoting a withdrawn review is rewritten from the readable reviews left even below the threshold (it
- * exists already: D20's threshold is for the first one), and removed when none is left.
+ * exists already: the threshold is for the first one), and removed when none is left (docs/api.md#withdrawn-reviews).
  */
 export async function generateProductSummary(
   dependencies: GenerationDependencies,

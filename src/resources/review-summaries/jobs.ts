@@ -13,9 +13,10 @@ export interface ReviewSummaryJobOptions {
 }
 
 /**
- * The review summary jobs: one product's generation (queued by D20's threshold, a regeneration by hand or the
- * refresh), and the overnight refresh, which queues a generation for every shown summary whose product's published
- * reviews changed since it was written (suppressed ones are skipped: D21).
+ * The review summary jobs: one product's generation (queued on reaching the threshold, a regeneration by hand or the
+ * refresh; docs/api.md#generation-jobs), and the overnight refresh, which queues a generation for every shown summary
+ * whose product's published reviews changed since it was written (suppressed ones are skipped:
+ * docs/api.md#overnight-refresh).
  */
 export function reviewSummaryJobs(options: ReviewSummaryJobOptions): JobDefinition[] {
   const dependencies = { generator: options.generator, metrics: createReviewSummaryMetrics(options.registry) };

@@ -239,10 +239,10 @@ export async function markFirstGenerations(
  * - `previous` quoting one is dropped, so a revert cannot bring the words back;
  * - `current` quoting one, with no readable review left, is removed (GET answers null again, as before a first
  *   summary; summary_fingerprint takes the reviews' digest, so the overnight refresh has nothing to retry);
- * - `current` quoting one, shown (not suppressed: D21 keeps automatic regeneration off hidden summaries, and showing
- *   one again runs this check), with no generation pending, is marked pending with reason `withdrawn`; a pending
- *   generation reads the reviews when it runs (and writeGenerated refuses sources withdrawn meanwhile), so it is
- *   not doubled. Returns the products marked, to queue.
+ * - `current` quoting one, shown (not suppressed: automatic regeneration leaves hidden summaries alone, and showing one
+ *   again runs this check; docs/api.md#withdrawn-reviews), with no generation pending, is marked pending with reason
+ *   `withdrawn`; a pending generation reads the reviews when it runs (and writeGenerated refuses sources withdrawn
+ *   meanwhile), so it is not doubled. Returns the products marked, to queue.
  */
 export async function withdrawSources(
   db: Kysely<DB>,
@@ -295,7 +295,10 @@ export async function ensureSummaryRow(
     on conflict (organization_id, product_id) do nothing`.execute(db);
 }
 
-/** Marks a regeneration asked for by hand pending; it counts against the daily allowance (D21). */
+/**
+ * Marks a regeneration asked for by hand pending; it counts against the daily allowance
+ * (docs/api.md#regenerating-a-summary).
+ */
 export async function markManualRegeneration(
   db: Kysely<DB>,
   organizationId: string,
@@ -449,7 +452,7 @@ export async function removeWithdrawnSummary(
 
 /**
  * Ends a pending generation without a new summary. A regeneration asked for by hand that did not happen gives the
- * daily allowance back (D21 counts regenerations, not attempts).
+ * daily allowance back (it counts regenerations, not attempts: docs/api.md#regenerating-a-summary).
  */
 export async function clearPending(
   db: Kysely<DB>,

@@ -18,7 +18,7 @@ import {
 import { queueGenerations } from './queue.js';
 import type { ReviewSummary } from './schemas.js';
 
-/** D21: one regeneration by hand per product per rolling day. */
+/** One regeneration by hand per product per rolling day (docs/api.md#regenerating-a-summary). */
 export const REGENERATION_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 const noProduct = () => notFound('The product');
@@ -43,7 +43,9 @@ export class ReviewSummaryService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The summary, hidden or not (suppressedAt says which); null until one is written (D20). */
+  /**
+   * The summary, hidden or not (suppressedAt says which); null until one is written (docs/api.md#reading-a-summary).
+   */
   async get(organizationId: string, productId: string): Promise<ReviewSummary | null> {
     const row = await findProductSummary(this.db, organizationId, productId);
     if (!row) throw noProduct();
@@ -51,9 +53,10 @@ export class ReviewSummaryService {
   }
 
   /**
-   * Hides or shows the summary. A hidden summary is left alone when a review it quotes is withdrawn (D21: no
-   * automatic regeneration while hidden); showing it again catches up at once, in the same transaction: it is
-   * queued for regeneration (not counted against the daily allowance) when it quotes a review withdrawn meanwhile.
+   * Hides or shows the summary. A hidden summary is left alone when a review it quotes is withdrawn (no automatic
+   * regeneration while hidden: docs/api.md#withdrawn-reviews); showing it again catches up at once, in the same
+   * transaction: it is queued for regeneration (not counted against the daily allowance) when it quotes a review
+   * withdrawn meanwhile.
    */
   async setSuppressed(organizationId: string, productId: string, suppressed: boolean): Promise<ReviewSummary> {
     const now = this.clock();
@@ -73,7 +76,10 @@ export class ReviewSummaryService {
     return row?.current ? toSummary(row) : this.refuseMissing(organizationId, productId);
   }
 
-  /** The current summary stays and `previous` is forgotten; with nothing to forget it is returned unchanged (D20). */
+  /**
+   * The current summary stays and `previous` is forgotten; with nothing to forget it is returned unchanged
+   * (docs/api.md#accepting-and-reverting).
+   */
   async accept(organizationId: string, productId: string): Promise<ReviewSummary> {
     const row = await forgetPrevious(this.db, organizationId, productId, this.clock());
     if (row) return toSummary(row);
@@ -99,9 +105,9 @@ export class ReviewSummaryService {
   }
 
   /**
-   * Queues a regeneration by hand (D21): once per rolling 24 hours per product (429 with Retry-After past it);
-   * `queued: false` when one is already queued or the product has too few published reviews. A suppressed summary
-   * may be regenerated and stays suppressed.
+   * Queues a regeneration by hand (docs/api.md#regenerating-a-summary): once per rolling 24 hours per product (429 with
+   * Retry-After past it); `queued: false` when one is already queued or the product has too few published reviews. A
+   * suppressed summary may be regenerated and stays suppressed.
    */
   async regenerate(organizationId: string, productId: string): Promise<{ queued: boolean }> {
     const now = this.clock();

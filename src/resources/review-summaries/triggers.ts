@@ -12,12 +12,13 @@ import { queueGenerations } from './queue.js';
 
 /**
  * Called by the reviews resource inside the transaction that changed reviews (import, PATCH, bulk-update, DELETE,
- * customer and product deletion), with the products whose published reviews may have changed. D20: a product
- * reaching the organization's reviewSummaryMinReviews queues its first generation (not a regeneration: the daily
- * allowance is untouched). For products with a summary it records the reviews' new fingerprint, which the overnight
- * refresh compares with the one the summary was generated from. A summary whose words come from a review that is
- * no longer readable (unpublished, flagged, deleted, moved) is regenerated at once, also outside the daily allowance
- * (withdrawSources: a `previous` quoting one is dropped, a summary with no readable review left is removed).
+ * customer and product deletion), with the products whose published reviews may have changed. A product reaching the
+ * organization's reviewSummaryMinReviews queues its first generation (not a regeneration: the daily allowance is
+ * untouched; docs/api.md#summary-threshold-and-first-generation). For products with a summary it records the reviews'
+ * new fingerprint, which the overnight refresh compares with the one the summary was generated from. A summary whose
+ * words come from a review that is no longer readable (unpublished, flagged, deleted, moved) is regenerated at once,
+ * also outside the daily allowance (withdrawSources: a `previous` quoting one is dropped, a summary with no readable
+ * review left is removed).
  */
 export async function publishedReviewsChanged(
   trx: Transaction<DB>,

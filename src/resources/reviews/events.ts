@@ -43,8 +43,8 @@ export function touchedProducts(changes: Iterable<ReviewChange>): string[] {
 }
 
 /**
- * Tells review summaries (D20) which products' published reviews changed, inside the change's transaction; call it
- * before recordEvents, which must come last.
+ * Tells review summaries which products' published reviews changed, inside the change's transaction
+ * (docs/api.md#review-events-and-deletions); call it before recordEvents, which must come last.
  */
 export async function notifySummaries(
   trx: Transaction<DB>,

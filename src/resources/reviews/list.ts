@@ -8,8 +8,9 @@ import { customerSearchText, joinedCustomerFields } from '../../records/customer
 export const reviewSearchText = (alias: string) => sql.raw(`lower(${alias}.title || ' ' || ${alias}.body)`);
 
 /**
- * What GET /reviews (and its bulk update, and analytics over reviews) can filter, sort, search and include (D30,
- * D8–D11). Every sort and the search are served by the indexes of migration 0012.
+ * What GET /reviews (and its bulk update, and analytics over reviews) can filter, sort, search and include
+ * (docs/api.md#listing-and-editing-reviews, under the rules of docs/api.md#lists). Every sort and the search are served
+ * by the indexes of migration 0012.
  */
 export const reviewList: ListDefinition = {
   name: 'reviews',
@@ -54,9 +55,10 @@ export const reviewList: ListDefinition = {
     rating: { column: 'r.rating', type: 'integer', nullable: false },
   },
   defaultSort: '-createdAt',
-  // D10: title, body and the reviewer's email. The text is compared as the expression of reviews_text_trgm
-  // (migration 0012); the customers as customers_search_trgm's expression first (so that index applies), narrowed
-  // to the email, into an array computed once, so the OR is two index scans rather than a probe per review.
+  // Search: title, body and the reviewer's email (docs/api.md#listing-and-editing-reviews). The text is compared as the
+  // expression of reviews_text_trgm (migration 0012); the customers as customers_search_trgm's expression first (so
+  // that index applies), narrowed to the email, into an array computed once, so the OR is two index scans rather than a
+  // probe per review.
   search: (
     pattern,
     organizationId,

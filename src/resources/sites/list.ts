@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
 
-/** What GET /sites can filter, sort and search (D28). */
+/** What GET /sites can filter, sort and search (docs/api.md#sites). */
 export const siteList: ListDefinition = {
   name: 'sites',
   from: 'sites s',

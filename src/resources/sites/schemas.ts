@@ -24,8 +24,8 @@ export const SiteInput = Type.Object(optionalSiteFields, { additionalProperties:
 export type SiteInput = Static<typeof SiteInput>;
 
 /**
- * POST and PATCH bodies: the fields inside `data` (the reference form) or at the top level (D22's unwrapped form);
- * both at once is 400.
+ * POST and PATCH bodies: the fields inside `data` (the reference form) or at the top level (the unwrapped form);
+ * both at once is 400 (docs/api.md#wrapped-and-unwrapped-bodies).
  */
 export const SiteBody = Type.Object(
   { data: Type.Optional(SiteInput), ...optionalSiteFields },

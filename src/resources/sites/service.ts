@@ -18,7 +18,10 @@ export const DEFAULT_CURRENCY = 'USD';
 
 const unwrap = (body: SiteBody | undefined) => unwrapData<SiteInput>(body, 'site');
 
-/** A domain that reads as a UUID would be ambiguous where a site is named by id or domain (D28 import rows). */
+/**
+ * A domain that reads as a UUID would be ambiguous where an import row names a site by id or domain
+ * (docs/api.md#sites).
+ */
 function checkDomain(domain: string | undefined, path: string): void {
   if (domain !== undefined && isUuid(domain)) {
     throw validationError(`Invalid request: ${path}.domain must be a host name, not a UUID.`, [

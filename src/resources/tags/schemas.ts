@@ -1,7 +1,10 @@
 import Type, { type Static } from 'typebox';
 import type { TagKind } from '../../db/schema.js';
 
-/** Rename: the same rules as a tag name anywhere else (D6): trimmed, 1..100 characters, case-sensitive. */
+/**
+ * Rename: the same rules as a tag name anywhere else (docs/api.md#metadata-notes-and-tags): trimmed, 1..100
+ * characters, case-sensitive.
+ */
 export const TagPatch = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'The new name (trimmed, 1..100 characters).' }) },
   { additionalProperties: false },

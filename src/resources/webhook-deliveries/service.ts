@@ -21,7 +21,10 @@ export const TEST_EVENT = 'webhook.test';
 const inactive = () =>
   conflict('The webhook endpoint is inactive, and an inactive endpoint receives nothing; set isActive to true first.');
 
-/** The delivery log of an endpoint, and deliveries sent by hand (D24): a resend and a test ping. */
+/**
+ * The delivery log of an endpoint (docs/api.md#delivery-log), and deliveries sent by hand: a resend and a test ping
+ * (docs/api.md#resend-and-test-ping).
+ */
 export class WebhookDeliveryService {
   constructor(
     private readonly db: Kysely<DB>,

@@ -9,8 +9,8 @@ const fieldError = (path: string, message: string) =>
   validationError(`Invalid request: ${path} ${message}.`, [{ path, message }]);
 
 /**
- * D22 at create and update: the URL's form first, then where its host resolves (SSRF). The same host is checked
- * again at send time, since DNS can change in between.
+ * The URL rules at create and update (docs/api.md#webhook-url-rules-and-ssrf): the URL's form first, then where its
+ * host resolves (SSRF). The same host is checked again at send time, since DNS can change in between.
  */
 async function checkUrl(url: string, path: string, policy: WebhookUrlPolicy): Promise<void> {
   const reason = checkWebhookUrlSyntax(url, policy);

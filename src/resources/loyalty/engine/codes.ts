@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 
-/** D18: no 0/O/1/I/L, so a code read aloud or off a receipt is never ambiguous. */
+/** No 0/O/1/I/L, so a code read aloud or off a receipt is never ambiguous (docs/api.md#reward-codes). */
 export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
 export function randomCode(length: number): string {
@@ -9,12 +9,15 @@ export function randomCode(length: number): string {
   return code;
 }
 
-/** D18 reward code: 12 characters grouped XXXX-XXXX-XXXX (31^12 ≈ 7.9e17). */
+/** A reward code (docs/api.md#reward-codes): 12 characters grouped XXXX-XXXX-XXXX (31^12 ≈ 7.9e17). */
 export const rewardCode = () => {
   const raw = randomCode(12);
   return `${raw.slice(0, 4)}-${raw.slice(4, 8)}-${raw.slice(8)}`;
 };
 
-/** A membership's referral code: 8 characters of the D18 alphabet (31^8 ≈ 8.5e11), unique per organization. */
+/**
+ * A membership's referral code: 8 characters of the reward-code alphabet (31^8 ≈ 8.5e11), unique per organization
+ * (docs/api.md#memberships).
+ */
 export const REFERRAL_CODE_LENGTH = 8;
 export const referralCode = () => randomCode(REFERRAL_CODE_LENGTH);

@@ -51,10 +51,11 @@ export interface AppliedPoints {
 }
 
 /**
- * The one way points move (D31). The balance changes in a single conditional UPDATE (`balance + d` must stay within
- * 0..2^53-1), so two concurrent spends can never both pass: the second waits for the first's row lock, re-reads the
- * new balance and fails its condition (409). The membership row stays locked until the caller commits, which also
- * serializes the FIFO bookkeeping of credits. A credit may raise the member's tier (upgrade only).
+ * The one way points move (docs/api.md#points-adjustments-and-the-ledger). The balance changes in a single conditional
+ * UPDATE (`balance + d` must stay within 0..2^53-1), so two concurrent spends can never both pass: the second waits for
+ * the first's row lock, re-reads the new balance and fails its condition (409). The membership row stays locked until
+ * the caller commits, which also serializes the FIFO bookkeeping of credits. A credit may raise the member's tier
+ * (upgrade only).
  *
  * Returns null when `source.key` was already applied to this membership (earning is idempotent per source).
  */

@@ -33,10 +33,11 @@ export async function recalculateTiers(
       ? sql`m.id = any(${plainArrayLiteral(scope.membershipIds)}::uuid[])`
       : sql`m.loyalty_program_id = ${scope.programId}::uuid`;
   if ('membershipIds' in scope && scope.membershipIds.length === 0) return [];
-  // Upgrades follow every credit; where the organization has no tiers at all, a prepared look (~0.2 ms) replaces
-  // planning the statement below (~1.5 ms) for nothing.
+  // Upgrades follow every credit; where the organization has no tiers at all, a prepared look, much cheaper than
+  // planning the statement below, saves planning it for nothing.
   if (mode === 'upgrade' && !(await hasTiers(trx, organizationId))) return [];
-  // Not prepared: its generic plan executes slower than planning and running a custom one (1.7 against 2.2 ms).
+  // Not prepared: its generic plan executes slower than planning and running a custom one
+  // (docs/benchmarks.md#session-of-2026-11-21-09501250-utc-the-earnloyalty-import-ratio).
   const { rows } = await sql<MembershipRow & { old_tier_id: string | null }>`
     with scoped as (
       select m.id, m.loyalty_program_id, m.loyalty_tier_id as old_tier_id, m.lifetime_points,

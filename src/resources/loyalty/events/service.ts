@@ -129,7 +129,10 @@ export class LoyaltyEarningService {
     });
   }
 
-  /** POST /loyalty-history: historical ledger entries (D34 style rows), applied in createdAt order. */
+  /**
+   * POST /loyalty-history: historical ledger entries sent as import rows, applied in createdAt order
+   * (docs/api.md#loyalty-history-import).
+   */
   async history(organizationId: string, body: LoyaltyHistoryBody) {
     return this.db.transaction().execute((trx) => importHistory(trx, organizationId, body));
   }

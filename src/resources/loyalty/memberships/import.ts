@@ -29,9 +29,10 @@ interface ResolvedRow {
 export const IMPORT_BALANCE_REASON = 'Balance set by membership import';
 
 /**
- * POST /loyalty-memberships/import (D34): creates memberships or updates the member of the same customer and
- * program. pointsBalance becomes the balance through one ledger adjustment of the difference; loyaltyTierId sets the
- * tier (a pinned member stays pinned). A row whose customer, program or tier is missing is skipped (strict: 422).
+ * POST /loyalty-memberships/import (docs/api.md#membership-import): creates memberships or updates the member of the
+ * same customer and program. pointsBalance becomes the balance through one ledger adjustment of the difference;
+ * loyaltyTierId sets the tier (a pinned member stays pinned). A row whose customer, program or tier is missing is
+ * skipped (strict: 422).
  */
 export async function importMemberships(
   trx: Transaction<DB>,

@@ -27,7 +27,7 @@ export const MembershipPatchBody = dataBody({
 export type MembershipPatchBody = Static<typeof MembershipPatchBody>;
 export type MembershipPatchFields = NonNullable<MembershipPatchBody['data']>;
 
-/** D34 membership import row. */
+/** A membership import row (docs/api.md#membership-import). */
 export const MembershipImportRow = Type.Object(
   {
     customer: Type.String({ minLength: 1, maxLength: 320, description: 'Customer id or email (case-insensitive).' }),

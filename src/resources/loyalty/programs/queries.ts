@@ -99,9 +99,9 @@ export const countMembershipsOfProgram = async (db: Executor, organizationId: st
   );
 
 /**
- * The program a request means (D34): the one named, or the organization's only program when none is named.
- * A named program that does not exist is 422 (a reference to something missing); leaving it out while there are
- * several is 400 naming the field.
+ * The program a request means (docs/api.md#the-default-loyalty-program): the one named, or the organization's only
+ * program when none is named. A named program that does not exist is 422 (a reference to something missing); leaving it
+ * out while there are several is 400 naming the field.
  */
 export async function resolveProgram(
   db: Executor,

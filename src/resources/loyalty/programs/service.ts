@@ -102,8 +102,8 @@ export class LoyaltyProgramService {
   }
 
   /**
-   * Deletes a program with its tiers and rules. A program with members stays (409: delete or move them first), and
-   * so does the organization's last program (D34: there is always one to join).
+   * Deletes a program with its tiers and rules. A program with members stays (409: delete or move them first), and so
+   * does the organization's last program: there is always one to join (docs/api.md#loyalty-configuration-records).
    */
   async delete(organizationId: string, id: string): Promise<LoyaltyProgram> {
     try {

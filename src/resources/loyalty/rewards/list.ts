@@ -5,7 +5,10 @@ import { EMAIL_OPT_OUT_SOURCES } from '../../../records/customer.js';
 import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
 import { REWARD_STATUSES } from '../../../records/loyalty/reward.js';
 
-/** What GET /loyalty-rewards can filter, sort, search and include (service.md Loyalty rewards table, D8–D11). */
+/**
+ * What GET /loyalty-rewards can filter, sort, search and include (service.md Loyalty rewards table;
+ * docs/api.md#lists).
+ */
 export const rewardList: ListDefinition = {
   name: 'loyalty rewards',
   from: 'loyalty_rewards r',
@@ -47,10 +50,10 @@ export const rewardList: ListDefinition = {
     expiresAt: { column: 'r.expires_at', type: 'timestamp', nullable: true },
   },
   defaultSort: '-createdAt',
-  // D10: the code, and the customer's email, first and last name. Each side is served by a trigram index: the code
-  // by loyalty_rewards_code_trgm; the customer by customers_search_trgm, whose expression (which also holds the
-  // phone) is compared first so the index applies, then narrowed to the three fields. The customers become an
-  // array computed once, so the OR is two index scans (BitmapOr) rather than a probe per reward.
+  // Search (docs/api.md#search): the code, and the customer's email, first and last name. Each side is served by a
+  // trigram index: the code by loyalty_rewards_code_trgm; the customer by customers_search_trgm, whose expression
+  // (which also holds the phone) is compared first so the index applies, then narrowed to the three fields. The
+  // customers become an array computed once, so the OR is two index scans (BitmapOr) rather than a probe per reward.
   search: (pattern, organizationId) => sql`(lower(r.code) like lower(${pattern}) or r.customer_id = any(array(
     select s.id from customers s where s.organization_id = ${organizationId ?? sql`r.organization_id`}
       and ${customerSearchText('s')} like lower(${pattern})

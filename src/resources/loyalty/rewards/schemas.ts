@@ -5,7 +5,10 @@ import { RewardInput } from '../../../records/loyalty/reward-object.js';
 
 const Reason = Type.String({ minLength: 1, maxLength: 1000, description: "Shown on the member's activity feed." });
 
-/** D17: POST /loyalty-rewards; loyaltyMembershipId and reward are required. Timestamps take any ISO 8601 offset (D5). */
+/**
+ * POST /loyalty-rewards (docs/api.md#issuing-a-reward-by-hand); loyaltyMembershipId and reward are required.
+ * Timestamps take any ISO 8601 offset (docs/api.md#timestamps).
+ */
 export const issueFields = {
   loyaltyMembershipId: Uuid,
   reward: RewardInput,
@@ -23,7 +26,7 @@ export const IssueBody = dataBody(
 export type IssueBody = Static<typeof IssueBody>;
 export type IssueFields = NonNullable<IssueBody['data']>;
 
-/** D19: redeem by the code shown at checkout. */
+/** Redeem by the code shown at checkout (docs/api.md#redeeming-and-revoking-rewards). */
 export const RedeemBody = Type.Object(
   {
     code: Type.String({

@@ -50,7 +50,7 @@ export class LoyaltyRewardService {
     });
   }
 
-  /** D17: issues a reward by hand to one member, outside any rule. */
+  /** Issues a reward by hand to one member, outside any rule (docs/api.md#issuing-a-reward-by-hand). */
   async issue(organizationId: string, body: IssueBody | undefined): Promise<LoyaltyReward> {
     const { fields, path } = unwrapData<IssueFields>(body, 'reward');
     requireFields(fields, ['loyaltyMembershipId', 'reward'], path);
@@ -140,7 +140,10 @@ export class LoyaltyRewardService {
     });
   }
 
-  /** D19: pending → redeemed by the code shown at checkout, optionally naming the order it was used on. */
+  /**
+   * Pending → redeemed by the code shown at checkout, optionally naming the order it was used on
+   * (docs/api.md#redeeming-and-revoking-rewards).
+   */
   async redeem(organizationId: string, body: RedeemBody): Promise<LoyaltyReward> {
     const code = normalizeCode(body.code);
     return this.settle(async (trx) => {
@@ -155,7 +158,7 @@ export class LoyaltyRewardService {
     }, 'redeemed');
   }
 
-  /** D19: pending → revoked; the reason goes on the member's activity entry. */
+  /** Pending → revoked; the reason goes on the member's activity entry (docs/api.md#redeeming-and-revoking-rewards). */
   async revoke(organizationId: string, id: string, body: RevokeBody | undefined): Promise<LoyaltyReward> {
     return this.settle(async (trx) => {
       const row = await lockReward(trx, organizationId, { id });

@@ -121,7 +121,8 @@ type Json = Record<string, unknown>;
 
 /**
  * Checks a rule's config against its section (400 with paths under `<path>`), then returns it normalised: defaults
- * written out, timestamps in UTC (D5), so what is stored, and snapshotted onto rewards, is complete.
+ * written out, timestamps in UTC (docs/api.md#timestamps), so what is stored, and snapshotted onto rewards, is
+ * complete.
  */
 export function checkConfig(section: LoyaltyRuleSection, config: unknown, path: string): Json {
   let validate = validators.get(section);

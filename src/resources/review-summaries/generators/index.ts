@@ -6,7 +6,7 @@ import type { SummaryGenerator } from './types.js';
 export type { ReviewText, SummaryGenerator } from './types.js';
 export { GenerationError } from './types.js';
 
-/** The generator the configuration chooses (REVIEW_SUMMARY_GENERATOR, D33). */
+/** The generator the configuration chooses (REVIEW_SUMMARY_GENERATOR, docs/api.md#summary-generators). */
 export function createSummaryGenerator(config: ReviewSummaryGeneratorConfig): SummaryGenerator {
   return config.kind === 'openai' ? createOpenAiGenerator(config) : createExtractiveGenerator();
 }

@@ -21,9 +21,9 @@ export interface OvernightResult {
 }
 
 /**
- * One organization's night, every step in short batches of its own transactions (API traffic is never blocked for
- * long): expire due rewards (D19) and due points, then announce what lapses within expiringSoonDays (once per
- * reward or credit; what just expired is no longer announced), then review rolling tiers.
+ * One organization's night (docs/api.md#the-overnight-loyalty-job), every step in short batches of its own transactions
+ * (API traffic is never blocked for long): expire due rewards and due points, then announce what lapses within
+ * expiringSoonDays (once per reward or credit; what just expired is no longer announced), then review rolling tiers.
  */
 export async function runOvernight(db: Kysely<DB>, organizationId: string, now: Date): Promise<OvernightResult> {
   const { expiring_soon_days: days } = await db

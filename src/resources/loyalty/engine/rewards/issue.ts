@@ -26,9 +26,12 @@ export interface IssueSpec {
   loyaltyMembershipId: string;
   /** Validated and normalised (normalizeReward); points rewards never get here (rule 3). */
   reward: CouponReward;
-  /** An explicit expiry overriding reward.expiry and the program default (D17); null means never. */
+  /**
+   * An explicit expiry overriding reward.expiry and the program default (docs/api.md#issuing-a-reward-by-hand);
+   * null means never.
+   */
   expiresAt?: Date | null | undefined;
-  /** Stored on the reward and on the member's activity entry (D17). */
+  /** Stored on the reward and on the member's activity entry (docs/api.md#issuing-a-reward-by-hand). */
   reason?: string | null | undefined;
   loyaltyRuleId?: string | null | undefined;
   /** The issuing rule's configuration as it is now, so the reward reads correctly after the rule is edited. */
@@ -120,7 +123,10 @@ function plan(
   };
 }
 
-/** The resolved expiry (D17) of a request: null never expires; a date at or before `now` would be born expired. */
+/**
+ * The resolved expiry of a request (docs/api.md#issuing-a-reward-by-hand): null never expires; a date at or before
+ * `now` would be born expired.
+ */
 export const issueExpiry = (request: IssueRequest, now: Date): Date | null =>
   rewardExpiresAt(now, {
     expiresAt: request.spec.expiresAt,
@@ -129,8 +135,9 @@ export const issueExpiry = (request: IssueRequest, now: Date): Date | null =>
   });
 
 /**
- * Issues rewards, each with a fresh D18 code (unique per organization by index; drawn again on a clash), its expiry
- * resolved per D17, fulfillment from the provider, and the member's activity entry: one statement for all of them.
+ * Issues rewards, each with a fresh code (docs/api.md#reward-codes: unique per organization by index; drawn again on
+ * a clash), its expiry resolved as docs/api.md#issuing-a-reward-by-hand states, fulfillment from the provider, and
+ * the member's activity entry: one statement for all of them.
  * Used by POST /loyalty-rewards, claims, stamp-card completion and earning alike. Inside a caller's transaction the
  * loyaltyReward.issued events are returned for the caller to record with its own; with `recordEvents` (a single
  * request only), the event is written by the same statement as the reward, so a caller with nothing else to change

@@ -10,10 +10,11 @@ export interface OrderCodes {
 }
 
 /**
- * D19: a reward code among an imported order's discountCodes is redeemed as POST /loyalty-rewards/redeem would,
- * naming that order. Codes that match no pending reward (a store's own coupons, a code already redeemed by an
- * earlier sync of the same order) are left alone: an import never fails over them. A pending reward whose time
- * ran out is expired instead, exactly as the redeem endpoint does. Returns how many rewards were redeemed.
+ * A reward code among an imported order's discountCodes is redeemed as POST /loyalty-rewards/redeem would, naming that
+ * order (docs/api.md#redeeming-codes-on-imported-orders). Codes that match no pending reward (a store's own coupons, a
+ * code already redeemed by an earlier sync of the same order) are left alone: an import never fails over them. A
+ * pending reward whose time ran out is expired instead, exactly as the redeem endpoint does. Returns how many rewards
+ * were redeemed.
  */
 export async function redeemOrderCodes(
   trx: Transaction<DB>,

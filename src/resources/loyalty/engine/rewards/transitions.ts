@@ -49,10 +49,11 @@ export const isLapsed = (row: RewardRow, now: Date) =>
   row.status === 'pending' && row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
 
 /**
- * D19: moves a locked reward out of pending (redeemed or revoked) with its activity entry and event. Any other
- * state is 409. A pending reward whose time has run out but which the overnight sweep has not reached yet is
- * expired now instead (with loyaltyReward.expired), and reported as `lapsed` so the caller can commit that and
- * answer 409: an expired reward is never redeemed, whether or not the sweep got there first.
+ * Moves a locked reward out of pending (redeemed or revoked) with its activity entry and event
+ * (docs/api.md#redeeming-and-revoking-rewards). Any other state is 409. A pending reward whose time has run out but
+ * which the overnight sweep has not reached yet is expired now instead (with loyaltyReward.expired), and reported as
+ * `lapsed` so the caller can commit that and answer 409: an expired reward is never redeemed, whether or not the sweep
+ * got there first (docs/api.md#reward-expiry).
  */
 export async function moveReward(
   trx: Transaction<DB>,
@@ -122,11 +123,12 @@ async function expireRows(
 }
 
 /**
- * D19 expiry, one batch: up to `batchSize` pending rewards of the organization with expiresAt ≤ now become expired,
- * each with its activity entry and loyaltyReward.expired event, in a fixed number of statements. Returns how many
- * expired; the overnight job calls it in a fresh short transaction per batch until it returns less than batchSize
- * (expireAllDueRewards), so no lock is held for long. Rewards locked by a request in flight are skipped, not waited
- * for; if still due they are taken by a later batch or night, and a redeem of one meanwhile expires it itself.
+ * Reward expiry (docs/api.md#reward-expiry), one batch: up to `batchSize` pending rewards of the organization with
+ * expiresAt ≤ now become expired, each with its activity entry and loyaltyReward.expired event, in a fixed number of
+ * statements. Returns how many expired; the overnight job calls it in a fresh short transaction per batch until it
+ * returns less than batchSize (expireAllDueRewards), so no lock is held for long. Rewards locked by a request in flight
+ * are skipped, not waited for; if still due they are taken by a later batch or night, and a redeem of one meanwhile
+ * expires it itself.
  * Keep batchSize ≤ 5,000: the batch's feed entries are one multi-row insert of 10 parameters a row.
  */
 export async function expireDueRewards(
