@@ -11,7 +11,7 @@ export function optionalAll<T extends TProperties>(properties: T): OptionalAll<T
 
 /**
  * A body of optional fields sent inside `data` (service.md's form) or at the top level (the other form,
- * docs/api.md#wrapped-and-unwrapped-bodies); the service unwraps it with unwrapData (src/resources/common/body.ts) and
+ * docs/api.md#wrapped-and-unwrapped-bodies); the service unwraps it with unwrapData (src/resource-kit/body.ts) and
  * checks what a create requires.
  */
 export function dataBody<T extends TProperties>(
