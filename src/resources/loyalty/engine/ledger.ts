@@ -221,7 +221,7 @@ const keyOf = (membershipId: string, key: string) => `${membershipId}\u0000${key
 /**
  * Earned credits for many members in a fixed number of statements (the set-based twin of applyPoints for credits,
  * which order imports need). The caller holds the members' row locks (taken in id order before its first write,
- * as every multi-member writer does: see loyalty-common/locks.ts), which is what makes the keys checked here stay
+ * as every multi-member writer does: see engine/locks.ts), which is what makes the keys checked here stay
  * unapplied until commit. Keys already applied are dropped, each member's balance moves once by the sum of their
  * credits, and the ledger rows get running balances in input order. Members who left earn nothing (their credits
  * are dropped), as does a member whose balance would pass 2^53-1. Expiry is the program's points expiry counted
