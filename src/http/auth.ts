@@ -93,3 +93,16 @@ export function authOf(request: FastifyRequest): AuthContext {
     throw new Error(`Route ${request.routeOptions.url} has no permission declared but needs the caller`);
   return request.auth;
 }
+
+/**
+ * Who a request's log lines are about: the organization and the key's id and prefix once the key is known, nothing
+ * before (docs/security.md).
+ */
+export function requestLabels(request: FastifyRequest): {
+  organizationId?: string;
+  keyId?: string;
+  keyPrefix?: string;
+} {
+  const auth = request.auth;
+  return auth ? { organizationId: auth.organizationId, keyId: auth.keyId, keyPrefix: auth.keyPrefix } : {};
+}

@@ -7,6 +7,7 @@ import {
   isTransientConflict,
   isUniqueViolation,
 } from '../db/errors.js';
+import { requestLabels } from './auth.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { PatronApp } from './types.js';
 import { summarize, validationDetails } from './validation.js';
@@ -115,9 +116,17 @@ export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
     if (apiError.code === 'SERVICE_UNAVAILABLE' && isDatabaseUnavailable(error)) outage.refused(error);
     else if (apiError.code === 'SERVICE_UNAVAILABLE') {
       const cause = error as { code?: unknown; message?: unknown };
-      request.log.warn({ cause: { code: cause.code, message: cause.message } }, apiError.message);
-    } else if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.debug({ code: apiError.code, message: apiError.message }, 'request refused');
+      request.log.warn(
+        { cause: { code: cause.code, message: cause.message }, ...requestLabels(request) },
+        apiError.message,
+      );
+    } else if (apiError.statusCode >= 500)
+      request.log.error({ err: error, ...requestLabels(request) }, 'request failed');
+    else
+      request.log.debug(
+        { code: apiError.code, message: apiError.message, ...requestLabels(request) },
+        'request refused',
+      );
     if (apiError.headers) reply.headers(apiError.headers);
     return reply.code(apiError.statusCode).send(apiError.toBody());
   });
