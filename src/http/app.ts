@@ -48,7 +48,7 @@ export interface BuiltApp {
  * One line per request, when it is answered ("request completed"): method, URL (keys cut to their prefix), status,
  * duration, and for an authenticated request the organization and the key's id and prefix. The labels go on this
  * line (and on error lines, see requestLabels) rather than being bound to the request's logger: binding them cost
- * about 20 µs of CPU per request even when nothing was logged (docs/benchmarks.md#current-figures).
+ * CPU on every request even when nothing was logged (docs/benchmarks.md, the session of 2026-11-24).
  */
 class AccessLog extends LogController {
   override incomingRequest(): void {}
