@@ -147,15 +147,44 @@ function answerRoutingError(error: FastifyError, request: FastifyRequest, reply:
   void reply.code(refusal.statusCode).header('x-request-id', request.id).send(refusal.toBody());
 }
 
+/** Decodes UTF-8 or throws on the first invalid byte; a leading BOM is kept (so JSON.parse refuses it, as before). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The charset parameter of a Content-Type, lowercased and unquoted; undefined when there is none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(contentType ?? '');
+  return match?.[2]?.toLowerCase();
+}
+
 /**
- * Only JSON bodies are accepted (anything else is 415). An empty body counts as no body, so actions that take
+ * Only JSON bodies are accepted (anything else is 415), in UTF-8 (another charset is
+ * 415, bytes that are not UTF-8 are 400). An empty body counts as no body, so actions that take
  * none can be called by clients that always send Content-Type: application/json.
  */
 function registerJsonBodies(app: PatronApp): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return done(
+        new ApiError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Type charset "${charset}" is not supported: send JSON encoded as UTF-8 (charset=utf-8, or no charset).`,
+        ),
+      );
+    }
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(body as Buffer);
+    } catch {
+      // Decoding leniently would store U+FFFD in place of the caller's bytes: refuse instead, and change nothing.
+      return done(
+        new ApiError('VALIDATION_ERROR', 'The request body is not valid UTF-8: send JSON encoded as UTF-8.', [
+          { path: 'body', message: 'is not valid UTF-8' },
+        ]),
+      );
+    }
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(error);

@@ -331,7 +331,7 @@ function mutationArbitraries(operation: Operation, ctx: FuzzContext): fc.Weighte
           ['', true],
           ['application/json; charset=utf-8', false],
           ['APPLICATION/JSON', false],
-          ['application/json;charset=latin1', false],
+          ['application/json;charset=latin1', true],
           // Only application/json itself: JSON-based media types are refused too.
           ['application/json-patch+json', true],
           ['application/vnd.api+json', true],
