@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Socket } from 'node:net';
 import Fastify, {
+  type FastifyInstance,
   LogController,
   type FastifyError,
   type FastifyReply,
@@ -27,6 +29,12 @@ import { validatorCompiler } from './validation.js';
 
 export const API_PREFIX = '/v1';
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/**
+ * The request line and headers together. A filter document may be 16 KiB (docs/api.md#filter-documents) and every
+ * byte of it may be percent-encoded to three in a GET's query string, so 48 KiB of URL must fit, with room for the
+ * other headers; Node's default (16 KiB) refused filters well inside the documented limit.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
 
@@ -87,6 +95,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logger),
     bodyLimit: BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -122,6 +132,34 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   );
   await app.ready();
   return { app, metrics };
+}
+
+/**
+ * What the HTTP parser refuses before Fastify sees a request: headers over MAX_HEADER_BYTES (431) or a malformed
+ * request (400), answered in the error envelope (docs/api.md#error-envelope) on the raw socket, then closed. A
+ * connection reset needs no answer.
+ */
+function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return;
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(
+          'REQUEST_HEADERS_TOO_LARGE',
+          `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB: send a large filter in a smaller form, or fewer headers.`,
+        )
+      : new ApiError('VALIDATION_ERROR', 'The request is not valid HTTP.');
+  const body = JSON.stringify(refusal.toBody());
+  const reason = refusal.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  socket.end(
+    [
+      `HTTP/1.1 ${refusal.statusCode} ${reason}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }
 
 /**
