@@ -896,3 +896,37 @@ describe('GET /v1/analytics/schema', () => {
     expect(orders.measures.find((measure) => measure.name === 'revenue')!.description).toMatch(/cents.*currencyCode/s);
   });
 });
+
+describe('sums past 2^53 - 1', () => {
+  it('answers a revenue up to 2^53 - 1 exactly, and refuses one beyond with 422 instead of rounding it', async () => {
+    const tenant = await t.tenant();
+    const post = (url: string, body: unknown) => t.request({ method: 'POST', url, key: tenant.key, body });
+    expect((await post('/v1/sites', { data: { name: 'Huge', domain: 'huge.example' } })).statusCode).toBe(201);
+    expect((await post('/v1/customers/import', { data: [{ email: 'big@example.com' }] })).statusCode).toBe(200);
+    const huge = Number.MAX_SAFE_INTEGER; // the largest totalCents an order may have
+    const imported = await post('/v1/orders/import', {
+      data: [
+        { site: 'huge.example', customer: 'big@example.com', remoteId: 'huge-1', number: '#1', totalCents: huge },
+        { site: 'huge.example', customer: 'big@example.com', remoteId: 'huge-2', number: '#2', totalCents: 1 },
+      ],
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    const query = (filter?: object) =>
+      post('/v1/analytics/query', {
+        resource: 'orders',
+        measures: ['revenue', 'count'],
+        ...(filter ? { filter: JSON.stringify(filter) } : {}),
+      });
+
+    const exact = await query({ number: '#1' });
+    expect(exact.statusCode, exact.body).toBe(200);
+    expect(exact.json().data).toEqual([{ revenue: huge, count: 1 }]);
+
+    const beyond = await query();
+    expect(beyond.statusCode, beyond.body).toBe(422);
+    expect(beyond.json().error).toMatchObject({
+      code: 'UNPROCESSABLE',
+      message: expect.stringMatching(/9007199254740992/),
+    });
+  });
+});

@@ -375,7 +375,8 @@ class StatementBuilder {
       case 'distinct':
         return sql`${p}::bigint`;
       case 'sum':
-        return sql`coalesce(${p}, 0)::float8`;
+        // numeric, not float8: a sum is exact or refused, never rounded (docs/api.md#analytics-response).
+        return sql`coalesce(${p}, 0)::numeric`;
       case 'average':
         return sql`(${p}::float8 / nullif(${col(alias, `q${i}`)}, 0))`;
     }
@@ -389,7 +390,7 @@ class StatementBuilder {
       case 'distinct':
         return sql`coalesce(sum(${p}), 0)::bigint`;
       case 'sum':
-        return sql`coalesce(sum(${p}), 0)::float8`;
+        return sql`coalesce(sum(${p}), 0)::numeric`;
       case 'average':
         return sql`(sum(${p})::float8 / nullif(sum(${col(alias, `q${i}`)}), 0))`;
     }
@@ -405,7 +406,7 @@ class StatementBuilder {
         case 'count':
           return sql`count(*)${where} as ${m}`;
         case 'sum':
-          return sql`coalesce(sum(${value})${where}, 0)::float8 as ${m}`;
+          return sql`coalesce(sum(${value})${where}, 0)::numeric as ${m}`;
         case 'average':
           return sql`avg(${value})::float8 as ${m}`;
         case 'distinct':

@@ -11,7 +11,11 @@ export function analyticsRoutes(app: PatronApp, { db }: PlatformServices): void 
   app.post(
     '/analytics/query',
     {
-      config: { permission: 'analytics:read', cost: 5 },
+      config: {
+        permission: 'analytics:read',
+        cost: 5,
+        refusals: { 422: "a row's sum (e.g. revenue) exceeds 2^53 - 1, which a JSON number cannot carry exactly" },
+      },
       schema: {
         operationId: 'queryAnalytics',
         summary:

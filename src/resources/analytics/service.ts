@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { validationError } from '../../http/errors.js';
+import { unprocessable, validationError } from '../../http/errors.js';
 import { compileSelection } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import { dimensionNames, planQuery, type AnalyticsPlan } from './plan.js';
@@ -104,9 +104,25 @@ function toRow(plan: AnalyticsPlan, row: AnalyticsSqlRow): Record<string, string
   }
   plan.measures.forEach((measure, i) => {
     const value = row[`m${i}`];
-    out[measure.name] = value === null || value === undefined ? null : Number(value);
+    out[measure.name] = value === null || value === undefined ? null : measureValue(measure.name, value);
   });
   return out;
+}
+
+/**
+ * A measure as a JSON number. Sums arrive as exact decimals; one past 2^53 - 1 cannot be written as a JSON number
+ * without rounding, so the query is refused rather than answered with a wrong total
+ * (docs/api.md#analytics-response).
+ */
+function measureValue(name: string, value: unknown): number {
+  const number = Number(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value) && !Number.isSafeInteger(number)) {
+    throw unprocessable(
+      `The ${name} of a row is ${value}, beyond 9,007,199,254,740,991 (2^53 - 1), the largest integer a JSON number carries exactly; narrow the filter or group by a dimension so that each row's ${name} is smaller.`,
+      [{ path: 'body.measures', message: `${name} exceeds 2^53 - 1 in a row` }],
+    );
+  }
+  return number;
 }
 
 function isUnknownTimeZone(error: unknown): boolean {
