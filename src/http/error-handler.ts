@@ -113,7 +113,8 @@ export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
   const outage = outageLog(app);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
-    if (apiError.code === 'SERVICE_UNAVAILABLE' && isDatabaseUnavailable(error)) outage.refused(error);
+    const outageCause = databaseOutageCause(error, apiError);
+    if (outageCause !== undefined) outage.refused(outageCause);
     else if (apiError.code === 'SERVICE_UNAVAILABLE') {
       const cause = error as { code?: unknown; message?: unknown };
       request.log.warn(
@@ -148,6 +149,16 @@ export function registerErrorHandling(app: PatronApp, bodyLimit: number): void {
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * The database fault behind a 503, if it is one: the error itself, or the cause of a refusal that already names the
+ * outage (the readiness probe's). Undefined for any other answer.
+ */
+function databaseOutageCause(error: unknown, apiError: ApiError): unknown {
+  if (apiError.code !== 'SERVICE_UNAVAILABLE') return undefined;
+  if (isDatabaseUnavailable(error)) return error;
+  return error instanceof ApiError ? error.cause : undefined;
 }
 
 /**

@@ -16,8 +16,12 @@ export function registerHealth(app: PatronApp, database: Database): void {
           timer = setTimeout(() => reject(new Error('database ping timed out')), READINESS_TIMEOUT_MS);
         }),
       ]);
-    } catch {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable.', undefined, { 'retry-after': '5' });
+    } catch (error) {
+      // The cause makes the refusal part of the outage log (one line when it starts), not a line per probe.
+      throw Object.assign(
+        new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable.', undefined, { 'retry-after': '5' }),
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
     }
