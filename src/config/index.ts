@@ -16,6 +16,8 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Type.Optional(Flag),
   ALLOW_HTTP_WEBHOOKS: Type.Optional(Flag),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+  REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$' })),
+  MAX_CONNECTIONS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
   REVIEW_SUMMARY_OPENAI_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   REVIEW_SUMMARY_OPENAI_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -39,6 +41,10 @@ export interface Config {
   webhookAllowPrivateHosts: boolean;
   allowHttpWebhooks: boolean;
   webhookTimeoutMs: number;
+  /** How long a client has to send a whole request, headers and body (docs/api.md#slow-clients). */
+  requestTimeoutMs: number;
+  /** Open connections one process accepts at most; further ones are closed at once. */
+  maxConnections: number;
   reviewSummaryGenerator: ReviewSummaryGeneratorConfig;
 }
 
@@ -84,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateHosts: isOn(values.WEBHOOK_ALLOW_PRIVATE_HOSTS),
     allowHttpWebhooks: isOn(values.ALLOW_HTTP_WEBHOOKS),
     webhookTimeoutMs,
+    requestTimeoutMs: Number(values.REQUEST_TIMEOUT_MS ?? 30_000),
+    maxConnections: Number(values.MAX_CONNECTIONS ?? 1000),
   };
 }
 
@@ -119,6 +127,10 @@ function describe(name: string): string {
       return 'expected at least 32 characters (e.g. `openssl rand -base64 32`).';
     case 'WEBHOOK_TIMEOUT_MS':
       return 'expected a positive number of milliseconds.';
+    case 'REQUEST_TIMEOUT_MS':
+      return 'expected a number of milliseconds from 1000 to 9999999 (default 30000).';
+    case 'MAX_CONNECTIONS':
+      return 'expected a positive whole number (default 1000).';
     case 'REVIEW_SUMMARY_GENERATOR':
       return 'expected builtin (the default, no network) or openai (an OpenAI-compatible chat completions API).';
     case 'REVIEW_SUMMARY_OPENAI_URL':

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyInstance,
@@ -35,6 +36,8 @@ export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
  * other headers; Node's default (16 KiB) refused filters well inside the documented limit.
  */
 export const MAX_HEADER_BYTES = 64 * 1024;
+/** How long a client has to send its request line and headers (at most the whole request's time-out). */
+const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
 
@@ -95,7 +98,14 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logger),
     bodyLimit: BODY_LIMIT_BYTES,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // A client that trickles its headers or body holds a socket only so long (docs/api.md#slow-clients). Node checks
+    // the time-outs every connectionsCheckingInterval, so a slow client is cut within a second of its limit.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
     clientErrorHandler: answerClientError,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -110,6 +120,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>() as PatronApp;
 
+  // Past this many open sockets new connections are closed at once, so slow clients cannot exhaust the process.
+  app.server.maxConnections = config.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodies(app);
   enforceRouteContract(app);
@@ -135,9 +147,9 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
 }
 
 /**
- * What the HTTP parser refuses before Fastify sees a request: headers over MAX_HEADER_BYTES (431) or a malformed
- * request (400), answered in the error envelope (docs/api.md#error-envelope) on the raw socket, then closed. A
- * connection reset needs no answer.
+ * What the HTTP server refuses before Fastify sees a request: headers over MAX_HEADER_BYTES (431), a request not
+ * received within its time-out (408) or a malformed request (400), answered in the error envelope
+ * (docs/api.md#error-envelope) on the raw socket, then closed. A connection reset needs no answer.
  */
 function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return;
@@ -147,9 +159,14 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
           'REQUEST_HEADERS_TOO_LARGE',
           `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB: send a large filter in a smaller form, or fewer headers.`,
         )
-      : new ApiError('VALIDATION_ERROR', 'The request is not valid HTTP.');
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError(
+            'REQUEST_TIMEOUT',
+            'The request did not arrive in time: send its headers and body without pauses.',
+          )
+        : new ApiError('VALIDATION_ERROR', 'The request is not valid HTTP.');
   const body = JSON.stringify(refusal.toBody());
-  const reason = refusal.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const reason = STATUS_CODES[refusal.statusCode] ?? 'Bad Request';
   socket.end(
     [
       `HTTP/1.1 ${refusal.statusCode} ${reason}`,
