@@ -52,7 +52,8 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
  * nothing.
  */
 export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Promise<AuthContext> {
-  if (SECRET_KEY_IN_TEXT.test(request.url.split('?').slice(1).join('?'))) {
+  const queryStart = request.url.indexOf('?');
+  if (queryStart !== -1 && SECRET_KEY_IN_TEXT.test(request.url.slice(queryStart + 1))) {
     // Refused whether or not the key is valid: a key in a URL is written to access logs, proxies and browser
     // histories, so taking it would teach callers a habit that leaks keys (docs/security.md).
     throw new ApiError(

@@ -43,13 +43,13 @@ export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, orderList, organizationId, params, (row: OrderRow) => toOrder(row));
+    return listRecords(this.db, orderList, organizationId, params, toOrder);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Order> {
     return getRecord(this.db, orderList, organizationId, include, {
       find: () => findOrder(this.db, organizationId, id),
-      toRecord: (row) => toOrder(row),
+      toRecord: toOrder,
       missing: () => notFound('The order'),
     });
   }

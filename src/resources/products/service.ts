@@ -36,13 +36,13 @@ export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, productList, organizationId, params, (row: ProductRow) => toProduct(row));
+    return listRecords(this.db, productList, organizationId, params, toProduct);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Product> {
     return getRecord(this.db, productList, organizationId, include, {
       find: () => findProduct(this.db, organizationId, id),
-      toRecord: (row) => toProduct(row),
+      toRecord: toProduct,
       missing: () => notFound('The product'),
     });
   }

@@ -10,19 +10,19 @@ import { importReviews } from './import.js';
 import { reviewList } from './list.js';
 import { bulkEditReviews, deleteReview, editReview, findReview } from './queries.js';
 import { type ReviewBulkUpdateBody, type ReviewImportBody, type ReviewPatch } from './schemas.js';
-import { toReview, type ReviewRow, reviewEvent, type Review } from '../../records/review.js';
+import { toReview, reviewEvent, type Review } from '../../records/review.js';
 
 export class ReviewService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, reviewList, organizationId, params, (row: ReviewRow) => toReview(row));
+    return listRecords(this.db, reviewList, organizationId, params, toReview);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Review> {
     return getRecord(this.db, reviewList, organizationId, include, {
       find: () => findReview(this.db, organizationId, id),
-      toRecord: (row) => toReview(row),
+      toRecord: toReview,
       missing: () => notFound('The review'),
     });
   }

@@ -9,7 +9,7 @@ import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
 import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
-import { siteEvent, toSite, type Site, type SiteRow } from '../../records/site.js';
+import { siteEvent, toSite, type Site } from '../../records/site.js';
 import type { SiteBody, SiteInput } from './schemas.js';
 import { siteList } from './list.js';
 
@@ -39,7 +39,7 @@ export class SiteService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, siteList, organizationId, params, (row: SiteRow) => toSite(row));
+    return listRecords(this.db, siteList, organizationId, params, toSite);
   }
 
   async get(organizationId: string, id: string): Promise<Site> {

@@ -6,7 +6,7 @@ import { conflict, notFound, validationError } from '../../http/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import type { ListParams } from '../../lists/query.js';
-import { tagEvent, toTag, type TagRecord, type TagRow } from '../../records/tag.js';
+import { tagEvent, toTag, type TagRecord } from '../../records/tag.js';
 import { tagList } from './list.js';
 import { deleteTagRow, findTag, findTagNamed, renameTag } from './queries.js';
 
@@ -29,13 +29,13 @@ export class TagService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, this.definition, organizationId, params, (row: TagRow) => toTag(row));
+    return listRecords(this.db, this.definition, organizationId, params, toTag);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<TagRecord> {
     return getRecord(this.db, this.definition, organizationId, include, {
       find: () => findTag(this.db, organizationId, this.kind, id),
-      toRecord: (row) => toTag(row),
+      toRecord: toTag,
       missing: () => notFound(this.what),
     });
   }

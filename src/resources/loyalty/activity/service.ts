@@ -6,13 +6,13 @@ import type { ListParams, SelectionParams } from '../../../lists/query.js';
 import { expireCredits } from '../engine/ledger.js';
 import { activityList } from './list.js';
 import type { BulkExpireBody } from './schemas.js';
-import { toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
+import { toTransaction } from '../../../records/loyalty/transaction.js';
 
 export class LoyaltyActivityService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async activity(organizationId: string, params: ListParams) {
-    return listRecords(this.db, activityList, organizationId, params, (row: TransactionRow) => toTransaction(row));
+    return listRecords(this.db, activityList, organizationId, params, toTransaction);
   }
 
   /**

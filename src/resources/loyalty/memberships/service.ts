@@ -46,13 +46,13 @@ export class LoyaltyMembershipService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, membershipList, organizationId, params, (row: MembershipRow) => toMembership(row));
+    return listRecords(this.db, membershipList, organizationId, params, toMembership);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyMembership> {
     return getRecord(this.db, membershipList, organizationId, include, {
       find: () => findMembership(this.db, organizationId, id),
-      toRecord: (row) => toMembership(row),
+      toRecord: toMembership,
       missing: () => notFound('The loyalty membership'),
     });
   }

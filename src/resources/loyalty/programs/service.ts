@@ -67,7 +67,7 @@ export class LoyaltyProgramService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, programList, organizationId, params, (row: ProgramRow) => toProgram(row));
+    return listRecords(this.db, programList, organizationId, params, toProgram);
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyProgram> {

@@ -16,7 +16,7 @@ import { findReward, findRule, loadMember, lockReward, orderExists } from './que
 import { type ClaimBody, type IssueBody, type IssueFields, type RedeemBody, type RevokeBody } from './schemas.js';
 import { moveReward, type Outcome } from '../engine/rewards/transitions.js';
 import { type CouponReward, type Reward } from '../../../records/loyalty/reward-object.js';
-import { type LoyaltyReward, toReward, type RewardRow } from '../../../records/loyalty/reward.js';
+import { type LoyaltyReward, toReward } from '../../../records/loyalty/reward.js';
 
 const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
 
@@ -39,13 +39,13 @@ export class LoyaltyRewardService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, rewardList, organizationId, params, (row: RewardRow) => toReward(row));
+    return listRecords(this.db, rewardList, organizationId, params, toReward);
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyReward> {
     return getRecord(this.db, rewardList, organizationId, include, {
       find: () => findReward(this.db, organizationId, id),
-      toRecord: (row) => toReward(row),
+      toRecord: toReward,
       missing: () => notFound('The loyalty reward'),
     });
   }

@@ -12,13 +12,13 @@ import { checkConfig } from './config.js';
 import { ruleList } from './list.js';
 import { findLiveRule } from './queries.js';
 import type { RuleBody, RuleFields } from './schemas.js';
-import { type LoyaltyRule, ruleEvent, type RuleRow, toRule } from '../../../records/loyalty/rule.js';
+import { type LoyaltyRule, ruleEvent, toRule } from '../../../records/loyalty/rule.js';
 
 export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, ruleList, organizationId, params, (row: RuleRow) => toRule(row));
+    return listRecords(this.db, ruleList, organizationId, params, toRule);
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyRule> {

@@ -12,7 +12,7 @@ import { recalculateTiers } from '../engine/tiers.js';
 import { resolveProgram } from '../programs/queries.js';
 import { tierList } from './list.js';
 import type { TierBody, TierFields } from './schemas.js';
-import { type LoyaltyTier, tierEvent, type TierRow, toTier } from '../../../records/loyalty/tier.js';
+import { type LoyaltyTier, tierEvent, toTier } from '../../../records/loyalty/tier.js';
 
 const thresholdTaken = (threshold: number | undefined) =>
   conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
@@ -30,7 +30,7 @@ export class LoyaltyTierService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, tierList, organizationId, params, (row: TierRow) => toTier(row));
+    return listRecords(this.db, tierList, organizationId, params, toTier);
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyTier> {
