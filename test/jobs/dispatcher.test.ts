@@ -219,8 +219,8 @@ describe('webhook dispatcher', () => {
     });
     for (let index = 0; index < 6; index++) await createSite(tenant);
     receiver.answer = () => ({ delayMs: 150 });
-    // recheckMs 0: the endpoint is read again before every POST of the window.
-    start({ recheckMs: 0 });
+    // The endpoint is read again before every POST of the window.
+    start();
     await receiver.waitFor(1, '/paused-mid-window');
     expect(
       (

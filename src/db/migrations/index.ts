@@ -16,6 +16,7 @@ import * as logTablesWithoutOrganizationFk from './0016_log_tables_without_organ
 import * as loyaltyUpdateRoom from './0017_loyalty_update_room.js';
 import * as eventsWithoutUnreadIndexes from './0018_events_without_unread_indexes.js';
 import * as pendingReferrals from './0019_pending_referrals.js';
+import * as deliverySendingMarks from './0020_delivery_sending_marks.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0017_loyalty_update_room': loyaltyUpdateRoom,
   '0018_events_without_unread_indexes': eventsWithoutUnreadIndexes,
   '0019_pending_referrals': pendingReferrals,
+  '0020_delivery_sending_marks': deliverySendingMarks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -29,12 +29,10 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** How long a claim stays valid without progress; must exceed the send time-out. */
   leaseMs?: number;
-  /** Deliveries of one endpoint claimed at once (sent in order): the most a crash leaves recorded "interrupted" per endpoint. */
+  /** Deliveries of one endpoint claimed at once (sent in order, each marked `sending` just before its POST). */
   windowSize?: number;
   /** Windows an endpoint gets before it is given back, so endpoints beyond the concurrency limit get their turn. */
   maxWindows?: number;
-  /** A POST starts only if its endpoint was seen active, with the URL and secret used, at most this long before. */
-  recheckMs?: number;
   /** On stop, how long in-flight POSTs may finish before they are aborted (and recorded "interrupted"). */
   stopGraceMs?: number;
 }
@@ -87,7 +85,6 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     timeoutMs: config.webhookTimeoutMs,
     windowSize: options.windowSize ?? 50,
     maxWindows: options.maxWindows ?? 20,
-    recheckMs: options.recheckMs ?? 100,
   };
   const active = new Map<string, Promise<void>>();
 

@@ -6,8 +6,9 @@ import type { SendOutcome } from './sender.js';
  * The dispatcher's work queue in SQL. An endpoint is the unit of work: whoever holds its lease (lease_owner,
  * lease_expires_at on webhook_endpoints) is the only one sending its deliveries, in sequence order. The queue is a
  * cursor on the endpoint row (migration 0011): deliveries up to settled_through have their outcome, those up to
- * dispatched_through form the window being sent, the rest wait. This is cross-tenant by nature (a background job,
- * not a request), so the claim spans organizations.
+ * dispatched_through form the window being sent, the rest wait. Inside a window each delivery is marked `sending`
+ * just before its POST (migration 0020), so a crash leaves at most one delivery per endpoint without an outcome.
+ * This is cross-tenant by nature (a background job, not a request), so the claim spans organizations.
  */
 
 export interface ClaimedEndpoint {
@@ -16,7 +17,7 @@ export interface ClaimedEndpoint {
   isActive: boolean;
   /** Every delivery up to this sequence has its outcome; the next window starts after it. */
   position: number;
-  /** Deliveries of a dead dispatcher's window recorded failed "interrupted" by this claim. */
+  /** Deliveries a dead dispatcher was sending, recorded failed "interrupted" by this claim. */
   interrupted: number;
 }
 
@@ -51,9 +52,11 @@ export const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${le
 
 /**
  * Leases up to `limit` endpoints with deliveries not yet settled and no live lease. SKIP LOCKED lets several
- * dispatchers claim at once without waiting on each other (or on a recording transaction); an expired lease (a
- * dead dispatcher) is taken over, and the window it left unsettled is recorded failed "interrupted" (what may have
- * been sent is not sent again: docs/api.md#crashes-and-interrupted-deliveries) in the same statement.
+ * dispatchers claim at once without waiting on each other (or on a recording transaction). An expired lease (a
+ * dead dispatcher) is taken over in the same statement: the deliveries of its window marked `sending` (their POST
+ * may have left) are recorded failed "interrupted" and never sent again
+ * (docs/api.md#crashes-and-interrupted-deliveries); the cursor goes back to the start of the window, so its
+ * deliveries still `pending` are sent by the new owner, in order.
  */
 export async function claimEndpoints(
   db: Kysely<DB>,
@@ -78,12 +81,12 @@ export async function claimEndpoints(
       update webhook_deliveries d set status = 'failed', error = 'interrupted', updated_at = now()
       from candidates c
       where d.organization_id = c.organization_id and d.webhook_id = c.id
-        and d.sequence > c.settled_through and d.sequence <= c.dispatched_through and d.status = 'pending'
+        and d.sequence > c.settled_through and d.sequence <= c.dispatched_through and d.status = 'sending'
       returning d.organization_id, d.webhook_id
     ),
     leased as (
       update webhook_endpoints e set lease_owner = ${owner}, lease_expires_at = now() + ${leaseInterval(leaseMs)},
-        settled_through = c.dispatched_through
+        dispatched_through = c.settled_through
       from candidates c
       where e.organization_id = c.organization_id and e.id = c.id
       returning e.organization_id, e.id, e.is_active, e.settled_through
@@ -154,23 +157,32 @@ export async function claimWindow(
 }
 
 /**
- * The endpoint as it is now, while this dispatcher still holds it and it is active; null otherwise. Read between
- * the POSTs of a window, so a PUT or DELETE applies within the dispatcher's re-check interval.
+ * The one statement before each POST (webhook_start_delivery, migration 0020): writes the outcomes not yet written
+ * (the endpoint's previous POST), then, if the endpoint is still active and ours, marks the delivery `sending` and
+ * answers the URL and secret to use. Null when the endpoint is no longer ours or active, or the delivery is no
+ * longer pending: the window stops there. Committed durably before the POST, which is what makes a crash cost at
+ * most this one delivery.
  */
-export async function checkEndpoint(db: Kysely<DB>, owner: string, endpoint: ClaimedEndpoint): Promise<Target | null> {
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select(['url', 'secret_ciphertext'])
-    .where('organization_id', '=', endpoint.organizationId)
-    .where('id', '=', endpoint.id)
-    .where('lease_owner', '=', owner)
-    .where('is_active', '=', true)
-    .executeTakeFirst();
+export async function startDelivery(
+  db: Kysely<DB>,
+  owner: string,
+  endpoint: ClaimedEndpoint,
+  deliveryId: string,
+  attemptedAt: Date,
+  done: readonly Outcome[],
+): Promise<Target | null> {
+  const { rows } = await sql<{ url: string; secret_ciphertext: string | null }>`
+    select * from webhook_start_delivery(${owner}, ${endpoint.organizationId}, ${endpoint.id}, ${deliveryId},
+      ${attemptedAt.toISOString()}::timestamptz, ${done.map((o) => o.deliveryId)}::uuid[],
+      ${done.map((o) => o.outcome.status)}::text[], ${done.map((o) => o.outcome.error)}::text[],
+      ${done.map((o) => o.outcome.responseStatus)}::int[], ${done.map((o) => o.url)}::text[],
+      ${done.map((o) => o.attemptedAt.toISOString())}::timestamptz[])`.execute(db);
+  const row = rows[0];
   return row ? { url: row.url, secretCiphertext: row.secret_ciphertext } : null;
 }
 
 /**
- * The outcomes of a window, in one statement. Written unconditionally: they are what happened, even if the rows
+ * Outcomes not carried by a next startDelivery (the window's last POST), in one statement. Written unconditionally: they are what happened, even if the rows
  * were meanwhile declared interrupted by a dispatcher that took over an expired lease. It touches delivery rows
  * only, never the endpoint, so it cannot deadlock with an endpoint's deletion (which locks the endpoint first).
  */
@@ -218,9 +230,10 @@ export async function failInactive(db: Kysely<DB>, owner: string, endpoint: Clai
 }
 
 /**
- * The same crash rule (docs/api.md#crashes-and-interrupted-deliveries) for deliveries sent by hand (resend, test
- * ping): they are inserted `sending` before their POST, outside any window. One older than the lease belongs to no
- * live sender (a send never outlives the time-out, which is shorter).
+ * The same crash rule (docs/api.md#crashes-and-interrupted-deliveries) for any delivery left `sending`: those sent
+ * by hand (resend, test ping), inserted `sending` before their POST outside any window, and a window's delivery whose
+ * endpoint no dispatcher has claimed since. One older than the lease belongs to no live sender (a send never
+ * outlives the time-out, which is shorter, and its outcome is written right after it).
  */
 export async function failInterrupted(db: Kysely<DB>, leaseMs: number): Promise<number> {
   const result = await sql`
@@ -246,8 +259,7 @@ export async function releaseEndpoint(
 
 /**
  * On shutdown: every lease this dispatcher still holds (normally none: each endpoint task releases its own). The
- * cursors are left as they are, so a window whose outcomes were not written is recorded interrupted by the next
- * claimer.
+ * cursors are left as they are, so a delivery left `sending` is recorded interrupted by the next claimer.
  */
 export async function releaseAll(db: Kysely<DB>, owner: string): Promise<void> {
   // Locked in key order first, like every statement touching several endpoints, so it cannot deadlock a recorder.

@@ -3,10 +3,10 @@ import type { DB } from '../../db/schema.js';
 import { deliveryHeaders } from '../../events/signing.js';
 import type { DispatcherMetrics } from './metrics.js';
 import {
-  checkEndpoint,
   claimWindow,
   failInactive,
   releaseEndpoint,
+  startDelivery,
   writeOutcomes,
   type ClaimedEndpoint,
   type Outcome,
@@ -26,12 +26,10 @@ export interface WorkerContext {
   stop: AbortSignal;
   leaseMs: number;
   timeoutMs: number;
-  /** Deliveries claimed at once: the most a crash can leave recorded "interrupted" for one endpoint. */
+  /** Deliveries claimed at once, sent in order; a crash leaves only the one being sent "interrupted". */
   windowSize: number;
   /** Windows sent before giving the endpoint back, so endpoints beyond the concurrency limit get their turn. */
   maxWindows: number;
-  /** A POST starts only if the endpoint was seen active (with the URL and secret used) at most this long before. */
-  recheckMs: number;
 }
 
 /** Time kept between the last POST a window may start and the lease's end, for the outcome write. */
@@ -39,8 +37,9 @@ const LEASE_MARGIN_MS = 1_000;
 
 /**
  * Sends one claimed endpoint's deliveries in sequence order, a window at a time: claim a window (one statement),
- * POST its deliveries one after another, each only after the previous one's outcome, then write all their outcomes
- * (one statement). A window ends early when the lease would not cover another POST, on shutdown, or when the
+ * then for each delivery one statement that writes the previous outcome and marks it `sending` (startDelivery) and
+ * its POST, each only after the previous one's outcome; the last outcome is written when the window ends. A window
+ * ends early when the lease would not cover another POST, on shutdown, or when the
  * endpoint stops being active, is deleted or the lease is lost; what it did not attempt goes back to the queue.
  * The worker ends when the queue is empty (the claim that finds it so releases the endpoint), the turn is used up,
  * or the endpoint is no longer ours, and always gives the lease back.
@@ -63,8 +62,8 @@ export async function runEndpoint(context: WorkerContext, endpoint: ClaimedEndpo
         released = true;
         return;
       }
-      const { outcomes, next, complete } = await sendWindow(context, endpoint, window, claimedAt);
-      await writeOutcomes(db, endpoint.organizationId, outcomes);
+      const { unwritten, next, complete } = await sendWindow(context, endpoint, window, claimedAt);
+      await writeOutcomes(db, endpoint.organizationId, unwritten);
       position = complete ? window.through : next;
       if (!complete) return;
     }
@@ -74,47 +73,46 @@ export async function runEndpoint(context: WorkerContext, endpoint: ClaimedEndpo
 }
 
 /**
- * POSTs a window's deliveries in order. Returns their outcomes, and, when it stopped early, the position before
- * the first delivery it did not attempt.
+ * POSTs a window's deliveries in order. Returns the outcomes not yet written and, when it stopped early, the
+ * position before the first delivery it did not attempt.
  */
 async function sendWindow(
   context: WorkerContext,
   endpoint: ClaimedEndpoint,
   window: Window,
   claimedAt: number,
-): Promise<{ outcomes: Outcome[]; next: number; complete: boolean }> {
+): Promise<{ unwritten: Outcome[]; next: number; complete: boolean }> {
   const { sender, metrics, stop } = context;
   const lastStart = claimedAt + context.leaseMs - context.timeoutMs - LEASE_MARGIN_MS;
-  const outcomes: Outcome[] = [];
+  let unwritten: Outcome[] = [];
   let target: Target = window;
-  let checkedAt = claimedAt;
   let key = signingKey(context, target);
   for (const delivery of window.deliveries) {
-    const now = Date.now();
     // Everything before this delivery is settled (sent, or rows sent by hand that the window skipped).
-    const stopBefore = () => ({ outcomes, next: delivery.sequence - 1, complete: false });
-    if (stop.aborted || now > lastStart) return stopBefore();
-    if (now - checkedAt > context.recheckMs) {
-      const current = await checkEndpoint(context.db, context.owner, endpoint);
-      if (!current) return stopBefore();
-      if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext)
-        key = signingKey(context, current);
+    const stopBefore = () => ({ unwritten, next: delivery.sequence - 1, complete: false });
+    if (stop.aborted || Date.now() > lastStart) return stopBefore();
+    const attemptedAt = new Date();
+    // The endpoint as it is now (docs/api.md#checks-at-send-time), and the mark that makes a crash cost at most this
+    // delivery; it also writes the previous outcome.
+    const current = await startDelivery(context.db, context.owner, endpoint, delivery.id, attemptedAt, unwritten);
+    unwritten = [];
+    if (!current) return stopBefore();
+    if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext) {
+      key = signingKey(context, current);
       target = current;
-      checkedAt = Date.now();
     }
     const body = Buffer.from(delivery.body, 'utf8');
-    const attemptedAt = new Date();
     const headers = deliveryHeaders(key, {
       idempotencyKey: delivery.idempotencyKey,
-      timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
+      timestampSeconds: Math.floor(Date.now() / 1000),
       body,
     });
     const outcome = await sender.send(target.url, body, headers, stop);
     metrics.outcomes.inc({ outcome: outcome.status });
     metrics.duration.observe({ outcome: outcome.status }, outcome.durationMs / 1000);
-    outcomes.push({ deliveryId: delivery.id, url: target.url, attemptedAt, outcome });
+    unwritten.push({ deliveryId: delivery.id, url: target.url, attemptedAt, outcome });
   }
-  return { outcomes, next: window.through, complete: true };
+  return { unwritten, next: window.through, complete: true };
 }
 
 function signingKey(context: WorkerContext, target: Target): Buffer | null {
