@@ -17,8 +17,8 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   const statements = [
     sql`create function webhook_start_delivery(p_owner text, p_organization uuid, p_webhook uuid, p_id uuid,
-        p_attempted_at timestamptz, p_done_id uuid[], p_done_status text[], p_done_error text[],
-        p_done_response_status integer[], p_done_url text[], p_done_attempted_at timestamptz[])
+        p_attempted_at timestamptz, p_done_id uuid, p_done_status text, p_done_error text,
+        p_done_response_status integer, p_done_url text, p_done_attempted_at timestamptz)
       returns table (url text, secret_ciphertext text)
       language plpgsql as $$
       #variable_conflict use_column
@@ -26,12 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         v_url text;
         v_secret text;
       begin
-        update webhook_deliveries d
-        set status = o.status, error = o.error, response_status = o.response_status, url = o.url,
-          attempted_at = o.attempted_at, updated_at = now()
-        from unnest(p_done_id, p_done_status, p_done_error, p_done_response_status, p_done_url, p_done_attempted_at)
-          as o(id, status, error, response_status, url, attempted_at)
-        where d.organization_id = p_organization and d.id = o.id;
+        if p_done_id is not null then
+          update webhook_deliveries d
+          set status = p_done_status, error = p_done_error, response_status = p_done_response_status,
+            url = p_done_url, attempted_at = p_done_attempted_at, updated_at = now()
+          where d.organization_id = p_organization and d.id = p_done_id;
+        end if;
 
         select e.url, e.secret_ciphertext into v_url, v_secret from webhook_endpoints e
         where e.organization_id = p_organization and e.id = p_webhook and e.lease_owner = p_owner and e.is_active;

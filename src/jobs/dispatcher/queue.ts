@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { SendOutcome } from './sender.js';
 
@@ -169,14 +170,15 @@ export async function startDelivery(
   endpoint: ClaimedEndpoint,
   deliveryId: string,
   attemptedAt: Date,
-  done: readonly Outcome[],
+  previous: Outcome | undefined,
 ): Promise<Target | null> {
-  const { rows } = await sql<{ url: string; secret_ciphertext: string | null }>`
-    select * from webhook_start_delivery(${owner}, ${endpoint.organizationId}, ${endpoint.id}, ${deliveryId},
-      ${attemptedAt.toISOString()}::timestamptz, ${done.map((o) => o.deliveryId)}::uuid[],
-      ${done.map((o) => o.outcome.status)}::text[], ${done.map((o) => o.outcome.error)}::text[],
-      ${done.map((o) => o.outcome.responseStatus)}::int[], ${done.map((o) => o.url)}::text[],
-      ${done.map((o) => o.attemptedAt.toISOString())}::timestamptz[])`.execute(db);
+  // Prepared once per connection: it runs once per delivery.
+  const { rows } = await sql<{ url: string; secret_ciphertext: string | null }>`${PREPARE}select * from
+    webhook_start_delivery(${owner}, ${endpoint.organizationId}, ${endpoint.id}, ${deliveryId}, ${attemptedAt},
+      ${previous?.deliveryId ?? null}, ${previous?.outcome.status ?? null}, ${previous?.outcome.error ?? null},
+      ${previous?.outcome.responseStatus ?? null}, ${previous?.url ?? null}, ${previous?.attemptedAt ?? null})`.execute(
+    db,
+  );
   const row = rows[0];
   return row ? { url: row.url, secretCiphertext: row.secret_ciphertext } : null;
 }

@@ -84,18 +84,20 @@ async function sendWindow(
 ): Promise<{ unwritten: Outcome[]; next: number; complete: boolean }> {
   const { sender, metrics, stop } = context;
   const lastStart = claimedAt + context.leaseMs - context.timeoutMs - LEASE_MARGIN_MS;
-  let unwritten: Outcome[] = [];
+  // The last POST's outcome, written by the next startDelivery or, at the end, by the caller.
+  let previous: Outcome | undefined;
+  const unwritten = () => (previous ? [previous] : []);
   let target: Target = window;
   let key = signingKey(context, target);
   for (const delivery of window.deliveries) {
     // Everything before this delivery is settled (sent, or rows sent by hand that the window skipped).
-    const stopBefore = () => ({ unwritten, next: delivery.sequence - 1, complete: false });
+    const stopBefore = () => ({ unwritten: unwritten(), next: delivery.sequence - 1, complete: false });
     if (stop.aborted || Date.now() > lastStart) return stopBefore();
     const attemptedAt = new Date();
     // The endpoint as it is now (docs/api.md#checks-at-send-time), and the mark that makes a crash cost at most this
     // delivery; it also writes the previous outcome.
-    const current = await startDelivery(context.db, context.owner, endpoint, delivery.id, attemptedAt, unwritten);
-    unwritten = [];
+    const current = await startDelivery(context.db, context.owner, endpoint, delivery.id, attemptedAt, previous);
+    previous = undefined;
     if (!current) return stopBefore();
     if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext) {
       key = signingKey(context, current);
@@ -110,9 +112,9 @@ async function sendWindow(
     const outcome = await sender.send(target.url, body, headers, stop);
     metrics.outcomes.inc({ outcome: outcome.status });
     metrics.duration.observe({ outcome: outcome.status }, outcome.durationMs / 1000);
-    unwritten.push({ deliveryId: delivery.id, url: target.url, attemptedAt, outcome });
+    previous = { deliveryId: delivery.id, url: target.url, attemptedAt, outcome };
   }
-  return { unwritten, next: window.through, complete: true };
+  return { unwritten: unwritten(), next: window.through, complete: true };
 }
 
 function signingKey(context: WorkerContext, target: Target): Buffer | null {
