@@ -6,7 +6,7 @@ export function createWebhookDeliveriesResource(options: DeliveryRouteOptions = 
   return {
     name: 'webhook-deliveries',
     description:
-      'The delivery log of each webhook endpoint, and deliveries sent by hand: resend and test ping (D23, D24).',
+      "The delivery log of each webhook endpoint, and deliveries sent by hand: resend, test ping and the recovery of a receiver's outage.",
     routes: deliveryRoutes(options),
   };
 }

@@ -4,6 +4,9 @@ import type { SendOutcome } from '../../jobs/dispatcher/sender.js';
 import type { Executor } from '../../db/executor.js';
 import type { DeliveryRow } from '../../records/delivery-record.js';
 
+/** The event name of a test ping, which is not an event of the catalog. */
+export const TEST_EVENT = 'webhook.test';
+
 export const findEndpoint = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('webhook_endpoints')
@@ -74,3 +77,48 @@ export const recordOutcome = (db: Executor, organizationId: string, id: string, 
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+
+/**
+ * Queues a new delivery for every idempotencyKey of the endpoint whose deliveries created since `since` all failed
+ * (docs/api.md#recovering-a-receivers-outage): in the order of their first delivery, behind the endpoint's queue,
+ * with the same event, name, idempotencyKey and payload. A key with a delivery that succeeded, or one still pending
+ * or sending (a recovery queued earlier), is skipped, so recovering twice queues nothing twice. Test pings are not
+ * events and are skipped. The caller holds the endpoint's lock (the sequences follow it).
+ */
+export const queueRecovery = (
+  trx: Executor,
+  values: { organizationId: string; webhookId: string; url: string; since: string; limit: number },
+) =>
+  sql<{ queued: string; found: string }>`
+    with failed as (
+      select distinct on (d.idempotency_key) d.idempotency_key, d.event_id, d.event_name, d.payload, d.sequence
+      from webhook_deliveries d
+      where d.organization_id = ${values.organizationId} and d.webhook_id = ${values.webhookId}
+        and d.status = 'failed' and d.created_at >= ${values.since}::timestamptz and d.event_name <> ${TEST_EVENT}
+        and not exists (
+          select 1 from webhook_deliveries o
+          where o.organization_id = d.organization_id and o.webhook_id = d.webhook_id
+            and o.idempotency_key = d.idempotency_key and o.status <> 'failed')
+      order by d.idempotency_key, d.sequence
+    ),
+    chosen as (
+      select f.*, row_number() over (order by f.sequence) as n from failed f order by f.sequence limit ${values.limit}
+    ),
+    bumped as (
+      update webhook_endpoints set last_sequence = last_sequence + (select count(*) from chosen)
+      where organization_id = ${values.organizationId} and id = ${values.webhookId}
+      returning last_sequence - (select count(*) from chosen) as base
+    ),
+    inserted as (
+      insert into webhook_deliveries
+        (organization_id, id, webhook_id, sequence, event_id, event_name, idempotency_key, url, payload)
+      select ${values.organizationId}, ${SQL_UUID_V7}, ${values.webhookId}, b.base + c.n, c.event_id, c.event_name,
+        c.idempotency_key, ${values.url}, c.payload
+      from chosen c cross join bumped b
+      order by c.n
+      returning 1
+    ),
+    counted as (select count(*) as queued from inserted)
+    select counted.queued, (select count(*) from failed) as found,
+      case when counted.queued > 0 then pg_notify('patron_webhook_deliveries', '') end as woke
+    from counted`.execute(trx);

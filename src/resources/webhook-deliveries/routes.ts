@@ -6,7 +6,7 @@ import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { deliveryList } from './list.js';
-import { DeliveryParams } from './schemas.js';
+import { DeliveryParams, RecoverBody, RecoverResult } from './schemas.js';
 import { WebhookDelivery } from '../../records/delivery-record.js';
 import { WebhookDeliveryService } from './service.js';
 
@@ -69,6 +69,26 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
           request.params.deliveryId,
         );
         return reply.code(201).send(delivery);
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/recover',
+      {
+        config: { permission: 'webhooks:write', cost: 5, refusals: { 409: 'the endpoint is inactive' } },
+        schema: {
+          operationId: 'recoverWebhookDeliveries',
+          summary:
+            "Queue again every failed delivery since a time (after a receiver's outage): new records with the same idempotencyKey, in order",
+          tags,
+          params: IdParams,
+          body: RecoverBody,
+          response: { 202: RecoverResult },
+        },
+      },
+      async (request, reply) => {
+        const result = await deliveries.recover(authOf(request).organizationId, request.params.id, request.body.since);
+        return reply.code(202).send(result);
       },
     );
 

@@ -13,10 +13,19 @@ import type { ListParams } from '../../lists/query.js';
 import { toDelivery, type DeliveryRow, type WebhookDelivery } from '../../records/delivery-record.js';
 import { toWebhookEndpoint, WebhookEndpoint } from '../../records/webhook-endpoint.js';
 import { deliveryList, scopedDeliveryList } from './list.js';
-import { findDelivery, findEndpoint, insertManualDelivery, lockEndpoint, recordOutcome } from './queries.js';
+import {
+  findDelivery,
+  findEndpoint,
+  insertManualDelivery,
+  lockEndpoint,
+  queueRecovery,
+  recordOutcome,
+  TEST_EVENT,
+} from './queries.js';
+import { RECOVER_LIMIT } from './schemas.js';
 
 const ENDPOINT = 'The webhook endpoint';
-export const TEST_EVENT = 'webhook.test';
+export { TEST_EVENT };
 
 const inactive = () =>
   conflict('The webhook endpoint is inactive, and an inactive endpoint receives nothing; set isActive to true first.');
@@ -72,6 +81,27 @@ export class WebhookDeliveryService {
         idempotencyKey,
         body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data),
       };
+    });
+  }
+
+  /**
+   * Queues again, by hand, the failed deliveries of a receiver's outage (docs/api.md#recovering-a-receivers-outage).
+   * Under the endpoint's lock, like the fan-out, so the new sequences follow commit order.
+   */
+  async recover(organizationId: string, webhookId: string, since: string): Promise<{ queued: number; more: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const endpoint = await lockEndpoint(trx, organizationId, webhookId);
+      if (!endpoint) throw notFound(ENDPOINT);
+      if (!endpoint.is_active) throw inactive();
+      const { rows } = await queueRecovery(trx, {
+        organizationId,
+        webhookId,
+        url: endpoint.url,
+        since,
+        limit: RECOVER_LIMIT,
+      });
+      const queued = Number(rows[0]?.queued ?? 0);
+      return { queued, more: Number(rows[0]?.found ?? 0) > queued };
     });
   }
 
