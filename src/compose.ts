@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import { CORE_PERMISSIONS } from './auth/permissions.js';
 import type { Config } from './config/index.js';
 import type { JobDefinition } from './jobs/runner/types.js';
+import { retentionJob } from './jobs/retention/job.js';
 import { migrateToLatest, openDatabase, type Database } from './db/engine.js';
 import { buildApp } from './http/app.js';
 import type { Metrics } from './http/metrics.js';
@@ -47,9 +48,15 @@ export const permissionCatalog: readonly string[] = [
   ...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])]),
 ];
 
-/** Every background job the resources declare: what `serve` runs and `patron jobs run` can run by hand. */
+/**
+ * Every background job: the platform's retention (docs/api.md#retention) and those the resources declare. What
+ * `serve` runs and `patron jobs run` can run by hand.
+ */
 export function scheduledJobs(config: Config, registry?: Registry): JobDefinition[] {
-  return resources.flatMap((resource) => resource.jobs?.({ config, registry }) ?? []);
+  return [
+    retentionJob(config.retention),
+    ...resources.flatMap((resource) => resource.jobs?.({ config, registry }) ?? []),
+  ];
 }
 
 /** What the operator's CLI does to organizations; the CLI reaches resources only through this root. */

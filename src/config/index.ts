@@ -18,6 +18,11 @@ const EnvSchema = Type.Object({
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$' })),
   MAX_CONNECTIONS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  // Checked by retention() below, whose messages never repeat the value.
+  RETENTION_DELIVERIES_DAYS: Type.Optional(Type.String()),
+  RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
+  RETENTION_JOBS_DAYS: Type.Optional(Type.String()),
+  RETENTION_BATCH_ROWS: Type.Optional(Type.String()),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
   REVIEW_SUMMARY_OPENAI_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   REVIEW_SUMMARY_OPENAI_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -46,6 +51,16 @@ export interface Config {
   /** Open connections one process accepts at most; further ones are closed at once. */
   maxConnections: number;
   reviewSummaryGenerator: ReviewSummaryGeneratorConfig;
+  /** How long the bounded tables keep their rows (docs/api.md#retention). */
+  retention: RetentionConfig;
+}
+
+/** The retention windows in days, and the rows one pruning statement deletes at most (docs/api.md#retention). */
+export interface RetentionConfig {
+  deliveriesDays: number;
+  eventsDays: number;
+  jobsDays: number;
+  batchRows: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +107,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs,
     requestTimeoutMs: Number(values.REQUEST_TIMEOUT_MS ?? 30_000),
     maxConnections: Number(values.MAX_CONNECTIONS ?? 1000),
+    retention: retention(values),
+  };
+}
+
+const RETENTION_LIMITS = {
+  RETENTION_DELIVERIES_DAYS: { fallback: 30, min: 1, max: 3650 },
+  RETENTION_EVENTS_DAYS: { fallback: 7, min: 1, max: 3650 },
+  RETENTION_JOBS_DAYS: { fallback: 30, min: 1, max: 3650 },
+  RETENTION_BATCH_ROWS: { fallback: 2000, min: 100, max: 10000 },
+} as const;
+
+function retention(values: Static<typeof EnvSchema>): RetentionConfig {
+  const read = (name: keyof typeof RETENTION_LIMITS) => {
+    const { fallback, min, max } = RETENTION_LIMITS[name];
+    const raw = values[name];
+    if (raw === undefined) return fallback;
+    const number = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+    if (!(number >= min && number <= max)) throw new ConfigError(`Invalid ${name}: ${describe(name)}`);
+    return number;
+  };
+  return {
+    deliveriesDays: read('RETENTION_DELIVERIES_DAYS'),
+    eventsDays: read('RETENTION_EVENTS_DAYS'),
+    jobsDays: read('RETENTION_JOBS_DAYS'),
+    batchRows: read('RETENTION_BATCH_ROWS'),
   };
 }
 
@@ -131,6 +171,14 @@ function describe(name: string): string {
       return 'expected a number of milliseconds from 1000 to 9999999 (default 30000).';
     case 'MAX_CONNECTIONS':
       return 'expected a positive whole number (default 1000).';
+    case 'RETENTION_DELIVERIES_DAYS':
+      return 'expected a whole number of days from 1 to 3650 (default 30).';
+    case 'RETENTION_EVENTS_DAYS':
+      return 'expected a whole number of days from 1 to 3650 (default 7).';
+    case 'RETENTION_JOBS_DAYS':
+      return 'expected a whole number of days from 1 to 3650 (default 30).';
+    case 'RETENTION_BATCH_ROWS':
+      return 'expected a whole number of rows from 100 to 10000 (default 2000).';
     case 'REVIEW_SUMMARY_GENERATOR':
       return 'expected builtin (the default, no network) or openai (an OpenAI-compatible chat completions API).';
     case 'REVIEW_SUMMARY_OPENAI_URL':

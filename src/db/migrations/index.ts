@@ -17,6 +17,7 @@ import * as loyaltyUpdateRoom from './0017_loyalty_update_room.js';
 import * as eventsWithoutUnreadIndexes from './0018_events_without_unread_indexes.js';
 import * as pendingReferrals from './0019_pending_referrals.js';
 import * as deliverySendingMarks from './0020_delivery_sending_marks.js';
+import * as retention from './0021_retention.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0018_events_without_unread_indexes': eventsWithoutUnreadIndexes,
   '0019_pending_referrals': pendingReferrals,
   '0020_delivery_sending_marks': deliverySendingMarks,
+  '0021_retention': retention,
 };
 
 export const migrationProvider: MigrationProvider = {

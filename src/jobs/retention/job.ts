@@ -1,0 +1,58 @@
+import type { RetentionConfig } from '../../config/index.js';
+import type { JobDefinition } from '../runner/types.js';
+import {
+  inBatches,
+  pruneDeliveries,
+  pruneEvents,
+  pruneIdempotencyKeys,
+  pruneImportJobRecords,
+  pruneJobs,
+} from './prune.js';
+
+/** The retention job's name in the job table and for `patron jobs run`. */
+export const RETENTION_JOB = 'retention.prune';
+/** When it runs, on each organization's clock (docs/api.md#retention). */
+export const RETENTION_AT = '04:00';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface RetentionJobOptions {
+  /** Milliseconds between two statements, leaving the database to other work; default none. */
+  pauseMs?: number;
+}
+
+/**
+ * Prunes one organization's bounded tables, each past its window (docs/api.md#retention): delivery records, then
+ * the events no delivery refers to any more, finished jobs, replaced import provenance, expired idempotency keys.
+ * Every statement deletes at most `batchRows` rows in a transaction of its own, walking a primary key from where the
+ * previous one stopped, and skips rows a request holds instead of waiting for them; two runs of it at once (two
+ * processes, or one started by hand) delete different rows. The windows are counted back from the job's clock.
+ */
+export function retentionJob(config: RetentionConfig, options: RetentionJobOptions = {}): JobDefinition {
+  const pauseMs = options.pauseMs ?? 0;
+  return {
+    name: RETENTION_JOB,
+    dailyAt: RETENTION_AT,
+    async run({ db, organizationId, now }) {
+      const window = (days: number) => ({
+        organizationId,
+        cutoff: new Date(now.getTime() - days * DAY_MS),
+        limit: config.batchRows,
+      });
+      // Deliveries first: the events they held become prunable in the same run.
+      const deliveries = await inBatches((after) => pruneDeliveries(db, window(config.deliveriesDays), after), pauseMs);
+      const events = await inBatches((after) => pruneEvents(db, window(config.eventsDays), after), pauseMs);
+      const jobs = await inBatches((after) => pruneJobs(db, window(config.jobsDays), after), pauseMs);
+      const importJobRecords = await inBatches(
+        (after) => pruneImportJobRecords(db, window(config.jobsDays), after),
+        pauseMs,
+      );
+      const idempotencyKeys = await inBatches(
+        (after) => pruneIdempotencyKeys(db, { organizationId, now, limit: config.batchRows }, after),
+        pauseMs,
+        '',
+      );
+      return { deliveries, events, jobs, importJobRecords, idempotencyKeys };
+    },
+  };
+}
