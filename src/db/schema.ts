@@ -43,6 +43,15 @@ export interface IdempotencyKeysTable {
   created_at: UpdatedAt;
   /** Rows older than this are treated as absent and swept. */
   expires_at: Date;
+  /** The server_processes id of the process running the first request, while it is in progress. */
+  owner_process: string | null;
+}
+
+/** The API processes alive, each renewing its row (docs/api.md#idempotency-keys). Global: not a tenant table. */
+export interface ServerProcessesTable {
+  id: string;
+  started_at: Generated<Date>;
+  renewed_at: Generated<Date>;
 }
 
 /** The outbox: written in the same transaction as the change that caused it. */
@@ -480,6 +489,7 @@ export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  server_processes: ServerProcessesTable;
   events: EventsTable;
   sites: SitesTable;
   customers: CustomersTable;

@@ -21,6 +21,7 @@ import { authenticate, authorize, requestLabels } from './auth.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerHealth } from './health.js';
 import { registerIdempotency } from './idempotency.js';
+import { startPresence } from './process-presence.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { chargeRequest } from './rate-limit.js';
@@ -131,7 +132,10 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerErrorHandling(app, BODY_LIMIT_BYTES);
   registerMetrics(app, metrics);
   registerAccessControl(app, database, limiter, metrics);
-  registerIdempotency(app, database.db);
+  const presence = await startPresence(database.db, database.engine, app.log);
+  // After every request has finished (onClose hooks run once in-flight requests are done).
+  app.addHook('onClose', () => presence.close());
+  registerIdempotency(app, database.db, presence);
   registerHealth(app, database);
   await registerOpenApi(app, resources);
 

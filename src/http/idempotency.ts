@@ -2,15 +2,27 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { conflict, validationError } from './errors.js';
+import { ApiError, conflict, validationError } from './errors.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PRESENCE_GONE_AFTER_SECONDS, type ProcessPresence } from './process-presence.js';
 import type { PatronApp } from './types.js';
 
 const RETENTION_HOURS = 24;
-/** An in-progress claim older than this is taken to belong to a process that died, and may be claimed again. */
+/**
+ * An in-progress claim that names no process (made before processes were tracked) and is older than this is taken
+ * to belong to a process that died.
+ */
 const ABANDONED_AFTER_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+// The first request's process is known gone: it stopped renewing its presence (or never had one and the claim
+// is old). Its claim is taken over; whatever it did before dying either committed (and the retry meets it as
+// any retry would) or did not.
+const claimOfProcessGone = sql<boolean>`(case when idempotency_keys.owner_process is null
+  then idempotency_keys.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
+  else not exists (select 1 from server_processes p where p.id = idempotency_keys.owner_process
+    and p.renewed_at > now() - make_interval(secs => ${PRESENCE_GONE_AFTER_SECONDS})) end)`;
 
 interface IdempotencyClaim {
   organizationId: string;
@@ -26,9 +38,10 @@ declare module 'fastify' {
 /**
  * A POST with an Idempotency-Key runs once (docs/api.md#idempotency-keys). The same key and body within 24 h replays
  * the first response; the same key with another body, or while the first is still running, is 409. Stored per
- * organization.
+ * organization. A claim names the process running it (`presence`), so a retry can take over the claim of a process
+ * known gone.
  */
-export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
+export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: ProcessPresence): void {
   app.decorateRequest('idempotencyClaim', null);
 
   // Callback-style hooks with a synchronous fast path: most requests carry no key, and an async hook costs every
@@ -59,6 +72,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
         key: header,
         fingerprint,
         state: 'in_progress',
+        owner_process: presence.id,
         expires_at: sql<Date>`now() + make_interval(hours => ${RETENTION_HOURS})`,
       })
       .onConflict((oc) =>
@@ -67,6 +81,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
           .doUpdateSet({
             fingerprint,
             state: 'in_progress',
+            owner_process: presence.id,
             status_code: null,
             content_type: null,
             response_body: null,
@@ -76,14 +91,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
           .where((eb) =>
             eb.or([
               eb('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
-              eb.and([
-                eb('idempotency_keys.state', '=', 'in_progress'),
-                eb(
-                  'idempotency_keys.created_at',
-                  '<',
-                  sql<Date>`now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})`,
-                ),
-              ]),
+              eb.and([eb('idempotency_keys.state', '=', 'in_progress'), claimOfProcessGone]),
             ]),
           ),
       )
@@ -104,7 +112,12 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
       throw conflict('This Idempotency-Key was already used for a different request; use a new key for a new request.');
     }
     if (existing.state === 'in_progress') {
-      throw conflict('A request with this Idempotency-Key is still being processed; retry after it has finished.');
+      throw new ApiError(
+        'CONFLICT',
+        'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+        undefined,
+        { 'retry-after': '1' },
+      );
     }
     reply.code(existing.status_code ?? 200).header('idempotent-replayed', 'true');
     if (existing.content_type) reply.type(existing.content_type);
@@ -135,6 +148,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>): void {
     await scope
       .set({
         state: 'completed',
+        owner_process: null,
         status_code: reply.statusCode,
         content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
         response_body: payload,

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /** Tables that are not owned by one organization. Adding one here is an architecture decision, not a fix. */
-const GLOBAL_TABLES = new Set(['organizations', 'kysely_migration', 'kysely_migration_lock']);
+// server_processes: the API processes alive, each serving every organization.
+const GLOBAL_TABLES = new Set(['organizations', 'server_processes', 'kysely_migration', 'kysely_migration_lock']);
 
 let test: TestDatabase;
 beforeAll(async () => {

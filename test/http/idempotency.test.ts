@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationResource } from '../../src/resources/organization/index.js';
+import { canonicalJson } from '../../src/util/canonical-json.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { probeResource, type ProbeState } from '../support/probe-resource.js';
 
@@ -34,7 +36,7 @@ const eventCount = async (organizationId: string) =>
     ).n,
   );
 
-describe('Idempotency-Key (D16)', () => {
+describe('Idempotency-Key', () => {
   it('replays the first response for the same key and body without acting again', async () => {
     const events = await eventCount(tenant.organization.id);
     const first = await create(tenant.key, { name: 'lamp', count: 1 }, 'key-1');
@@ -105,6 +107,68 @@ describe('Idempotency-Key (D16)', () => {
     const second = await create(tenant.key, { name: 'old' }, 'key-6');
     expect(second.statusCode).toBe(201);
     expect(second.json().id).not.toBe(first.json().id);
+  });
+
+  describe('a first request whose process died', () => {
+    const db = () => t.testDatabase.database.db;
+    /** The state a process leaves when it dies mid-request: its claim in progress, naming it. */
+    const claimOf = async (key: string, process: string, renewedSecondsAgo: number | null, body: object) => {
+      if (renewedSecondsAgo !== null)
+        await db()
+          .insertInto('server_processes')
+          .values({ id: process, renewed_at: sql<Date>`now() - make_interval(secs => ${renewedSecondsAgo})` })
+          .execute();
+      await db()
+        .insertInto('idempotency_keys')
+        .values({
+          organization_id: tenant.organization.id,
+          key,
+          fingerprint: createHash('sha256')
+            .update(`POST /v1/probe/things\n${canonicalJson(body)}`)
+            .digest('hex'),
+          state: 'in_progress',
+          owner_process: process,
+          expires_at: sql<Date>`now() + interval '24 hours'`,
+        })
+        .execute();
+    };
+
+    it('is 409 with Retry-After while its process is alive, and runs once the process is known gone', async () => {
+      await claimOf('key-alive', 'host:1:alive', 0, { name: 'vase' });
+      const events = await eventCount(tenant.organization.id);
+      const refused = await create(tenant.key, { name: 'vase' }, 'key-alive');
+      expect(refused.statusCode).toBe(409);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json().error.code).toBe('CONFLICT');
+      expect(await eventCount(tenant.organization.id)).toBe(events);
+
+      // The process stops renewing its presence: 30 s later it is known gone.
+      await db()
+        .updateTable('server_processes')
+        .set({ renewed_at: sql<Date>`now() - interval '31 seconds'` })
+        .where('id', '=', 'host:1:alive')
+        .execute();
+      const retried = await create(tenant.key, { name: 'vase' }, 'key-alive');
+      expect(retried.statusCode).toBe(201);
+      expect(await eventCount(tenant.organization.id)).toBe(events + 1);
+      const replayed = await create(tenant.key, { name: 'vase' }, 'key-alive');
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.json().id).toBe(retried.json().id);
+    });
+
+    it('runs at once when the process is gone from server_processes (it shut down, or the embedded database restarted)', async () => {
+      await claimOf('key-gone', 'host:2:gone', null, { name: 'bowl' });
+      const retried = await create(tenant.key, { name: 'bowl' }, 'key-gone');
+      expect(retried.statusCode).toBe(201);
+    });
+
+    it("keeps a live claim of this server's own process", async () => {
+      const own = await db().selectFrom('server_processes').select('id').execute();
+      expect(own.length).toBeGreaterThan(0);
+      const live = own.find((row) => !row.id.startsWith('host:'))!;
+      await claimOf('key-own', live.id, null, { name: 'jug' });
+      expect((await create(tenant.key, { name: 'jug' }, 'key-own')).statusCode).toBe(409);
+    });
   });
 
   it('rejects a malformed key header', async () => {
