@@ -9,6 +9,7 @@ import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';
 import { runJob } from './jobs.js';
+import { deleteOrganizationCommand } from './org-delete.js';
 import { serve } from './serve.js';
 import { isUuid } from '../util/uuid.js';
 
@@ -113,6 +114,15 @@ org
       );
     });
   });
+org
+  .command('delete')
+  .description(
+    'Delete an organization and every row it owns, in batches, and print the rows removed per table. Asks for its name or id; --yes skips that (required without a terminal).',
+  )
+  .argument('<id>', 'organization id', uuid)
+  .option('--yes', 'do not ask for confirmation (for scripts)')
+  .option('--json', 'print one JSON object { id, name, deleted: { <table>: rows }, total, seconds }')
+  .action(deleteOrganizationCommand);
 
 const key = program.command('key').description('Secret API keys.');
 key
