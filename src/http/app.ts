@@ -132,7 +132,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerErrorHandling(app, BODY_LIMIT_BYTES);
   registerMetrics(app, metrics);
   registerAccessControl(app, database, limiter, metrics);
-  const presence = await startPresence(database.db, database.engine, app.log);
+  const presence = startPresence(database.db, database.engine, app.log);
   // After every request has finished (onClose hooks run once in-flight requests are done).
   app.addHook('onClose', () => presence.close());
   registerIdempotency(app, database.db, presence);

@@ -24,13 +24,11 @@ export interface ProcessPresence {
  * died. On the embedded database the data directory belongs to one process (the embedded lock), so every row left
  * from an earlier run is a process known gone, and is forgotten at once.
  */
-export async function startPresence(db: Kysely<DB>, engine: Engine, log: Logger): Promise<ProcessPresence> {
+export function startPresence(db: Kysely<DB>, engine: Engine, log: Logger): ProcessPresence {
   const id = `${hostname()}:${process.pid}:${randomUUID()}`;
-  if (engine === 'pglite') await db.deleteFrom('server_processes').execute();
   const renew = () =>
     sql`insert into server_processes (id) values (${id})
       on conflict (id) do update set renewed_at = now()`.execute(db);
-  await renew();
   let failing = false;
   let renewals = 0;
   const timer = setInterval(() => {
@@ -52,10 +50,17 @@ export async function startPresence(db: Kysely<DB>, engine: Engine, log: Logger)
       });
   }, PRESENCE_RENEW_MS);
   timer.unref();
+  // Not awaited: a process starts (and answers 503) while its database is down; the timer keeps trying.
+  const forgetEarlierRuns = engine === 'pglite' ? db.deleteFrom('server_processes').execute() : Promise.resolve();
+  const started = forgetEarlierRuns.then(renew).catch((error: unknown) => {
+    failing = true;
+    log.warn({ err: error }, 'could not record this process in server_processes');
+  });
   return {
     id,
     async close() {
       clearInterval(timer);
+      await started;
       // Gone for certain: its claims can be taken over at once.
       await db
         .deleteFrom('server_processes')

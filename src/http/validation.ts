@@ -62,7 +62,24 @@ export function validationDetails(
   const root = PART_NAMES[part ?? 'body'] ?? part ?? 'body';
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
+  // A union of literals fails with one `const` error per literal: one detail names them all.
+  const allowedAt = new Map<string, { detail: ErrorDetail; values: unknown[] }>();
   for (const error of errors) {
+    if (error.keyword === 'const') {
+      const path = toPath(root, error.instancePath);
+      const value = (error.params as { allowedValue?: unknown }).allowedValue;
+      const known = allowedAt.get(path);
+      if (known) {
+        if (!known.values.includes(value)) known.values.push(value);
+        known.detail.message = `must be one of ${known.values.map((v) => JSON.stringify(v)).join(', ')}`;
+        continue;
+      }
+      const detail = { path, message: `must be ${JSON.stringify(value)}` };
+      allowedAt.set(path, { detail, values: [value] });
+      details.push(detail);
+      if (details.length >= MAX_DETAILS) break;
+      continue;
+    }
     const detail = describe(error, root);
     if (!detail) continue;
     const key = `${detail.path}\u0000${detail.message}`;

@@ -57,11 +57,10 @@ export function listQuerySchema(definition: ListDefinition): TObject<ListQueryPr
     {
       limit: Type.Optional(Limit),
       cursor: Type.Optional(Cursor),
+      // An enum, not a union of literals: generators read it as one string type, and a wrong value is one error
+      // naming every allowed value.
       sort: Type.Optional(
-        Type.Union(
-          sorts.map((value) => Type.Literal(value)),
-          { description: `Default ${definition.defaultSort}.` },
-        ),
+        Type.Unsafe<string>({ type: 'string', enum: sorts, description: `Default ${definition.defaultSort}.` }),
       ),
       ...(definition.search ? { search: Type.Optional(Search) } : {}),
       filter: Type.Optional(filterSchema(definition)),

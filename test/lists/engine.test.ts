@@ -723,6 +723,13 @@ describe('cursors, page sizes, sorts and includes', () => {
     ]) {
       await refused(owner, `/v1/products?sort=${q(sort)}`, 'query.sort');
     }
+    // One error that names every allowed value, not one per value.
+    const sortError = await t.request({ url: '/v1/products?sort=slug', key: owner.key });
+    expect(sortError.json().error.details).toHaveLength(1);
+    expect(sortError.json().error.message).toMatch(
+      /^Invalid request: query.sort must be one of "title", "-title", "createdAt", "-createdAt", .*\.$/,
+    );
+    expect(sortError.json().error.message).not.toMatch(/more problem/);
     await refused(owner, '/v1/products?include=nope', 'query.include', /Unknown include "nope"/);
     await refused(owner, '/v1/products?include=tags,variants,orders', 'query.include', /"orders"/);
     await refused(owner, `/v1/products?include=${q("tags'); drop table products; --")}`, 'query.include');
