@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './errors.js';
+import { refineDocument } from './openapi-document.js';
 import type { PatronApp, Refusals, ResourceModule } from './types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
@@ -63,6 +64,8 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' } } },
       tags: resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
     },
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? refineDocument(documentObject.openapiObject) : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const config = (route as RouteOptions).config ?? {};

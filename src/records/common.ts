@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 
 /** At most 50 keys of 1..40 characters, string values of at most 500 (docs/api.md#metadata-notes-and-tags). */
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -39,6 +39,14 @@ export const Count = Type.Object({ count: Type.Integer({ minimum: 0 }) });
 
 /** Rows per import request; more is 413 naming the limit (docs/api.md#import-rows). */
 export const MAX_IMPORT_ROWS = 1000;
+
+/**
+ * The rows of an import request. The limit is checked by the import itself, so a request over it is 413 naming the
+ * limit rather than a validation error; `x-max-items` puts it in the document as maxItems
+ * (docs/api.md#the-openapi-document).
+ */
+export const importRows = <T extends TSchema>(row: T, description = 'At most 1,000 rows; more is 413.') =>
+  Type.Array(row, { description, 'x-max-items': MAX_IMPORT_ROWS });
 
 export const SkippedRow = Type.Object({
   index: Type.Integer({ description: 'Index of the skipped row in data.' }),

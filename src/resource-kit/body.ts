@@ -19,3 +19,12 @@ export function unwrapData<Fields extends object>(
   }
   return data !== undefined ? { fields: data, path: 'body.data' } : { fields: topLevel as Fields, path: 'body' };
 }
+
+/**
+ * A body as a create takes it: the same schema (the fields stay optional for validation, so the service can name
+ * every missing field at once), marked with the fields a create requires so the document shows them required
+ * (docs/api.md#the-openapi-document). The service checks the same list.
+ */
+export function requiredOnCreate<T extends object>(schema: T, required: readonly string[]): T {
+  return { ...schema, 'x-required': [...required] };
+}

@@ -1,6 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Customer, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
-import { MetadataInput, NotesInput, SkippedRow, TagsInput } from '../../records/common.js';
+import { importRows, MetadataInput, NotesInput, SkippedRow, TagsInput } from '../../records/common.js';
 
 /** PATCH /customers/{id}: only the merchant's own fields; identity fields come from the store through import. */
 export const CustomerPatch = Type.Object(
@@ -58,7 +58,7 @@ export type CustomerImportRow = Static<typeof CustomerImportRow>;
 
 export const CustomerImportBody = Type.Object(
   {
-    data: Type.Array(CustomerImportRow, { description: 'At most 1,000 rows.' }),
+    data: importRows(CustomerImportRow),
     strict: Type.Optional(
       Type.Boolean({ description: 'Accepted for symmetry with the other imports; customer rows reference nothing.' }),
     ),

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
+import { importRows, MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
 import { Order } from '../../records/order.js';
 
 export const OrderParams = Type.Object({ id: Uuid }, { additionalProperties: false });
@@ -67,7 +67,7 @@ export type OrderImportRow = Static<typeof OrderImportRow>;
 
 export const OrderImportBody = Type.Object(
   {
-    data: Type.Array(OrderImportRow, { description: 'At most 1,000 rows.' }),
+    data: importRows(OrderImportRow),
     strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing reference.' })),
     earnLoyalty: Type.Optional(
       Type.Boolean({

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
+import { importRows, MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
 import { Product } from '../../records/product.js';
 
 export const ProductParams = Type.Object({ productId: Uuid }, { additionalProperties: false });
@@ -58,7 +58,7 @@ export const ProductImportRow = Type.Object(
 
 export const ProductImportBody = Type.Object(
   {
-    data: Type.Array(ProductImportRow, { description: 'At most 1,000 rows.' }),
+    data: importRows(ProductImportRow),
     strict: Type.Optional(Type.Boolean({ description: 'Fail the whole import on the first missing reference.' })),
     mergeMetadata: Type.Optional(
       Type.Boolean({ description: 'Merge metadata keys onto the stored ones instead of replacing.' }),

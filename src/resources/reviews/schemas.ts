@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
+import { importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import { Review, ReviewAnswer } from '../../records/review.js';
 
 export const MAX_TITLE_LENGTH = 500;
@@ -74,7 +74,7 @@ export type ReviewImportRow = Static<typeof ReviewImportRow>;
 
 export const ReviewImportBody = Type.Object(
   {
-    data: Type.Array(ReviewImportRow, { description: 'At most 1,000 rows.' }),
+    data: importRows(ReviewImportRow),
     strict: Type.Optional(
       Type.Boolean({ description: 'Fail the whole import on the first missing product or customer.' }),
     ),

@@ -5,7 +5,7 @@ import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { siteList } from './list.js';
 import { Site } from '../../records/site.js';
-import { SiteBody } from './schemas.js';
+import { SiteBody, SiteCreateBody } from './schemas.js';
 import { SiteService } from './service.js';
 
 const tags = ['sites'];
@@ -39,7 +39,7 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           'Create a site (name and domain required; platform defaults to custom, currencyCode to USD); triggers site.created',
         tags,
-        body: SiteBody,
+        body: SiteCreateBody,
         response: { 201: Site },
       },
     },

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { requiredOnCreate } from '../../resource-kit/body.js';
 
 const siteInputFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -35,3 +36,6 @@ export const SiteBody = Type.Object(
   },
 );
 export type SiteBody = Static<typeof SiteBody>;
+/** What a new site must name (platform and currency have defaults). */
+export const SITE_REQUIRED = ['name', 'domain'] as const;
+export const SiteCreateBody = requiredOnCreate(SiteBody, SITE_REQUIRED);

@@ -10,7 +10,7 @@ import { unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
 import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
 import { siteEvent, toSite, type Site } from '../../records/site.js';
-import type { SiteBody, SiteInput } from './schemas.js';
+import { SITE_REQUIRED, type SiteBody, type SiteInput } from './schemas.js';
 import { siteList } from './list.js';
 
 export const DEFAULT_PLATFORM = 'custom';
@@ -50,9 +50,10 @@ export class SiteService {
 
   async create(organizationId: string, body: SiteBody | undefined): Promise<Site> {
     const { fields, path } = unwrap(body);
-    const missing: ErrorDetail[] = (['name', 'domain'] as const)
-      .filter((field) => fields[field] === undefined)
-      .map((field) => ({ path: `${path}.${field}`, message: 'is required' }));
+    const missing: ErrorDetail[] = SITE_REQUIRED.filter((field) => fields[field] === undefined).map((field) => ({
+      path: `${path}.${field}`,
+      message: 'is required',
+    }));
     if (missing.length) {
       throw validationError(
         `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,

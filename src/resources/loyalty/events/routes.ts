@@ -2,12 +2,12 @@ import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { ENDPOINT_BUCKETS } from '../../../ratelimit/buckets.js';
 import {
-  LoyaltyEventBody,
   LoyaltyEventResult,
   LoyaltyHistoryBody,
   LoyaltyHistoryResult,
   LoyaltyStampBody,
   LoyaltyStampResult,
+  LoyaltyEventCreateBody,
 } from './schemas.js';
 import { LoyaltyEarningService } from './service.js';
 
@@ -33,7 +33,7 @@ export function earningRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           "A named event (signup, birthday, review…) earns the program's event rules (within their frequency; a key makes it idempotent); triggers loyaltyTransaction.created, and referral.updated with referralCode",
         tags,
-        body: LoyaltyEventBody,
+        body: LoyaltyEventCreateBody,
         response: { 200: LoyaltyEventResult },
       },
     },

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { MetadataInput, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
+import { importRows, MetadataInput, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 import { LoyaltyReward } from '../../../records/loyalty/reward.js';
@@ -51,6 +52,8 @@ export const LoyaltyEventBody = dataBody(
   'event and the member (loyaltyMembershipId, or customer) required. Send the fields inside data, or at the top level, not both.',
 );
 export type LoyaltyEventBody = Static<typeof LoyaltyEventBody>;
+export const LOYALTY_EVENT_REQUIRED = ['event'] as const;
+export const LoyaltyEventCreateBody = requiredOnCreate(LoyaltyEventBody, LOYALTY_EVENT_REQUIRED);
 export type LoyaltyEventFields = NonNullable<LoyaltyEventBody['data']>;
 
 export const RuleOutcome = Type.Object(
@@ -152,7 +155,7 @@ export type LoyaltyHistoryRow = Static<typeof LoyaltyHistoryRow>;
 
 export const LoyaltyHistoryBody = Type.Object(
   {
-    data: Type.Array(LoyaltyHistoryRow, { description: 'At most 1,000 rows, applied in createdAt order.' }),
+    data: importRows(LoyaltyHistoryRow, 'At most 1,000 rows (more is 413), applied in createdAt order.'),
     strict: Type.Optional(
       Type.Boolean({ description: 'true: a row naming a missing member fails the whole import (422).' }),
     ),

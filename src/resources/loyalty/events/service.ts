@@ -26,6 +26,7 @@ import { toMembership } from '../../../records/loyalty/membership.js';
 import { toTransaction } from '../../../records/loyalty/transaction.js';
 import { toStampCard } from '../../../records/loyalty/stamp-card.js';
 import { toReferral } from '../../../records/loyalty/referral.js';
+import { LOYALTY_EVENT_REQUIRED } from './schemas.js';
 
 /** How far ahead of the server clock an occurredAt may be (clients' clocks drift). */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -36,7 +37,7 @@ export class LoyaltyEarningService {
   /** POST /loyalty-events: a named event earns its rules' points; an optional referralCode records the referral. */
   async event(organizationId: string, body: LoyaltyEventBody | undefined): Promise<LoyaltyEventResult> {
     const { fields, path } = unwrapData<LoyaltyEventFields>(body, 'loyalty event');
-    requireFields(fields, ['event'], path);
+    requireFields(fields, LOYALTY_EVENT_REQUIRED, path);
     const now = new Date();
     const occurredAt = fields.occurredAt === undefined ? now : new Date(fields.occurredAt);
     if (occurredAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {

@@ -5,7 +5,7 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
 import { membershipList } from './list.js';
-import { JoinBody, MembershipImportBody, MembershipPatchBody, PointsAdjustmentBody } from './schemas.js';
+import { MembershipImportBody, MembershipPatchBody, JoinCreateBody, PointsAdjustmentCreateBody } from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
@@ -53,7 +53,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
         summary:
           'A customer joins a program (201); a member who left is restored with their balances (200); triggers loyaltyMembership.created',
         tags,
-        body: JoinBody,
+        body: JoinCreateBody,
         response: { 200: LoyaltyMembership, 201: LoyaltyMembership },
       },
     },
@@ -178,7 +178,7 @@ export function pointsAdjustmentRoute(app: PatronApp, { db }: PlatformServices):
           'Add or remove points by hand (D31; never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',
         tags: ['loyalty-points'],
         params: IdParams,
-        body: PointsAdjustmentBody,
+        body: PointsAdjustmentCreateBody,
         response: { 200: LoyaltyTransaction },
       },
     },

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { Uuid } from '../../../records/common.js';
+import { importRows, Uuid } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 
 export const JoinBody = dataBody(
@@ -13,6 +14,8 @@ export const JoinBody = dataBody(
   'customerId required. Send the fields inside data, or at the top level, not both.',
 );
 export type JoinBody = Static<typeof JoinBody>;
+export const JOIN_REQUIRED = ['customerId'] as const;
+export const JoinCreateBody = requiredOnCreate(JoinBody, JOIN_REQUIRED);
 export type JoinFields = NonNullable<JoinBody['data']>;
 
 export const MembershipPatchBody = dataBody({
@@ -53,7 +56,7 @@ export type MembershipImportRow = Static<typeof MembershipImportRow>;
 
 export const MembershipImportBody = Type.Object(
   {
-    data: Type.Array(MembershipImportRow, { description: 'At most 1,000 rows.' }),
+    data: importRows(MembershipImportRow),
     strict: Type.Optional(
       Type.Boolean({
         description: 'true: a row naming a missing customer, program or tier fails the whole import (422).',
@@ -76,4 +79,6 @@ export const PointsAdjustmentBody = dataBody(
   'points and reason required. Send the fields inside data, or at the top level, not both.',
 );
 export type PointsAdjustmentBody = Static<typeof PointsAdjustmentBody>;
+export const POINTS_ADJUSTMENT_REQUIRED = ['points', 'reason'] as const;
+export const PointsAdjustmentCreateBody = requiredOnCreate(PointsAdjustmentBody, POINTS_ADJUSTMENT_REQUIRED);
 export type PointsAdjustmentFields = NonNullable<PointsAdjustmentBody['data']>;

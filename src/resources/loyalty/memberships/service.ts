@@ -31,6 +31,8 @@ import {
   type MembershipPatchFields,
   type PointsAdjustmentBody,
   type PointsAdjustmentFields,
+  JOIN_REQUIRED,
+  POINTS_ADJUSTMENT_REQUIRED,
 } from './schemas.js';
 import { type LoyaltyTransaction, toTransaction } from '../../../records/loyalty/transaction.js';
 import { recalculateTiers } from '../engine/tiers.js';
@@ -66,7 +68,7 @@ export class LoyaltyMembershipService {
     body: JoinBody | undefined,
   ): Promise<{ membership: LoyaltyMembership; created: boolean }> {
     const { fields, path } = unwrapData<JoinFields>(body, 'membership');
-    requireFields(fields, ['customerId'], path);
+    requireFields(fields, JOIN_REQUIRED, path);
     const customerId = fields.customerId!.toLowerCase();
     try {
       return await withFreshReferralCodes(() =>
@@ -212,7 +214,7 @@ export class LoyaltyMembershipService {
     body: PointsAdjustmentBody | undefined,
   ): Promise<LoyaltyTransaction> {
     const { fields, path } = unwrapData<PointsAdjustmentFields>(body, 'points adjustment');
-    requireFields(fields, ['points', 'reason'], path);
+    requireFields(fields, POINTS_ADJUSTMENT_REQUIRED, path);
     if (fields.points === 0) {
       throw validationError(`Invalid request: ${path}.points must not be 0.`, [
         { path: `${path}.points`, message: 'must not be 0' },

@@ -4,7 +4,7 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { programList } from './list.js';
-import { ProgramBody } from './schemas.js';
+import { ProgramBody, ProgramCreateBody } from './schemas.js';
 import { LoyaltyProgramService } from './service.js';
 import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 
@@ -39,7 +39,7 @@ export function programRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           'Create a loyalty program (name required; points never expire, rewards never expire and tiers are lifetime unless given); triggers loyaltyProgram.created',
         tags,
-        body: ProgramBody,
+        body: ProgramCreateBody,
         response: { 201: LoyaltyProgram },
       },
     },

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MetadataInput } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { discriminated } from '../../../records/discriminated.js';
 import { EXPIRY_DAYS, ExpiryInput } from '../../../records/loyalty/reward-object.js';
@@ -45,5 +46,8 @@ export const programFields = {
 };
 
 export const ProgramBody = dataBody(programFields);
+/** What a new program must name (the rest has defaults). */
+export const PROGRAM_REQUIRED = ['name'] as const;
+export const ProgramCreateBody = requiredOnCreate(ProgramBody, PROGRAM_REQUIRED);
 export type ProgramBody = Static<typeof ProgramBody>;
 export type ProgramFields = NonNullable<ProgramBody['data']>;

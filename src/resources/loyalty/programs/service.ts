@@ -22,6 +22,7 @@ import {
 import type { ProgramBody, ProgramFields } from './schemas.js';
 import { isForeignKeyViolation } from '../../../db/errors.js';
 import { type LoyaltyProgram, programEvent, type ProgramRow, toProgram } from '../../../records/loyalty/program.js';
+import { PROGRAM_REQUIRED } from './schemas.js';
 
 function toColumns(fields: ProgramFields): ProgramColumns {
   return {
@@ -78,7 +79,7 @@ export class LoyaltyProgramService {
 
   async create(organizationId: string, body: ProgramBody | undefined): Promise<LoyaltyProgram> {
     const { fields, path } = unwrapData<ProgramFields>(body, 'loyalty program');
-    requireFields(fields, ['name'], path);
+    requireFields(fields, PROGRAM_REQUIRED, path);
     return this.db.transaction().execute(async (trx) => {
       const row = await insertProgram(trx, organizationId, uuidv7(), { ...toColumns(fields), name: fields.name! });
       await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.created', row)]);

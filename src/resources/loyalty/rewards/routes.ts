@@ -6,7 +6,7 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { rewardList } from './list.js';
-import { ClaimBody, IssueBody, RedeemBody, RevokeBody } from './schemas.js';
+import { ClaimBody, RedeemBody, RevokeBody, IssueCreateBody } from './schemas.js';
 import { LoyaltyRewardService } from './service.js';
 import { LoyaltyReward } from '../../../records/loyalty/reward.js';
 
@@ -48,7 +48,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           'Issue a reward to one member by hand (D17): a fresh code, customer, membership and rule embedded; triggers loyaltyReward.issued',
         tags,
-        body: IssueBody,
+        body: IssueCreateBody,
         response: { 201: LoyaltyReward },
       },
     },

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Uuid } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { RewardInput } from '../../../records/loyalty/reward-object.js';
 
@@ -24,6 +25,8 @@ export const IssueBody = dataBody(
   'service.md: { data: { loyaltyMembershipId, reward, expiresAt?, reason? } }; the same fields at the top level are accepted too, not both.',
 );
 export type IssueBody = Static<typeof IssueBody>;
+export const ISSUE_REQUIRED = ['loyaltyMembershipId', 'reward'] as const;
+export const IssueCreateBody = requiredOnCreate(IssueBody, ISSUE_REQUIRED);
 export type IssueFields = NonNullable<IssueBody['data']>;
 
 /** Redeem by the code shown at checkout (docs/api.md#redeeming-and-revoking-rewards). */

@@ -13,7 +13,14 @@ import { applyPoints } from '../engine/ledger.js';
 import { issueReward } from '../engine/rewards/issue.js';
 import { rewardList } from './list.js';
 import { findReward, findRule, loadMember, lockReward, orderExists } from './queries.js';
-import { type ClaimBody, type IssueBody, type IssueFields, type RedeemBody, type RevokeBody } from './schemas.js';
+import {
+  type ClaimBody,
+  type IssueBody,
+  type IssueFields,
+  type RedeemBody,
+  type RevokeBody,
+  ISSUE_REQUIRED,
+} from './schemas.js';
 import { moveReward, type Outcome } from '../engine/rewards/transitions.js';
 import { type CouponReward, type Reward } from '../../../records/loyalty/reward-object.js';
 import { type LoyaltyReward, toReward } from '../../../records/loyalty/reward.js';
@@ -53,7 +60,7 @@ export class LoyaltyRewardService {
   /** Issues a reward by hand to one member, outside any rule (docs/api.md#issuing-a-reward-by-hand). */
   async issue(organizationId: string, body: IssueBody | undefined): Promise<LoyaltyReward> {
     const { fields, path } = unwrapData<IssueFields>(body, 'reward');
-    requireFields(fields, ['loyaltyMembershipId', 'reward'], path);
+    requireFields(fields, ISSUE_REQUIRED, path);
     const reward = fields.reward as Reward;
     refusePointsReward(reward, `${path}.reward`);
     const now = new Date();

@@ -4,7 +4,7 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { ruleList } from './list.js';
-import { RuleBody } from './schemas.js';
+import { RuleBody, RuleCreateBody } from './schemas.js';
 import { LoyaltyRuleService } from './service.js';
 import { LoyaltyRule } from '../../../records/loyalty/rule.js';
 
@@ -39,7 +39,7 @@ export function ruleRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           'Create a rule in one of the sections rules, rewards, offers, stampCards (section, name, config required); triggers loyaltyRule.created',
         tags,
-        body: RuleBody,
+        body: RuleCreateBody,
         response: { 201: LoyaltyRule },
       },
     },

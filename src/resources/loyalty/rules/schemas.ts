@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MetadataInput } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { RuleSection } from '../../../records/loyalty/rule.js';
 
@@ -18,4 +19,6 @@ export const RuleBody = dataBody({
   metadata: MetadataInput,
 });
 export type RuleBody = Static<typeof RuleBody>;
+export const RULE_REQUIRED = ['section', 'name', 'config'] as const;
+export const RuleCreateBody = requiredOnCreate(RuleBody, RULE_REQUIRED);
 export type RuleFields = NonNullable<RuleBody['data']>;

@@ -13,6 +13,7 @@ import { ruleList } from './list.js';
 import { findLiveRule } from './queries.js';
 import type { RuleBody, RuleFields } from './schemas.js';
 import { type LoyaltyRule, ruleEvent, toRule } from '../../../records/loyalty/rule.js';
+import { RULE_REQUIRED } from './schemas.js';
 
 export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -29,7 +30,7 @@ export class LoyaltyRuleService {
 
   async create(organizationId: string, body: RuleBody | undefined): Promise<LoyaltyRule> {
     const { fields, path } = unwrapData<RuleFields>(body, 'loyalty rule');
-    requireFields(fields, ['section', 'name', 'config'], path);
+    requireFields(fields, RULE_REQUIRED, path);
     const config = checkConfig(fields.section!, fields.config, `${path}.config`);
     return this.db.transaction().execute(async (trx) => {
       const program = await resolveProgram(

@@ -4,7 +4,7 @@ import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { tierList } from './list.js';
-import { TierBody } from './schemas.js';
+import { TierBody, TierCreateBody } from './schemas.js';
 import { LoyaltyTierService } from './service.js';
 import { LoyaltyTier } from '../../../records/loyalty/tier.js';
 
@@ -45,7 +45,7 @@ export function tierRoutes(app: PatronApp, { db }: PlatformServices): void {
         summary:
           'Create a tier (name and thresholdPoints required); members are recalculated at once; triggers loyaltyTier.created',
         tags,
-        body: TierBody,
+        body: TierCreateBody,
         response: { 201: LoyaltyTier },
       },
     },

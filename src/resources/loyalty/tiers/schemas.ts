@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MetadataInput } from '../../../records/common.js';
+import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 
 export const TierBody = dataBody({
@@ -13,4 +14,6 @@ export const TierBody = dataBody({
   metadata: MetadataInput,
 });
 export type TierBody = Static<typeof TierBody>;
+export const TIER_REQUIRED = ['name', 'thresholdPoints'] as const;
+export const TierCreateBody = requiredOnCreate(TierBody, TIER_REQUIRED);
 export type TierFields = NonNullable<TierBody['data']>;

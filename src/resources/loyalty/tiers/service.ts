@@ -13,6 +13,7 @@ import { resolveProgram } from '../programs/queries.js';
 import { tierList } from './list.js';
 import type { TierBody, TierFields } from './schemas.js';
 import { type LoyaltyTier, tierEvent, toTier } from '../../../records/loyalty/tier.js';
+import { TIER_REQUIRED } from './schemas.js';
 
 const thresholdTaken = (threshold: number | undefined) =>
   conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
@@ -42,7 +43,7 @@ export class LoyaltyTierService {
   /** A new tier applies at once: the program's unpinned members are recalculated (loyaltyMembership.tierChanged). */
   async create(organizationId: string, body: TierBody | undefined): Promise<LoyaltyTier> {
     const { fields, path } = unwrapData<TierFields>(body, 'loyalty tier');
-    requireFields(fields, ['name', 'thresholdPoints'], path);
+    requireFields(fields, TIER_REQUIRED, path);
     try {
       return await this.db.transaction().execute(async (trx) => {
         const program = await resolveProgram(

@@ -1,0 +1,177 @@
+/**
+ * The last pass over the OpenAPI document, so generators and linters read it exactly (docs/api.md#the-openapi-document).
+ * The route schemas stay what validates requests; this pass only changes how some of them are written down:
+ *
+ * - A union told apart by `type` validates as `allOf` of `if`/`then` (one clear error per request); generators drop
+ *   `if`/`then`, so it is written as `oneOf` + `discriminator`, which they turn into a tagged union.
+ * - A body that may be sent inside `data` or bare is documented in its canonical form, `{ data: { … } }`, with the
+ *   fields a create requires marked required (named by the route with `x-required`); its description says the bare
+ *   form is accepted too.
+ * - Every response gets a description, and the headers every operation sends or reads are documented once in
+ *   components and referenced where they apply.
+ */
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The if/then shape `discriminated()` (src/records/discriminated.ts) writes: each branch picked by its `type`. */
+function discriminatedBranches(schema: Json): Json[] | null {
+  const allOf = schema.allOf;
+  if (!Array.isArray(allOf) || allOf.length === 0) return null;
+  const branches: Json[] = [];
+  for (const part of allOf) {
+    if (!isObject(part) || !isObject(part.if) || !isObject(part.then)) return null;
+    // `const`, or the one-value `enum` the document writes for it.
+    const typeOf = (part.if.properties as Json | undefined)?.type;
+    const single = isObject(typeOf) && (typeOf.const ?? (Array.isArray(typeOf.enum) && typeOf.enum.length === 1));
+    if (!single) return null;
+    branches.push(part.then);
+  }
+  return branches;
+}
+
+/** Rewrites every discriminated union and document-only bound below `node`, in place. */
+function rewriteSchemas(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(rewriteSchemas);
+    return;
+  }
+  if (!isObject(node)) return;
+  // A bound the server checks itself (import rows: more is 413), written down as the keyword generators know.
+  if (typeof node['x-max-items'] === 'number') {
+    node.maxItems = node['x-max-items'];
+    delete node['x-max-items'];
+  }
+  const branches = discriminatedBranches(node);
+  if (branches) {
+    const description = node.description;
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, {
+      ...(description ? { description } : {}),
+      oneOf: branches,
+      discriminator: { propertyName: 'type' },
+    });
+  }
+  for (const value of Object.values(node)) rewriteSchemas(value);
+}
+
+const BARE_FORM =
+  'The fields go inside `data`. The same fields are also accepted at the top level instead (not both): ' +
+  'docs/api.md, "Wrapped and unwrapped bodies".';
+
+/** `{ data?: X, ...X }` written as `{ data: X }`, with the fields the route requires. */
+function canonicalBody(schema: Json): Json | null {
+  const properties = schema.properties;
+  if (!isObject(properties) || !isObject(properties.data)) return null;
+  const data = properties.data;
+  if (data.type !== 'object' || !isObject(data.properties)) return null;
+  const bare = Object.keys(properties).filter((key) => key !== 'data');
+  if (bare.length === 0 || bare.some((key) => !(key in (data.properties as Json)))) return null;
+  const required = Array.isArray(schema['x-required']) ? (schema['x-required'] as string[]) : [];
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { ...data, ...(required.length ? { required } : {}) } },
+    additionalProperties: false,
+    description: BARE_FORM,
+  };
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': {
+    description: "The request's id: the one sent in X-Request-Id when it was well formed, else a new UUID. Quote it.",
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'What is left of the organization\'s bucket: `"org";r=<whole tokens left>;t=<seconds until full>` ' +
+      '(docs/api.md, "Rate-limit headers").',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The organization bucket\'s policy: `"org";q=<ceiling>;w=60`.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: the same key and body within 24 h answer the first response again ' +
+    '(docs/api.md, "Idempotency keys"). 1 to 255 visible ASCII characters.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
+
+const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const schemaName = (value: unknown) =>
+  isObject(value) && typeof value.$ref === 'string' ? value.$ref.split('/').pop() : undefined;
+
+/** A description for a success response that has none: what the body is. */
+function successDescription(status: string, schema: unknown, summary: string | undefined): string {
+  const record = schemaName(schema);
+  if (record) return `The ${record} record.`;
+  if (isObject(schema) && isObject(schema.properties)) {
+    const { data, nextCursor } = schema.properties;
+    const item = isObject(data) ? schemaName(data.items) : undefined;
+    if (item && nextCursor) return `A page of ${item} records, and the cursor of the next page.`;
+  }
+  return `${STATUS_TEXT[status] ?? 'Success'}: ${summary ?? 'the result'}.`;
+}
+
+/** The document as generators and linters should read it (see the file's comment). */
+export function refineDocument<T extends object>(document: T): T {
+  const openapi = document as unknown as Json;
+  const paths = (openapi.paths ?? {}) as Record<string, Record<string, Json>>;
+  for (const operations of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      const charged = 'x-cost' in operation;
+      const requestBody = operation.requestBody as Json | undefined;
+      const media = (requestBody?.content as Json | undefined)?.['application/json'];
+      if (isObject(media) && isObject(media.schema)) {
+        const canonical = canonicalBody(media.schema);
+        if (canonical) media.schema = canonical;
+        else delete media.schema['x-required'];
+      }
+      if (method === 'post' && charged) {
+        operation.parameters = [...((operation.parameters as unknown[]) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+      }
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        const content = (response.content as Json | undefined)?.['application/json'];
+        const schema = isObject(content) ? content.schema : undefined;
+        if (!response.description || response.description === 'Default Response') {
+          response.description = successDescription(status, schema, operation.summary as string | undefined);
+        }
+        const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
+        if (charged && status !== '401') {
+          headers.RateLimit = ref('RateLimit');
+          headers['RateLimit-Policy'] = ref('RateLimit-Policy');
+        }
+        if (status === '429' || status === '503' || (status === '409' && method === 'post'))
+          headers['Retry-After'] = ref('Retry-After');
+        if (method === 'post' && charged && status.startsWith('2'))
+          headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
+        response.headers = { ...headers, ...((response.headers as Json | undefined) ?? {}) };
+      }
+    }
+  }
+  rewriteSchemas(openapi.paths);
+  rewriteSchemas(openapi.components);
+  const components = (openapi.components ?? (openapi.components = {})) as Json;
+  components.headers = { ...HEADERS, ...((components.headers as Json | undefined) ?? {}) };
+  return document;
+}
