@@ -1,0 +1,158 @@
+import createFetchClient, {
+  type Client,
+  type HeadersOptions,
+  type ParamsOption,
+  type RequestBodyOption,
+} from 'openapi-fetch';
+import type {
+  MediaType,
+  PathsWithMethod,
+  Readable,
+  RequiredKeysOf,
+  ResponseObjectMap,
+  SuccessResponse,
+} from 'openapi-typescript-helpers';
+import { PatronError } from './errors.js';
+import type { paths } from './generated/schema.js';
+import { retryingFetch, type RetryOptions } from './retry.js';
+
+/** The HTTP methods of the API. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The paths (as the document writes them, e.g. `/customers/{id}`) that have an operation for `M`. */
+export type PathsOf<M extends Method> = PathsWithMethod<paths, M>;
+/** The operation of a path and method, as generated from the document. */
+export type OperationOf<P extends keyof paths, M extends Method> = paths[P][M];
+
+/** What a call takes: its parameters (`params: { path, query, header }`) and body, as the document requires them. */
+export type CallInit<O> = ParamsOption<O> &
+  RequestBodyOption<O> & {
+    /** Extra headers, e.g. `{ 'Idempotency-Key': '…' }` or `{ 'X-Request-Id': '…' }`. */
+    headers?: HeadersOptions;
+    /** Cancels the request, and any wait between its retries. */
+    signal?: AbortSignal;
+  };
+type CallArgs<O> = RequiredKeysOf<CallInit<O>> extends never ? [init?: CallInit<O>] : [init: CallInit<O>];
+
+/** What a successful call of an operation resolves to: the body of its 2xx answer. */
+export type ResponseOf<O> = O extends { responses: object }
+  ? Readable<SuccessResponse<ResponseObjectMap<O>, MediaType>>
+  : never;
+/** The body of a path's operation, e.g. `RequestBodyOf<'/loyalty-rewards', 'post'>`. */
+export type RequestBodyOf<P extends PathsOf<M>, M extends Method> = NonNullable<
+  CallInit<OperationOf<P, M>> extends { body?: infer B } ? B : never
+>;
+/** The 2xx body of a path's operation, e.g. `ResponseDataOf<'/customers/{id}', 'get'>`. */
+export type ResponseDataOf<P extends PathsOf<M>, M extends Method> = ResponseOf<OperationOf<P, M>>;
+
+/** The list operations: every GET whose answer is a page `{ data: [...], nextCursor }` (docs/api.md#lists). */
+export type ListPath = {
+  [P in PathsOf<'get'>]: ResponseOf<OperationOf<P, 'get'>> extends { data: readonly unknown[]; nextCursor: unknown }
+    ? P
+    : never;
+}[PathsOf<'get'>];
+/** One page of a list operation. */
+export type PageOf<P extends ListPath> = ResponseOf<OperationOf<P, 'get'>>;
+/** One record of a list operation, e.g. `ListItemOf<'/customers'>` is a customer. */
+export type ListItemOf<P extends ListPath> = PageOf<P>['data'][number];
+/** What paginate() takes: the list's parameters without the cursor, which it manages. */
+export type PaginateInit<P extends ListPath> = Omit<CallInit<OperationOf<P, 'get'>>, 'params'> &
+  (RequiredKeysOf<PaginateParams<OperationOf<P, 'get'>>> extends never
+    ? { params?: PaginateParams<OperationOf<P, 'get'>> }
+    : { params: PaginateParams<OperationOf<P, 'get'>> });
+type PaginateParams<O> = O extends { parameters: infer Params }
+  ? Omit<Params, 'query'> & { query?: Omit<NonNullable<Params extends { query?: infer Q } ? Q : never>, 'cursor'> }
+  : never;
+
+export interface PatronClientOptions {
+  /**
+   * Where the server is: its origin (`http://127.0.0.1:3000`) or the API's base URL (`…/v1`); the client adds the
+   * document's `/v1` when the URL does not end with it.
+   */
+  baseUrl: string;
+  /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** Retries of 429 and 503 answers (see RetryOptions); `false` turns them off. */
+  retry?: RetryOptions | false;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** The fetch used (defaults to the global one), e.g. to add a dispatcher or instrument calls. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+export interface PatronClient {
+  /** Calls a GET operation; resolves to its 2xx body, throws PatronError for any other answer. */
+  GET<P extends PathsOf<'get'>>(path: P, ...init: CallArgs<OperationOf<P, 'get'>>): Promise<ResponseDataOf<P, 'get'>>;
+  /** Calls a POST operation (with an Idempotency-Key, generated unless given); throws PatronError on failure. */
+  POST<P extends PathsOf<'post'>>(
+    path: P,
+    ...init: CallArgs<OperationOf<P, 'post'>>
+  ): Promise<ResponseDataOf<P, 'post'>>;
+  PUT<P extends PathsOf<'put'>>(path: P, ...init: CallArgs<OperationOf<P, 'put'>>): Promise<ResponseDataOf<P, 'put'>>;
+  PATCH<P extends PathsOf<'patch'>>(
+    path: P,
+    ...init: CallArgs<OperationOf<P, 'patch'>>
+  ): Promise<ResponseDataOf<P, 'patch'>>;
+  DELETE<P extends PathsOf<'delete'>>(
+    path: P,
+    ...init: CallArgs<OperationOf<P, 'delete'>>
+  ): Promise<ResponseDataOf<P, 'delete'>>;
+  /**
+   * Every record of a list, page after page: requests the first page with the given parameters, then follows
+   * `nextCursor` until it is null. Pages are fetched as the iteration reaches them, one request at a time.
+   */
+  paginate<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<ListItemOf<P>>;
+  /** The same walk as paginate(), a page at a time. */
+  pages<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<PageOf<P>>;
+  /** The openapi-fetch client underneath (same retries and keys), for what this surface does not cover. */
+  readonly raw: Client<paths>;
+}
+type PaginateArgs<P extends ListPath> =
+  RequiredKeysOf<PaginateInit<P>> extends never ? [init?: PaginateInit<P>] : [init: PaginateInit<P>];
+
+/** The `/v1` of the document's `servers`, which its paths are relative to. */
+const API_PREFIX = '/v1';
+
+/** A typed client of the Patron API. Every path, parameter, body and answer is typed from the API document. */
+export function createPatronClient(options: PatronClientOptions): PatronClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const raw = createFetchClient<paths>({
+    baseUrl: base.endsWith(API_PREFIX) ? base : base + API_PREFIX,
+    headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
+    fetch: retryingFetch(options.fetch ?? ((request) => fetch(request)), options.retry),
+  });
+
+  // Typed by PatronClient's signatures; `never` lets each one return its own answer type.
+  const call = async (method: string, path: string, init: object | undefined): Promise<never> => {
+    const { data, error, response } = await raw.request(method as 'get', path as never, init as never);
+    if (!response.ok) throw PatronError.fromResponse(response, error, method.toUpperCase());
+    return data as never;
+  };
+
+  async function* pages(path: string, init: { params?: { query?: object } } = {}) {
+    let cursor: string | undefined;
+    do {
+      const query = cursor === undefined ? init.params?.query : { ...init.params?.query, cursor };
+      const page: { data: unknown[]; nextCursor: string | null } = await call('get', path, {
+        ...init,
+        params: { ...init.params, query },
+      });
+      yield page;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  async function* paginate(path: string, init?: object) {
+    for await (const page of pages(path, init)) yield* page.data;
+  }
+
+  return {
+    GET: (path, ...[init]) => call('get', path, init),
+    POST: (path, ...[init]) => call('post', path, init),
+    PUT: (path, ...[init]) => call('put', path, init),
+    PATCH: (path, ...[init]) => call('patch', path, init),
+    DELETE: (path, ...[init]) => call('delete', path, init),
+    paginate: paginate as PatronClient['paginate'],
+    pages: pages as PatronClient['pages'],
+    raw,
+  };
+}

@@ -1,0 +1,331 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../../src/ratelimit/index.js';
+import { startTestApp, type TestApp, type Tenant } from '../../../test/support/app.js';
+import { createPatronClient, PatronError, type ListPath, type PatronClient, type RetryEvent } from '../src/index.js';
+
+// The rate limiter runs on a clock the tests move by hand, so a refusal and its refill are exact.
+let clock = 1_000_000;
+let t: TestApp;
+let baseUrl: string;
+let tenant: Tenant;
+let client: PatronClient;
+/** Every request the client sends through `counting`, as `METHOD path?query`. */
+const sent: string[] = [];
+const counting = (request: Request) => {
+  sent.push(`${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`);
+  return fetch(request);
+};
+
+beforeAll(async () => {
+  t = await startTestApp({ limiter: new MemoryRateLimiter({ now: () => clock, sweepIntervalMs: 0 }) });
+  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  tenant = await t.tenant();
+  client = createPatronClient({ baseUrl, apiKey: tenant.key, fetch: counting });
+});
+afterAll(() => t.close());
+
+const importCustomers = (emails: string[], on = client) =>
+  on.POST('/customers/import', { body: { data: emails.map((email) => ({ email, firstName: 'Test' })) } });
+
+describe('typed calls', () => {
+  it('calls operations with path, query and body, and resolves to the answer', async () => {
+    const organization = await client.GET('/organization');
+    expect(organization.id).toBe(tenant.organization.id);
+
+    const site = await client.POST('/sites', { body: { data: { name: 'Shop', domain: 'shop.example.com' } } });
+    expect(site).toMatchObject({ name: 'Shop', domain: 'shop.example.com', currencyCode: 'USD' });
+    const renamed = await client.PATCH('/sites/{id}', {
+      params: { path: { id: site.id } },
+      body: { data: { name: 'Shop 2' } },
+    });
+    expect(renamed.name).toBe('Shop 2');
+    expect((await client.GET('/sites/{id}', { params: { path: { id: site.id } } })).name).toBe('Shop 2');
+    const page = await client.GET('/sites', { params: { query: { limit: 5, sort: 'name' } } });
+    expect(page.data.map((each) => each.id)).toEqual([site.id]);
+    expect(page.nextCursor).toBeNull();
+    const deleted = await client.DELETE('/sites/{id}', { params: { path: { id: site.id } } });
+    expect(deleted.id).toBe(site.id);
+  });
+
+  it('accepts the server origin or the /v1 base URL', async () => {
+    const viaV1 = createPatronClient({ baseUrl: `${baseUrl}/v1/`, apiKey: tenant.key });
+    expect((await viaV1.GET('/organization')).id).toBe(tenant.organization.id);
+  });
+});
+
+describe('paginate()', () => {
+  it('walks every page of a list through nextCursor, one request per page', async () => {
+    const emails = Array.from({ length: 23 }, (_, index) => `page-${String(index).padStart(2, '0')}@example.com`);
+    await importCustomers(emails);
+    sent.length = 0;
+    const walked: string[] = [];
+    for await (const customer of client.paginate('/customers', {
+      params: { query: { limit: 10, sort: 'email', filter: JSON.stringify({ email: { $startsWith: 'page-' } }) } },
+    })) {
+      walked.push(customer.email);
+    }
+    expect(walked).toEqual(emails);
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).not.toContain('cursor=');
+    expect(sent[1]).toContain('cursor=');
+    expect(sent.every((line) => line.includes('limit=10') && line.includes('sort=email'))).toBe(true);
+  });
+
+  it('pages() yields the pages themselves, and stops early when the caller does', async () => {
+    const sizes: number[] = [];
+    for await (const page of client.pages('/customers', {
+      params: { query: { limit: 10, filter: JSON.stringify({ email: { $startsWith: 'page-' } }) } },
+    })) {
+      sizes.push(page.data.length);
+    }
+    expect(sizes).toEqual([10, 10, 3]);
+
+    sent.length = 0;
+    for await (const customer of client.paginate('/customers', { params: { query: { limit: 2 } } })) {
+      expect(customer.email).toMatch(/@/);
+      break;
+    }
+    expect(sent).toHaveLength(1);
+  });
+
+  it('serves every list operation of the document', async () => {
+    const document = JSON.parse(readFileSync(new URL('../../../test/contract/openapi.json', import.meta.url), 'utf8'));
+    const lists = Object.entries(document.paths as Record<string, { get?: { parameters?: { name: string }[] } }>)
+      .filter(([, item]) => item.get?.parameters?.some((parameter) => parameter.name === 'cursor'))
+      .map(([path]) => path);
+    expect(lists.length).toBeGreaterThan(15);
+    const endpoint = await client.POST('/webhooks', {
+      body: { data: { url: 'https://93.184.215.14/hooks', events: ['site.created'] } },
+    });
+    for (const path of lists) {
+      const init = path.includes('{id}') ? { params: { path: { id: endpoint.id }, query: { limit: 1 } } } : {};
+      let count = 0;
+      for await (const record of client.paginate(path as ListPath, init as never)) {
+        expect(record).toHaveProperty('id');
+        if (++count === 3) break;
+      }
+    }
+  });
+});
+
+describe('retries', () => {
+  it('retries a 429 after its Retry-After, then answers', async () => {
+    const small = await t.tenant({ apiRequestsPerMinute: 60 }); // refills 1 token a second
+    for (let spent = 0; spent < 60; spent++) {
+      expect((await t.request({ url: '/v1/organization', key: small.key })).statusCode).toBe(200);
+    }
+    const retries: RetryEvent[] = [];
+    const limited = createPatronClient({
+      baseUrl,
+      apiKey: small.key,
+      retry: {
+        onRetry: (event) => {
+          retries.push(event);
+          clock += event.delayMs; // the limiter's clock moves as far as the client waits
+        },
+      },
+    });
+    const started = Date.now();
+    const organization = await limited.GET('/organization');
+    expect(organization.id).toBe(small.organization.id);
+    expect(retries).toEqual([
+      { attempt: 1, status: 429, delayMs: 1000, method: 'GET', url: `${baseUrl}/v1/organization` },
+    ]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('throws the 429 when retries are off, or when Retry-After is longer than maxDelayMs', async () => {
+    const small = await t.tenant({ apiRequestsPerMinute: 10 }); // one token every 6 s
+    const noRetries = createPatronClient({ baseUrl, apiKey: small.key, retry: false });
+    for (let spent = 0; spent < 10; spent++) await noRetries.GET('/organization');
+    const refused = await noRetries.GET('/organization').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PatronError);
+    expect(refused).toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS' });
+
+    const impatient = createPatronClient({ baseUrl, apiKey: small.key, retry: { maxDelayMs: 5_000 } });
+    const started = Date.now();
+    await expect(impatient.GET('/organization')).rejects.toMatchObject({ status: 429 });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  /**
+   * A loopback proxy in front of the server. While `failing` > 0 it forwards a request, lets the server act, then
+   * drops the answer and says 503 instead (a lost answer); afterwards it forwards the answers as they are.
+   */
+  async function startProxy(options: { failing: number; retryAfter?: string }) {
+    const seen: { method: string; path: string; headers: IncomingHttpHeaders; status: number; replayed: boolean }[] =
+      [];
+    let failing = options.failing;
+    const target = new URL(baseUrl);
+    const server: Server = createServer((incoming, outgoing) => {
+      const forward = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            const lost = failing > 0;
+            if (lost) failing--;
+            seen.push({
+              method: incoming.method!,
+              path: incoming.url!,
+              headers: incoming.headers,
+              status: answer.statusCode!,
+              replayed: answer.headers['idempotent-replayed'] === 'true',
+            });
+            if (lost) {
+              outgoing.writeHead(503, {
+                'content-type': 'application/json',
+                ...(options.retryAfter !== undefined ? { 'retry-after': options.retryAfter } : {}),
+              });
+              outgoing.end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Lost on the way.' } }));
+            } else {
+              outgoing.writeHead(answer.statusCode!, answer.headers);
+              outgoing.end(Buffer.concat(chunks));
+            }
+          });
+        },
+      );
+      incoming.pipe(forward);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      seen,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('sends a generated key with every POST and reuses it on the retry, so the server acts once', async () => {
+    const proxy = await startProxy({ failing: 1, retryAfter: '0' });
+    try {
+      const proxied = createPatronClient({ baseUrl: proxy.url, apiKey: tenant.key });
+      const site = await proxied.POST('/sites', { body: { data: { name: 'Once', domain: 'once.example.com' } } });
+      expect(proxy.seen.map(({ method, status, replayed }) => ({ method, status, replayed }))).toEqual([
+        { method: 'POST', status: 201, replayed: false }, // acted; its answer was lost
+        { method: 'POST', status: 201, replayed: true }, // the retry: the stored answer, not a second site
+      ]);
+      const [first, retry] = proxy.seen.map(({ headers }) => headers['idempotency-key']);
+      expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(retry).toBe(first);
+      const sites = await client.GET('/sites', { params: { query: { filter: JSON.stringify({ name: 'Once' }) } } });
+      expect(sites.data.map((each) => each.id)).toEqual([site.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("keeps the caller's key, makes a new one per call, and sends none with other methods", async () => {
+    const proxy = await startProxy({ failing: 0 });
+    try {
+      const proxied = createPatronClient({ baseUrl: proxy.url, apiKey: tenant.key });
+      await proxied.POST('/sites', {
+        params: { header: { 'Idempotency-Key': 'caller-key-1' } },
+        body: { data: { name: 'Given', domain: 'given.example.com' } },
+      });
+      await proxied.POST('/sites', {
+        headers: { 'Idempotency-Key': 'caller-key-2' },
+        body: { data: { name: 'Given 2', domain: 'given2.example.com' } },
+      });
+      await importCustomers(['key-a@example.com'], proxied);
+      await importCustomers(['key-b@example.com'], proxied);
+      await proxied.GET('/organization');
+      const keys = proxy.seen.map(({ headers }) => headers['idempotency-key']);
+      expect(keys.slice(0, 2)).toEqual(['caller-key-1', 'caller-key-2']);
+      expect(keys[2]).not.toBe(keys[3]);
+      expect(keys[4]).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('retries a 503 without Retry-After with back-off, at most `retries` times', async () => {
+    const proxy = await startProxy({ failing: 10 });
+    try {
+      const retries: RetryEvent[] = [];
+      const proxied = createPatronClient({
+        baseUrl: proxy.url,
+        apiKey: tenant.key,
+        retry: { retries: 2, baseDelayMs: 20, onRetry: (event) => retries.push(event) },
+      });
+      const error = await proxied.GET('/organization').catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(PatronError);
+      expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Lost on the way.' });
+      expect(proxy.seen).toHaveLength(3);
+      expect(retries.map(({ attempt, status }) => [attempt, status])).toEqual([
+        [1, 503],
+        [2, 503],
+      ]);
+      expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(20);
+      expect(retries[1]!.delayMs).toBeGreaterThanOrEqual(40);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('PatronError', () => {
+  it('carries status, code, message and request id of a 404', async () => {
+    const error = await client
+      .GET('/customers/{id}', {
+        params: { path: { id: '00000000-0000-7000-8000-000000000000' } },
+        headers: { 'X-Request-Id': 'client-test-404' },
+      })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(PatronError);
+    expect(error).toBeInstanceOf(Error);
+    const { status, code, message, details, requestId, method } = error as PatronError;
+    expect({ status, code, details, requestId, method }).toEqual({
+      status: 404,
+      code: 'NOT_FOUND',
+      details: [],
+      requestId: 'client-test-404',
+      method: 'GET',
+    });
+    expect(message).toMatch(/customer/i);
+  });
+
+  it('carries the details of a 400, field by field', async () => {
+    const error = (await importCustomers(['fine@example.com', 'not an email']).catch(
+      (thrown) => thrown,
+    )) as PatronError;
+    expect(error).toBeInstanceOf(PatronError);
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.details).toContainEqual({ path: 'body.data[1].email', message: expect.any(String) });
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('is thrown for an answer that is not the envelope too', async () => {
+    const server = createServer((_, response) => response.writeHead(502).end('Bad gateway'));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const broken = createPatronClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        apiKey: 'sk_x',
+      });
+      await expect(broken.GET('/organization')).rejects.toMatchObject({
+        name: 'PatronError',
+        status: 502,
+        code: 'HTTP_502',
+        message: 'Bad gateway',
+      });
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Compile-time proofs, checked by `tsc -p clients/typescript` (test/typecheck.test.ts) and never run: every
+ * `@ts-expect-error` below marks a call the compiler must refuse. Should the types ever accept one of them, the
+ * directive is unused and the typecheck fails.
+ */
+import { createPatronClient, type ListItemOf, type ListPath, type Schemas } from '../src/index.js';
+
+const client = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_test' });
+const membershipId = '00000000-0000-7000-8000-000000000000';
+
+export async function rewards() {
+  // A well-formed reward compiles, and the answer is a typed reward record.
+  const reward = await client.POST('/loyalty-rewards', {
+    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'points', amount: 100 } } },
+  });
+  const status: Schemas['LoyaltyReward']['status'] = reward.status;
+
+  await client.POST('/loyalty-rewards', {
+    // @ts-expect-error an amount is a number, not text
+    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'points', amount: '100' } } },
+  });
+  await client.POST('/loyalty-rewards', {
+    // @ts-expect-error no such reward type
+    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'cashback', amount: 1 } } },
+  });
+  await client.POST('/loyalty-rewards', {
+    // @ts-expect-error an amount coupon needs amountCents, productFilter and minimumOrderTotalCents
+    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'amountCoupon' } } },
+  });
+  await client.POST('/loyalty-rewards', {
+    // @ts-expect-error the membership is required
+    body: { data: { reward: { type: 'points', amount: 100 } } },
+  });
+  // @ts-expect-error the body is required
+  await client.POST('/loyalty-rewards');
+  // @ts-expect-error rewards are issued, never PUT
+  await client.PUT('/loyalty-rewards', { body: {} });
+  return status;
+}
+
+export async function imports() {
+  const result = await client.POST('/customers/import', { body: { data: [{ email: 'ada@example.com' }] } });
+  const created: string | undefined = result.data[0]?.email;
+
+  await client.POST('/customers/import', {
+    // @ts-expect-error every row needs its email
+    body: { data: [{ firstName: 'Ada' }] },
+  });
+  await client.POST('/customers/import', {
+    // @ts-expect-error the rows go in data
+    body: [{ email: 'ada@example.com' }],
+  });
+  await client.POST('/customers/import', {
+    // @ts-expect-error an unknown field is refused
+    body: { data: [{ email: 'ada@example.com', nickname: 'Ada' }] },
+  });
+  await client.POST('/products/import', {
+    // @ts-expect-error priceCents is an integer of cents, not text
+    body: { data: [{ slug: 'mug', title: 'Mug', variants: [{ slug: 'red', priceCents: '12.50' }] }] },
+  });
+  return created;
+}
+
+export async function webhooks() {
+  const endpoint = await client.POST('/webhooks', {
+    body: { data: { url: 'https://example.com/hooks', events: ['site.created'], hmacSecret: 'a-secret-of-sixteen+' } },
+  });
+  const active: boolean = endpoint.isActive;
+
+  await client.POST('/webhooks', {
+    // @ts-expect-error events is a list of names
+    body: { data: { url: 'https://example.com/hooks', events: 'site.created' } },
+  });
+  await client.POST('/webhooks', {
+    // @ts-expect-error isActive is a boolean
+    body: { data: { url: 'https://example.com/hooks', events: ['site.created'], isActive: 'yes' } },
+  });
+  await client.POST('/webhooks', {
+    // @ts-expect-error an unknown field is refused
+    body: { data: { url: 'https://example.com/hooks', events: ['site.created'], secret: 'x' } },
+  });
+  await client.PUT('/webhooks/{id}', {
+    params: { path: { id: endpoint.id } },
+    // @ts-expect-error the URL is text
+    body: { data: { url: 42 } },
+  });
+  // @ts-expect-error the path parameter is required
+  await client.GET('/webhooks/{id}');
+  return active;
+}
+
+export async function answersAndLists() {
+  const organization = await client.GET('/organization');
+  // @ts-expect-error the organization has no such field
+  void organization.balance;
+  // @ts-expect-error no such path
+  await client.GET('/customer');
+  await client.GET('/customers', {
+    // @ts-expect-error not one of the sorts of the list
+    params: { query: { sort: 'shoeSize' } },
+  });
+
+  // paginate() takes every list, and yields its records.
+  for await (const customer of client.paginate('/customers', { params: { query: { limit: 250, sort: 'email' } } })) {
+    const email: string = customer.email;
+    void email;
+  }
+  for await (const delivery of client.paginate('/webhooks/{id}/events', { params: { path: { id: membershipId } } })) {
+    const status: string = delivery.status;
+    void status;
+  }
+  // @ts-expect-error the organization is not a list
+  client.paginate('/organization');
+  // @ts-expect-error paginate() manages the cursor itself
+  client.paginate('/customers', { params: { query: { cursor: 'abc' } } });
+  // @ts-expect-error the deliveries' list needs its endpoint id
+  client.paginate('/webhooks/{id}/events');
+
+  const lists: ListPath[] = ['/customers', '/orders', '/products', '/loyalty-rewards', '/webhooks/{id}/events'];
+  const reward: ListItemOf<'/loyalty-rewards'> | undefined = undefined;
+  return { lists, reward };
+}
