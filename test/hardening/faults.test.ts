@@ -20,6 +20,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 import { until } from '../support/webhooks.js';
 import { sleep } from '../support/processes.js';
 import { call, killAll, startServe, type Answer, type ServeProcess } from './processes.js';
+import { databaseOutage, startLoad } from './load.js';
 import { orderRows, seedStore, type Store } from './store.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -325,54 +326,6 @@ describe.skipIf(!postgresUrl)('SIGKILL of serve in the middle of writes, then a 
   }
 });
 
-/** Load against one server: `workers` loops, each calling `next()` for its request, until stopped. */
-function startLoad(
-  baseUrl: string,
-  key: string,
-  workers: number,
-  next: (i: number) => { method: string; path: string; body?: unknown },
-) {
-  const answers: {
-    at: number;
-    status: number | 'error';
-    ms: number;
-    retryAfter: string | null;
-    rateLimit?: string | null;
-    code?: string;
-    detail?: string;
-  }[] = [];
-  let stopped = false;
-  let n = 0;
-  const loop = async () => {
-    while (!stopped) {
-      const request = next(n++);
-      const at = Date.now();
-      try {
-        const answer = await call(baseUrl, key, request.method, request.path, request.body, 15_000);
-        answers.push({
-          at,
-          status: answer.status,
-          ms: answer.ms,
-          retryAfter: answer.headers.get('retry-after'),
-          rateLimit: answer.headers.get('ratelimit'),
-          code: answer.body?.error?.code,
-        });
-      } catch (error) {
-        answers.push({ at, status: 'error', ms: Date.now() - at, retryAfter: null, detail: String(error) });
-      }
-    }
-  };
-  const running = Array.from({ length: workers }, loop);
-  return {
-    answers,
-    since: (at: number) => answers.filter((answer) => answer.at >= at),
-    stop: async () => {
-      stopped = true;
-      await Promise.all(running);
-    },
-  };
-}
-
 describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
   let proxy: TcpProxy;
   let server: ServeProcess;
@@ -382,24 +335,12 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
     await proxy?.close();
   });
 
-  /**
-   * A restart as the server's clients see it: every session of this test's database opened through the proxy is
-   * terminated by the server (FATAL 57P01, as a shutdown does) and new connections are refused; or, harsher, every
-   * connection is reset mid-stream. Either lasts `ms`, then connections are accepted again.
-   */
-  async function outage(kind: 'restart' | 'connections reset', ms: number) {
-    if (kind === 'restart') {
-      proxy.refuseNew();
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and client_port = any(${proxy.upstreamPorts()}::int[])`.execute(db());
-    } else {
-      proxy.cut();
-    }
-    await sleep(ms);
-    const ready = await fetch(`${server.baseUrl}/readyz`);
-    expect(ready.status).toBe(503);
-    proxy.restore();
-  }
+  /** A restart or a reset of every connection (see databaseOutage); /readyz answers 503 meanwhile. */
+  const outage = (kind: 'restart' | 'connections reset', ms: number) =>
+    databaseOutage(proxy, db(), kind, ms, async () => {
+      const ready = await fetch(`${server.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+    });
 
   it('answers 503 with Retry-After while it is down (never a 500, never a hang) and recovers by itself', async () => {
     const { organizationId, key } = await tenant('Database outage');
