@@ -32,10 +32,47 @@ function discriminatedBranches(schema: Json): Json[] | null {
   return branches;
 }
 
-/** Rewrites every discriminated union and document-only bound below `node`, in place. */
-function rewriteSchemas(node: unknown): void {
+const pascal = (text: string) =>
+  text.replace(/(^|[^A-Za-z0-9])([a-z])/g, (_, _gap, letter: string) => letter.toUpperCase());
+
+/**
+ * Names the branches of discriminated unions as component schemas, so a discriminator can select them (a
+ * discriminator maps values to named schemas, not inline ones). A branch is named after the property holding the
+ * union and its `type` (`tierWindow` + `rolling` → TierWindowRolling); the same branch met again reuses its name,
+ * a different one under a taken name gets `Input` (a request's shape) or a number.
+ */
+class BranchNames {
+  private readonly byContent = new Map<string, string>();
+  constructor(private readonly schemas: Json) {}
+
+  refer(property: string, typeValue: string, branch: Json, inRequest: boolean): string {
+    const content = JSON.stringify(branch);
+    let name = this.byContent.get(content);
+    if (!name) {
+      const base = pascal(property) + pascal(typeValue);
+      name = base;
+      for (let n = 2; name in this.schemas; n++) name = n === 2 && inRequest ? `${base}Input` : `${base}${n}`;
+      this.schemas[name] = branch;
+      this.byContent.set(content, name);
+    }
+    return `#/components/schemas/${name}`;
+  }
+}
+
+/** The one value of a branch's `type`: its `const`, or the one-value `enum` the document writes for it. */
+function typeValueOf(branch: Json): string {
+  const type = (branch.properties as Json | undefined)?.type as Json | undefined;
+  const value = type?.const ?? (Array.isArray(type?.enum) ? type.enum[0] : undefined);
+  return String(value);
+}
+
+/**
+ * Rewrites every discriminated union and document-only bound below `node`, in place; `property` is the name the
+ * node is held under, `inRequest` whether it is part of a request body.
+ */
+function rewriteSchemas(node: unknown, names: BranchNames, property: string, inRequest: boolean): void {
   if (Array.isArray(node)) {
-    node.forEach(rewriteSchemas);
+    for (const item of node) rewriteSchemas(item, names, property, inRequest);
     return;
   }
   if (!isObject(node)) return;
@@ -48,13 +85,28 @@ function rewriteSchemas(node: unknown): void {
   if (branches) {
     const description = node.description;
     for (const key of Object.keys(node)) delete node[key];
+    const mapping: Record<string, string> = {};
+    const oneOf = branches.map((branch) => {
+      // Unions nested in a branch (a reward's expiry) are named first, so the branch refers to them.
+      rewriteSchemas(branch, names, property, inRequest);
+      const typeValue = typeValueOf(branch);
+      mapping[typeValue] = names.refer(property, typeValue, branch, inRequest);
+      return { $ref: mapping[typeValue] };
+    });
     Object.assign(node, {
       ...(description ? { description } : {}),
-      oneOf: branches,
-      discriminator: { propertyName: 'type' },
+      oneOf,
+      discriminator: { propertyName: 'type', mapping },
     });
+    return;
   }
-  for (const value of Object.values(node)) rewriteSchemas(value);
+  for (const [key, value] of Object.entries(node)) {
+    const held =
+      key === 'properties' || key === 'items' || key === 'anyOf' || key === 'oneOf' || /^\d+$/.test(key)
+        ? property
+        : key;
+    rewriteSchemas(value, names, held, inRequest || key === 'requestBody');
+  }
 }
 
 const BARE_FORM =
@@ -169,9 +221,10 @@ export function refineDocument<T extends object>(document: T): T {
       }
     }
   }
-  rewriteSchemas(openapi.paths);
-  rewriteSchemas(openapi.components);
   const components = (openapi.components ?? (openapi.components = {})) as Json;
+  const names = new BranchNames((components.schemas ?? (components.schemas = {})) as Json);
+  rewriteSchemas(openapi.components, names, '', false);
+  rewriteSchemas(openapi.paths, names, '', false);
   components.headers = { ...HEADERS, ...((components.headers as Json | undefined) ?? {}) };
   return document;
 }

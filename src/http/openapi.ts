@@ -55,6 +55,7 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
       info: {
         title: 'Patron API',
         version: '1.0.0',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Admin API for one organization\'s customer-engagement data. Authenticate with "Authorization: Bearer ' +
           'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +

@@ -35,8 +35,16 @@ describe('the OpenAPI document', () => {
     const unions = [...nodes(document)].filter(([, node]) => node.discriminator);
     expect(unions.length).toBeGreaterThan(0);
     for (const [at, union] of unions) {
-      expect(union.discriminator, at).toEqual({ propertyName: 'type' });
-      for (const branch of union.oneOf) expect(branch.required, at).toContain('type');
+      expect(union.discriminator.propertyName, at).toBe('type');
+      // Each branch is a named schema the discriminator maps its type to.
+      for (const [typeValue, target] of Object.entries(union.discriminator.mapping as Record<string, string>)) {
+        expect(union.oneOf, at).toContainEqual({ $ref: target });
+        const branch = document.components.schemas[target.replace('#/components/schemas/', '')];
+        expect(branch.required, `${at} ${typeValue}`).toContain('type');
+        expect(branch.properties.type.enum ?? [branch.properties.type.const], `${at} ${typeValue}`).toEqual([
+          typeValue,
+        ]);
+      }
     }
   });
 
