@@ -236,6 +236,9 @@ export interface WebhookEndpointsTable {
   is_active: Generated<boolean>;
   events: ColumnType<string[], string[] | undefined, string[]>;
   secret_ciphertext: string | null;
+  /** After a rotation (migration 0023): the secret it replaced, which signs beside the new one until it expires. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
   /** The last delivery sequence handed out; bumped under the row lock so sequences follow commit order. */
   last_sequence: ColumnType<string, string | number | undefined, string | number>;
   /** The dispatcher holding this endpoint's queue, and until when. */

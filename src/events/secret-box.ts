@@ -6,6 +6,9 @@ const TAG_BYTES = 16;
 /** Binds the derived key to this one use, so the same PATRON_SECRET_KEY could key something else safely. */
 const HKDF_INFO = 'patron webhook secret v1';
 
+/** Whether a text is something a secret box sealed (every sealed text starts with the version prefix). */
+export const isSealed = (text: string): boolean => text.startsWith(VERSION);
+
 export interface SecretBox {
   /** `v1:` + base64(iv | tag | ciphertext); a fresh random IV each time, so equal secrets never look equal. */
   seal(plaintext: string): string;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { isSealed, type SecretBox } from '../events/secret-box.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { ApiError, conflict, validationError } from './errors.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,6 +24,10 @@ const claimOfProcessGone = sql<boolean>`(case when idempotency_keys.owner_proces
   then idempotency_keys.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
   else not exists (select 1 from server_processes p where p.id = idempotency_keys.owner_process
     and p.renewed_at > now() - make_interval(secs => ${PRESENCE_GONE_AFTER_SECONDS})) end)`;
+
+/** A stored answer, opened if its route sealed it (a JSON answer stored before the route sealed them is as it was). */
+const openStored = (box: SecretBox | undefined, stored: string) =>
+  box && isSealed(stored) ? box.open(stored) : stored;
 
 interface IdempotencyClaim {
   organizationId: string;
@@ -121,7 +126,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: Pr
     }
     reply.code(existing.status_code ?? 200).header('idempotent-replayed', 'true');
     if (existing.content_type) reply.type(existing.content_type);
-    return reply.send(existing.response_body ?? '');
+    return reply.send(openStored(request.routeOptions.config.sealStoredAnswer, existing.response_body ?? ''));
   }
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -151,7 +156,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: Pr
         owner_process: null,
         status_code: reply.statusCode,
         content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        response_body: payload,
+        response_body: reply.request.routeOptions.config.sealStoredAnswer?.seal(payload) ?? payload,
       })
       .execute();
     return payload;

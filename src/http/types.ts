@@ -14,6 +14,7 @@ import type { JobDefinition } from '../jobs/runner/types.js';
 import type { Database } from '../db/engine.js';
 import type { DB } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
+import type { SecretBox } from '../events/secret-box.js';
 
 /** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
 export type PatronApp = FastifyInstance<
@@ -50,6 +51,11 @@ declare module 'fastify' {
      * with when it happens. Documentation only: it puts every status a client may get into /openapi.json.
      */
     refusals?: Refusals;
+    /**
+     * For a route whose answer can carry a secret shown once: the stored copy of its answer for Idempotency-Key
+     * replays is sealed with this, and opened again to replay it (docs/api.md#idempotency-keys).
+     */
+    sealStoredAnswer?: SecretBox | undefined;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -228,7 +228,7 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
         data: {
           url: 'https://93.184.215.14/hook',
           events: ['loyaltyReward.issued'],
-          hmacSecret: 'whsec_0123456789abcdef',
+          hmacSecret: 'plain-secret-0123456789abcdef',
         },
       },
     });

@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** A public address as a literal: the test machine may have no DNS, and a literal needs none. */
 const PUBLIC = 'https://93.184.215.14';
-const SECRET = 'whsec_0123456789abcdef';
+const SECRET = 'plain-secret-0123456789abcdef';
 
 interface Endpoint {
   id: string;

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/jobs/dispatcher/dispatcher.js';
 import type { TestApp, Tenant } from './app.js';
 import type { ReceivedWebhook, WebhookReceiver } from './webhook-receiver.js';
@@ -57,6 +58,40 @@ export function expectSignedBy(request: ReceivedWebhook, secret: string): void {
       'webhook-signature': request.headers['webhook-signature']!,
     }),
   ).not.toThrow();
+}
+
+/** The Standard Webhooks headers of a request, as the libraries take them. */
+export const standardHeadersOf = (request: ReceivedWebhook) => ({
+  'webhook-id': request.headers['webhook-id']!,
+  'webhook-timestamp': request.headers['webhook-timestamp']!,
+  'webhook-signature': request.headers['webhook-signature']!,
+});
+
+/** Whether X-Webhook-Signature is the HMAC-SHA256 of the body keyed with the secret string (service.md). */
+export function hexSignedBy(request: ReceivedWebhook, secret: string): boolean {
+  const header = request.headers['x-webhook-signature'] ?? '';
+  expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
+  const expected = Buffer.from(createHmac('sha256', secret).update(request.body).digest('hex'));
+  const given = Buffer.from(header.slice('sha256='.length));
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Whether webhook-signature verifies with `new Webhook(secret)` of the standardwebhooks package and of the svix
+ * package, given the secret exactly as stored (a `whsec_` secret). Both must agree.
+ */
+export function standardSignedBy(request: ReceivedWebhook, secret: string): boolean {
+  const payload = request.body.toString('utf8');
+  const verdicts = [new Webhook(secret), new SvixWebhook(secret)].map((verifier) => {
+    try {
+      verifier.verify(payload, standardHeadersOf(request));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  expect(verdicts[0], 'standardwebhooks and svix agree').toBe(verdicts[1]);
+  return verdicts[0]!;
 }
 
 export const bodyOf = (request: ReceivedWebhook) =>

@@ -18,6 +18,8 @@ import * as eventsWithoutUnreadIndexes from './0018_events_without_unread_indexe
 import * as pendingReferrals from './0019_pending_referrals.js';
 import * as deliverySendingMarks from './0020_delivery_sending_marks.js';
 import * as retention from './0021_retention.js';
+import * as serverProcesses from './0022_server_processes.js';
+import * as webhookSecretRotation from './0023_webhook_secret_rotation.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +42,8 @@ const migrations: Record<string, Migration> = {
   '0019_pending_referrals': pendingReferrals,
   '0020_delivery_sending_marks': deliverySendingMarks,
   '0021_retention': retention,
+  '0022_server_processes': serverProcesses,
+  '0023_webhook_secret_rotation': webhookSecretRotation,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -33,6 +33,8 @@ export interface WindowDelivery {
 export interface Target {
   url: string;
   secretCiphertext: string | null;
+  /** The secret a rotation replaced, while it still signs (docs/api.md#rotating-a-secret); null otherwise. */
+  previousSecretCiphertext: string | null;
 }
 
 export interface Window extends Target {
@@ -124,10 +126,12 @@ export async function claimWindow(
   //   with win as (the next `size` deliveries after `position`, by the (organization_id, webhook_id, sequence) index),
   //   moved as (update the endpoint, if still ours and active: settled_through = position, dispatched_through =
   //     the window's last sequence, lease renewed; or, when the window is empty, lease released)
-  //   select the endpoint's url and secret, and each delivery with its envelope (pending ones only)
+  //   select the endpoint's url, secret and previous secret (migration 0023: while it has not expired), and each
+  //     delivery with its envelope (pending ones only)
   const { rows } = await sql<{
     url: string;
     secret_ciphertext: string | null;
+    previous_secret_ciphertext: string | null;
     id: string | null;
     sequence: string | null;
     idempotency_key: string | null;
@@ -140,6 +144,7 @@ export async function claimWindow(
   const window: Window = {
     url: first.url,
     secretCiphertext: first.secret_ciphertext,
+    previousSecretCiphertext: first.previous_secret_ciphertext,
     deliveries: [],
     through: position,
   };
@@ -160,7 +165,7 @@ export async function claimWindow(
 /**
  * The one statement before each POST (webhook_start_delivery, migration 0020): writes the outcomes not yet written
  * (the endpoint's previous POST), then, if the endpoint is still active and ours, marks the delivery `sending` and
- * answers the URL and secret to use. Null when the endpoint is no longer ours or active, or the delivery is no
+ * answers the URL and secrets to use (the previous one while a rotation's 24 hours last, migration 0023). Null when the endpoint is no longer ours or active, or the delivery is no
  * longer pending: the window stops there. Committed durably before the POST, which is what makes a crash cost at
  * most this one delivery.
  */
@@ -173,14 +178,24 @@ export async function startDelivery(
   previous: Outcome | undefined,
 ): Promise<Target | null> {
   // Prepared once per connection: it runs once per delivery.
-  const { rows } = await sql<{ url: string; secret_ciphertext: string | null }>`${PREPARE}select * from
+  const { rows } = await sql<{
+    url: string;
+    secret_ciphertext: string | null;
+    previous_secret_ciphertext: string | null;
+  }>`${PREPARE}select * from
     webhook_start_delivery(${owner}, ${endpoint.organizationId}, ${endpoint.id}, ${deliveryId}, ${attemptedAt},
       ${previous?.deliveryId ?? null}, ${previous?.outcome.status ?? null}, ${previous?.outcome.error ?? null},
       ${previous?.outcome.responseStatus ?? null}, ${previous?.url ?? null}, ${previous?.attemptedAt ?? null})`.execute(
     db,
   );
   const row = rows[0];
-  return row ? { url: row.url, secretCiphertext: row.secret_ciphertext } : null;
+  return row
+    ? {
+        url: row.url,
+        secretCiphertext: row.secret_ciphertext,
+        previousSecretCiphertext: row.previous_secret_ciphertext,
+      }
+    : null;
 }
 
 /**

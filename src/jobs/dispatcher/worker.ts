@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { deliveryHeaders } from '../../events/signing.js';
+import { deliveryHeaders, signingKeys, type SigningKeys } from '../../events/signing.js';
 import type { DispatcherMetrics } from './metrics.js';
 import {
   claimWindow,
@@ -20,7 +20,7 @@ export interface WorkerContext {
   owner: string;
   sender: WebhookSender;
   metrics: DispatcherMetrics;
-  /** Decrypts webhook_endpoints.secret_ciphertext. */
+  /** Decrypts webhook_endpoints.secret_ciphertext (and previous_secret_ciphertext). */
   openSecret: (ciphertext: string) => string;
   /** Aborts in-flight POSTs on shutdown. */
   stop: AbortSignal;
@@ -88,7 +88,7 @@ async function sendWindow(
   let previous: Outcome | undefined;
   const unwritten = () => (previous ? [previous] : []);
   let target: Target = window;
-  let key = signingKey(context, target);
+  let keys = keysFor(context, target);
   for (const delivery of window.deliveries) {
     // Everything before this delivery is settled (sent, or rows sent by hand that the window skipped).
     const stopBefore = () => ({ unwritten: unwritten(), next: delivery.sequence - 1, complete: false });
@@ -99,12 +99,15 @@ async function sendWindow(
     const current = await startDelivery(context.db, context.owner, endpoint, delivery.id, attemptedAt, previous);
     previous = undefined;
     if (!current) return stopBefore();
-    if (current.url !== target.url || current.secretCiphertext !== target.secretCiphertext) {
-      key = signingKey(context, current);
-      target = current;
+    if (
+      current.secretCiphertext !== target.secretCiphertext ||
+      current.previousSecretCiphertext !== target.previousSecretCiphertext
+    ) {
+      keys = keysFor(context, current);
     }
+    target = current;
     const body = Buffer.from(delivery.body, 'utf8');
-    const headers = deliveryHeaders(key, {
+    const headers = deliveryHeaders(keys, {
       idempotencyKey: delivery.idempotencyKey,
       timestampSeconds: Math.floor(Date.now() / 1000),
       body,
@@ -117,6 +120,8 @@ async function sendWindow(
   return { unwritten: unwritten(), next: window.through, complete: true };
 }
 
-function signingKey(context: WorkerContext, target: Target): Buffer | null {
-  return target.secretCiphertext === null ? null : Buffer.from(context.openSecret(target.secretCiphertext), 'utf8');
+/** The signing keys of the endpoint's secrets, decrypted once per window and again only when they change. */
+function keysFor(context: WorkerContext, target: Target): SigningKeys | null {
+  const open = (ciphertext: string | null) => (ciphertext === null ? null : context.openSecret(ciphertext));
+  return signingKeys(open(target.secretCiphertext), open(target.previousSecretCiphertext));
 }

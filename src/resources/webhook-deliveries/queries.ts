@@ -15,11 +15,19 @@ export const findEndpoint = (db: Executor, organizationId: string, id: string) =
     .where('id', '=', id)
     .executeTakeFirst();
 
-/** The endpoint, locked so its sequence can be drawn; the whole row, for the test ping's data. */
+/**
+ * The endpoint, locked so its sequence can be drawn; the whole row, for the test ping's data, and the previous secret
+ * while it still signs (docs/api.md#rotating-a-secret), by the database's clock like the dispatcher's.
+ */
 export const lockEndpoint = (trx: Executor, organizationId: string, id: string) =>
   trx
     .selectFrom('webhook_endpoints')
     .selectAll()
+    .select(
+      sql<string | null>`case when previous_secret_expires_at > now() then previous_secret_ciphertext end`.as(
+        'live_previous_secret',
+      ),
+    )
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .forUpdate()

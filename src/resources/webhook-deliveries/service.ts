@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js';
 import { composeEnvelope } from '../../events/envelope.js';
 import type { SecretBox } from '../../events/secret-box.js';
 import { serializeRecord } from '../../events/serialize.js';
-import { deliveryHeaders } from '../../events/signing.js';
+import { deliveryHeaders, signingKeys } from '../../events/signing.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { WebhookSender } from '../../jobs/dispatcher/sender.js';
 import { listRecords } from '../../lists/engine.js';
@@ -118,17 +118,19 @@ export class WebhookDeliveryService {
       endpoint: NonNullable<Awaited<ReturnType<typeof lockEndpoint>>>,
     ) => Promise<{ eventId: string | null; eventName: string; idempotencyKey: string; body: string }>,
   ): Promise<WebhookDelivery> {
-    const { row, text, secretCiphertext } = await this.db.transaction().execute(async (trx) => {
+    const { row, text, secrets } = await this.db.transaction().execute(async (trx) => {
       const endpoint = await lockEndpoint(trx, organizationId, webhookId);
       if (!endpoint) throw notFound(ENDPOINT);
       const delivery = await prepare(trx, endpoint);
       if (!endpoint.is_active) throw inactive();
       const { rows } = await insertManualDelivery(trx, { organizationId, webhookId, url: endpoint.url, ...delivery });
-      return { row: rows[0]!, text: delivery.body, secretCiphertext: endpoint.secret_ciphertext };
+      const secrets = [endpoint.secret_ciphertext, endpoint.live_previous_secret] as const;
+      return { row: rows[0]!, text: delivery.body, secrets };
     });
     const body = Buffer.from(text, 'utf8');
-    const secret = secretCiphertext === null ? null : this.openSecret(secretCiphertext);
-    const headers = deliveryHeaders(secret, {
+    // Signed like the dispatcher's deliveries: the current secret, and the previous one during a rotation.
+    const [secret, previous] = secrets.map((ciphertext) => (ciphertext === null ? null : this.openSecret(ciphertext)));
+    const headers = deliveryHeaders(signingKeys(secret ?? null, previous ?? null), {
       idempotencyKey: row.idempotency_key,
       timestampSeconds: Math.floor(Date.now() / 1000),
       body,

@@ -1,5 +1,12 @@
 import { isKnownEventName } from '../../events/catalog.js';
 import type { SecretBox } from '../../events/secret-box.js';
+import {
+  generateStandardSecret,
+  STANDARD_SECRET_MAX_BYTES,
+  STANDARD_SECRET_MIN_BYTES,
+  STANDARD_SECRET_PREFIX,
+  standardSecretKey,
+} from '../../events/signing.js';
 import { checkWebhookUrlSyntax, resolveWebhookHost, type WebhookUrlPolicy } from '../../events/webhook-url.js';
 import { ApiError, validationError, type ErrorDetail } from '../../http/errors.js';
 import type { WebhookEndpointChanges } from './queries.js';
@@ -36,31 +43,57 @@ function checkEvents(events: readonly string[], path: string): string[] {
   return [...new Set(events)];
 }
 
-const noSecretKey = () =>
+export const noSecretKey = (alternative = ', or send the request without hmacSecret or generateSecret') =>
   new ApiError(
     'SERVICE_UNAVAILABLE',
-    'Webhook secrets cannot be stored: the server runs without PATRON_SECRET_KEY. Ask the operator to set it, or send the request without hmacSecret.',
+    `Webhook secrets cannot be stored: the server runs without PATRON_SECRET_KEY. Ask the operator to set it${alternative}.`,
   );
 
 /**
- * Turns validated body fields into the row changes: URL and events checked, secret sealed. Only the fields sent
- * appear; `secretCiphertext` is null when the secret is to be removed.
+ * The secret the request sets, if any (docs/api.md#endpoint-records-and-secrets): the one sent, checked when it claims
+ * the Standard Webhooks form, or one generated for generateSecret. Undefined keeps the stored secret, null removes it.
+ */
+function secretOf(fields: WebhookFields, path: string): string | null | undefined {
+  if (fields.generateSecret === true) {
+    if (fields.hmacSecret !== undefined) {
+      throw validationError(`Invalid request: send either ${path}.hmacSecret or ${path}.generateSecret, not both.`, [
+        { path: `${path}.hmacSecret`, message: 'cannot be sent with generateSecret: true' },
+        { path: `${path}.generateSecret`, message: 'cannot be true with hmacSecret' },
+      ]);
+    }
+    return generateStandardSecret();
+  }
+  const secret = fields.hmacSecret;
+  if (typeof secret === 'string' && secret.startsWith(STANDARD_SECRET_PREFIX) && !standardSecretKey(secret)) {
+    throw fieldError(
+      `${path}.hmacSecret`,
+      `starts with ${STANDARD_SECRET_PREFIX} but is not a Standard Webhooks secret: ${STANDARD_SECRET_PREFIX} must be followed by the padded base64 of ${STANDARD_SECRET_MIN_BYTES} to ${STANDARD_SECRET_MAX_BYTES} bytes`,
+    );
+  }
+  return secret;
+}
+
+/**
+ * Turns validated body fields into the row changes: URL and events checked, secret checked (or generated) and
+ * sealed. Only the fields sent appear; `secretCiphertext` is null when the secret is to be removed, and
+ * `generatedSecret` is the secret to answer once when the server generated it.
  */
 export async function toChanges(
   fields: WebhookFields,
   path: string,
   policy: WebhookUrlPolicy,
   box: SecretBox | null,
-): Promise<WebhookEndpointChanges> {
-  // Cheap checks first, so a bad event name is reported without waiting for DNS.
+): Promise<WebhookEndpointChanges & { generatedSecret?: string }> {
+  // Cheap checks first, so a bad event name or secret is reported without waiting for DNS.
   const events = fields.events !== undefined ? checkEvents(fields.events, path) : undefined;
-  if (fields.hmacSecret && !box) throw noSecretKey();
+  const secret = secretOf(fields, path);
+  if (secret && !box) throw noSecretKey();
   if (fields.url !== undefined) await checkUrl(fields.url, path, policy);
   return {
     url: fields.url,
     events,
     isActive: fields.isActive,
-    secretCiphertext:
-      fields.hmacSecret === undefined ? undefined : fields.hmacSecret === null ? null : box!.seal(fields.hmacSecret),
+    secretCiphertext: secret === undefined ? undefined : secret === null ? null : box!.seal(secret),
+    ...(fields.generateSecret === true ? { generatedSecret: secret! } : {}),
   };
 }

@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const ROTATION_OVERLAP_HOURS = 24;
+
 export const findWebhookEndpoint = (db: Executor, organizationId: string, id: string) =>
   db
     .selectFrom('webhook_endpoints')
@@ -51,7 +54,7 @@ export interface WebhookEndpointChanges {
   url?: string | undefined;
   events?: string[] | undefined;
   isActive?: boolean | undefined;
-  /** Undefined keeps the stored secret; null removes it. */
+  /** Undefined keeps the stored secret; null removes it. Setting or removing it ends a rotation's overlap. */
   secretCiphertext?: string | null | undefined;
 }
 
@@ -67,7 +70,32 @@ export const updateWebhookEndpoint = (
       ...(changes.url !== undefined ? { url: changes.url } : {}),
       ...(changes.events !== undefined ? { events: changes.events } : {}),
       ...(changes.isActive !== undefined ? { is_active: changes.isActive } : {}),
-      ...(changes.secretCiphertext !== undefined ? { secret_ciphertext: changes.secretCiphertext } : {}),
+      ...(changes.secretCiphertext !== undefined
+        ? {
+            secret_ciphertext: changes.secretCiphertext,
+            previous_secret_ciphertext: null,
+            previous_secret_expires_at: null,
+          }
+        : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+/**
+ * A rotation (docs/api.md#rotating-a-secret): the new secret replaces the current one, which becomes the previous
+ * secret for 24 hours, replacing any previous one still valid. An endpoint without a secret gets one and no previous.
+ */
+export const rotateWebhookSecret = (trx: Executor, organizationId: string, id: string, secretCiphertext: string) =>
+  trx
+    .updateTable('webhook_endpoints')
+    .set({
+      secret_ciphertext: secretCiphertext,
+      previous_secret_ciphertext: sql<string | null>`secret_ciphertext`,
+      previous_secret_expires_at: sql<Date | null>`case when secret_ciphertext is not null
+        then now() + make_interval(hours => ${ROTATION_OVERLAP_HOURS}) end`,
       updated_at: sql<Date>`now()`,
     })
     .where('organization_id', '=', organizationId)

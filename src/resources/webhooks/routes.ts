@@ -5,7 +5,7 @@ import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { webhookList } from './list.js';
 import { WebhookBody, WebhookEventCatalog } from './schemas.js';
-import { WebhookEndpoint } from '../../records/webhook-endpoint.js';
+import { WebhookEndpoint, WebhookEndpointRotated, WebhookEndpointSaved } from '../../records/webhook-endpoint.js';
 import { WebhookService } from './service.js';
 
 const tags = ['webhooks'];
@@ -14,6 +14,8 @@ export function webhookRoutes(app: PatronApp, { db, config }: PlatformServices):
   const webhooks = new WebhookService(db, config);
   const read = { permission: 'webhooks:read', cost: 1 };
   const write = { permission: 'webhooks:write', cost: 1 };
+  // Answers that can carry a generated secret are stored sealed for Idempotency-Key replays.
+  const writeShowingSecret = { ...write, sealStoredAnswer: webhooks.box ?? undefined };
 
   app.get(
     '/webhook-events',
@@ -47,14 +49,14 @@ export function webhookRoutes(app: PatronApp, { db, config }: PlatformServices):
   app.post(
     '/webhooks',
     {
-      config: write,
+      config: writeShowingSecret,
       schema: {
         operationId: 'createWebhook',
         summary:
-          'Create a webhook endpoint (url and events required; isActive defaults to true); triggers webhook.created',
+          'Create a webhook endpoint (url and events required; isActive defaults to true; generateSecret answers a new secret once); triggers webhook.created',
         tags,
         body: WebhookBody,
-        response: { 201: WebhookEndpoint },
+        response: { 201: WebhookEndpointSaved },
       },
     },
     async (request, reply) => {
@@ -85,14 +87,30 @@ export function webhookRoutes(app: PatronApp, { db, config }: PlatformServices):
       schema: {
         operationId: 'updateWebhook',
         summary:
-          'Change a webhook endpoint: fields sent replace, fields left out keep (hmacSecret null removes it); triggers webhook.updated',
+          'Change a webhook endpoint: fields sent replace, fields left out keep (hmacSecret null removes it; generateSecret answers a new one once); triggers webhook.updated',
         tags,
         params: IdParams,
         body: WebhookBody,
-        response: { 200: WebhookEndpoint },
+        response: { 200: WebhookEndpointSaved },
       },
     },
     async (request) => webhooks.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      config: writeShowingSecret,
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary:
+          'Replace the secret with a new generated one, answered once; for 24 hours deliveries are signed under both; triggers webhook.updated',
+        tags,
+        params: IdParams,
+        response: { 200: WebhookEndpointRotated },
+      },
+    },
+    async (request) => webhooks.rotateSecret(authOf(request).organizationId, request.params.id),
   );
 
   app.delete(

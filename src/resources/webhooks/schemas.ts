@@ -23,7 +23,13 @@ const optionalFields = {
   isActive: Type.Optional(Type.Boolean({ description: 'Default true.' })),
   hmacSecret: Type.Optional(
     Type.Union([Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH }), Type.Null()], {
-      description: `${MIN_SECRET_LENGTH}..${MAX_SECRET_LENGTH} characters, stored encrypted. On PUT: omitted keeps the stored secret, null removes it.`,
+      description: `${MIN_SECRET_LENGTH}..${MAX_SECRET_LENGTH} characters, stored encrypted. One starting with whsec_ must be a Standard Webhooks secret (whsec_ + base64 of 24 to 64 bytes), and webhook-signature is then keyed with the decoded bytes. On PUT: omitted keeps the stored secret, null removes it.`,
+    }),
+  ),
+  generateSecret: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the server generates a Standard Webhooks secret (whsec_ + base64 of 32 random bytes), stores it as hmacSecret and answers it once, in this response. Not with hmacSecret.',
     }),
   ),
 };

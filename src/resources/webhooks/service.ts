@@ -10,13 +10,15 @@ import { notFound, validationError, type ErrorDetail } from '../../http/errors.j
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { unwrapData } from '../../resource-kit/body.js';
-import { toChanges } from './input.js';
+import { generateStandardSecret } from '../../events/signing.js';
+import { noSecretKey, toChanges } from './input.js';
 import { webhookList } from './list.js';
 import {
   deleteWebhookEndpointRow,
   findWebhookEndpoint,
   insertWebhookEndpoint,
   lockOrganizationEndpoints,
+  rotateWebhookSecret,
   updateWebhookEndpoint,
 } from './queries.js';
 import type { WebhookBody, WebhookFields } from './schemas.js';
@@ -24,11 +26,17 @@ import {
   toWebhookEndpoint,
   webhookEvent,
   type WebhookEndpoint,
+  type WebhookEndpointRotated,
   type WebhookEndpointRow,
+  type WebhookEndpointSaved,
 } from '../../records/webhook-endpoint.js';
 
 const NOUN = 'webhook endpoint';
-const FIELDS = ['url', 'events', 'isActive', 'hmacSecret'] as const;
+const FIELDS = ['url', 'events', 'isActive', 'hmacSecret', 'generateSecret'] as const;
+
+/** The secret the server generated, answered once (docs/api.md#endpoint-records-and-secrets). */
+const withGenerated = (endpoint: WebhookEndpoint, generatedSecret: string | undefined): WebhookEndpointSaved =>
+  generatedSecret === undefined ? endpoint : { ...endpoint, hmacSecret: generatedSecret };
 
 export const webhookUrlPolicy = (config: Config): WebhookUrlPolicy => ({
   allowHttp: config.allowHttpWebhooks,
@@ -37,7 +45,8 @@ export const webhookUrlPolicy = (config: Config): WebhookUrlPolicy => ({
 
 export class WebhookService {
   private readonly policy: WebhookUrlPolicy;
-  private readonly box: SecretBox | null;
+  /** Seals secrets at rest; null when the server runs without PATRON_SECRET_KEY. */
+  readonly box: SecretBox | null;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -64,7 +73,7 @@ export class WebhookService {
     return toWebhookEndpoint(row);
   }
 
-  async create(organizationId: string, body: WebhookBody | undefined): Promise<WebhookEndpoint> {
+  async create(organizationId: string, body: WebhookBody | undefined): Promise<WebhookEndpointSaved> {
     const { fields, path } = unwrapData<WebhookFields>(body, NOUN);
     const missing: ErrorDetail[] = (['url', 'events'] as const)
       .filter((field) => fields[field] === undefined)
@@ -87,14 +96,17 @@ export class WebhookService {
         secretCiphertext: changes.secretCiphertext ?? null,
       });
       await recordEvents(trx, [webhookEvent(organizationId, 'webhook.created', row)]);
-      return toWebhookEndpoint(row);
+      return withGenerated(toWebhookEndpoint(row), changes.generatedSecret);
     });
   }
 
   /** PUT: the fields sent replace the stored ones; fields left out keep their values (as service.md says of hmacSecret). */
-  async update(organizationId: string, id: string, body: WebhookBody | undefined): Promise<WebhookEndpoint> {
+  async update(organizationId: string, id: string, body: WebhookBody | undefined): Promise<WebhookEndpointSaved> {
     const { fields, path } = unwrapData<WebhookFields>(body, NOUN);
-    if (!FIELDS.some((field) => fields[field] !== undefined)) {
+    // generateSecret: false asks for nothing.
+    const sent = (field: (typeof FIELDS)[number]) =>
+      field === 'generateSecret' ? fields.generateSecret === true : fields[field] !== undefined;
+    if (!FIELDS.some(sent)) {
       throw validationError(`Invalid request: ${path} must hold at least one of ${FIELDS.join(', ')}.`, [
         { path, message: `must hold at least one of ${FIELDS.join(', ')}` },
       ]);
@@ -105,7 +117,28 @@ export class WebhookService {
       const row = await updateWebhookEndpoint(trx, organizationId, id, changes);
       if (!row) throw notFound('The webhook endpoint');
       await recordEvents(trx, [webhookEvent(organizationId, 'webhook.updated', row)]);
-      return toWebhookEndpoint(row);
+      return withGenerated(toWebhookEndpoint(row), changes.generatedSecret);
+    });
+  }
+
+  /**
+   * A new Standard Webhooks secret, answered once; the one it replaces keeps signing beside it for 24 hours
+   * (docs/api.md#rotating-a-secret). Records webhook.updated, like any change to the endpoint.
+   */
+  async rotateSecret(organizationId: string, id: string): Promise<WebhookEndpointRotated> {
+    if (!this.box) throw noSecretKey('');
+    const secret = generateStandardSecret();
+    const sealed = this.box.seal(secret);
+    return this.db.transaction().execute(async (trx) => {
+      await lockOrganizationEndpoints(trx, organizationId);
+      const row = await rotateWebhookSecret(trx, organizationId, id, sealed);
+      if (!row) throw notFound('The webhook endpoint');
+      await recordEvents(trx, [webhookEvent(organizationId, 'webhook.updated', row)]);
+      return {
+        ...toWebhookEndpoint(row),
+        hmacSecret: secret,
+        previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
+      };
     });
   }
 
