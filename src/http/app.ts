@@ -23,6 +23,7 @@ import { registerHealth } from './health.js';
 import { registerIdempotency } from './idempotency.js';
 import { startPresence } from './process-presence.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
+import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
 import { chargeRequest } from './rate-limit.js';
 import type { PatronApp, PlatformServices, ResourceModule } from './types.js';
@@ -138,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerIdempotency(app, database.db, presence);
   registerHealth(app, database);
   await registerOpenApi(app, resources);
+  await registerDocs(app);
 
   const services: PlatformServices = { database, db: database.db, config };
   await app.register(

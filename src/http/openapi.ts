@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './errors.js';
 import { refineDocument } from './openapi-document.js';
@@ -94,7 +93,5 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
       };
     },
   });
-  // Served from node_modules, so /docs works offline.
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

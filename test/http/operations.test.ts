@@ -80,10 +80,31 @@ describe('/docs', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body).not.toMatch(/https?:\/\/(?!localhost)[^"' ]*\.(js|css)/);
-    const script = /src="([^"]+\.js)"/.exec(page.body)?.[1];
-    expect(script).toBeTruthy();
-    const asset = await t.request({ url: new URL(script!, 'http://x/docs/').pathname });
-    expect(asset.statusCode).toBe(200);
+    const scripts = [...page.body.matchAll(/src="([^"]+\.js)"/g)].map((match) => match[1]!);
+    expect(scripts).toEqual(['/docs/scalar.js', '/docs/init.js']);
+    for (const script of scripts) {
+      const asset = await t.request({ url: script });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['content-type']).toMatch(/^text\/javascript/);
+    }
+  });
+
+  it('sends a strict Content-Security-Policy that never upgrades plain http (the page works on any host)', async () => {
+    const policy = (await t.request({ url: '/docs' })).headers['content-security-policy'];
+    expect(policy).toBeTypeOf('string');
+    const directives = Object.fromEntries(
+      String(policy)
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values.join(' ')]),
+    );
+    expect(directives).not.toHaveProperty('upgrade-insecure-requests');
+    expect(directives).toMatchObject({
+      'default-src': "'none'",
+      'script-src': "'self'",
+      'connect-src': "'self'",
+      'object-src': "'none'",
+    });
   });
 });
 
