@@ -166,7 +166,7 @@ async function startOnce(kind: Start['kind'], env: NodeJS.ProcessEnv): Promise<S
     stopMs,
     exitCode: code,
     signal,
-    seededDemo: stdout.includes('Created the demo organization'),
+    seededDemo: stderr.includes('Created the demo organization'),
   };
   log(
     `  ${kind} start: ready in ${readyMs.toFixed(0)} ms (server says ${serverReadyInMs ?? '?'} ms; CPU ${cpuToReadyMs ?? '?'} ms; ` +

@@ -11,6 +11,7 @@ import { dispatch } from './dispatch.js';
 import { runJob } from './jobs.js';
 import { deleteOrganizationCommand } from './org-delete.js';
 import { serve } from './serve.js';
+import { packageVersion } from './version.js';
 import { isUuid } from '../util/uuid.js';
 
 const print = (json: boolean, value: object, text: string) =>
@@ -29,11 +30,14 @@ function positiveInteger(value: string): number {
 
 const program = new Command('patron')
   .description('Patron: admin API for customer-engagement data. Configuration comes from the environment (see README).')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError();
 
 program
   .command('serve')
-  .description('Migrate the database, serve the API (PORT, HOST) and deliver webhooks.')
+  .description(
+    'Migrate the database, serve the API (PORT, HOST) and deliver webhooks. Logs are JSON lines on stdout; the start banner (URLs, the demo key) is on stderr.',
+  )
   .option('--no-dispatch', 'do not deliver webhooks from this process (run `patron dispatch` instead)')
   .option('--no-jobs', 'do not run scheduled jobs (the overnight loyalty run) from this process')
   .action(serve);

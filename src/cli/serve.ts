@@ -75,9 +75,21 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
       registry: runtime.metrics.registry,
     });
   }
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');
-  process.stdout.write(banner(baseUrl, database.engine, config.dataDir, demo, organizations.length));
+  // stdout carries the JSON log lines only; the banner is for the person at the terminal
+  // (docs/api.md#embedded-database-and-cli).
+  process.stderr.write(banner(config.host, config.port, database.engine, config.dataDir, demo, organizations.length));
+}
+
+const WILDCARD_LOOPBACK = new Map([
+  ['0.0.0.0', '127.0.0.1'],
+  ['::', '::1'],
+]);
+
+/** The URL a person on this machine opens: a wildcard address (0.0.0.0, ::) is not one, its loopback is. */
+function localUrl(host: string, port: number): string {
+  const shown = WILDCARD_LOOPBACK.get(host) ?? host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
 /** Binds the address for a moment, so an address that cannot be served is known before anything is opened. */
@@ -101,8 +113,19 @@ function listenFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function banner(baseUrl: string, engine: string, dataDir: string, demo: DemoSeed | null, organizationCount: number) {
-  const where = engine === 'pglite' ? `embedded database in ${dataDir}` : 'PostgreSQL';
+function banner(
+  host: string,
+  port: number,
+  engine: string,
+  dataDir: string,
+  demo: DemoSeed | null,
+  organizationCount: number,
+) {
+  const baseUrl = localUrl(host, port);
+  const where = [
+    ...(WILDCARD_LOOPBACK.has(host) ? [`HOST=${host}: every interface`] : []),
+    engine === 'pglite' ? `embedded database in ${dataDir}` : 'PostgreSQL',
+  ].join('; ');
   const lines = ['', `Patron is serving ${baseUrl}/v1 (${where}). API reference: ${baseUrl}/docs`];
   if (demo) {
     lines.push(
@@ -110,6 +133,8 @@ function banner(baseUrl: string, engine: string, dataDir: string, demo: DemoSeed
       `  ${demo.key}`,
       'It is shown only now. Try it:',
       `  curl -H "Authorization: Bearer ${demo.key}" ${baseUrl}/v1/organization`,
+      'or open the API reference signed in with it, and send any request from the page:',
+      `  ${baseUrl}/docs#key=${demo.key}`,
     );
   } else {
     const stopFirst = engine === 'pglite' ? 'stop the server (the embedded database is single-process), then ' : '';

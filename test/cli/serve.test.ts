@@ -25,12 +25,15 @@ const tempDirs: string[] = [];
 interface Served {
   child: ChildProcess;
   baseUrl: string;
+  /** The JSON log lines. */
   stdout(): string;
+  /** The start-up banner (and nothing else on a clean start). */
+  stderr(): string;
   /** Sends the signal and resolves with how the process ended and how long it took (SIGKILL after 15 s). */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
 }
 
-/** Spawns `serve`, waits until GET /readyz answers 200 and the start-up banner has been printed. */
+/** Spawns `serve`, waits until GET /readyz answers 200 and the start-up banner has been printed (on stderr). */
 async function serve(env: Record<string, string | undefined>): Promise<Served> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
@@ -49,7 +52,7 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
 
   const deadline = Date.now() + 45_000;
   let ready = false;
-  while (!(ready && /Patron is serving[\s\S]*\n\n/.test(stdout))) {
+  while (!(ready && /Patron is serving[\s\S]*\n\n/.test(stderr))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready\n${output()}`);
     }
@@ -68,6 +71,7 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
     child,
     baseUrl,
     stdout: () => stdout,
+    stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       const started = performance.now();
       child.kill(signal);
@@ -106,10 +110,10 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
     tempDirs.push(dataDir);
   });
 
-  it('first start: prints a demo key and a curl line that works, and stops cleanly on SIGTERM', async () => {
+  it('first start: prints a demo key, a curl line that works and a signed-in docs link, and stops cleanly on SIGTERM', async () => {
     const server = await serve({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
-      const banner = server.stdout();
+      const banner = server.stderr();
       const curl = /curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{32,})" (http:\/\/\S+\/v1\/organization)/.exec(
         banner,
       );
@@ -118,6 +122,8 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       expect(url).toBe(`${server.baseUrl}/v1/organization`);
       // The key is printed on a line of its own too, and it is the same key.
       expect(banner).toMatch(new RegExp(`^\\s+${key}$`, 'm'));
+      // So is the link that opens the API reference signed in with it.
+      expect(banner).toMatch(new RegExp(`^\\s+${server.baseUrl}/docs#key=${key}$`, 'm'));
       demoKey = key!;
       const createdId = /Created the demo organization "Demo" \(([0-9a-f-]{36})\)/.exec(banner)?.[1];
       expect(createdId).toMatch(UUID);
@@ -150,8 +156,13 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       const echoed = await fetch(url!, { headers: { authorization: `Bearer ${demoKey}`, 'x-request-id': 'trace-42' } });
       expect(echoed.headers.get('x-request-id')).toBe('trace-42');
 
-      // The secret appears only in the banner (its own line and the curl line), never in the request logs.
-      expect(server.stdout().match(ANY_KEY)).toEqual([demoKey, demoKey]);
+      // The secret appears only in the banner on stderr (its own line, the curl line, the docs link), never in the
+      // request logs, which are JSON lines on stdout and nothing else.
+      expect(server.stderr().match(ANY_KEY)).toEqual([demoKey, demoKey, demoKey]);
+      expect(server.stdout()).not.toMatch(ANY_KEY);
+      const lines = server.stdout().trim().split('\n');
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     } finally {
       const exit = await server.stop('SIGTERM');
       expect(exit.code).toBe(0);
@@ -164,7 +175,7 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
     expect(demoKey).toBeDefined();
     const server = await serve({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     try {
-      const banner = server.stdout();
+      const banner = server.stderr();
       expect(banner).not.toMatch(ANY_KEY);
       expect(banner).not.toMatch(/Created the demo organization/);
       expect(banner).toMatch(/key create --org/);
@@ -203,7 +214,7 @@ describe.skipIf(!postgresUrl)('serve on PostgreSQL (DATABASE_URL)', () => {
       LOG_LEVEL: 'warn',
     });
     try {
-      const banner = server.stdout();
+      const banner = server.stderr();
       expect(banner).toContain('PostgreSQL');
       expect(banner).not.toMatch(ANY_KEY);
       expect(banner).not.toMatch(/demo/i);
