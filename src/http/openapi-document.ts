@@ -11,6 +11,8 @@
  *   components and referenced where they apply.
  */
 
+import { MAX_DATE_TIME_LENGTH } from './validation.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
@@ -80,6 +82,21 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
   if (typeof node['x-max-items'] === 'number') {
     node.maxItems = node['x-max-items'];
     delete node['x-max-items'];
+  }
+  // Integers the API reads and writes are JSON numbers, exact only up to 2^53 - 1 (docs/api.md#money-amounts): the
+  // bounds and width every integer has anyway, written down where the schema names none.
+  if (node.type === 'integer') {
+    if (node.minimum === undefined && node.exclusiveMinimum === undefined) node.minimum = -Number.MAX_SAFE_INTEGER;
+    if (node.maximum === undefined && node.exclusiveMaximum === undefined) node.maximum = Number.MAX_SAFE_INTEGER;
+    if (node.format === undefined) {
+      const int32 = Number(node.minimum) >= -(2 ** 31) && Number(node.maximum) <= 2 ** 31 - 1;
+      node.format = int32 ? 'int32' : 'int64';
+    }
+  }
+  // Lengths the format itself bounds, written down for tools that look for maxLength.
+  if (node.type === 'string' && node.maxLength === undefined && node.enum === undefined && node.const === undefined) {
+    if (node.format === 'uuid') node.maxLength = 36;
+    if (node.format === 'date-time') node.maxLength = MAX_DATE_TIME_LENGTH;
   }
   const branches = discriminatedBranches(node);
   if (branches) {

@@ -60,7 +60,15 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
           'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
           'spends (x-cost). Errors use the envelope { error: { code, message, details? } }.',
       },
-      servers: [{ url: '/v1', description: 'This server' }],
+      // Relative, so the document and /docs work from whatever host and scheme served them.
+      servers: [
+        {
+          url: '/v1',
+          description: 'This server: the environment (local, staging or production) that served this document.',
+          // Public, not internal (for inventory checks).
+          ...{ 'x-internal': false },
+        },
+      ],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' } } },
       tags: resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
     },

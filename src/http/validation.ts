@@ -14,6 +14,12 @@ const common: Options = {
   messages: true,
 };
 
+/**
+ * The longest date-time accepted: nanoseconds and an offset (2026-01-31T12:00:00.123456789+05:30 is 35). The
+ * document states it as maxLength (docs/api.md#the-openapi-document).
+ */
+export const MAX_DATE_TIME_LENGTH = 40;
+
 /** What toISOString writes without an extended year, and PostgreSQL stores (it has no year 0). */
 const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
@@ -28,7 +34,7 @@ const rfc3339DateTime = fullFormats['date-time'] as {
  * failed later with a 500 (Invalid Date, or PostgreSQL's year 0 refusal).
  */
 function isStorableDateTime(text: string): boolean {
-  if (!rfc3339DateTime.validate(text)) return false;
+  if (text.length > MAX_DATE_TIME_LENGTH || !rfc3339DateTime.validate(text)) return false;
   const instant = Date.parse(text);
   return Number.isFinite(instant) && instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
 }

@@ -19,7 +19,11 @@ const customerFields = {
   lastName: Type.Union([Type.String(), Type.Null()]),
   country: Type.Union([Type.String({ description: 'ISO 3166-1 alpha-2' }), Type.Null()]),
   birthday: Type.Union([
-    Type.String({ pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description: 'MM-DD, no year.' }),
+    Type.String({
+      maxLength: 5,
+      pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+      description: 'MM-DD, no year.',
+    }),
     Type.Null(),
   ]),
   metadata: Metadata,

@@ -90,6 +90,19 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(document)).not.toContain('x-max-items');
   });
 
+  it('bounds every string and integer a request may send', () => {
+    for (const { method, path, operation } of operations) {
+      const sent = [...nodes(operation.requestBody ?? {}), ...nodes(operation.parameters ?? [])];
+      for (const [at, node] of sent) {
+        if (node.type === 'string')
+          expect(node.maxLength ?? node.enum ?? node.const, `${method} ${path} ${at}`).toBeDefined();
+        if (node.type === 'integer') {
+          expect([node.minimum, node.maximum, node.format], `${method} ${path} ${at}`).not.toContain(undefined);
+        }
+      }
+    }
+  });
+
   // The fields the document marks required are exactly those the server asks for: an empty `data` is refused
   // naming each of them, and nothing else.
   it('requires on create exactly the fields the server requires', async () => {

@@ -212,7 +212,7 @@ describe('D3/D4 errors', () => {
     expect(withOffset.statusCode).toBe(200);
   });
 
-  it('refuses date-times that cannot be stored: a leap second, year 0, past year 9999 (UTC)', async () => {
+  it('refuses date-times that cannot be stored: a leap second, year 0, past year 9999 (UTC), over 40 characters', async () => {
     // Found by the bad-input fuzzer: RFC 3339 allows them, and they failed later with a 500 (Invalid Date in
     // JavaScript, "out of range" in PostgreSQL).
     for (const at of [
@@ -220,6 +220,8 @@ describe('D3/D4 errors', () => {
       '0000-01-01T00:00:00Z',
       '0001-01-01T00:30:00%2B01:00',
       '9999-12-31T23:00:00-05:00',
+      // Longer than the documented 40 characters (a fraction of 20 digits).
+      '2026-06-30T23:59:59.12345678901234567890Z',
     ]) {
       const response = await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key });
       expect(response.statusCode, at).toBe(400);
@@ -228,7 +230,12 @@ describe('D3/D4 errors', () => {
         message: expect.stringMatching(/0001 to 9999/),
       });
     }
-    for (const at of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-06-30T23:59:59.123456789Z']) {
+    for (const at of [
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '2026-06-30T23:59:59.123456789Z',
+      '2026-06-30T23:59:59.123456789%2B05:30',
+    ]) {
       expect((await t.request({ url: `/v1/probe?at=${at}`, key: tenant.key })).statusCode, at).toBe(200);
     }
   });

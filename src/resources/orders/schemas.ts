@@ -38,7 +38,7 @@ export const OrderImportRow = Type.Object(
     shippingCents: Type.Optional(Money),
     taxCents: Type.Optional(Money),
     currencyCode: Type.Optional(
-      Type.String({ pattern: '^[A-Z]{3}$', description: "Default on create: the site's currency." }),
+      Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$', description: "Default on create: the site's currency." }),
     ),
     shippedAt: ImportTimestamp,
     deliveredAt: ImportTimestamp,

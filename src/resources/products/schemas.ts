@@ -20,7 +20,7 @@ export const VariantImportRow = Type.Object(
     title: Type.Optional(ImportText(1000)),
     imageUrl: Type.Optional(ImportText(2048)),
     priceCents: Type.Optional(Money),
-    currencyCode: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+    currencyCode: Type.Optional(Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$' })),
     available: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(MetadataInput),
   },

@@ -10,7 +10,7 @@ const siteInputFields = {
     description: 'A host name such as shop.example.com.',
   }),
   platform: Type.String({ minLength: 1, maxLength: 100, description: 'Default "custom".' }),
-  currencyCode: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.g. USD (default).' }),
+  currencyCode: Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.g. USD (default).' }),
 };
 
 const optionalSiteFields = {

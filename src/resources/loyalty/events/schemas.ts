@@ -34,6 +34,7 @@ export const LoyaltyEventBody = dataBody(
   {
     ...memberFields,
     event: Type.String({
+      maxLength: 64,
       pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$',
       description: 'The named event, e.g. signup, birthday, review.',
     }),

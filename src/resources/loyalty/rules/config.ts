@@ -34,7 +34,11 @@ const EarningConfig = discriminated(
     Type.Object(
       {
         type: Type.Literal('event'),
-        eventName: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$', description: 'e.g. signup, birthday.' }),
+        eventName: Type.String({
+          maxLength: 64,
+          pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$',
+          description: 'e.g. signup, birthday.',
+        }),
         points: PositiveAmount,
         frequency: Type.Optional(
           Type.Union(
