@@ -165,7 +165,7 @@ const HEADERS: Json = {
   },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86400 },
   },
   'Idempotent-Replayed': {
     description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key.',
