@@ -1,0 +1,162 @@
+/**
+ * /docs in a real browser (Debian's Chromium, headless), loaded the way a person on another machine loads it:
+ * `patron serve` bound to HOST=0.0.0.0 and reached through the machine's hostname over plain http, and through a
+ * TLS-terminating proxy over https. The page must render every operation from that origin alone (nothing from a CDN,
+ * nothing upgraded to https), without a Content Security Policy error, and its "Test Request" client must reach the
+ * API with the key (docs/api.md#the-api-reference).
+ */
+import { hostname } from 'node:os';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrl } from '../support/database.js';
+import {
+  chromiumMissing,
+  docs,
+  httpsProxy,
+  launchChromium,
+  screenshot,
+  serveOnHostname,
+  watchPage,
+  type LaunchedChromium,
+  type PageWatch,
+  type ServedOnHostname,
+} from './support.js';
+
+const ORGANIZATION = { tag: 'organization', method: 'GET', path: '/organization' } as const;
+
+// The page does not depend on the engine: it runs on the embedded database only (once per CI run).
+describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
+  '/docs in Chromium, served on HOST=0.0.0.0 and opened by hostname',
+  () => {
+    let server: ServedOnHostname;
+    let chromium: LaunchedChromium;
+    let context: BrowserContext;
+    let documentTags: string[];
+
+    beforeAll(async () => {
+      [server, chromium] = await Promise.all([serveOnHostname(), launchChromium()]);
+      context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const document = (await (await fetch(`${server.origin}/openapi.json`)).json()) as { tags: { name: string }[] };
+      documentTags = document.tags.map((tag) => tag.name);
+    }, 120_000);
+
+    afterAll(async () => {
+      try {
+        await context?.close();
+        await chromium?.close();
+      } finally {
+        await server?.stop();
+      }
+    });
+
+    /** A new page whose requests and errors are recorded from the start. */
+    async function newPage(origin: string, on: BrowserContext = context): Promise<{ page: Page; watch: PageWatch }> {
+      const page = await on.newPage();
+      return { page, watch: watchPage(page, origin) };
+    }
+
+    /** Nothing left the origin, and the page reported no error (a CSP refusal is one). */
+    function expectSelfContained(watch: PageWatch): void {
+      expect(watch.foreign(), 'requests to another origin').toEqual([]);
+      expect(watch.cspErrors(), 'Content Security Policy errors').toEqual([]);
+      expect(watch.errors, 'console errors').toEqual([]);
+    }
+
+    it('is served on a non-loopback hostname', () => {
+      expect(hostname()).not.toMatch(/^(localhost|127\.|\[?::1)/);
+      expect(server.origin).toBe(`http://${hostname()}:${new URL(server.origin).port}`);
+    });
+
+    it('renders every tag and operation over plain http from its own origin only, without a CSP error', async () => {
+      const { page, watch } = await newPage(server.origin);
+      try {
+        await docs.open(page, server.origin);
+        await expect.poll(() => docs.tags(page), { timeout: 15_000 }).toEqual(documentTags);
+        await page.getByRole('heading', { name: 'Patron API' }).first().waitFor();
+        await page.locator('section[id$="/tag/organization/GET/organization"]').waitFor();
+        expect(await page.title()).toBe('Patron API reference');
+        // The page, its two scripts and the document, all from the origin it was opened on (http, not upgraded).
+        expect(watch.requests).toEqual(
+          expect.arrayContaining([
+            `${server.origin}/docs`,
+            `${server.origin}/docs/scalar.js`,
+            `${server.origin}/docs/init.js`,
+            `${server.origin}/openapi.json`,
+          ]),
+        );
+        await screenshot(page, 'docs');
+        expectSelfContained(watch);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it('authorized with the key, "Test Request" on GET /v1/organization answers 200 in the page', async () => {
+      const { page, watch } = await newPage(server.origin);
+      try {
+        await docs.open(page, server.origin);
+        await docs.authorize(page, server.key);
+        await docs.openOperation(page, ORGANIZATION);
+        const answer = await docs.send(page, server.origin);
+        expect(answer).toMatchObject({ status: 200, authorization: `Bearer ${server.key}` });
+        expect(answer.shown).toMatch(/^200\b/);
+        await expect.poll(() => docs.client(page).textContent()).toContain('"name": "Demo"');
+        await screenshot(page, 'docs-test-request');
+        expectSelfContained(watch);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it("the banner's sign-in link opens the reference with the key filled in, and takes the key out of the address bar", async () => {
+      const link = /^\s+(http:\/\/\S+\/docs#key=sk_\S+)$/m.exec(server.stderr())?.[1];
+      expect(link, server.stderr()).toBeDefined();
+      // The banner names the loopback address for HOST=0.0.0.0; from another machine it is the same path.
+      const fragment = new URL(link!).hash;
+      const { page, watch } = await newPage(server.origin);
+      try {
+        await docs.open(page, server.origin, fragment);
+        expect(page.url()).toBe(`${server.origin}/docs`);
+        await docs.openOperation(page, ORGANIZATION);
+        const answer = await docs.send(page, server.origin);
+        expect(answer).toMatchObject({ status: 200, authorization: `Bearer ${server.key}` });
+        expect(watch.requests.join('\n')).not.toContain(server.key);
+        // Kept for this page only: nothing the browser keeps for the site holds it.
+        const stored = await page.evaluate<string>(
+          'JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie])',
+        );
+        expect(stored).not.toContain(server.key);
+        expectSelfContained(watch);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it('works over https behind a TLS-terminating proxy: everything from the https origin, "Test Request" too', async () => {
+      const proxy = await httpsProxy(`http://127.0.0.1:${new URL(server.origin).port}`);
+      const secure = await chromium.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        ignoreHTTPSErrors: true,
+      });
+      try {
+        const { page, watch } = await newPage(proxy.origin, secure);
+        await docs.open(page, proxy.origin);
+        await expect.poll(() => docs.tags(page), { timeout: 15_000 }).toEqual(documentTags);
+        await docs.authorize(page, server.key);
+        await docs.openOperation(page, ORGANIZATION);
+        expect(await docs.send(page, proxy.origin)).toMatchObject({ status: 200 });
+        expect(watch.requests.every((url) => url.startsWith(`${proxy.origin}/`))).toBe(true);
+        expectSelfContained(watch);
+      } finally {
+        await secure.close();
+        await proxy.close();
+      }
+    });
+  },
+);
+
+if (chromiumMissing) {
+  describe('/docs in Chromium', () => {
+    it.skip(chromiumMissing!, () => {});
+  });
+}

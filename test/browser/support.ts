@@ -1,0 +1,322 @@
+/**
+ * What the browser suites share: Debian's Chromium (/usr/bin/chromium) driven through playwright-core, and
+ * `patron serve` as a child process bound to every interface (HOST=0.0.0.0) and reached through the machine's
+ * hostname, so that a page is loaded the way a person on another machine would load it: plain http, a host that is
+ * not localhost. Nothing here leaves the machine; `watchPage` records every request a page makes so that a suite can
+ * prove it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
+import { loopbackCertificate } from '../support/webhook-receiver.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** The flags Chromium is started with (plus where to keep its profile and how to be driven). */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+] as const;
+export const chromiumMissing = existsSync(CHROMIUM)
+  ? null
+  : `${CHROMIUM} is not installed (apt-get install -y chromium); the browser suites are skipped`;
+export const SCREENSHOTS = join(ROOT, 'test/browser/screenshots');
+
+const READY_WITHIN_MS = 60_000;
+
+export interface LaunchedChromium {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts Chromium with exactly CHROMIUM_FLAGS (Playwright's own launch adds many more), a fresh profile and a
+ * DevTools port, and connects Playwright to it.
+ */
+export async function launchChromium(): Promise<LaunchedChromium> {
+  const profile = await mkdtemp(join(tmpdir(), 'patron-chromium-'));
+  const child = spawn(
+    CHROMIUM,
+    [...CHROMIUM_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Chromium did not start within 30 s:\n${stderr}`)), 30_000);
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`Chromium exited (${code ?? signal}) before it listened:\n${stderr}`));
+    });
+  });
+  const browser = await chromium.connectOverCDP(endpoint);
+  return {
+    browser,
+    close: async () => {
+      await browser.close().catch(() => {});
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exitOf(child);
+        clearTimeout(timer);
+      }
+      await rm(profile, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
+}
+
+export interface ServedOnHostname {
+  child: ChildProcess;
+  /** http://<os.hostname()>:<port>: the origin a page is loaded from. */
+  origin: string;
+  /** The demo key the first embedded start prints. */
+  key: string;
+  /** stdout (JSON logs) and stderr (the banner) so far. */
+  stdout(): string;
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+/**
+ * `patron serve` on the embedded database in a new data dir, bound to HOST=0.0.0.0 on a free port; resolves once
+ * /readyz answers 200 through the machine's hostname and the banner has printed the demo key.
+ */
+export async function serveOnHostname(env: Record<string, string | undefined> = {}): Promise<ServedOnHostname> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'patron-browser-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    cwd: ROOT,
+    env: childEnv({ LOG_LEVEL: 'warn', ...env, PATRON_DATA_DIR: dataDir, HOST: '0.0.0.0', PORT: String(port) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
+  const origin = `http://${hostname()}:${port}`;
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const exit = await exitOf(child);
+    clearTimeout(timer);
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    return exit;
+  };
+
+  const deadline = Date.now() + READY_WITHIN_MS;
+  let ready = false;
+  let key: string | undefined;
+  while (!(ready && key)) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready\n${output()}`);
+    }
+    if (Date.now() > deadline) {
+      await stop('SIGKILL');
+      throw new Error(`serve was not ready on ${origin} within ${READY_WITHIN_MS} ms\n${output()}`);
+    }
+    if (!ready) {
+      try {
+        ready = (await fetch(`${origin}/readyz`)).status === 200;
+      } catch {
+        // not listening yet
+      }
+    }
+    key = /Bearer (sk_[0-9A-Za-z]+)/.exec(stderr)?.[1];
+    await sleep(100);
+  }
+  return { child, origin, key, stdout: () => stdout, stderr: () => stderr, stop };
+}
+
+export interface PageWatch {
+  /** Every URL the page requested, in order. */
+  requests: string[];
+  /**
+   * Console messages of type error, and page errors. Chromium logs every answer of 4xx or 5xx the page fetched as
+   * one ("Failed to load resource: the server responded with a status of 404"), so a suite that sends requests
+   * expected to fail filters those out.
+   */
+  errors: string[];
+  /** Requests to any origin but `origin` (data: and blob: URLs never leave the page). */
+  foreign(): string[];
+  /** Console errors that name the Content Security Policy. */
+  cspErrors(): string[];
+}
+
+/** Records what a page requests and every error it reports, from now on. */
+export function watchPage(page: Page, origin: string): PageWatch {
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  return {
+    requests,
+    errors,
+    foreign: () => requests.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin),
+    cspErrors: () => errors.filter((text) => /Content Security Policy|Content-Security-Policy/i.test(text)),
+  };
+}
+
+/** Writes a full-page screenshot to test/browser/screenshots/<name>.png (gitignored) and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+/**
+ * A TLS-terminating proxy in front of `target` (what an operator puts in front of Patron for https), listening on
+ * every interface and reached through the machine's hostname; its certificate is self-signed, so a page opened
+ * through it needs a context with ignoreHTTPSErrors.
+ */
+export async function httpsProxy(target: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const { key, cert } = await loopbackCertificate();
+  const upstream = new URL(target);
+  const server = createHttpsServer({ key, cert }, (request, response) => {
+    const forwarded = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, 'x-forwarded-proto': 'https' },
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forwarded.on('error', () => response.destroy());
+    request.pipe(forwarded);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '0.0.0.0', resolve));
+  return {
+    origin: `https://${hostname()}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Operation {
+  /** The OpenAPI tag the operation is listed under. */
+  tag: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The path as the document names it, under the server URL /v1: '/organization', '/products/{productId}'. */
+  path: string;
+}
+
+/**
+ * The API reference at /docs (Scalar) driven as a person drives it: open it, fill the bearer key in, open an
+ * operation's "Test Request" client, send, read the status it shows.
+ */
+export const docs = {
+  /** Opens origin/docs (plus `fragment`, e.g. '#key=sk_…') and waits until the operations are listed. */
+  async open(page: Page, origin: string, fragment = ''): Promise<void> {
+    await page.goto(`${origin}/docs${fragment}`, { waitUntil: 'load' });
+    await docs.sidebar(page).locator('li[data-sidebar-id*="/tag/"]').first().waitFor({ timeout: 30_000 });
+  },
+
+  /** The reference's navigation (the API client has one of its own, hidden until opened). */
+  sidebar: (page: Page) => page.locator('aside[aria-label^="Sidebar for"]'),
+
+  /** The tags the sidebar lists, in order. */
+  async tags(page: Page): Promise<string[]> {
+    const ids = await docs
+      .sidebar(page)
+      .locator('li[data-sidebar-id]')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-sidebar-id') ?? ''));
+    return [...new Set(ids.map((id) => /\/tag\/([^/]+)$/.exec(id)?.[1]).filter((tag) => tag !== undefined))];
+  },
+
+  /** Types the key into the reference's Authentication box (bearerAuth); every operation's client then sends it. */
+  async authorize(page: Page, key: string): Promise<void> {
+    await page.getByPlaceholder('Token').filter({ visible: true }).first().fill(key);
+  },
+
+  /** Scrolls the reference to the operation (through the sidebar) and opens its "Test Request" client. */
+  async openOperation(page: Page, operation: Operation): Promise<void> {
+    const id = `/tag/${operation.tag}/${operation.method}${operation.path}`;
+    const sidebar = docs.sidebar(page);
+    const group = sidebar.locator(`li[data-sidebar-id$="/tag/${operation.tag}"] > div > button`);
+    if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
+    await sidebar.locator(`li[data-sidebar-id$="${id}"] button`).first().click();
+    const section = page.locator(`section[id$="${id}"]`);
+    await section.locator('.show-api-client-button').click();
+    await docs.client(page).getByRole('button', { name: /Send/ }).first().waitFor();
+  },
+
+  /** The open API client (the "Test Request" modal). */
+  client: (page: Page) => page.getByRole('dialog', { name: 'API Client' }),
+
+  /** Types a value into a row of the open client (a path variable, query parameter or header, by its name). */
+  async fill(page: Page, name: string, value: string): Promise<void> {
+    // The value is a code editor (contenteditable): it takes typed keys, not fill().
+    const editor = docs
+      .client(page)
+      .locator(`tr[id="${name}"]`)
+      .first()
+      .locator('[aria-label$=" Value"] [role="textbox"]');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(value);
+    // The client writes edits to its request debounced (about 330 ms in this Scalar); a Send before that sends the
+    // old value, and nothing on the page shows when it has happened.
+    await page.waitForTimeout(1_000);
+  },
+
+  /**
+   * Clicks Send in the open client; resolves with the status the server answered and the status line the page
+   * shows for it.
+   */
+  async send(
+    page: Page,
+    origin: string,
+  ): Promise<{ url: string; status: number; authorization: string | undefined; shown: string }> {
+    const answered = page.waitForResponse((response) => response.url().startsWith(`${origin}/v1/`));
+    await docs.client(page).getByRole('button', { name: /Send/ }).first().click();
+    const response = await answered;
+    const status = response.status();
+    const shown = docs
+      .client(page)
+      .getByText(new RegExp(`^${status}\\b`))
+      .first();
+    await shown.waitFor();
+    return {
+      url: response.url(),
+      status,
+      authorization: (await response.request().allHeaders())['authorization'],
+      shown: (await shown.textContent()) ?? '',
+    };
+  },
+
+  /** Closes the open client. */
+  async closeClient(page: Page): Promise<void> {
+    await page.keyboard.press('Escape');
+    await docs.client(page).waitFor({ state: 'hidden' });
+  },
+};
