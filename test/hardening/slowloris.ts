@@ -30,6 +30,8 @@ export interface SlowOutcome {
   code?: string;
   /** How long the socket was open. */
   openMs: number;
+  /** How long it was open after its first byte: the server times a request from there. */
+  requestMs: number;
   /** Bytes the client wrote. */
   sent: number;
   /** True when the server closed it; false when the client closed it at the end of the run. */
@@ -72,6 +74,7 @@ function run(): void {
     new Promise((connected) => {
       const { head, trickle } = start(kind, options!);
       const started = performance.now();
+      let firstByteAt: number | undefined;
       let received = '';
       let sent = 0;
       let timer: NodeJS.Timeout | undefined;
@@ -79,6 +82,7 @@ function run(): void {
         if (head) {
           socket.write(head);
           sent += head.length;
+          firstByteAt = performance.now();
         }
         const next = () => {
           timer = setTimeout(
@@ -86,6 +90,7 @@ function run(): void {
               if (socket.destroyed || !socket.writable) return;
               socket.write(trickle());
               sent += 1;
+              firstByteAt ??= performance.now();
               next();
             },
             250 + Math.random() * 500,
@@ -107,6 +112,7 @@ function run(): void {
           answers,
           ...(code ? { code } : {}),
           openMs: performance.now() - started,
+          requestMs: firstByteAt === undefined ? 0 : performance.now() - firstByteAt,
           sent,
           closedByServer: !closing,
         });
