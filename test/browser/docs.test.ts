@@ -41,12 +41,13 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
     }, 120_000);
 
     afterAll(async () => {
-      try {
-        await context?.close();
-        await chromium?.close();
-      } finally {
-        await server?.stop();
-      }
+      await Promise.allSettled([
+        server?.stop(),
+        (async () => {
+          await context?.close().catch(() => {});
+          await chromium?.close();
+        })(),
+      ]);
     });
 
     /** A new page whose requests and errors are recorded from the start. */

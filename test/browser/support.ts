@@ -33,6 +33,13 @@ export const SCREENSHOTS = join(ROOT, 'test/browser/screenshots');
 
 const READY_WITHIN_MS = 60_000;
 
+/** SIGKILLs the child if this process exits first (a worker ended before its afterAll), so none outlives a run. */
+function endWithThisProcess(child: ChildProcess): void {
+  const end = () => child.kill('SIGKILL');
+  process.once('exit', end);
+  child.once('exit', () => process.off('exit', end));
+}
+
 export interface LaunchedChromium {
   browser: Browser;
   close(): Promise<void>;
@@ -49,6 +56,7 @@ export async function launchChromium(): Promise<LaunchedChromium> {
     [...CHROMIUM_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  endWithThisProcess(child);
   let stderr = '';
   const endpoint = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Chromium did not start within 30 s:\n${stderr}`)), 30_000);
@@ -69,7 +77,8 @@ export async function launchChromium(): Promise<LaunchedChromium> {
   return {
     browser,
     close: async () => {
-      await browser.close().catch(() => {});
+      // Disconnecting may hang on a browser that stopped answering; the process is ended either way.
+      await Promise.race([browser.close().catch(() => {}), sleep(5_000)]);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -105,6 +114,7 @@ export async function serveOnHostname(env: Record<string, string | undefined> = 
     env: childEnv({ LOG_LEVEL: 'warn', ...env, PATRON_DATA_DIR: dataDir, HOST: '0.0.0.0', PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  endWithThisProcess(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
