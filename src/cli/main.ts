@@ -72,7 +72,7 @@ program
   .description(
     'Run a job for one organization now (e.g. loyalty.overnight, reviewSummary.refresh) and print its outcome as JSON.',
   )
-  .argument('<name>', 'job name: loyalty.overnight, reviewSummary.refresh or reviewSummary.generate')
+  .argument('<name>', 'job name: retention.prune, loyalty.overnight, reviewSummary.refresh or reviewSummary.generate')
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--now <timestamp>', "the job's clock (ISO 8601 with offset); default now")
   .action(runJob);

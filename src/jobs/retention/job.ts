@@ -16,11 +16,6 @@ export const RETENTION_AT = '04:00';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface RetentionJobOptions {
-  /** Milliseconds between two statements, leaving the database to other work; default none. */
-  pauseMs?: number;
-}
-
 /**
  * Prunes one organization's bounded tables, each past its window (docs/api.md#retention): delivery records, then
  * the events no delivery refers to any more, finished jobs, replaced import provenance, expired idempotency keys.
@@ -28,8 +23,7 @@ export interface RetentionJobOptions {
  * previous one stopped, and skips rows a request holds instead of waiting for them; two runs of it at once (two
  * processes, or one started by hand) delete different rows. The windows are counted back from the job's clock.
  */
-export function retentionJob(config: RetentionConfig, options: RetentionJobOptions = {}): JobDefinition {
-  const pauseMs = options.pauseMs ?? 0;
+export function retentionJob(config: RetentionConfig): JobDefinition {
   return {
     name: RETENTION_JOB,
     dailyAt: RETENTION_AT,
@@ -40,16 +34,12 @@ export function retentionJob(config: RetentionConfig, options: RetentionJobOptio
         limit: config.batchRows,
       });
       // Deliveries first: the events they held become prunable in the same run.
-      const deliveries = await inBatches((after) => pruneDeliveries(db, window(config.deliveriesDays), after), pauseMs);
-      const events = await inBatches((after) => pruneEvents(db, window(config.eventsDays), after), pauseMs);
-      const jobs = await inBatches((after) => pruneJobs(db, window(config.jobsDays), after), pauseMs);
-      const importJobRecords = await inBatches(
-        (after) => pruneImportJobRecords(db, window(config.jobsDays), after),
-        pauseMs,
-      );
+      const deliveries = await inBatches((after) => pruneDeliveries(db, window(config.deliveriesDays), after));
+      const events = await inBatches((after) => pruneEvents(db, window(config.eventsDays), after));
+      const jobs = await inBatches((after) => pruneJobs(db, window(config.jobsDays), after));
+      const importJobRecords = await inBatches((after) => pruneImportJobRecords(db, window(config.jobsDays), after));
       const idempotencyKeys = await inBatches(
         (after) => pruneIdempotencyKeys(db, { organizationId, now, limit: config.batchRows }, after),
-        pauseMs,
         '',
       );
       return { deliveries, events, jobs, importJobRecords, idempotencyKeys };
