@@ -119,25 +119,29 @@ const POSTGRES_BACKGROUND =
   /^postgres: [^:]*:? ?(checkpointer|background writer|walwriter|autovacuum launcher|logical replication launcher|archiver|stats)/;
 
 /**
- * CPU ms used so far by the machine's other processes: all but this one, the given children, the PostgreSQL backends
- * of the bench database and PostgreSQL's background processes. What they use during a window is what the machine's
- * other work (other engineers' tests) took from it.
+ * CPU ms the machine's other work (other engineers' tests) has used so far: the machine's busy time (/proc/stat, which
+ * keeps counting processes that have exited) less the bench's own processes: this one, the given children, the
+ * PostgreSQL backends of the bench database and PostgreSQL's background processes. Its growth over a window, divided
+ * by the window, is the cores that work took meanwhile.
  */
-function othersCpuMs(exclude: (number | undefined)[]): number | null {
-  const skip = new Set([process.pid, ...exclude]);
+function othersCpuMs(include: (number | undefined)[]): number | null {
   try {
-    let total = 0;
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const busy = ticks.reduce((sum, value) => sum + value, 0) - ticks[3]! - (ticks[4] ?? 0); // less idle, iowait
+    let ours = 0;
+    const mine = new Set([process.pid, ...include]);
     for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry) || skip.has(Number(entry))) continue;
+      if (!/^\d+$/.test(entry)) continue;
       try {
-        const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        if (command.includes(database) || POSTGRES_BACKGROUND.test(command)) continue;
-        total += cpuMs(Number(entry)) ?? 0;
+        const command = mine.has(Number(entry)) ? '' : readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        if (mine.has(Number(entry)) || command.includes(database) || POSTGRES_BACKGROUND.test(command)) {
+          ours += cpuMs(Number(entry)) ?? 0;
+        }
       } catch {
         // the process ended meanwhile
       }
     }
-    return total;
+    return busy * 10 - ours; // USER_HZ 100
   } catch {
     return null;
   }
