@@ -372,6 +372,7 @@ describe('the OpenAI-compatible generator', () => {
       /Invalid REVIEW_SUMMARY_OPENAI_TIMEOUT_MS/,
     );
     expect(scheduledJobs(config).map((job) => job.name)).toEqual([
+      'retention.prune',
       'loyalty.overnight',
       'reviewSummary.generate',
       'reviewSummary.refresh',
