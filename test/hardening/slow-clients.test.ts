@@ -22,6 +22,11 @@ import { childEnv, ROOT, sleep } from '../support/processes.js';
 import { killAll, startServe, type ServeProcess } from './processes.js';
 import type { SlowMessage, SlowOptions, SlowOutcome } from './slowloris.js';
 
+/**
+ * A tenth of the default, so that the cut-offs happen within the test: each slow socket is cut and replaced every
+ * 3-4 s, ten times as often as the default would, and the p99 with slow sockets pays for that churn (each cut is a
+ * 408 and a new connection, and a body with a key authenticates again).
+ */
 const REQUEST_TIMEOUT_MS = 3_000;
 const SLOW_SOCKETS = 200;
 /**
@@ -44,8 +49,8 @@ const CYCLES = 7;
  * single scheduling hiccup would double it without any slow client.
  */
 const P99_FLOOR_MS = 5;
-/** Above this share of the time with tasks waiting for a CPU, the p99s are not compared (see the test). */
-const MAX_CPU_PRESSURE = 0.25;
+/** The p99s are compared while other work leaves this share of the machine's cores to the test, at least. */
+const ROOM = 0.5;
 
 let testDatabase: TestDatabase | undefined;
 let tempDir: string;
@@ -276,13 +281,13 @@ describe('slow clients do not hurt others (a real serve process)', () => {
   });
 
   it(`keeps the p99 of other clients within 2× of an idle server's while ${SLOW_SOCKETS} slow sockets are open`, (context) => {
-    // A latency comparison means something only while the machine has room for this test. When runnable tasks wait
-    // for a CPU much of the time (the kernel's CPU pressure; other engineers' work on the shared machine), the scheduler
-    // decides the p99s: they are reported above, but not compared.
+    // A latency comparison means something only while the machine has room for this test. When other work (other
+    // engineers' tests on the shared machine) takes more than half of its cores, the scheduler decides the p99s: they
+    // are reported above, but not compared.
     context.skip(
-      cpuPressure > MAX_CPU_PRESSURE,
-      `runnable tasks waited for a CPU ${(cpuPressure * 100).toFixed(0)} % of the time ` +
-        `(${otherCores.toFixed(2)} of ${availableParallelism()} cores taken by other work): p99 not compared`,
+      otherCores > (1 - ROOM) * availableParallelism(),
+      `other work took ${otherCores.toFixed(2)} of the machine's ${availableParallelism()} cores ` +
+        `(runnable tasks waited for a CPU ${(cpuPressure * 100).toFixed(0)} % of the time): p99 not compared`,
     );
     // Each condition's p99 is the median of its blocks' p99s: a burst of other work on the shared machine inflates the
     // block it falls in, and would otherwise decide the comparison alone; a cost of the slow sockets shows in every
