@@ -20,6 +20,7 @@ import * as deliverySendingMarks from './0020_delivery_sending_marks.js';
 import * as retention from './0021_retention.js';
 import * as serverProcesses from './0022_server_processes.js';
 import * as webhookSecretRotation from './0023_webhook_secret_rotation.js';
+import * as deliveryEventBrin from './0024_delivery_event_brin.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0021_retention': retention,
   '0022_server_processes': serverProcesses,
   '0023_webhook_secret_rotation': webhookSecretRotation,
+  '0024_delivery_event_brin': deliveryEventBrin,
 };
 
 export const migrationProvider: MigrationProvider = {

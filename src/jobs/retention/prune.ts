@@ -78,7 +78,7 @@ export async function pruneDeliveries(db: Kysely<DB>, window: Window, after: str
 /**
  * Events older than the window that no delivery record refers to: a record's payload is composed from its event,
  * so an event lives as long as the last delivery of it, and a pending one keeps it until it is sent and its record
- * pruned (docs/api.md#retention). The reference is looked up by webhook_deliveries_event_idx (migration 0021).
+ * pruned (docs/api.md#retention). The reference is looked up by webhook_deliveries_event_brin (migration 0024).
  */
 export async function pruneEvents(db: Kysely<DB>, window: Window, after: string): Promise<Batch> {
   const { rows } = await sql<{ deleted: number; last: string | null }>`
