@@ -15,7 +15,6 @@ const RETENTION_HOURS = 24;
  */
 const ABANDONED_AFTER_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 // The first request's process is known gone: it stopped renewing its presence (or never had one and the claim
 // is old). Its claim is taken over; whatever it did before dying either committed (and the retry meets it as
@@ -161,13 +160,5 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: Pr
       .execute();
     return payload;
   }
-
-  const sweeper = setInterval(() => {
-    db.deleteFrom('idempotency_keys')
-      .where('expires_at', '<=', sql<Date>`now()`)
-      .execute()
-      .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency key sweep failed'));
-  }, SWEEP_INTERVAL_MS);
-  sweeper.unref();
-  app.addHook('onClose', async () => clearInterval(sweeper));
+  // Expired keys are deleted by the retention job (docs/api.md#retention); until then they count as absent.
 }
