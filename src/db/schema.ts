@@ -41,7 +41,7 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   /** Rewritten when an expired or abandoned key is claimed again. */
   created_at: UpdatedAt;
-  /** Rows older than this are treated as absent and swept. */
+  /** Rows older than this are treated as absent and deleted by the retention job. */
   expires_at: Date;
   /** The server_processes id of the process running the first request, while it is in progress. */
   owner_process: string | null;
