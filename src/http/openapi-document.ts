@@ -78,6 +78,14 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
     return;
   }
   if (!isObject(node)) return;
+  // A field documented as the union of the shapes the service checks it against (documentedAs in
+  // src/records/discriminated.ts).
+  const documented = node['x-documented-as'];
+  if (isObject(documented)) {
+    const description = node.description;
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, structuredClone(documented), description ? { description } : {});
+  }
   // A bound the server checks itself (import rows: more is 413), written down as the keyword generators know.
   if (typeof node['x-max-items'] === 'number') {
     node.maxItems = node['x-max-items'];

@@ -77,6 +77,15 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it("types a rule's config as the union of the section configs, not an open object", () => {
+    const config =
+      document.paths['/loyalty-rules'].post.requestBody.content['application/json'].schema.properties.data.properties
+        .config;
+    expect(config.anyOf).toHaveLength(4);
+    expect(config.additionalProperties).toBeUndefined();
+    expect(JSON.stringify(document)).not.toContain('x-documented-as');
+  });
+
   it('bounds every array a request may send', () => {
     for (const { method, path, operation } of operations) {
       const unbounded = [...nodes(operation.requestBody ?? {})].filter(
