@@ -78,24 +78,22 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
     return;
   }
   if (!isObject(node)) return;
-  // A field documented as the union of the shapes the service checks it against (documentedAs in
-  // src/records/discriminated.ts).
-  const documented = node['x-documented-as'];
-  if (isObject(documented)) {
-    const description = node.description;
-    for (const key of Object.keys(node)) delete node[key];
-    Object.assign(node, structuredClone(documented), description ? { description } : {});
-  }
   // A bound the server checks itself (import rows: more is 413), written down as the keyword generators know.
   if (typeof node['x-max-items'] === 'number') {
     node.maxItems = node['x-max-items'];
     delete node['x-max-items'];
+    // Tools that send past the bound (fuzzers, contract tests) learn which status answers it.
+    node['x-over-max-items-status'] = 413;
   }
-  // Integers the API reads and writes are JSON numbers, exact only up to 2^53 - 1 (docs/api.md#money-amounts): the
-  // bounds and width every integer has anyway, written down where the schema names none.
+  // Integers are JSON numbers, exact only up to 2^53 - 1 (docs/api.md#money-amounts): their width, and for what a
+  // request sends the bounds the server enforces, written down where the schema names none.
   if (node.type === 'integer') {
-    if (node.minimum === undefined && node.exclusiveMinimum === undefined) node.minimum = -Number.MAX_SAFE_INTEGER;
-    if (node.maximum === undefined && node.exclusiveMaximum === undefined) node.maximum = Number.MAX_SAFE_INTEGER;
+    // Bounds only where a request sends the integer: there the server refuses what it cannot hold exactly. What it
+    // writes is not bounded the same way (a sum over many records can pass 2^53 - 1).
+    if (inRequest && node.minimum === undefined && node.exclusiveMinimum === undefined)
+      node.minimum = -Number.MAX_SAFE_INTEGER;
+    if (inRequest && node.maximum === undefined && node.exclusiveMaximum === undefined)
+      node.maximum = Number.MAX_SAFE_INTEGER;
     if (node.format === undefined) {
       const int32 = Number(node.minimum) >= -(2 ** 31) && Number(node.maximum) <= 2 ** 31 - 1;
       node.format = int32 ? 'int32' : 'int64';
@@ -146,10 +144,12 @@ function canonicalBody(schema: Json): Json | null {
   if (data.type !== 'object' || !isObject(data.properties)) return null;
   const bare = Object.keys(properties).filter((key) => key !== 'data');
   if (bare.length === 0 || bare.some((key) => !(key in (data.properties as Json)))) return null;
+  // A create requires `data` and its fields; an update may send no field at all in the bare form (`{}`), which the
+  // service answers itself (a PATCH naming no field: 400 or a no-op, as the resource documents).
   const required = Array.isArray(schema['x-required']) ? (schema['x-required'] as string[]) : [];
   return {
     type: 'object',
-    required: ['data'],
+    ...(required.length ? { required: ['data'] } : {}),
     properties: { data: { ...data, ...(required.length ? { required } : {}) } },
     additionalProperties: false,
     description: BARE_FORM,

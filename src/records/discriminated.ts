@@ -1,4 +1,4 @@
-import Type, { type Static, type TObject, type TSchema, type TUnion, type TUnsafe } from 'typebox';
+import Type, { type Static, type TObject, type TUnion, type TUnsafe } from 'typebox';
 
 /**
  * A union of objects told apart by `type`, validated branch by branch with if/then: the request validator then
@@ -20,14 +20,4 @@ export function discriminated<T extends TObject[]>(
     })),
     ...(options.description ? { description: options.description } : {}),
   });
-}
-
-/**
- * A schema validated and serialized as `validated`, and written in the OpenAPI document as `documented`
- * (docs/api.md#the-openapi-document). For a field whose shape depends on another field (a rule's config on its
- * section): the route accepts any object and the service checks it against the right schema, with errors that name
- * that one; the document shows the union of the schemas it may be, which generators turn into a type.
- */
-export function documentedAs<T extends TSchema>(validated: T, documented: TSchema): T {
-  return { ...validated, 'x-documented-as': documented };
 }

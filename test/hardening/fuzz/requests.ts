@@ -603,6 +603,11 @@ function schemaMutationArbitrary(operation: Operation, ctx: FuzzContext): fc.Arb
         return copy;
       });
     }
+    // An array bounded by the operation itself, not by validation (import rows): the document names its status; rows
+    // that are themselves invalid are refused by validation first (400).
+    const overStatus = (site.schema as Record<string, unknown>)['x-over-max-items-status'];
+    if (how === 'too-many-items' && typeof overStatus === 'number')
+      return { ...parts, body, label: `body:${how}`, forced: [400, overStatus] };
     return { ...parts, body, label: `body:${how}` };
   });
 }
@@ -1086,6 +1091,9 @@ function expectation(
   const size = payload === undefined ? 0 : Buffer.byteLength(payload);
   if (parts.forced?.includes(415) && size > 0) return parts.forced;
   if (size > BODY_LIMIT_BYTES) return [413];
+  // Too many import rows: refused by the import with 413 (the document's x-over-max-items-status), before or instead
+  // of validating the rows.
+  if (parts.forced?.includes(413)) return parts.forced;
   const parsed = parseBody(payload);
   if (!parsed.ok) return [400];
   if (!ctx.validators.path(operation, parts.pathValues)) return [400];

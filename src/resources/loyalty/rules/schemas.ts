@@ -3,8 +3,6 @@ import { MetadataInput } from '../../../records/common.js';
 import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { RuleSection } from '../../../records/loyalty/rule.js';
-import { documentedAs } from '../../../records/discriminated.js';
-import { CONFIG_SCHEMAS } from './config.js';
 
 export const RuleBody = dataBody({
   loyaltyProgramId: Type.String({
@@ -13,12 +11,9 @@ export const RuleBody = dataBody({
   }),
   section: RuleSection,
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  config: documentedAs(
-    Type.Object(
-      {},
-      { additionalProperties: true, description: 'Checked against the section; replaced wholesale on PATCH.' },
-    ),
-    Type.Union(Object.values(CONFIG_SCHEMAS)),
+  config: Type.Object(
+    {},
+    { additionalProperties: true, description: 'Checked against the section; replaced wholesale on PATCH.' },
   ),
   isActive: Type.Boolean({ description: 'Default true; inactive rules neither earn nor issue.' }),
   metadata: MetadataInput,
