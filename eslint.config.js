@@ -19,6 +19,7 @@ const layers = {
       { type: 'records', pattern: 'src/records' },
       { type: 'kit', pattern: 'src/resource-kit' },
       { type: 'cli', pattern: 'src/cli' },
+      { type: 'demo', pattern: 'src/demo' },
       { type: 'platform', pattern: 'src/*', capture: ['name'] },
     ],
     'import/resolver': { typescript: { alwaysTryTypes: true } },
@@ -52,7 +53,11 @@ const layers = {
           },
           {
             from: { element: { type: 'cli' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'cli'] } } } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'cli', 'demo'] } } } },
+          },
+          {
+            from: { element: { type: 'demo' } },
+            allow: { to: { element: { types: { anyOf: ['platform', 'demo'] } } } },
           },
         ],
       },

@@ -27,6 +27,7 @@ import { loyaltyResources } from './resources/loyalty/index.js';
 import { reviewsResource } from './resources/reviews/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
+import { DOCUMENTED_EXAMPLES } from './demo/index.js';
 
 export const resources: readonly ResourceModule[] = [
   organizationResource,
@@ -109,7 +110,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         })
       : new MemoryRateLimiter();
   }
-  const built = await buildApp({ config, database, limiter, resources, logger: options.logger });
+  const built = await buildApp({
+    config,
+    database,
+    limiter,
+    resources,
+    examples: DOCUMENTED_EXAMPLES,
+    logger: options.logger,
+  });
   return {
     ...built,
     database,

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../util/ids.js';
 import type { ApiKeysTable, DB } from '../db/schema.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

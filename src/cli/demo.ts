@@ -1,8 +1,11 @@
-import type { Kysely } from 'kysely';
 import { createKey } from '../auth/keys.js';
 import { ALL_PERMISSIONS } from '../auth/permissions.js';
-import type { DB } from '../db/schema.js';
-import { createOrganization, type Organization } from '../compose.js';
+import type { Config } from '../config/index.js';
+import type { Database } from '../db/engine.js';
+import { createJobRunner } from '../jobs/runner/runner.js';
+import { DEMO, seedDemoWorld } from '../demo/index.js';
+import { uuidv7, withPlannedIds } from '../util/ids.js';
+import { createOrganization, createRuntime, scheduledJobs, type Organization } from '../compose.js';
 
 export interface DemoSeed {
   organization: Organization;
@@ -10,13 +13,57 @@ export interface DemoSeed {
   key: string;
 }
 
-/** A demo organization and a key with every permission, so the quick start has something to call. */
-export async function seedDemo(db: Kysely<DB>): Promise<DemoSeed> {
-  const organization = await createOrganization(db, { name: 'Demo', timezone: 'UTC' });
+/**
+ * The demo organization, a key with every permission, and its world (src/demo/world.ts): a store, a loyalty program,
+ * reviews and webhook endpoints whose well-known records the documented examples name, so the quick start has
+ * something to call and "Test Request" in /docs works (docs/api.md#the-api-reference).
+ */
+export async function seedDemo(database: Database, config: Config): Promise<DemoSeed> {
+  const { db } = database;
+  // Its default program takes the well-known id the examples name.
+  const organization = await withPlannedIds([uuidv7(), DEMO.programs.main], () =>
+    createOrganization(db, { name: 'Demo', timezone: 'UTC' }),
+  );
   const { record, key } = await createKey(db, {
     organizationId: organization.id,
     permissions: [ALL_PERMISSIONS],
     name: 'demo',
   });
+  await seedWorld(database, config, organization.id, key);
   return { organization, keyId: record.id, key };
+}
+
+/**
+ * Sends the world's requests through an app of its own, which lets endpoints point at a loopback receiver (the
+ * serving app keeps the configured URL rules, so their deliveries are refused at send time unless it allows them
+ * too), and runs the summary generations they queue.
+ */
+export async function seedWorld(database: Database, config: Config, organizationId: string, key: string) {
+  const seeding = { ...config, allowHttpWebhooks: true, webhookAllowPrivateHosts: true, logLevel: 'silent' };
+  const runtime = await createRuntime(seeding, { database, logger: false });
+  const jobs = createJobRunner({
+    db: database.db,
+    jobs: scheduledJobs(seeding),
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  try {
+    await seedDemoWorld({
+      db: database.db,
+      organizationId,
+      send: async ({ method, url, body }) => {
+        const answer = await runtime.app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body ?? {}),
+        });
+        return { statusCode: answer.statusCode, body: answer.body };
+      },
+      runQueuedJobs: async () => {
+        while ((await jobs.tick()) > 0);
+      },
+    });
+  } finally {
+    await runtime.close();
+  }
 }

@@ -4,6 +4,7 @@ import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import { allOrganizations, createOrganization, isTimeZone, permissionCatalog } from '../compose.js';
 import { ConfigError } from '../config/index.js';
+import { resolveSecretKey } from '../config/secrets.js';
 import { migrateToLatest } from '../db/engine.js';
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
@@ -191,8 +192,9 @@ program
   .requiredOption('--demo', 'create a demo organization with a full-permission key')
   .option('--json', 'print one JSON object { organization, id, key, permissions }')
   .action(async (options: { json?: boolean }) => {
-    await withCli(async ({ database }) => {
-      const demo = await seedDemo(database.db);
+    await withCli(async ({ config, database }) => {
+      config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
+      const demo = await seedDemo(database, config);
       print(
         Boolean(options.json),
         { organization: demo.organization, id: demo.keyId, key: demo.key, permissions: ['all'] },

@@ -37,7 +37,7 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
   let organizations: { id: string }[];
   try {
     organizations = await allOrganizations(database.db);
-    demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database.db) : null;
+    demo = database.engine === 'pglite' && organizations.length === 0 ? await seedDemo(database, config) : null;
     runtime = await createRuntime(config, { database });
   } catch (error) {
     await closeUnstarted();

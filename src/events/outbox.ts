@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { TSchema } from 'typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../util/ids.js';
 import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
 import { PREPARE } from '../db/prepared.js';
 import { serializeRecord } from './serialize.js';

@@ -26,7 +26,7 @@ import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
 import { chargeRequest } from './rate-limit.js';
-import type { PatronApp, PlatformServices, ResourceModule } from './types.js';
+import type { DocumentedExamples, PatronApp, PlatformServices, ResourceModule } from './types.js';
 import { buildSerializer } from './serialization.js';
 import { validatorCompiler } from './validation.js';
 
@@ -49,6 +49,8 @@ export interface AppOptions {
   limiter: RateLimiter;
   /** Wired in by the composition root; the platform never imports a resource. */
   resources: readonly ResourceModule[];
+  /** The documented examples (the demo world's, from the composition root); none in a custom test app. */
+  examples?: DocumentedExamples;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -138,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   app.addHook('onClose', () => presence.close());
   registerIdempotency(app, database.db, presence);
   registerHealth(app, database);
-  await registerOpenApi(app, resources);
+  await registerOpenApi(app, resources, options.examples);
   await registerDocs(app);
 
   const services: PlatformServices = { database, db: database.db, config };

@@ -9,8 +9,11 @@
  *   form is accepted too.
  * - Every response gets a description, and the headers every operation sends or reads are documented once in
  *   components and referenced where they apply.
+ * - Every operation carries its example (docs/api.md#the-api-reference): parameters and body as "Test Request"
+ *   sends them, the success response the demo world answered, and each error response's envelope.
  */
 
+import type { DocumentedExamples } from './types.js';
 import { MAX_DATE_TIME_LENGTH } from './validation.js';
 
 type Json = Record<string, unknown>;
@@ -124,6 +127,8 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
     return;
   }
   for (const [key, value] of Object.entries(node)) {
+    // Examples are values, not schemas (an analytics dimension's example has a `type` of its own).
+    if (key === 'example' || key === 'examples') continue;
     const held =
       key === 'properties' || key === 'items' || key === 'anyOf' || key === 'oneOf' || /^\d+$/.test(key)
         ? property
@@ -209,8 +214,43 @@ function successDescription(status: string, schema: unknown, summary: string | u
   return `${STATUS_TEXT[status] ?? 'Success'}: ${summary ?? 'the result'}.`;
 }
 
+/** The error code a documented error response starts its description with ("NOT_FOUND: no record…"). */
+const ERROR_CODE = /^([A-Z_]+): (.*)$/s;
+
+/** Puts an operation's example on its parameters, body and success response. */
+function addExamples(operation: Json, examples: DocumentedExamples | undefined): void {
+  const operationId = String(operation.operationId);
+  const request = examples?.requests[operationId];
+  if (!request) return;
+  for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
+    const value = parameter.in === 'path' ? request.params?.[String(parameter.name)] : undefined;
+    const queried = parameter.in === 'query' ? request.query?.[String(parameter.name)] : undefined;
+    if (value ?? queried) parameter.example = value ?? queried;
+  }
+  const media = ((operation.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'];
+  if (isObject(media) && request.body !== undefined) {
+    media.examples = { [operationId]: { summary: request.summary, value: request.body } };
+  }
+  const answered = examples?.responses[operationId];
+  const response = answered ? (operation.responses as Record<string, Json>)[String(answered.status)] : undefined;
+  const content = (response?.content as Json | undefined)?.['application/json'];
+  if (answered && isObject(content)) {
+    content.examples = { [operationId]: { summary: request.summary, value: answered.body } };
+  }
+}
+
+/** An error response's example: its envelope with the code its description names. */
+function addErrorExample(status: string, response: Json): void {
+  if (!/^[45]/.test(status)) return;
+  const match = ERROR_CODE.exec(String(response.description ?? ''));
+  const content = (response.content as Json | undefined)?.['application/json'];
+  if (!match || !isObject(content)) return;
+  const message = match[2]!.replace(/\.$/, '');
+  content.example = { error: { code: match[1], message: message.charAt(0).toUpperCase() + message.slice(1) + '.' } };
+}
+
 /** The document as generators and linters should read it (see the file's comment). */
-export function refineDocument<T extends object>(document: T): T {
+export function refineDocument<T extends object>(document: T, examples?: DocumentedExamples): T {
   const openapi = document as unknown as Json;
   const paths = (openapi.paths ?? {}) as Record<string, Record<string, Json>>;
   for (const operations of Object.values(paths)) {
@@ -227,7 +267,9 @@ export function refineDocument<T extends object>(document: T): T {
       if (method === 'post' && charged) {
         operation.parameters = [...((operation.parameters as unknown[]) ?? []), IDEMPOTENCY_KEY_PARAMETER];
       }
+      addExamples(operation, examples);
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        addErrorExample(status, response);
         const content = (response.content as Json | undefined)?.['application/json'];
         const schema = isObject(content) ? content.schema : undefined;
         if (!response.description || response.description === 'Default Response') {

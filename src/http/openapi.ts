@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './errors.js';
 import { refineDocument } from './openapi-document.js';
-import type { PatronApp, Refusals, ResourceModule } from './types.js';
+import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from './types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
@@ -46,7 +46,11 @@ function errorResponses(method: string, url: string, refusals: Refusals = {}): R
 const errorResponse = (description: string) => ({ description, $ref: 'ErrorEnvelope#' });
 
 /** OpenAPI 3.1 generated from the route schemas, with each operation's permission, cost and error responses. */
-export async function registerOpenApi(app: PatronApp, resources: readonly ResourceModule[]): Promise<void> {
+export async function registerOpenApi(
+  app: PatronApp,
+  resources: readonly ResourceModule[],
+  examples?: DocumentedExamples,
+): Promise<void> {
   app.addSchema(ErrorEnvelope);
   await app.register(swagger, {
     openapi: {
@@ -73,7 +77,9 @@ export async function registerOpenApi(app: PatronApp, resources: readonly Resour
       tags: resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
     },
     transformObject: (documentObject) =>
-      'openapiObject' in documentObject ? refineDocument(documentObject.openapiObject) : documentObject.swaggerObject,
+      'openapiObject' in documentObject
+        ? refineDocument(documentObject.openapiObject, examples)
+        : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const config = (route as RouteOptions).config ?? {};

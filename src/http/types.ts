@@ -91,3 +91,32 @@ export interface JobsContext {
   /** The app's metrics registry in `serve`; absent when a job is run by hand. */
   registry?: Registry | undefined;
 }
+
+/**
+ * A documented example of one operation, keyed by operationId (docs/api.md#the-api-reference): what "Test Request"
+ * in /docs sends pre-filled. The composition root supplies them; each must answer its success status on the demo
+ * organization's world (a test sends every one).
+ */
+export interface OperationExample {
+  /** What the example does, in a few words. */
+  summary: string;
+  /** Path parameters by name. */
+  params?: Readonly<Record<string, string>>;
+  /** Query parameters by name, as sent (a filter as its JSON text). */
+  query?: Readonly<Record<string, string>>;
+  /** The request body, in the form the document shows it. */
+  body?: unknown;
+  /** The success status it answers, where the operation documents several. */
+  status?: number;
+}
+
+/** What an example request answered on the demo world: shown as the success response's example. */
+export interface ResponseExample {
+  status: number;
+  body: unknown;
+}
+
+export interface DocumentedExamples {
+  requests: Readonly<Record<string, OperationExample>>;
+  responses: Readonly<Record<string, ResponseExample>>;
+}

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../util/ids.js';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
 import { columnList } from '../db/executor.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../util/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';

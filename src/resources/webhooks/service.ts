@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../util/ids.js';
 import type { Config } from '../../config/index.js';
 import type { DB } from '../../db/schema.js';
 import { EVENT_CATALOG } from '../../events/catalog.js';

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 
 export interface ActivityEntry {

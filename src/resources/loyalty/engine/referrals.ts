@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../util/ids.js';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';

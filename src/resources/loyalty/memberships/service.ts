@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../util/ids.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../events/outbox.js';

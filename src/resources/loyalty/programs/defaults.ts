@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../util/ids.js';
 import type { Executor } from '../../../db/executor.js';
 
 export const DEFAULT_PROGRAM_NAME = 'Loyalty program';

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../../util/ids.js';
 import { recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
 import { rewardCode } from '../codes.js';

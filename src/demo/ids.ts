@@ -1,0 +1,44 @@
+/**
+ * The demo organization's well-known records: the world `patron serve` seeds on a fresh embedded database
+ * (src/demo/world.ts) gives them these ids, and the documented examples name them, so "Test Request" in /docs works
+ * on a fresh quick start (docs/api.md#the-api-reference). Each record an example changes for good (deletes, leaves,
+ * revokes, redeems) has one of its own, so every example works once, in any order.
+ */
+const id = (suffix: string) => `0196a1c0-5e00-7000-8000-${suffix.padStart(12, '0')}`;
+
+export const DEMO = {
+  sites: { main: id('101'), outlet: id('102') },
+  customers: {
+    ada: id('201'),
+    grace: id('202'),
+    alan: id('203'),
+    katherine: id('204'),
+    margaret: id('205'),
+    edsger: id('206'),
+    barbara: id('207'),
+  },
+  products: { linenShirt: id('301'), merinoScarf: id('302'), canvasTote: id('303') },
+  variants: { linenShirtM: id('311'), linenShirtL: id('312'), merinoScarfGrey: id('313') },
+  productTags: { summer: id('401'), clearance: id('402') },
+  orderTags: { gift: id('411'), priority: id('412') },
+  customerTags: { vip: id('421'), newsletter: id('422') },
+  orders: { first: id('501'), second: id('502') },
+  orderItems: { shirts: id('511'), scarf: id('512') },
+  webhooks: { orders: id('601'), retired: id('602') },
+  deliveries: { ping: id('611') },
+  programs: { main: id('701'), pilot: id('702') },
+  tiers: { silver: id('711'), gold: id('712'), platinum: id('713') },
+  rules: {
+    orderSpend: id('721'),
+    freeShippingForPoints: id('722'),
+    stampCard: id('723'),
+    newsletterSignup: id('724'),
+    retired: id('725'),
+  },
+  memberships: { ada: id('731'), grace: id('732'), alan: id('733') },
+  rewards: { welcome: id('741'), apology: id('742'), birthday: id('743') },
+  reviews: { adaOnShirt: id('801'), spam: id('802') },
+} as const;
+
+/** The code of the reward the redeem example spends (it is pending until then). */
+export const DEMO_REDEEMABLE_CODE = 'SPRG-26AB-CD34';

@@ -1,0 +1,436 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { withPlannedIds } from '../util/ids.js';
+import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
+
+/** One request of the demo world, sent through the API as the demo organization's key. */
+export interface DemoRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: unknown;
+}
+
+/** What seeding the demo world needs from the caller (the CLI wires a runtime in; see src/cli/demo.ts). */
+export interface DemoWorldServices {
+  db: Kysely<DB>;
+  organizationId: string;
+  /** Sends one request through the API in this process, as the demo organization's key. */
+  send(request: DemoRequest): Promise<{ statusCode: number; body: string }>;
+  /** Runs the background work those requests queued (review summary generations) until none is left. */
+  runQueuedJobs(): Promise<void>;
+}
+
+interface DemoStep extends DemoRequest {
+  /** The ids the records this request creates take, in the order the API makes them. */
+  ids?: readonly string[];
+}
+
+const { customers, products, variants, sites, orders, programs, tiers, rules, memberships, rewards, webhooks } = DEMO;
+const PRODUCT_REVIEWERS = ['ada', 'grace', 'alan', 'edsger', 'barbara'] as const;
+const REVIEW_TEXT = [
+  {
+    rating: 5,
+    title: 'Breathes on hot days',
+    body: 'The linen is soft from the first wash and it keeps cool all day.',
+  },
+  { rating: 4, title: 'Runs a little large', body: 'Lovely fabric. I sized down and the fit is right now.' },
+  { rating: 5, title: 'My summer staple', body: 'Wore it to a wedding and on the beach the same week. Holds up well.' },
+  { rating: 3, title: 'Wrinkles easily', body: 'Comfortable, but expect creases after an hour of sitting.' },
+  { rating: 4, title: 'Good value', body: 'Well stitched, colour did not fade after five washes.' },
+];
+const SCARF_TEXT = [
+  { rating: 5, title: 'Warm without bulk', body: 'Thin enough for a coat collar and still warm on windy mornings.' },
+  { rating: 5, title: 'Not itchy at all', body: 'I react to most wool. This merino is fine against my neck.' },
+  { rating: 4, title: 'Beautiful colour', body: 'The grey is richer than in the photos. A little short for me.' },
+  { rating: 4, title: 'Soft after washing', body: 'Hand-washed it twice; it kept its shape and got softer.' },
+  { rating: 5, title: 'Gift success', body: 'Bought two as presents, both loved them.' },
+];
+
+/**
+ * A receiver on the machine's loopback, where the demo endpoints point: sending to it needs ALLOW_HTTP_WEBHOOKS=1 and
+ * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (docs/api.md#the-api-reference); without them its deliveries fail at send time.
+ */
+export const DEMO_RECEIVER_URL = 'http://localhost:9000/patron-webhooks';
+
+const email = (name: string) => `${name}@example.com`;
+
+/**
+ * The demo organization's store, loyalty program, reviews and webhooks: a small, believable world in which every
+ * documented example works once (docs/api.md#the-api-reference). Requests go through the API, so every record, count,
+ * event and ledger entry is what real use would have made; the well-known records get the ids of src/demo/ids.ts.
+ */
+const STEPS: readonly DemoStep[] = [
+  {
+    method: 'POST',
+    url: '/v1/sites',
+    ids: [sites.main],
+    body: { data: { name: 'Main store', domain: 'shop.example.com', platform: 'shopify', currencyCode: 'USD' } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/sites',
+    ids: [sites.outlet],
+    body: { data: { name: 'Outlet', domain: 'outlet.example.com', platform: 'shopify', currencyCode: 'USD' } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/customers/import',
+    ids: [
+      customers.ada,
+      customers.grace,
+      customers.alan,
+      customers.katherine,
+      customers.margaret,
+      customers.edsger,
+      customers.barbara,
+      DEMO.customerTags.vip,
+      DEMO.customerTags.newsletter,
+    ],
+    body: {
+      data: [
+        { email: email('ada'), firstName: 'Ada', lastName: 'Lovelace', country: 'GB', tags: ['vip'] },
+        { email: email('grace'), firstName: 'Grace', lastName: 'Hopper', country: 'US', tags: ['newsletter'] },
+        { email: email('alan'), firstName: 'Alan', lastName: 'Turing', country: 'GB' },
+        { email: email('katherine'), firstName: 'Katherine', lastName: 'Johnson', country: 'US' },
+        { email: email('margaret'), firstName: 'Margaret', lastName: 'Hamilton', country: 'US' },
+        { email: email('edsger'), firstName: 'Edsger', lastName: 'Dijkstra', country: 'NL' },
+        { email: email('barbara'), firstName: 'Barbara', lastName: 'Liskov', country: 'US' },
+      ],
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/products/import',
+    ids: [
+      products.linenShirt,
+      products.merinoScarf,
+      products.canvasTote,
+      variants.linenShirtM,
+      variants.linenShirtL,
+      variants.merinoScarfGrey,
+      DEMO.productTags.summer,
+      DEMO.productTags.clearance,
+    ],
+    body: {
+      data: [
+        {
+          slug: 'linen-shirt',
+          title: 'Linen shirt',
+          description: 'A relaxed shirt in washed European linen.',
+          url: 'https://shop.example.com/products/linen-shirt',
+          tags: ['summer'],
+          sites: ['shop.example.com'],
+          variants: [
+            { slug: 'linen-shirt-m', title: 'Linen shirt, M', priceCents: 4500, currencyCode: 'USD' },
+            { slug: 'linen-shirt-l', title: 'Linen shirt, L', priceCents: 4500, currencyCode: 'USD' },
+          ],
+        },
+        {
+          slug: 'merino-scarf',
+          title: 'Merino scarf',
+          description: 'A fine-gauge scarf in extra-fine merino wool.',
+          url: 'https://shop.example.com/products/merino-scarf',
+          sites: ['shop.example.com'],
+          variants: [{ slug: 'merino-scarf-grey', title: 'Merino scarf, grey', priceCents: 6500, currencyCode: 'USD' }],
+        },
+        {
+          slug: 'canvas-tote',
+          title: 'Canvas tote',
+          description: 'A heavy canvas bag, discontinued.',
+          url: 'https://outlet.example.com/products/canvas-tote',
+          tags: ['clearance'],
+          sites: ['outlet.example.com'],
+        },
+      ],
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-programs',
+    ids: [programs.pilot],
+    body: { data: { name: 'Staff pilot', pointsName: 'stars' } },
+  },
+  {
+    method: 'PATCH',
+    url: `/v1/loyalty-programs/${programs.main}`,
+    body: { data: { name: 'Example Rewards', pointsName: 'points' } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-tiers',
+    ids: [tiers.silver],
+    body: { data: { loyaltyProgramId: programs.main, name: 'Silver', thresholdPoints: 500 } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-tiers',
+    ids: [tiers.gold],
+    body: { data: { loyaltyProgramId: programs.main, name: 'Gold', thresholdPoints: 2000 } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-tiers',
+    ids: [tiers.platinum],
+    body: { data: { loyaltyProgramId: programs.main, name: 'Platinum', thresholdPoints: 5000 } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-rules',
+    ids: [rules.orderSpend],
+    body: {
+      data: {
+        loyaltyProgramId: programs.main,
+        section: 'rules',
+        name: '1 point per dollar spent',
+        config: { type: 'orderSpend', pointsPerUnit: 1, unitCents: 100 },
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-rules',
+    ids: [rules.freeShippingForPoints],
+    body: {
+      data: {
+        loyaltyProgramId: programs.main,
+        section: 'rewards',
+        name: 'Free shipping for 200 points',
+        config: { pointsCost: 200, reward: { type: 'freeShipping', maximumValueCents: 1500 } },
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-rules',
+    ids: [rules.stampCard],
+    body: {
+      data: {
+        loyaltyProgramId: programs.main,
+        section: 'stampCards',
+        name: 'Tenth visit: 10% off',
+        config: {
+          stampsRequired: 10,
+          stampsPerOrder: 0,
+          reward: {
+            type: 'percentageCoupon',
+            percentageDiscount: 10,
+            productFilter: null,
+            minimumOrderTotalCents: null,
+          },
+        },
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-rules',
+    ids: [rules.newsletterSignup],
+    body: {
+      data: {
+        loyaltyProgramId: programs.main,
+        section: 'rules',
+        name: '50 points for joining the newsletter',
+        config: { type: 'event', eventName: 'newsletterSignup', points: 50, frequency: 'once' },
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/loyalty-rules',
+    ids: [rules.retired],
+    body: {
+      data: {
+        loyaltyProgramId: programs.main,
+        section: 'offers',
+        name: 'Double points, spring weekend',
+        isActive: false,
+        config: {
+          type: 'pointsMultiplier',
+          multiplier: 2,
+          startsAt: '2026-03-20T00:00:00Z',
+          endsAt: '2026-03-23T00:00:00Z',
+        },
+      },
+    },
+  },
+  ...(['ada', 'grace', 'alan'] as const).map((name): DemoStep => ({
+    method: 'POST',
+    url: '/v1/loyalty-memberships',
+    ids: [memberships[name]],
+    body: { data: { customerId: customers[name], loyaltyProgramId: programs.main } },
+  })),
+  {
+    method: 'POST',
+    url: '/v1/orders/import',
+    ids: [
+      orders.first,
+      orders.second,
+      DEMO.orderItems.shirts,
+      DEMO.orderItems.scarf,
+      DEMO.orderTags.gift,
+      DEMO.orderTags.priority,
+    ],
+    body: {
+      data: [
+        {
+          site: 'shop.example.com',
+          customer: email('ada'),
+          remoteId: '5012345678',
+          number: '#1001',
+          totalCents: 9000,
+          subtotalCents: 9000,
+          currencyCode: 'USD',
+          tags: ['gift'],
+          createdAt: '2026-05-02T10:15:00Z',
+          items: [{ product: 'linen-shirt', variant: 'linen-shirt-m', quantity: 2, unitPriceCents: 4500 }],
+        },
+        {
+          site: 'shop.example.com',
+          customer: email('grace'),
+          remoteId: '5012345679',
+          number: '#1002',
+          totalCents: 6500,
+          subtotalCents: 6500,
+          currencyCode: 'USD',
+          tags: ['priority'],
+          createdAt: '2026-05-03T16:40:00Z',
+          items: [{ product: 'merino-scarf', quantity: 1, unitPriceCents: 6500 }],
+        },
+      ],
+    },
+  },
+  {
+    method: 'POST',
+    url: `/v1/loyalty-memberships/${memberships.ada}/points-adjustments`,
+    body: { data: { points: 500, reason: 'Welcome bonus for early members' } },
+  },
+  ...(
+    [
+      [rewards.welcome, { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: 2000 }],
+      [
+        rewards.apology,
+        { type: 'percentageCoupon', percentageDiscount: 15, productFilter: null, minimumOrderTotalCents: null },
+      ],
+      [rewards.birthday, { type: 'freeShipping', maximumValueCents: null }],
+    ] as const
+  ).map(([id, reward]): DemoStep => ({
+    method: 'POST',
+    url: '/v1/loyalty-rewards',
+    ids: [id],
+    body: { data: { loyaltyMembershipId: memberships.ada, reward, reason: 'Issued by the demo' } },
+  })),
+  {
+    method: 'POST',
+    url: '/v1/reviews/import',
+    ids: [DEMO.reviews.adaOnShirt],
+    body: {
+      data: PRODUCT_REVIEWERS.map((name, index) => ({
+        product: 'linen-shirt',
+        customer: email(name),
+        remoteId: `shirt-${index + 1}`,
+        published: true,
+        verifiedBuyer: name === 'ada',
+        language: 'en',
+        createdAt: `2026-05-${String(10 + index).padStart(2, '0')}T09:00:00Z`,
+        ...REVIEW_TEXT[index],
+      })),
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/reviews/import',
+    ids: [DEMO.reviews.spam],
+    body: {
+      data: [
+        {
+          product: 'merino-scarf',
+          customer: email('katherine'),
+          remoteId: 'scarf-spam',
+          rating: 1,
+          title: 'Cheap watches here',
+          body: 'Visit my shop for cheap watches!!!',
+          published: false,
+          flagged: true,
+        },
+        ...PRODUCT_REVIEWERS.map((name, index) => ({
+          product: 'merino-scarf',
+          customer: email(name),
+          remoteId: `scarf-${index + 1}`,
+          published: true,
+          language: 'en',
+          createdAt: `2026-05-${String(15 + index).padStart(2, '0')}T09:00:00Z`,
+          ...SCARF_TEXT[index],
+        })),
+      ],
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/webhooks',
+    ids: [webhooks.orders],
+    body: { data: { url: DEMO_RECEIVER_URL, events: ['order.updated', 'order.deleted', 'loyaltyReward.issued'] } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/webhooks',
+    ids: [webhooks.retired],
+    body: { data: { url: `${DEMO_RECEIVER_URL}/legacy`, events: ['customer.updated'] } },
+  },
+];
+
+/** Seeds the world into the demo organization (a fresh one: the well-known ids must be free). */
+export async function seedDemoWorld(services: DemoWorldServices): Promise<void> {
+  const { db, organizationId } = services;
+  const send = async (step: DemoStep) => {
+    const answer = await withPlannedIds(step.ids ?? [], () => services.send(step));
+    if (answer.statusCode >= 300) {
+      throw new Error(
+        `seeding the demo world: ${step.method} ${step.url} answered ${answer.statusCode} ${answer.body}`,
+      );
+    }
+    return answer;
+  };
+  for (const step of STEPS) await send(step);
+  // The first summaries (the reviews above reached the threshold), then a second one for the scarf, so it has a
+  // previous summary to revert to.
+  await services.runQueuedJobs();
+  await send({ method: 'POST', url: `/v1/products/${products.merinoScarf}/review-summary/regenerate`, body: {} });
+  await services.runQueuedJobs();
+  // A ping, so the delivery log has an entry to resend; its id is made by SQL, so it is renamed here.
+  await send({ method: 'POST', url: `/v1/webhooks/${webhooks.orders}/test`, body: {} });
+  await sql`update webhook_deliveries set id = ${DEMO.deliveries.ping}::uuid
+    where organization_id = ${organizationId}::uuid and webhook_id = ${webhooks.orders}::uuid`.execute(db);
+  // Reward codes are drawn at random; the redeem example spends this one.
+  const missing: string[] = [];
+  for (const { url, id } of wellKnownRecords()) {
+    const answer = await services.send({ method: 'GET', url });
+    if (answer.statusCode !== 200 || !answer.body.includes(id)) missing.push(`${id} (${url})`);
+  }
+  if (missing.length)
+    throw new Error(`seeding the demo world: these well-known records are missing: ${missing.join(', ')}`);
+  await sql`update loyalty_rewards set code = ${DEMO_REDEEMABLE_CODE}
+    where organization_id = ${organizationId}::uuid and id = ${rewards.birthday}::uuid`.execute(db);
+}
+
+/** Where each well-known record is read: every one must be there once the world is seeded. */
+function wellKnownRecords(): { url: string; id: string }[] {
+  const urls = (path: string, ids: Record<string, string>) =>
+    Object.values(ids).map((id) => ({ url: `/v1/${path}/${id}`, id }));
+  return [
+    ...urls('sites', DEMO.sites),
+    ...urls('customers', DEMO.customers),
+    ...urls('products', DEMO.products),
+    ...urls('product-tags', DEMO.productTags),
+    ...urls('order-tags', DEMO.orderTags),
+    ...urls('customer-tags', DEMO.customerTags),
+    ...urls('orders', DEMO.orders),
+    ...urls('webhooks', DEMO.webhooks),
+    ...urls('loyalty-programs', DEMO.programs),
+    ...urls('loyalty-tiers', DEMO.tiers),
+    ...urls('loyalty-rules', DEMO.rules),
+    ...urls('loyalty-memberships', DEMO.memberships),
+    ...urls('loyalty-rewards', DEMO.rewards),
+    ...urls('reviews', DEMO.reviews),
+    ...Object.values(DEMO.variants).map((id) => ({ url: `/v1/products?include=variants&limit=100`, id })),
+  ];
+}

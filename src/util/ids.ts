@@ -1,0 +1,19 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { v7 as randomUuidV7 } from 'uuid';
+
+/**
+ * The ids the next records made in this async context take, in order, instead of fresh ones: how the demo
+ * organization's records get the well-known ids the documented examples name (docs/api.md#the-api-reference).
+ * Only code that seeds the demo world sets it; nothing a request sends can.
+ */
+const plannedIds = new AsyncLocalStorage<string[]>();
+
+/** A new record id: a UUID v7 (time-ordered, so primary-key indexes stay append-mostly), or the next planned one. */
+export function uuidv7(): string {
+  return plannedIds.getStore()?.shift() ?? randomUuidV7();
+}
+
+/** Runs `work` with the first ids it makes taken from `ids`, in order; the rest are fresh. */
+export function withPlannedIds<T>(ids: readonly string[], work: () => Promise<T>): Promise<T> {
+  return plannedIds.run([...ids], work);
+}

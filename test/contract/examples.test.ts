@@ -1,0 +1,130 @@
+import { writeFile } from 'node:fs/promises';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import prettier from 'prettier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/cli/demo.js';
+import { OPERATION_EXAMPLES } from '../../src/demo/examples.js';
+import { RESPONSE_EXAMPLES } from '../../src/demo/responses.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+/**
+ * Every documented example is a request the server accepts (docs/api.md#the-api-reference): on a fresh demo world,
+ * each one, sent as the document shows it, answers its documented success status. The success response examples are
+ * what these requests answered, and must still match their schemas. `UPDATE_EXAMPLES=1` writes them again
+ * (src/demo/responses.ts).
+ */
+type Json = Record<string, any>;
+const update = process.env.UPDATE_EXAMPLES === '1';
+/** Records a list example keeps: enough to show the shape. */
+const LIST_EXAMPLE_RECORDS = 2;
+
+let t: TestApp;
+let key: string;
+let document: Json;
+const operations: { method: string; path: string; operation: Json }[] = [];
+
+beforeAll(async () => {
+  // The world's endpoints point at a receiver on this machine (docs/api.md#the-api-reference).
+  t = await startTestApp({ config: { allowHttpWebhooks: true, webhookAllowPrivateHosts: true } });
+  ({ key } = await seedDemo(t.testDatabase.database, t.config));
+  document = (await t.request({ url: '/openapi.json' })).json();
+  for (const [path, methods] of Object.entries(document.paths as Record<string, Json>))
+    for (const [method, operation] of Object.entries(methods)) operations.push({ method, path, operation });
+}, 120_000);
+afterAll(() => t?.close());
+
+const successStatuses = (operation: Json) => Object.keys(operation.responses).filter((status) => /^2/.test(status));
+
+/** A list's example keeps its first records only. */
+function trimmed(body: unknown): unknown {
+  if (body && typeof body === 'object' && Array.isArray((body as Json).data)) {
+    return { ...(body as Json), data: (body as Json).data.slice(0, LIST_EXAMPLE_RECORDS) };
+  }
+  return body;
+}
+
+describe('documented examples', () => {
+  it('every operation has one, naming every required parameter', () => {
+    for (const { method, path, operation } of operations) {
+      const example = OPERATION_EXAMPLES[operation.operationId];
+      expect(example, `${method.toUpperCase()} ${path} (${operation.operationId}) has no example`).toBeDefined();
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path')
+          expect(parameter.example, `${operation.operationId} ${parameter.name}`).toBeDefined();
+      }
+      if (operation.requestBody?.required) expect(example!.body, operation.operationId).toBeDefined();
+    }
+    expect(Object.keys(OPERATION_EXAMPLES).sort()).toEqual(
+      operations.map(({ operation }) => operation.operationId).sort(),
+    );
+  });
+
+  it('each request, sent as documented on the demo world, answers its documented success status', async () => {
+    const answered: Record<string, { status: number; body: unknown }> = {};
+    const failures: string[] = [];
+    for (const { method, path, operation } of operations) {
+      const example = OPERATION_EXAMPLES[operation.operationId]!;
+      let url = `/v1${path}`;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(parameter.example));
+      }
+      const query = new URLSearchParams(example.query ?? {}).toString();
+      const media = operation.requestBody?.content?.['application/json'];
+      const body = media?.examples ? Object.values(media.examples as Record<string, Json>)[0]!.value : undefined;
+      const response = await t.request({
+        method: method.toUpperCase() as 'GET',
+        url: query ? `${url}?${query}` : url,
+        key,
+        body,
+      });
+      const expected = example.status ?? Number(successStatuses(operation)[0]);
+      if (response.statusCode !== expected) {
+        failures.push(`${operation.operationId}: ${response.statusCode} ${response.body.slice(0, 300)}`);
+        continue;
+      }
+      answered[operation.operationId] = { status: response.statusCode, body: trimmed(response.json()) };
+    }
+    expect(failures).toEqual([]);
+    if (update) await writeResponses(answered);
+  }, 120_000);
+
+  it('each success response example matches its schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'patron', components: document.components }, 'patron');
+    const mismatches: string[] = [];
+    for (const { operation } of operations) {
+      const status = successStatuses(operation).find(
+        (candidate) => operation.responses[candidate].content?.['application/json']?.examples,
+      );
+      expect(status, `${operation.operationId}: no success response example`).toBeDefined();
+      const content = operation.responses[status!].content['application/json'];
+      const schema = JSON.parse(JSON.stringify(content.schema).replaceAll('"#/components/', '"patron#/components/'));
+      const validate = ajv.compile(schema);
+      const value = (Object.values(content.examples)[0] as Json).value;
+      if (!validate(value)) mismatches.push(`${operation.operationId}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('the stored response examples are those of the current operations', () => {
+    expect(Object.keys(RESPONSE_EXAMPLES).sort()).toEqual(
+      operations.map(({ operation }) => operation.operationId).sort(),
+    );
+  });
+});
+
+async function writeResponses(answered: Record<string, { status: number; body: unknown }>) {
+  const file = new URL('../../src/demo/responses.ts', import.meta.url);
+  const text = `import type { ResponseExample } from '../http/types.js';
+
+/**
+ * What each documented example answered on the demo world, by operationId (lists cut to ${LIST_EXAMPLE_RECORDS} records). Written by
+ * \`UPDATE_EXAMPLES=1 npx vitest run test/contract/examples.test.ts\`; the test checks every one against its schema.
+ */
+export const RESPONSE_EXAMPLES: Readonly<Record<string, ResponseExample>> = ${JSON.stringify(answered, null, 2)};
+`;
+  const options = (await prettier.resolveConfig(file.pathname)) ?? {};
+  await writeFile(file, await prettier.format(text, { ...options, parser: 'typescript' }));
+}
