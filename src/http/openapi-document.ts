@@ -223,9 +223,16 @@ function addExamples(operation: Json, examples: DocumentedExamples | undefined):
   const request = examples?.requests[operationId];
   if (!request) return;
   for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
-    const value = parameter.in === 'path' ? request.params?.[String(parameter.name)] : undefined;
-    const queried = parameter.in === 'query' ? request.query?.[String(parameter.name)] : undefined;
-    if (value ?? queried) parameter.example = value ?? queried;
+    const name = String(parameter.name);
+    if (parameter.in === 'path' && request.params?.[name]) parameter.example = request.params[name];
+    if (parameter.in === 'query' && request.query?.[name]) {
+      // An optional parameter's example is sent by "Test Request" only when it says so (Scalar's x-disabled): the
+      // filter of a bulk update is what keeps it from changing every record. Named like the body's example, which
+      // is the one the client picks for the parameters too.
+      parameter.examples = {
+        [operationId]: { summary: request.summary, value: request.query[name], 'x-disabled': false },
+      };
+    }
   }
   const media = ((operation.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'];
   if (isObject(media) && request.body !== undefined) {

@@ -69,7 +69,13 @@ describe('documented examples', () => {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(parameter.example));
       }
-      const query = new URLSearchParams(example.query ?? {}).toString();
+      const query = new URLSearchParams(
+        Object.fromEntries(
+          (operation.parameters ?? [])
+            .filter((parameter: Json) => parameter.in === 'query' && parameter.examples?.[operation.operationId])
+            .map((parameter: Json) => [parameter.name, parameter.examples[operation.operationId].value]),
+        ),
+      ).toString();
       const media = operation.requestBody?.content?.['application/json'];
       const body = media?.examples ? Object.values(media.examples as Record<string, Json>)[0]!.value : undefined;
       const response = await t.request({
