@@ -56,6 +56,13 @@ declare module 'fastify' {
      * replays is sealed with this, and opened again to replay it (docs/api.md#idempotency-keys).
      */
     sealStoredAnswer?: SecretBox | undefined;
+    /**
+     * What the body's schema cannot state, checked after it and before the request acts: throws the 400 the check
+     * makes (e.g. a rule's config against the section the body names). Runs before the Idempotency-Key claim, so
+     * a refusal claims no key, like any validation error (docs/api.md#order-of-checks). Synchronous and pure: it
+     * reads nothing but the body.
+     */
+    checkBody?: (body: unknown) => void;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../support/app.js';
 
@@ -102,6 +104,60 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+  });
+
+  it("types a rule's config as the union of the section configs, and the server agrees with it", async () => {
+    const schemas = document.components.schemas;
+    const union = ['EarningRuleConfig', 'ClaimableRuleConfig', 'OfferRuleConfig', 'StampCardRuleConfig'].map(
+      (name) => ({ $ref: `#/components/schemas/${name}` }),
+    );
+    const create = document.paths['/loyalty-rules'].post.requestBody.content['application/json'].schema;
+    const update = document.paths['/loyalty-rules/{id}'].patch.requestBody.content['application/json'].schema;
+    for (const config of [
+      schemas.LoyaltyRule.properties.config,
+      schemas.LoyaltyRuleSnapshot.properties.config,
+      create.properties.data.properties.config,
+      update.properties.data.properties.config,
+    ])
+      expect(config.oneOf).toEqual(union);
+    expect(schemas.LoyaltyReward.properties.ruleSnapshot.anyOf).toEqual([
+      { $ref: '#/components/schemas/LoyaltyRuleSnapshot' },
+      { type: 'null' },
+    ]);
+    expect(JSON.stringify(document)).not.toMatch(/x-documented-as|x-component-name/);
+
+    // What the server accepts and answers fits the document: each accepted config matches exactly one section's
+    // config, and the rule it answers (config with defaults written out) and its snapshot match their records.
+    const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(document, 'openapi.json');
+    const check = (name: string) => ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+    const [rule, snapshot] = [check('LoyaltyRule'), check('LoyaltyRuleSnapshot')];
+    const body = ajv.compile({
+      $ref: 'openapi.json#/paths/~1loyalty-rules/post/requestBody/content/application~1json/schema',
+    });
+    const coupon = { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null };
+    const window = { startsAt: '2026-01-01T00:00:00Z', endsAt: '2026-01-03T00:00:00Z' };
+    const accepted: [string, object][] = [
+      ['rules', { type: 'orderSpend', pointsPerUnit: 2 }],
+      ['rules', { type: 'event', eventName: 'signup', points: 50 }],
+      ['rewards', { pointsCost: 500, reward: coupon }],
+      ['offers', { type: 'pointsMultiplier', multiplier: 1.5, ...window }],
+      ['offers', { type: 'reward', reward: { type: 'points', amount: 10 }, ...window }],
+      ['stampCards', { stampsRequired: 10, reward: { ...coupon, expiry: { type: 'daysAfterIssuance', days: 30 } } }],
+    ];
+    for (const [section, config] of accepted) {
+      const sent = { data: { section, name: `${section} rule`, config } };
+      expect(body(sent), `${section} ${JSON.stringify(body.errors)}`).toBe(true);
+      const response = await t.request({ method: 'POST', url: '/v1/loyalty-rules', key: tenant.key, body: sent });
+      expect(response.statusCode, response.body).toBe(201);
+      const answered = response.json();
+      expect(rule(answered), `${section} ${JSON.stringify(rule.errors)}`).toBe(true);
+      const { id, name } = answered;
+      expect(snapshot({ id, name, section, config: answered.config }), JSON.stringify(snapshot.errors)).toBe(true);
+    }
+    // A config of no section's shape is outside the documented union.
+    expect(body({ data: { section: 'rules', name: 'x', config: { type: 'orderSpend', pointsCost: 5 } } })).toBe(false);
   });
 
   // The fields the document marks required are exactly those the server asks for: an empty `data` is refused
