@@ -274,6 +274,11 @@ export function refineDocument<T extends object>(document: T): T {
   const names = new BranchNames((components.schemas ?? (components.schemas = {})) as Json);
   rewriteSchemas(openapi.components, names, '', false);
   rewriteSchemas(openapi.paths, names, '', false);
+  // A webhook's body is what the server sends, not what it reads: written as a response is.
+  for (const webhook of Object.values((openapi.webhooks ?? {}) as Record<string, Json>)) {
+    const media = ((webhook.post as Json | undefined)?.requestBody as Json | undefined)?.content as Json | undefined;
+    rewriteSchemas(media?.['application/json'], names, '', false);
+  }
   components.headers = { ...HEADERS, ...((components.headers as Json | undefined) ?? {}) };
   return document;
 }

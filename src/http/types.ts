@@ -88,8 +88,19 @@ export interface ResourceModule {
   description?: string;
   /** Registers the resource's routes; paths are relative to /v1. */
   routes(app: PatronApp, services: PlatformServices): void | Promise<void>;
+  /**
+   * The events this resource sends and the record each carries as `data` (its response schema, the one the event is
+   * serialized with), for the webhooks of the OpenAPI document. Every name must be in the event catalog.
+   */
+  events?: readonly EventPayload[];
   /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
   jobs?(context: JobsContext): JobDefinition[];
+}
+
+/** Events of the catalog (src/events/catalog.ts) and the schema of the record they carry as `data`. */
+export interface EventPayload {
+  names: readonly string[];
+  schema: object;
 }
 
 /** What a resource's jobs are built from: the configuration and where their metrics go. */
