@@ -314,7 +314,7 @@ export interface LoyaltyRulesTable {
   loyalty_program_id: string;
   section: LoyaltyRuleSection;
   name: string;
-  /** Section-specific configuration, validated by src/resources/loyalty-rules/config.ts. */
+  /** Section-specific configuration, shaped by src/records/loyalty/rule-config.ts, checked by src/resources/loyalty/rules/config.ts. */
   config: ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;
   is_active: Generated<boolean>;
   metadata: Json<Metadata>;

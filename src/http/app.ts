@@ -138,6 +138,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const presence = startPresence(database.db, database.engine, app.log);
   // After every request has finished (onClose hooks run once in-flight requests are done).
   app.addHook('onClose', () => presence.close());
+  // Before the Idempotency-Key claim: what a route's body check refuses is a validation error, which claims no key.
+  registerBodyChecks(app);
   registerIdempotency(app, database.db, presence);
   registerHealth(app, database);
   await registerOpenApi(app, resources, options.examples);
@@ -342,6 +344,24 @@ function registerAccessControl(app: PatronApp, database: Database, limiter: Rate
     request.auth = auth;
     await chargeRequest(limiter, metrics, auth, config, reply);
     authorize(auth, config.permission);
+  });
+}
+
+/**
+ * The body checks routes declare (`config.checkBody`) beyond their schema, run after validation and before anything
+ * acts: the end of the "validate (400)" step of docs/api.md#order-of-checks. Callback style with a synchronous fast
+ * path: most routes declare none.
+ */
+function registerBodyChecks(app: PatronApp): void {
+  app.addHook('preHandler', (request, _reply, done) => {
+    const check = request.routeOptions.config.checkBody;
+    if (!check) return done();
+    try {
+      check(request.body);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 

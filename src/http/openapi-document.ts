@@ -7,6 +7,9 @@
  * - A body that may be sent inside `data` or bare is documented in its canonical form, `{ data: { … } }`, with the
  *   fields a create requires marked required (named by the route with `x-required`); its description says the bare
  *   form is accepted too.
+ * - A field validated and written as an open object but checked against one of several shapes before the request
+ *   acts (a rule's config, by section) is documented as the union of those shapes (`x-documented-as`), and a schema
+ *   marked with `x-component-name` is documented once under that name and referred to where it is used.
  * - Every response gets a description, and the headers every operation sends or reads are documented once in
  *   components and referenced where they apply.
  * - Every operation carries its example (docs/api.md#the-api-reference): parameters and body as "Test Request"
@@ -51,13 +54,17 @@ class BranchNames {
   constructor(private readonly schemas: Json) {}
 
   refer(property: string, typeValue: string, branch: Json, inRequest: boolean): string {
-    const content = JSON.stringify(branch);
+    return this.named(pascal(property) + pascal(typeValue), branch, inRequest);
+  }
+
+  /** `schema` as the component `base` (or, when another schema holds that name, `base` + Input or a number). */
+  named(base: string, schema: Json, inRequest: boolean): string {
+    const content = JSON.stringify(schema);
     let name = this.byContent.get(content);
     if (!name) {
-      const base = pascal(property) + pascal(typeValue);
       name = base;
       for (let n = 2; name in this.schemas; n++) name = n === 2 && inRequest ? `${base}Input` : `${base}${n}`;
-      this.schemas[name] = branch;
+      this.schemas[name] = schema;
       this.byContent.set(content, name);
     }
     return `#/components/schemas/${name}`;
@@ -81,6 +88,23 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
     return;
   }
   if (!isObject(node)) return;
+  // A field documented as the union of the shapes a check before the request acts matches it against, while it is
+  // validated and written as an open object (documentedAs in src/records/documented.ts).
+  const documented = node['x-documented-as'];
+  if (isObject(documented)) {
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, structuredClone(documented));
+  }
+  // A schema documented under its own name (documentedComponent in src/records/documented.ts), referred to where used.
+  const component = node['x-component-name'];
+  if (typeof component === 'string') {
+    const { 'x-component-name': _name, ...schema } = node;
+    rewriteSchemas(schema, names, component, inRequest);
+    const target = names.named(component, schema, inRequest);
+    for (const key of Object.keys(node)) delete node[key];
+    node.$ref = target;
+    return;
+  }
   // A bound the server checks itself (import rows: more is 413), written down as the keyword generators know.
   if (typeof node['x-max-items'] === 'number') {
     node.maxItems = node['x-max-items'];
@@ -299,6 +323,11 @@ export function refineDocument<T extends object>(document: T, examples?: Documen
   const names = new BranchNames((components.schemas ?? (components.schemas = {})) as Json);
   rewriteSchemas(openapi.components, names, '', false);
   rewriteSchemas(openapi.paths, names, '', false);
+  // A webhook's body is what the server sends, not what it reads: written as a response is.
+  for (const webhook of Object.values((openapi.webhooks ?? {}) as Record<string, Json>)) {
+    const media = ((webhook.post as Json | undefined)?.requestBody as Json | undefined)?.content as Json | undefined;
+    rewriteSchemas(media?.['application/json'], names, '', false);
+  }
   components.headers = { ...HEADERS, ...((components.headers as Json | undefined) ?? {}) };
   return document;
 }

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './errors.js';
 import { refineDocument } from './openapi-document.js';
+import { addWebhooks, WEBHOOK_TAG } from './openapi-webhooks.js';
 import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from './types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
@@ -74,11 +75,14 @@ export async function registerOpenApi(
         },
       ],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' } } },
-      tags: resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
+      tags: [
+        ...resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
+        WEBHOOK_TAG,
+      ],
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? refineDocument(documentObject.openapiObject, examples)
+        ? refineDocument(addWebhooks(documentObject.openapiObject, resources), examples)
         : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {

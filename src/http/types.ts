@@ -56,6 +56,13 @@ declare module 'fastify' {
      * replays is sealed with this, and opened again to replay it (docs/api.md#idempotency-keys).
      */
     sealStoredAnswer?: SecretBox | undefined;
+    /**
+     * What the body's schema cannot state, checked after it and before the request acts: throws the 400 the check
+     * makes (e.g. a rule's config against the section the body names). Runs before the Idempotency-Key claim, so
+     * a refusal claims no key, like any validation error (docs/api.md#order-of-checks). Synchronous and pure: it
+     * reads nothing but the body.
+     */
+    checkBody?: (body: unknown) => void;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -81,8 +88,19 @@ export interface ResourceModule {
   description?: string;
   /** Registers the resource's routes; paths are relative to /v1. */
   routes(app: PatronApp, services: PlatformServices): void | Promise<void>;
+  /**
+   * The events this resource sends and the record each carries as `data` (its response schema, the one the event is
+   * serialized with), for the webhooks of the OpenAPI document. Every name must be in the event catalog.
+   */
+  events?: readonly EventPayload[];
   /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
   jobs?(context: JobsContext): JobDefinition[];
+}
+
+/** Events of the catalog (src/events/catalog.ts) and the schema of the record they carry as `data`. */
+export interface EventPayload {
+  names: readonly string[];
+  schema: object;
 }
 
 /** What a resource's jobs are built from: the configuration and where their metrics go. */

@@ -4,10 +4,15 @@ import Type, { type Static } from 'typebox';
 import type { TagKind, TagsTable } from '../db/schema.js';
 import type { EventToRecord } from '../events/outbox.js';
 import { Timestamp, Uuid } from './common.js';
+import { documentedComponent } from './documented.js';
 
-export const Tag = Type.Object(
-  { id: Uuid, name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
-  { additionalProperties: false },
+/** A tag as its events carry it (customerTag.*, orderTag.*, productTag.*); documented as the component Tag. */
+export const Tag = documentedComponent(
+  'Tag',
+  Type.Object(
+    { id: Uuid, name: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
+    { additionalProperties: false },
+  ),
 );
 export type Tag = Static<typeof Tag>;
 

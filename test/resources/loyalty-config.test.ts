@@ -340,6 +340,55 @@ describe('loyalty rules', () => {
     expect(await eventsOf(tenant.organization.id)).toEqual([]);
   });
 
+  it('refuses a wrong config before claiming its Idempotency-Key: 400, nothing stored, the key still free', async () => {
+    const tenant = await t.tenant();
+    const post = (body: unknown, key?: string) =>
+      t.request({
+        method: 'POST',
+        url: '/v1/loyalty-rules',
+        key: tenant.key,
+        body,
+        ...(key ? { headers: { 'idempotency-key': key } } : {}),
+      });
+    // A stampCards config sent for an earning rule: well formed, but not the shape of the section it names.
+    const wrong = { data: { section: 'rules', name: 'Spend', config: valid.stampCards[0] } };
+    const without = await post(wrong);
+    expect(without.statusCode).toBe(400);
+    for (const attempt of [1, 2]) {
+      const refused = await post(wrong, 'rule-config-1');
+      expect(refused.statusCode, `attempt ${attempt}`).toBe(400);
+      expect(refused.headers['idempotent-replayed']).toBeUndefined();
+      // The same error as without a key, naming the paths under config.
+      expect(refused.json()).toEqual(without.json());
+      expect(refused.json().error).toMatchObject({ code: 'VALIDATION_ERROR' });
+      expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toContain(
+        'body.data.config.type',
+      );
+    }
+    // A missing required field is refused before the claim too.
+    expect((await post({ data: { section: 'rules', config: valid.rules[0] } }, 'rule-config-1')).statusCode).toBe(400);
+    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await ok(req(tenant, 'GET', '/loyalty-rules'))).toMatchObject({ data: [] });
+    const claims = await db()
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
+    expect(claims).toEqual([]);
+
+    // The corrected request with the same key runs (no conflict with the refused body), and a retry replays it.
+    const right = { data: { section: 'rules', name: 'Spend', config: valid.rules[0] } };
+    const created = await post(right, 'rule-config-1');
+    expect(created.statusCode, created.body).toBe(201);
+    const replayed = await post(right, 'rule-config-1');
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(created.json());
+    // Validation comes before the key is looked at, whoever holds it: the wrong body is still 400, not 409.
+    expect((await post(wrong, 'rule-config-1')).statusCode).toBe(400);
+    expect(await eventsOf(tenant.organization.id, 'loyaltyRule.created')).toHaveLength(1);
+  });
+
   it("updates config against the rule's section, and deletes from configuration only", async () => {
     const tenant = await t.tenant();
     const rule = await ok(

@@ -21,10 +21,25 @@ export {
   WebhookVerificationError,
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
   type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventName,
+  type WebhookEventOf,
   type WebhookHeaders,
+  type WebhookTestEvent,
 } from './webhooks.js';
 export type { components, operations, paths } from './generated/schema.js';
 
 import type { components } from './generated/schema.js';
 /** The records of the API by name, e.g. `Schemas['Customer']`. */
 export type Schemas = components['schemas'];
+
+/**
+ * The config of a rule of section `S` (docs/api.md, "Rule sections and configs"). The document types a rule's config
+ * as the union of the four, since which one applies depends on `section`; this picks the one for a section.
+ */
+export type RuleConfigOf<S extends Schemas['LoyaltyRule']['section']> = {
+  rules: Schemas['EarningRuleConfig'];
+  rewards: Schemas['ClaimableRuleConfig'];
+  offers: Schemas['OfferRuleConfig'];
+  stampCards: Schemas['StampCardRuleConfig'];
+}[S];

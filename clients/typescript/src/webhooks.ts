@@ -1,4 +1,28 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { components, webhooks } from './generated/schema.js';
+
+/** Every event name an endpoint can subscribe to: the webhooks of the OpenAPI document. */
+export type WebhookEventName = keyof webhooks;
+
+/** The delivery body of one event: the envelope `{ event, timestamp, idempotencyKey, data }`, data typed. */
+export type WebhookEventOf<N extends WebhookEventName> = NonNullable<webhooks[N]['post']>['requestBody'] extends
+  { content: { 'application/json': infer Body } } | undefined
+  ? Body
+  : never;
+
+/**
+ * The ping of POST /webhooks/{id}/test (docs/api.md, "Resend and test ping"): sent to the endpoint tested whatever it
+ * subscribes to, so not an event of the catalog; its data is the endpoint.
+ */
+export interface WebhookTestEvent {
+  event: 'webhook.test';
+  timestamp: string;
+  idempotencyKey: string;
+  data: components['schemas']['WebhookEndpoint'];
+}
+
+/** Any delivery body: a union told apart by `event`, so checking the name narrows `data` to its record. */
+export type WebhookEvent = { [N in WebhookEventName]: WebhookEventOf<N> }[WebhookEventName] | WebhookTestEvent;
 
 /** How far webhook-timestamp may be from the receiver's clock, either way, by default: five minutes. */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -56,8 +80,11 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  *    replayed delivery; deduplicate on webhook-id (the event's idempotencyKey) for that.
  *
  * Signatures are compared in constant time (timingSafeEqual). Anything else throws WebhookVerificationError.
+ *
+ * The result is typed as a WebhookEvent: compare `event` to a name to narrow `data` to the record it carries. The
+ * types say what Patron sends; the body is parsed, not checked against them.
  */
-export function verifyWebhook<T = unknown>(
+export function verifyWebhook<T = WebhookEvent>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   secret: string | readonly string[],

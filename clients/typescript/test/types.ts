@@ -3,7 +3,14 @@
  * `@ts-expect-error` below marks a call the compiler must refuse. Should the types ever accept one of them, the
  * directive is unused and the typecheck fails.
  */
-import { createPatronClient, type ListItemOf, type ListPath, type Schemas } from '../src/index.js';
+import {
+  createPatronClient,
+  verifyWebhook,
+  type ListItemOf,
+  type ListPath,
+  type RuleConfigOf,
+  type Schemas,
+} from '../src/index.js';
 
 const client = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_test' });
 const membershipId = '00000000-0000-7000-8000-000000000000';
@@ -119,4 +126,72 @@ export async function answersAndLists() {
   const lists: ListPath[] = ['/customers', '/orders', '/products', '/loyalty-rewards', '/webhooks/{id}/events'];
   const reward: ListItemOf<'/loyalty-rewards'> | undefined = undefined;
   return { lists, reward };
+}
+
+export async function loyaltyRules() {
+  const coupon = { type: 'freeShipping', maximumValueCents: null } as const;
+  // Each section's config compiles, and the answer's config is the union of the section configs.
+  const rule = await client.POST('/loyalty-rules', {
+    body: { data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsPerUnit: 1 } } },
+  });
+  await client.POST('/loyalty-rules', {
+    body: { data: { section: 'rewards', name: 'Coupon', config: { pointsCost: 500, reward: coupon } } },
+  });
+  const config: Schemas['LoyaltyRule']['config'] = rule.config;
+  if ('type' in config && config.type === 'orderSpend') {
+    const points: number = config.pointsPerUnit;
+    void points;
+  }
+
+  await client.POST('/loyalty-rules', {
+    // @ts-expect-error an orderSpend config has pointsPerUnit, not pointsCost
+    body: { data: { section: 'rules', name: 'Spend', config: { type: 'orderSpend', pointsCost: 1 } } },
+  });
+  await client.POST('/loyalty-rules', {
+    // @ts-expect-error a claimable reward is never points
+    body: { data: { section: 'rewards', name: 'x', config: { pointsCost: 5, reward: { type: 'points', amount: 1 } } } },
+  });
+  await client.POST('/loyalty-rules', {
+    // @ts-expect-error stampsRequired is an integer, not text
+    body: { data: { section: 'stampCards', name: 'Card', config: { stampsRequired: '10', reward: coupon } } },
+  });
+  await client.PATCH('/loyalty-rules/{id}', {
+    params: { path: { id: rule.id } },
+    // @ts-expect-error a config is one of the section configs, not any object
+    body: { data: { config: { anything: true } } },
+  });
+
+  // A config for a given section: the wrong section's config is refused.
+  const earning: RuleConfigOf<'rules'> = { type: 'event', eventName: 'signup', points: 10 };
+  // @ts-expect-error a claimable config is not an earning rule's config
+  const wrong: RuleConfigOf<'rules'> = { pointsCost: 500, reward: coupon };
+  // @ts-expect-error an offer needs its window
+  const offer: RuleConfigOf<'offers'> = { type: 'pointsMultiplier', multiplier: 2 };
+  return { earning, wrong, offer };
+}
+
+export function webhookEvents(rawBody: string, headers: Headers) {
+  // A verified delivery narrows by its event name to the record it carries.
+  const event = verifyWebhook(rawBody, headers, 'a-secret-of-sixteen+');
+  if (event.event === 'product.updated') {
+    const slug: string = event.data.slug;
+    // @ts-expect-error a product has no email
+    void event.data.email;
+    void slug;
+  }
+  if (event.event === 'loyaltyRule.created' || event.event === 'loyaltyRule.updated') {
+    const section: 'rules' | 'rewards' | 'offers' | 'stampCards' = event.data.section;
+    void section;
+  }
+  if (event.event === 'webhook.test') {
+    const url: string = event.data.url;
+    void url;
+  }
+  if (event.event === 'loyaltyPoints.expiringSoon') {
+    const points: number = event.data.points;
+    void points;
+  }
+  // @ts-expect-error product.created is not an event of the catalog
+  if (event.event === 'product.created') return undefined;
+  return event.idempotencyKey;
 }

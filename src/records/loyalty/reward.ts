@@ -10,6 +10,7 @@ import { Metadata, NullableTimestamp, Timestamp, Uuid } from '../common.js';
 import { EmbeddedCustomer } from '../customer.js';
 import { EmbeddedMembership } from './membership.js';
 import { Fulfillment, RewardOutput } from './reward-object.js';
+import { RuleSnapshot } from './rule.js';
 
 export const REWARD_STATUSES = ['pending', 'redeemed', 'expired', 'revoked'] as const;
 
@@ -57,10 +58,7 @@ export const LoyaltyReward = Type.Object(
     revokedAt: NullableTimestamp,
     metadata: Metadata,
     fulfillment: Type.Union([Fulfillment, Type.Null()], { description: 'How the code is honored at checkout.' }),
-    ruleSnapshot: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-      description:
-        'The issuing rule as it was at issue time ({ id, name, section, config }); null when issued by hand.',
-    }),
+    ruleSnapshot: RuleSnapshot,
     createdAt: Timestamp,
     updatedAt: Timestamp,
     customer: Type.Optional(EmbeddedCustomer),

@@ -4,6 +4,8 @@ import Type, { type Static } from 'typebox';
 import type { LoyaltyRulesTable } from '../../db/schema.js';
 import type { EventToRecord } from '../../events/outbox.js';
 import { Metadata, Timestamp, Uuid } from '../common.js';
+import { documentedAs, documentedComponent } from '../documented.js';
+import { ruleConfigSchema } from './rule-config.js';
 
 /** The section a rule belongs to; a rule's body names it too. */
 export const RuleSection = Type.Union(
@@ -20,9 +22,8 @@ export const LoyaltyRule = Type.Object(
     loyaltyProgramId: Uuid,
     section: RuleSection,
     name: Type.String(),
-    config: Type.Object(
-      {},
-      { additionalProperties: true, description: 'The section\'s configuration (see docs/api.md "Loyalty").' },
+    config: ruleConfigSchema(
+      'The section\'s config, with its defaults written out (docs/api.md, "Rule sections and configs").',
     ),
     isActive: Type.Boolean(),
     metadata: Metadata,
@@ -32,6 +33,35 @@ export const LoyaltyRule = Type.Object(
   { $id: 'LoyaltyRule', additionalProperties: false },
 );
 export type LoyaltyRule = Static<typeof LoyaltyRule>;
+
+const SNAPSHOT_DESCRIPTION =
+  'The issuing rule as it was at issue time ({ id, name, section, config }); null when issued by hand.';
+
+/**
+ * A reward's `ruleSnapshot` (docs/api.md#reward-records): the issuing rule's id, name, section and config when the
+ * reward was issued, or null. Written as stored; documented as that shape, its config the union of section configs.
+ */
+export const RuleSnapshot = documentedAs(
+  Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: SNAPSHOT_DESCRIPTION }),
+  {
+    description: SNAPSHOT_DESCRIPTION,
+    anyOf: [
+      documentedComponent(
+        'LoyaltyRuleSnapshot',
+        Type.Object(
+          {
+            id: Uuid,
+            name: Type.String(),
+            section: RuleSection,
+            config: ruleConfigSchema("The rule's config at issue time."),
+          },
+          { additionalProperties: false, description: 'A rule as a reward issued by it remembers it.' },
+        ),
+      ),
+      Type.Null(),
+    ],
+  },
+);
 
 export type RuleRow = Selectable<LoyaltyRulesTable>;
 

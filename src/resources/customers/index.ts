@@ -1,5 +1,6 @@
 import type { ResourceModule } from '../../http/types.js';
 import { customerRoutes } from './routes.js';
+import { Customer } from '../../records/customer.js';
 
 export const customersResource: ResourceModule = {
   name: 'customers',
@@ -7,6 +8,8 @@ export const customersResource: ResourceModule = {
   description:
     'Customers mirrored from the store (D29). Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
   routes: customerRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['customer.updated', 'customer.deleted'], schema: Customer }],
 };
 
 /** Analytics: the list whose filter analytics queries take. */

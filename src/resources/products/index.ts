@@ -1,10 +1,17 @@
 import type { ResourceModule } from '../../http/types.js';
 import { productRoutes } from './routes.js';
+import { Product } from '../../records/product.js';
+import { Variant } from '../../records/variant.js';
 
 export const productsResource: ResourceModule = {
   name: 'products',
   description: 'Catalog products and variants mirrored from the store. Only metadata, notes and tags are editable.',
   routes: productRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    { names: ['product.updated', 'product.deleted'], schema: Product },
+    { names: ['productVariant.updated'], schema: Variant },
+  ],
 };
 
 /** Analytics: the list whose filter analytics queries take. */

@@ -1,5 +1,6 @@
 import type { ResourceModule } from '../../http/types.js';
 import { tagRoutes } from './routes.js';
+import { Tag } from '../../records/tag.js';
 
 export const tagsResource: ResourceModule = {
   name: 'tags',
@@ -8,4 +9,21 @@ export const tagsResource: ResourceModule = {
   description:
     'Tag records of products, orders and customers. Tags are created by tagging records; here they are listed, renamed and deleted.',
   routes: tagRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    {
+      names: [
+        'customerTag.created',
+        'customerTag.updated',
+        'customerTag.deleted',
+        'orderTag.created',
+        'orderTag.updated',
+        'orderTag.deleted',
+        'productTag.created',
+        'productTag.updated',
+        'productTag.deleted',
+      ],
+      schema: Tag,
+    },
+  ],
 };

@@ -1,6 +1,7 @@
 import type { ResourceModule } from '../../../http/types.js';
 import { pointsAdjustmentRoute } from '../memberships/routes.js';
 import { listActivityRoute } from './routes.js';
+import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
 
 /**
  * The OpenAPI tag "loyalty-points": GET /loyalty-activity and the points adjustment of a membership, registered in
@@ -13,4 +14,6 @@ export const loyaltyPointsResource: ResourceModule = {
     listActivityRoute(app, services);
     pointsAdjustmentRoute(app, services);
   },
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['loyaltyTransaction.created'], schema: LoyaltyTransaction }],
 };

@@ -1,6 +1,9 @@
 import type { ResourceModule } from '../../../http/types.js';
 import { bulkExpireRoute } from '../activity/routes.js';
 import { earningRoutes } from './routes.js';
+import { Referral } from '../../../records/loyalty/referral.js';
+import { StampCard } from '../../../records/loyalty/stamp-card.js';
+import { LoyaltyPointsExpiringSoon } from './schemas.js';
 
 /**
  * The OpenAPI tag "loyalty-earning": POST /loyalty-events, /loyalty-stamps, /loyalty-history and the bulk expiry of
@@ -14,4 +17,10 @@ export const loyaltyEarningResource: ResourceModule = {
     earningRoutes(app, services);
     bulkExpireRoute(app, services);
   },
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    { names: ['loyaltyPoints.expiringSoon'], schema: LoyaltyPointsExpiringSoon },
+    { names: ['stampCard.created', 'stampCard.updated', 'stampCard.completed'], schema: StampCard },
+    { names: ['referral.updated'], schema: Referral },
+  ],
 };

@@ -1,8 +1,16 @@
 import type { ResourceModule } from '../../../http/types.js';
 import { membershipRoutes } from './routes.js';
+import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 
 export const loyaltyMembershipsResource: ResourceModule = {
   name: 'loyalty-memberships',
   description: 'Loyalty memberships (D31, D34): joining, leaving and rejoining, tier pinning, import.',
   routes: membershipRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    {
+      names: ['loyaltyMembership.created', 'loyaltyMembership.tierChanged', 'loyaltyMembership.deleted'],
+      schema: LoyaltyMembership,
+    },
+  ],
 };

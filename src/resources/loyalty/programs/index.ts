@@ -1,12 +1,17 @@
 import type { ResourceModule } from '../../../http/types.js';
 import { overnightJob } from '../engine/overnight/overnight.js';
 import { programRoutes } from './routes.js';
+import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 
 export const loyaltyProgramsResource: ResourceModule = {
   name: 'loyalty-programs',
   description:
     'Loyalty programs (D31, D34): points name and expiry, default reward expiry, tier window. Every organization starts with one.',
   routes: programRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    { names: ['loyaltyProgram.created', 'loyaltyProgram.updated', 'loyaltyProgram.deleted'], schema: LoyaltyProgram },
+  ],
   // The overnight run follows each program's settings: points and reward expiry, expiring-soon notices, tier windows.
   jobs: () => [overnightJob],
 };

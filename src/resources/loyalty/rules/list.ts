@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../../lists/types.js';
-import { RULE_SECTIONS } from './config.js';
+import { RULE_SECTIONS } from '../../../records/loyalty/rule-config.js';
 
 /** What GET /loyalty-rules can filter, sort and search: the rules in configuration (not deleted). */
 export const ruleList: ListDefinition = {

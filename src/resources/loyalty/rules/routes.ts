@@ -5,7 +5,7 @@ import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { ruleList } from './list.js';
 import { RuleBody, RuleCreateBody } from './schemas.js';
-import { LoyaltyRuleService } from './service.js';
+import { LoyaltyRuleService, readRuleCreate } from './service.js';
 import { LoyaltyRule } from '../../../records/loyalty/rule.js';
 
 const tags = ['loyalty-rules'];
@@ -33,7 +33,11 @@ export function ruleRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.post(
     '/loyalty-rules',
     {
-      config: { ...write, refusals: { 422: 'loyaltyProgramId names no program of the organization' } },
+      config: {
+        ...write,
+        refusals: { 422: 'loyaltyProgramId names no program of the organization' },
+        checkBody: (body) => void readRuleCreate(body as RuleBody | undefined),
+      },
       schema: {
         operationId: 'createLoyaltyRule',
         summary:

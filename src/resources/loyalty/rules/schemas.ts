@@ -3,6 +3,7 @@ import { MetadataInput } from '../../../records/common.js';
 import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 import { RuleSection } from '../../../records/loyalty/rule.js';
+import { ruleConfigSchema } from '../../../records/loyalty/rule-config.js';
 
 export const RuleBody = dataBody({
   loyaltyProgramId: Type.String({
@@ -11,9 +12,8 @@ export const RuleBody = dataBody({
   }),
   section: RuleSection,
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  config: Type.Object(
-    {},
-    { additionalProperties: true, description: 'Checked against the section; replaced wholesale on PATCH.' },
+  config: ruleConfigSchema(
+    'The section\'s config (docs/api.md, "Rule sections and configs"), checked against the section: on create the one the body names, on PATCH the rule\'s own. Replaced wholesale on PATCH.',
   ),
   isActive: Type.Boolean({ description: 'Default true; inactive rules neither earn nor issue.' }),
   metadata: MetadataInput,

@@ -15,6 +15,19 @@ import type { RuleBody, RuleFields } from './schemas.js';
 import { type LoyaltyRule, ruleEvent, toRule } from '../../../records/loyalty/rule.js';
 import { RULE_REQUIRED } from './schemas.js';
 
+/**
+ * A create's body as the service takes it: in either form (not both), with the required fields, and its config
+ * checked against the section it names and normalised (400 otherwise). Reads nothing but the body, so the route
+ * also runs it before the Idempotency-Key claim (`checkBody`, docs/api.md#rule-sections-and-configs): a wrong config
+ * is refused like any validation error, claiming no key.
+ */
+export function readRuleCreate(body: RuleBody | undefined) {
+  const { fields, path } = unwrapData<RuleFields>(body, 'loyalty rule');
+  requireFields(fields, RULE_REQUIRED, path);
+  const config = checkConfig(fields.section!, fields.config, `${path}.config`);
+  return { fields, path, config };
+}
+
 export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -29,9 +42,7 @@ export class LoyaltyRuleService {
   }
 
   async create(organizationId: string, body: RuleBody | undefined): Promise<LoyaltyRule> {
-    const { fields, path } = unwrapData<RuleFields>(body, 'loyalty rule');
-    requireFields(fields, RULE_REQUIRED, path);
-    const config = checkConfig(fields.section!, fields.config, `${path}.config`);
+    const { fields, path, config } = readRuleCreate(body);
     return this.db.transaction().execute(async (trx) => {
       const program = await resolveProgram(
         trx,
