@@ -70,7 +70,7 @@ export function validationDetails(
   const seen = new Set<string>();
   // A union of literals fails with one `const` error per literal: one detail names them all.
   const allowedAt = new Map<string, { detail: ErrorDetail; values: unknown[] }>();
-  for (const error of errors) {
+  for (const error of withoutUnmeantBranches(errors)) {
     if (error.keyword === 'const') {
       const path = toPath(root, error.instancePath);
       const value = (error.params as { allowedValue?: unknown }).allowedValue;
@@ -95,6 +95,49 @@ export function validationDetails(
     if (details.length >= MAX_DETAILS) break;
   }
   return details;
+}
+
+type AnyError = FastifySchemaValidationError | ErrorObject;
+
+/**
+ * A value that fails a union (`anyOf`/`oneOf`, e.g. a string or null) gets an error from every branch, including
+ * the branches whose type it does not have: a 10-character `hmacSecret` is "too short" and also "must be null". Only
+ * the branches of the value's own type say something a person can act on, so the branches that failed merely on the
+ * type are dropped when another branch has a better reason. When every branch failed on the type, their errors
+ * become one that names each type ("must be a string or null"). Errors of nested unions are pruned the same way.
+ */
+function withoutUnmeantBranches(errors: readonly AnyError[]): AnyError[] {
+  const dropped = new Set<number>();
+  const replaced = new Map<number, AnyError>();
+  errors.forEach((union, unionIndex) => {
+    if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') return;
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, number[]>();
+    errors.forEach((error, index) => {
+      if (index === unionIndex || dropped.has(index) || !error.schemaPath.startsWith(prefix)) return;
+      if (error.instancePath !== union.instancePath && !error.instancePath.startsWith(`${union.instancePath}/`)) return;
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
+      branches.set(branch, [...(branches.get(branch) ?? []), index]);
+    });
+    if (branches.size < 2) return;
+    const typeOnly = (indexes: number[]) =>
+      indexes.length === 1 &&
+      errors[indexes[0]!]!.keyword === 'type' &&
+      errors[indexes[0]!]!.instancePath === union.instancePath;
+    const mismatched = [...branches.values()].filter(typeOnly);
+    if (mismatched.length === 0) return;
+    if (mismatched.length < branches.size) {
+      for (const indexes of mismatched) indexes.forEach((index) => dropped.add(index));
+      return;
+    }
+    const types = [
+      ...new Set(mismatched.flatMap(([index]) => String(errors[index!]!.params.type ?? '').split(','))),
+    ].filter(Boolean);
+    const [first, ...rest] = mismatched.map(([index]) => index!);
+    rest.forEach((index) => dropped.add(index));
+    replaced.set(first!, { ...errors[first!]!, params: { type: types.join(',') } } as AnyError);
+  });
+  return errors.flatMap((error, index) => (dropped.has(index) ? [] : [replaced.get(index) ?? error]));
 }
 
 function toPath(root: string, instancePath: string, extra?: string): string {
@@ -142,9 +185,12 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
   }
 }
 
+/** "a string", "an integer", "null" (no article: there is one null), joined with "or". */
 function article(type: string): string {
   const parts = type.split(',');
-  return parts.map((part) => (/^[aeiou]/.test(part) ? `an ${part}` : `a ${part}`)).join(' or ');
+  return parts
+    .map((part) => (part === 'null' ? 'null' : /^[aeiou]/.test(part) ? `an ${part}` : `a ${part}`))
+    .join(' or ');
 }
 
 function formatMessage(format: string): string {

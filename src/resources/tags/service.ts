@@ -24,7 +24,7 @@ export class TagService {
     this.definition = tagList(kind);
   }
 
-  private get what() {
+  private get what(): `The ${string}` {
     return `The ${this.kind} tag`;
   }
 
