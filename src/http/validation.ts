@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { COUNTRY_CODE_MESSAGE, isCountryCodeList } from '../util/countries.js';
 import type { ErrorDetail } from './errors.js';
 
 const common: Options = {
@@ -120,22 +121,19 @@ function withoutUnmeantBranches(errors: readonly AnyError[]): AnyError[] {
       branches.set(branch, [...(branches.get(branch) ?? []), index]);
     });
     if (branches.size < 2) return;
-    const typeOnly = (indexes: number[]) =>
-      indexes.length === 1 &&
-      errors[indexes[0]!]!.keyword === 'type' &&
-      errors[indexes[0]!]!.instancePath === union.instancePath;
-    const mismatched = [...branches.values()].filter(typeOnly);
+    // A branch the value does not even have the type of; its other errors (an enum, a pattern) are noise too.
+    const typeErrorOf = (indexes: number[]) =>
+      indexes.find((index) => errors[index]!.keyword === 'type' && errors[index]!.instancePath === union.instancePath);
+    const mismatched = [...branches.values()].filter((indexes) => typeErrorOf(indexes) !== undefined);
     if (mismatched.length === 0) return;
-    if (mismatched.length < branches.size) {
-      for (const indexes of mismatched) indexes.forEach((index) => dropped.add(index));
-      return;
-    }
+    for (const indexes of mismatched) indexes.forEach((index) => dropped.add(index));
+    if (mismatched.length < branches.size) return;
+    const typeErrors = mismatched.map((indexes) => typeErrorOf(indexes)!);
     const types = [
-      ...new Set(mismatched.flatMap(([index]) => String(errors[index!]!.params.type ?? '').split(','))),
+      ...new Set(typeErrors.flatMap((index) => String(errors[index]!.params.type ?? '').split(','))),
     ].filter(Boolean);
-    const [first, ...rest] = mismatched.map(([index]) => index!);
-    rest.forEach((index) => dropped.add(index));
-    replaced.set(first!, { ...errors[first!]!, params: { type: types.join(',') } } as AnyError);
+    dropped.delete(typeErrors[0]!);
+    replaced.set(typeErrors[0]!, { ...errors[typeErrors[0]!]!, params: { type: types.join(',') } } as AnyError);
   });
   return errors.flatMap((error, index) => (dropped.has(index) ? [] : [replaced.get(index) ?? error]));
 }
@@ -164,11 +162,15 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
       return { path: toPath(root, error.instancePath, String(params.missingProperty)), message: 'is required' };
     case 'type':
       return { path: toPath(root, error.instancePath), message: `must be ${article(String(params.type))}` };
-    case 'enum':
+    case 'enum': {
+      const allowed = params.allowedValues as unknown[];
+      // 249 country codes are no message: name what they are instead (docs/api.md#customers).
+      if (isCountryCodeList(allowed)) return { path: toPath(root, error.instancePath), message: COUNTRY_CODE_MESSAGE };
       return {
         path: toPath(root, error.instancePath),
-        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
       };
+    }
     case 'const':
       return { path: toPath(root, error.instancePath), message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'format':

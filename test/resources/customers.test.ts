@@ -386,6 +386,47 @@ describe('POST /v1/customers/import', () => {
     expect(await eventsOf(tenant.organization.id)).toEqual([]);
   });
 
+  it('takes only assigned ISO 3166-1 alpha-2 country codes: "XX" is 400 naming the row, and nothing changes', async () => {
+    const tenant = await t.tenant();
+    const [stored] = await importCustomers(tenant, [{ email: 'country@example.com', country: 'DE' }]);
+    const eventsBefore = await eventsOf(tenant.organization.id);
+    for (const country of ['XX', 'de', 'XK', 'DEU', 1]) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/customers/import',
+        key: tenant.key,
+        body: { data: [{ email: 'new@example.com' }, { email: 'country@example.com', country }] },
+      });
+      expect(response.statusCode, String(country)).toBe(400);
+      expect(response.json(), String(country)).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message:
+            typeof country === 'string'
+              ? 'Invalid request: body.data[1].country must be an assigned ISO 3166-1 alpha-2 country code, such as "US" or "DE".'
+              : 'Invalid request: body.data[1].country must be a string or null.',
+          details: [
+            {
+              path: 'body.data[1].country',
+              message:
+                typeof country === 'string'
+                  ? 'must be an assigned ISO 3166-1 alpha-2 country code, such as "US" or "DE"'
+                  : 'must be a string or null',
+            },
+          ],
+        },
+      });
+    }
+    expect(await getCustomer(tenant, stored!.id)).toEqual(stored);
+    expect((await list(tenant, '')).data).toHaveLength(1);
+    expect(await eventsOf(tenant.organization.id)).toEqual(eventsBefore);
+    // Every assigned code is taken, and null clears the country.
+    const [us] = await importCustomers(tenant, [{ email: 'country@example.com', country: 'US' }]);
+    expect(us!.country).toBe('US');
+    const [cleared] = await importCustomers(tenant, [{ email: 'country@example.com', country: null }]);
+    expect(cleared!.country).toBeNull();
+  });
+
   it('answers 413 above 1,000 rows and writes nothing; 1,000 rows create and then update in one request each', async () => {
     const tenant = await t.tenant();
     const rows = (count: number) =>
