@@ -70,6 +70,20 @@ export const SkippedRow = Type.Object({
   ),
 });
 
+/**
+ * How an import's written rows went: each row of `data` counts once, as created, updated or unchanged (its values
+ * were the stored ones, so nothing was written and no event sent: docs/api.md#writes-that-change-nothing). Skipped
+ * rows are in `skipped`, not here.
+ */
+export const ImportCounts = {
+  created: Type.Integer({ minimum: 0, description: 'Rows that created a record.' }),
+  updated: Type.Integer({ minimum: 0, description: 'Rows that changed an existing record.' }),
+  unchanged: Type.Integer({
+    minimum: 0,
+    description: 'Rows whose values were already stored: nothing written, updatedAt kept, no event.',
+  }),
+};
+
 /** Bulk update body (products, orders, customers): at least one operation. */
 export const BulkUpdateBody = Type.Object(
   {

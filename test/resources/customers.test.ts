@@ -195,6 +195,9 @@ describe('POST /v1/customers/import', () => {
         customer({ email: 'cat@example.com' }),
       ],
       skipped: [],
+      created: 3,
+      updated: 0,
+      unchanged: 0,
     });
     const [ann, bob, cat] = body.data as CustomerRecord[];
     expect(Date.parse(bob!.emailOptOutAt!)).toBeGreaterThanOrEqual(before - 1000);
@@ -481,14 +484,20 @@ describe('POST /v1/customers/import', () => {
       body: { data: [{ email: 's@example.com' }], strict: true },
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: [customer({ email: 's@example.com' })], skipped: [] });
+    expect(response.json()).toEqual({
+      data: [customer({ email: 's@example.com' })],
+      skipped: [],
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+    });
     const empty = await t.request({
       method: 'POST',
       url: '/v1/customers/import',
       key: tenant.key,
       body: { data: [], strict: false },
     });
-    expect(empty.json()).toEqual({ data: [], skipped: [] });
+    expect(empty.json()).toEqual({ data: [], skipped: [], created: 0, updated: 0, unchanged: 0 });
   });
 
   it("never matches another organization's customer", async () => {

@@ -2,6 +2,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Customer, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 import {
   CountryCodeInput,
+  ImportCounts,
   importRows,
   MetadataInput,
   NotesInput,
@@ -77,4 +78,8 @@ export const CustomerImportBody = Type.Object(
 );
 export type CustomerImportBody = Static<typeof CustomerImportBody>;
 
-export const CustomerImportResult = Type.Object({ data: Type.Array(Customer), skipped: Type.Array(SkippedRow) });
+export const CustomerImportResult = Type.Object({
+  data: Type.Array(Customer),
+  skipped: Type.Array(SkippedRow),
+  ...ImportCounts,
+});
