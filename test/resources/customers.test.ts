@@ -706,7 +706,7 @@ describe('PATCH /v1/customers/{id}', () => {
     expect((await eventsOf(tenant.organization.id, 'customer.updated')).length).toBe(1);
   });
 
-  it('refuses a missing body; an empty one changes nothing but updatedAt', async () => {
+  it('refuses a missing body; an empty one changes nothing, updatedAt included', async () => {
     const tenant = await t.tenant();
     const [record] = await importCustomers(tenant, [{ email: 'body@example.com', notes: 'n' }]);
     const missing = await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: tenant.key });
@@ -714,7 +714,7 @@ describe('PATCH /v1/customers/{id}', () => {
     expect(missing.json().error.details).toEqual([{ path: 'body', message: 'must be an object' }]);
     const empty = await t.request({ method: 'PATCH', url: `/v1/customers/${record!.id}`, key: tenant.key, body: {} });
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ ...record, updatedAt: expect.stringMatching(ISO) });
+    expect(empty.json()).toEqual(record);
   });
 
   it("answers 404 for another organization's customer and an unknown id, changing nothing", async () => {

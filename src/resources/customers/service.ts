@@ -13,7 +13,6 @@ import {
   type ImportAction,
   type Skipped,
 } from '../../resource-kit/imports.js';
-import { lockRecord } from '../../resource-kit/editable.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
 import { customerList } from './list.js';
