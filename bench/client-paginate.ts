@@ -75,7 +75,7 @@ try {
         email: `customer-${start + index}@example.com`,
         firstName: 'Bench',
         lastName: `Customer ${start + index}`,
-        country: 'DE',
+        country: 'DE' as const,
         tags: ['bench'],
       }));
       await client.POST('/customers/import', { body: { data: rows } });

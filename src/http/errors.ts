@@ -58,7 +58,11 @@ export class ApiError extends Error {
 
 export const validationError = (message: string, details?: ErrorDetail[]) =>
   new ApiError('VALIDATION_ERROR', message, details);
-export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} was not found.`);
+/**
+ * 404 naming what is missing: `what` names the record the way a person would ("The product"), so the message reads
+ * "The product was not found." The type keeps a negative subject ("No reward…") from producing a double negative.
+ */
+export const notFound = (what: `The ${string}`) => new ApiError('NOT_FOUND', `${what} was not found.`);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
 export const unprocessable = (message: string, details?: ErrorDetail[]) =>
   new ApiError('UNPROCESSABLE', message, details);

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { COUNTRY_CODE_MESSAGE, isCountryCodeList } from '../util/countries.js';
 import type { ErrorDetail } from './errors.js';
 
 const common: Options = {
@@ -70,7 +71,7 @@ export function validationDetails(
   const seen = new Set<string>();
   // A union of literals fails with one `const` error per literal: one detail names them all.
   const allowedAt = new Map<string, { detail: ErrorDetail; values: unknown[] }>();
-  for (const error of errors) {
+  for (const error of withoutUnmeantBranches(errors)) {
     if (error.keyword === 'const') {
       const path = toPath(root, error.instancePath);
       const value = (error.params as { allowedValue?: unknown }).allowedValue;
@@ -97,6 +98,46 @@ export function validationDetails(
   return details;
 }
 
+type AnyError = FastifySchemaValidationError | ErrorObject;
+
+/**
+ * A value that fails a union (`anyOf`/`oneOf`, e.g. a string or null) gets an error from every branch, including
+ * the branches whose type it does not have: a 10-character `hmacSecret` is "too short" and also "must be null". Only
+ * the branches of the value's own type say something a person can act on, so the branches that failed merely on the
+ * type are dropped when another branch has a better reason. When every branch failed on the type, their errors
+ * become one that names each type ("must be a string or null"). Errors of nested unions are pruned the same way.
+ */
+function withoutUnmeantBranches(errors: readonly AnyError[]): AnyError[] {
+  const dropped = new Set<number>();
+  const replaced = new Map<number, AnyError>();
+  errors.forEach((union, unionIndex) => {
+    if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') return;
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, number[]>();
+    errors.forEach((error, index) => {
+      if (index === unionIndex || dropped.has(index) || !error.schemaPath.startsWith(prefix)) return;
+      if (error.instancePath !== union.instancePath && !error.instancePath.startsWith(`${union.instancePath}/`)) return;
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
+      branches.set(branch, [...(branches.get(branch) ?? []), index]);
+    });
+    if (branches.size < 2) return;
+    // A branch the value does not even have the type of; its other errors (an enum, a pattern) are noise too.
+    const typeErrorOf = (indexes: number[]) =>
+      indexes.find((index) => errors[index]!.keyword === 'type' && errors[index]!.instancePath === union.instancePath);
+    const mismatched = [...branches.values()].filter((indexes) => typeErrorOf(indexes) !== undefined);
+    if (mismatched.length === 0) return;
+    for (const indexes of mismatched) indexes.forEach((index) => dropped.add(index));
+    if (mismatched.length < branches.size) return;
+    const typeErrors = mismatched.map((indexes) => typeErrorOf(indexes)!);
+    const types = [
+      ...new Set(typeErrors.flatMap((index) => String(errors[index]!.params.type ?? '').split(','))),
+    ].filter(Boolean);
+    dropped.delete(typeErrors[0]!);
+    replaced.set(typeErrors[0]!, { ...errors[typeErrors[0]!]!, params: { type: types.join(',') } } as AnyError);
+  });
+  return errors.flatMap((error, index) => (dropped.has(index) ? [] : [replaced.get(index) ?? error]));
+}
+
 function toPath(root: string, instancePath: string, extra?: string): string {
   const segments = instancePath
     .split('/')
@@ -121,11 +162,15 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
       return { path: toPath(root, error.instancePath, String(params.missingProperty)), message: 'is required' };
     case 'type':
       return { path: toPath(root, error.instancePath), message: `must be ${article(String(params.type))}` };
-    case 'enum':
+    case 'enum': {
+      const allowed = params.allowedValues as unknown[];
+      // 249 country codes are no message: name what they are instead (docs/api.md#customers).
+      if (isCountryCodeList(allowed)) return { path: toPath(root, error.instancePath), message: COUNTRY_CODE_MESSAGE };
       return {
         path: toPath(root, error.instancePath),
-        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
       };
+    }
     case 'const':
       return { path: toPath(root, error.instancePath), message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'format':
@@ -142,9 +187,12 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
   }
 }
 
+/** "a string", "an integer", "null" (no article: there is one null), joined with "or". */
 function article(type: string): string {
   const parts = type.split(',');
-  return parts.map((part) => (/^[aeiou]/.test(part) ? `an ${part}` : `a ${part}`)).join(' or ');
+  return parts
+    .map((part) => (part === 'null' ? 'null' : /^[aeiou]/.test(part) ? `an ${part}` : `a ${part}`))
+    .join(' or ');
 }
 
 function formatMessage(format: string): string {

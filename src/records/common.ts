@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { COUNTRY_CODES } from '../util/countries.js';
 
 /** At most 50 keys of 1..40 characters, string values of at most 500 (docs/api.md#metadata-notes-and-tags). */
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -18,6 +19,17 @@ export const NotesInput = Type.String({ maxLength: 10_000 });
 export const TagsInput = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 250,
   description: 'Tag names (trimmed, 1..100 chars, case-sensitive, at most 250). The full set replaces the old one.',
+});
+
+/**
+ * A country a request sends: one of the assigned ISO 3166-1 alpha-2 codes, upper case. Documented as the enum of every
+ * code so generated clients type it; a wrong value is told what the codes are, not all 249 of them
+ * (docs/api.md#customers).
+ */
+export const CountryCodeInput = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...COUNTRY_CODES],
+  description: 'An assigned ISO 3166-1 alpha-2 country code, upper case, e.g. DE.',
 });
 
 export const Uuid = Type.String({ format: 'uuid' });
@@ -57,6 +69,20 @@ export const SkippedRow = Type.Object({
     }),
   ),
 });
+
+/**
+ * How an import's written rows went: each row of `data` counts once, as created, updated or unchanged (its values
+ * were the stored ones, so nothing was written and no event sent: docs/api.md#writes-that-change-nothing). Skipped
+ * rows are in `skipped`, not here.
+ */
+export const ImportCounts = {
+  created: Type.Integer({ minimum: 0, description: 'Rows that created a record.' }),
+  updated: Type.Integer({ minimum: 0, description: 'Rows that changed an existing record.' }),
+  unchanged: Type.Integer({
+    minimum: 0,
+    description: 'Rows whose values were already stored: nothing written, updatedAt kept, no event.',
+  }),
+};
 
 /** Bulk update body (products, orders, customers): at least one operation. */
 export const BulkUpdateBody = Type.Object(

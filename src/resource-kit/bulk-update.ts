@@ -28,7 +28,7 @@ export interface BulkUpdateTarget<Row extends { id: string }> {
 /**
  * PATCH /<resource>/bulk-update: the records the list engine selects (filter + search; no filter means all of the
  * organization's) get tags added and removed and metadata merged and pruned, in one transaction with one
- * `<resource>.updated` event per record. Returns how many records were selected.
+ * `<resource>.updated` event per record changed. Returns how many records were selected.
  */
 export async function bulkUpdate<Row extends { id: string }>(
   trx: Transaction<DB>,
@@ -50,13 +50,15 @@ export async function bulkUpdate<Row extends { id: string }>(
   const ids = selected.map((row) => row.id);
   if (ids.length === 0) return 0;
 
-  await addAndRemoveTags(trx, organizationId, target.tagKind, ids, addTags, removeTags);
+  const retagged = await addAndRemoveTags(trx, organizationId, target.tagKind, ids, addTags, removeTags);
   const table = sql.table(target.table);
+  const metadata = sql`(metadata || ${JSON.stringify(changes.addMetadata ?? {})}::jsonb) - ${changes.removeMetadataKeys ?? []}::text[]`;
+  // Only the records this changes are written and get an event: one whose tags and metadata already are what the
+  // update asks for keeps its updatedAt (docs/api.md#writes-that-change-nothing).
   const { rows } = await sql<Row & { metadata: Record<string, string> }>`
-    update ${table} set
-      metadata = (metadata || ${JSON.stringify(changes.addMetadata ?? {})}::jsonb) - ${changes.removeMetadataKeys ?? []}::text[],
-      updated_at = now()
+    update ${table} set metadata = ${metadata}, updated_at = now()
     where organization_id = ${organizationId}::uuid and id = any(${ids}::uuid[])
+      and (id = any(${[...retagged]}::uuid[]) or metadata is distinct from ${metadata})
     returning *`.execute(trx);
 
   const overfull = rows.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);

@@ -1,28 +1,39 @@
 import { sql, type Selectable } from 'kysely';
 import type { DB, Metadata } from '../db/schema.js';
 import type { Executor } from '../db/executor.js';
+import { updateIfChanged } from './changes.js';
 
 /** Store records whose only editable fields are metadata (replaced wholesale) and notes (service.md rule 2). */
 export type EditableTable = 'orders' | 'products';
 
-/** PATCH of a store record: the fields sent replace the stored ones; the caller has checked that the record exists. */
+/**
+ * PATCH of a store record: the fields sent replace the stored ones; the caller has locked the record. Returns the
+ * record and whether it changed: values equal to the stored ones write nothing, so `updatedAt` stays and no event is
+ * due, unless `tagsChanged` (docs/api.md#writes-that-change-nothing).
+ */
 export async function updateEditable<T extends EditableTable>(
   trx: Executor,
   table: T,
   organizationId: string,
   id: string,
   changes: { metadata?: Metadata | undefined; notes?: string | undefined },
-): Promise<Selectable<DB[T]>> {
-  const metadata = changes.metadata === undefined ? null : JSON.stringify(changes.metadata);
+  tagsChanged = false,
+): Promise<{ row: Selectable<DB[T]>; changed: boolean }> {
+  const updated = await updateIfChanged(
+    trx,
+    table,
+    organizationId,
+    id,
+    { metadata: changes.metadata, notes: changes.notes },
+    { force: tagsChanged },
+  );
+  if (updated) return { row: updated as Selectable<DB[T]>, changed: true };
   const { rows } = await sql<Selectable<DB[T]>>`
-    update ${sql.table(table)} set
-      metadata = coalesce(${metadata}::jsonb, metadata),
-      notes = coalesce(${changes.notes ?? null}::text, notes),
-      updated_at = now()
-    where organization_id = ${organizationId}::uuid and id = ${id}::uuid
-    returning *`.execute(trx);
+    select * from ${sql.table(table)} where organization_id = ${organizationId}::uuid and id = ${id}::uuid`.execute(
+    trx,
+  );
   if (!rows[0]) throw new Error(`updateEditable: ${table} ${id} vanished inside its transaction`);
-  return rows[0];
+  return { row: rows[0], changed: false };
 }
 
 /** Deletes the record (what references it cascades or is handled by the caller); undefined when there was none. */

@@ -91,3 +91,12 @@ export async function latestImportJobs(db: Kysely<DB>, organizationId: string, r
     ]),
   );
 }
+
+/** What an import row did to its record; an unchanged row wrote nothing (docs/api.md#writes-that-change-nothing). */
+export type ImportAction = 'created' | 'updated' | 'unchanged';
+
+/** The import answer's counts (docs/api.md#writes-that-change-nothing): each written row once, by what it did. */
+export function importCounts(entries: readonly { action: ImportAction }[]) {
+  const count = (action: string) => entries.filter((entry) => entry.action === action).length;
+  return { created: count('created'), updated: count('updated'), unchanged: count('unchanged') };
+}

@@ -36,7 +36,8 @@ export async function ensureTags(
 
 /**
  * Replaces the full tag set of each record. Records created in the same transaction (`created`) have no links yet,
- * so only the others' old links are deleted.
+ * so only the others' old links are read. A record whose stored set already is the one sent (names compared as a set:
+ * order never matters) is left alone (docs/api.md#writes-that-change-nothing). Returns the records whose set changed.
  */
 export async function replaceTags(
   trx: Transaction<DB>,
@@ -44,27 +45,40 @@ export async function replaceTags(
   kind: TagKind,
   tagsByRecord: ReadonlyMap<string, readonly string[]>,
   created: ReadonlySet<string> = new Set(),
-): Promise<void> {
-  if (tagsByRecord.size === 0) return;
-  const ids = await ensureTags(trx, organizationId, kind, [...new Set([...tagsByRecord.values()].flat())]);
+): Promise<Set<string>> {
+  if (tagsByRecord.size === 0) return new Set();
   const table = sql.table(LINK_TABLE[kind]);
   const owner = sql.ref(OWNER_COLUMN[kind]);
   const existing = [...tagsByRecord.keys()].filter((id) => !created.has(id));
-  if (existing.length) {
-    await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${existing}::uuid[])`.execute(
+  const stored = existing.length ? await tagNamesOf(trx, organizationId, kind, existing) : new Map<string, string[]>();
+  const changed = new Map(
+    [...tagsByRecord].filter(([recordId, names]) => {
+      const before = new Set(stored.get(recordId) ?? []);
+      const after = new Set(names);
+      return before.size !== after.size || [...after].some((name) => !before.has(name));
+    }),
+  );
+  if (changed.size === 0) return new Set();
+  const ids = await ensureTags(trx, organizationId, kind, [...new Set([...changed.values()].flat())]);
+  const replaced = [...changed.keys()].filter((id) => !created.has(id));
+  if (replaced.length) {
+    await sql`delete from ${table} where organization_id = ${organizationId}::uuid and ${owner} = any(${replaced}::uuid[])`.execute(
       trx,
     );
   }
-  const pairs = [...tagsByRecord].flatMap(([recordId, names]) =>
-    names.map((name) => [recordId, ids.get(name)!] as const),
-  );
-  if (pairs.length === 0) return;
-  await sql`insert into ${table} (organization_id, ${owner}, tag_id)
-    select ${organizationId}::uuid, r, t from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) as x(r, t)
-    on conflict do nothing`.execute(trx);
+  const pairs = [...changed].flatMap(([recordId, names]) => names.map((name) => [recordId, ids.get(name)!] as const));
+  if (pairs.length) {
+    await sql`insert into ${table} (organization_id, ${owner}, tag_id)
+      select ${organizationId}::uuid, r, t from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) as x(r, t)
+      on conflict do nothing`.execute(trx);
+  }
+  return new Set(changed.keys());
 }
 
-/** Adds and removes tags on many records at once (bulk update). */
+/**
+ * Adds and removes tags on many records at once (bulk update). Returns the records that gained or lost a link: one
+ * that already had every tag added and none removed is unchanged (docs/api.md#writes-that-change-nothing).
+ */
 export async function addAndRemoveTags(
   trx: Transaction<DB>,
   organizationId: string,
@@ -72,28 +86,34 @@ export async function addAndRemoveTags(
   recordIds: readonly string[],
   add: readonly string[],
   remove: readonly string[],
-): Promise<void> {
-  if (recordIds.length === 0) return;
+): Promise<Set<string>> {
+  const changed = new Set<string>();
+  if (recordIds.length === 0) return changed;
   const table = sql.table(LINK_TABLE[kind]);
   const owner = sql.ref(OWNER_COLUMN[kind]);
   if (remove.length) {
-    await sql`delete from ${table} where organization_id = ${organizationId}::uuid
+    const { rows } = await sql<{
+      record_id: string;
+    }>`delete from ${table} where organization_id = ${organizationId}::uuid
       and ${owner} = any(${[...recordIds]}::uuid[])
-      and tag_id in (select id from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...remove]}::text[]))`.execute(
-      trx,
-    );
+      and tag_id in (select id from tags where organization_id = ${organizationId}::uuid and kind = ${kind} and name = any(${[...remove]}::text[]))
+      returning ${owner} as record_id`.execute(trx);
+    rows.forEach((row) => changed.add(row.record_id));
   }
   if (add.length) {
     const ids = await ensureTags(trx, organizationId, kind, add);
-    await sql`insert into ${table} (organization_id, ${owner}, tag_id)
+    const { rows } = await sql<{ record_id: string }>`insert into ${table} (organization_id, ${owner}, tag_id)
       select ${organizationId}::uuid, r, t from unnest(${[...recordIds]}::uuid[]) as r, unnest(${[...ids.values()]}::uuid[]) as t
-      on conflict do nothing`.execute(trx);
+      on conflict do nothing
+      returning ${owner} as record_id`.execute(trx);
+    rows.forEach((row) => changed.add(row.record_id));
   }
+  return changed;
 }
 
 /** Tag names per record, one query for the whole page (include=tags). */
 export async function tagNamesOf(
-  db: Kysely<DB>,
+  db: Kysely<DB> | Transaction<DB>,
   organizationId: string,
   kind: TagKind,
   recordIds: readonly string[],

@@ -702,7 +702,11 @@ describe('redeem, revoke and expiry (D19)', () => {
 
   it('refuses unknown codes (404), unknown orders (422) and bad bodies (400) without changing anything', async () => {
     const reward = await fresh();
-    expect((await redeem(o, { code: 'AAAA-BBBB-CCCC' })).statusCode).toBe(404);
+    const unknownCode = await redeem(o, { code: 'AAAA-BBBB-CCCC' });
+    expect(unknownCode.statusCode).toBe(404);
+    expect(unknownCode.json()).toEqual({
+      error: { code: 'NOT_FOUND', message: 'The loyalty reward with this code was not found.' },
+    });
     const unknownOrder = await redeem(o, { code: reward.code, orderId: uuidv7() });
     expect(unknownOrder.statusCode).toBe(422);
     expect(unknownOrder.json().error.details).toEqual([{ path: 'body.orderId', message: expect.any(String) }]);

@@ -808,6 +808,9 @@ describe('POST /v1/orders/import: unresolved references', () => {
     expect(response.json()).toEqual({
       data: [],
       skipped: [{ index: 0, itemIndex: 0, message: 'Product "ghost" does not exist in this organization.' }],
+      created: 0,
+      updated: 0,
+      unchanged: 0,
     });
     const stored = await db()
       .selectFrom('orders')

@@ -1084,7 +1084,7 @@ describe('POST /v1/products/import', () => {
     expect((await walk(owner, '/v1/products?limit=250')).length).toBe(1000);
     expect((await eventsOf(orgOf(owner))).length).toBe(1000);
     const empty = await importProducts(owner, []);
-    expect(empty).toEqual({ data: [], skipped: [] });
+    expect(empty).toEqual({ data: [], skipped: [], created: 0, updated: 0, unchanged: 0 });
   });
 });
 

@@ -321,6 +321,21 @@ describe('suppression', () => {
     expect(await ok(p.client.suppress(p.productId, false))).toEqual(shown);
   });
 
+  it('writes nothing when asked for the state the summary is already in (docs/api.md#writes-that-change-nothing)', async () => {
+    const p = await productWithReviews(5);
+    const shown = await ok(p.client.suppress(p.productId, false));
+    const untouched = await summaryRow(p.org, p.productId);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await ok(p.client.suppress(p.productId, false))).toEqual(shown);
+    expect(await summaryRow(p.org, p.productId)).toEqual(untouched);
+    const hidden = await ok(p.client.suppress(p.productId, true));
+    const hiddenRow = await summaryRow(p.org, p.productId);
+    expect(hiddenRow!.updated_at.getTime()).toBeGreaterThan(untouched!.updated_at.getTime());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await ok(p.client.suppress(p.productId, true))).toEqual(hidden);
+    expect(await summaryRow(p.org, p.productId)).toEqual(hiddenRow);
+  });
+
   it('survives new reviews and the overnight refresh; a regeneration by hand is allowed and stays suppressed', async () => {
     const hiddenProduct = await productWithReviews(5);
     const shownProduct = await productWithReviews(5, hiddenProduct.tenant);

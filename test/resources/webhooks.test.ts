@@ -257,6 +257,25 @@ describe('POST /v1/webhooks', () => {
     expect(await countRows(tenant.organization.id)).toBe(0);
   });
 
+  it('reports a value that fails a union with null only by what is wrong with it, never "must be null"', async () => {
+    const tenant = await t.tenant();
+    const short = await post(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 'short' } });
+    expect(short.statusCode).toBe(400);
+    expect(short.json()).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'Invalid request: body.data.hmacSecret must NOT have fewer than 16 characters.',
+        details: [{ path: 'body.data.hmacSecret', message: 'must NOT have fewer than 16 characters' }],
+      },
+    });
+    // A value of neither type: one detail naming both.
+    const number = await post(tenant, { data: { url: `${PUBLIC}/a`, events: ['site.created'], hmacSecret: 42 } });
+    expect(number.json().error.details).toEqual([
+      { path: 'body.data.hmacSecret', message: 'must be a string or null' },
+    ]);
+    expect(await countRows(tenant.organization.id)).toBe(0);
+  });
+
   it('refuses URLs that are not https, carry credentials or a fragment, or reach non-public hosts', async () => {
     const tenant = await t.tenant();
     const cases: [string, RegExp][] = [

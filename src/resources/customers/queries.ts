@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { EmailOptOutSource, Metadata } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
+import { updateIfChanged } from '../../resource-kit/changes.js';
 import { type CustomerRow } from '../../records/customer.js';
 
 export const findCustomer = (db: Executor, organizationId: string, id: string) =>
@@ -28,30 +29,38 @@ export interface CustomerChanges {
 }
 
 /**
- * PATCH /customers/{id}. Opting out keeps an earlier opt-out's time and source; opting back in clears them.
+ * PATCH /customers/{id}. Opting out keeps an earlier opt-out's time and source; opting back in clears them. Undefined
+ * when the values sent are the stored ones and `force` is not set: nothing written
+ * (docs/api.md#writes-that-change-nothing).
  */
-export const updateCustomer = (trx: Executor, organizationId: string, id: string, changes: CustomerChanges) =>
-  trx
-    .updateTable('customers')
-    .set({
-      ...(changes.metadata !== undefined ? { metadata: JSON.stringify(changes.metadata) } : {}),
-      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+export const updateCustomer = (
+  trx: Executor,
+  organizationId: string,
+  id: string,
+  changes: CustomerChanges,
+  force: boolean,
+): Promise<CustomerRow | undefined> =>
+  updateIfChanged(
+    trx,
+    'customers',
+    organizationId,
+    id,
+    {
+      metadata: changes.metadata,
+      notes: changes.notes,
       ...(changes.emailOptOut === true
         ? {
             email_opt_out: true,
-            email_opt_out_at: sql<Date>`case when email_opt_out then email_opt_out_at else now() end`,
-            email_opt_out_source: sql<EmailOptOutSource>`case when email_opt_out then email_opt_out_source else 'merchant' end`,
+            email_opt_out_at: sql`case when email_opt_out then email_opt_out_at else now() end`,
+            email_opt_out_source: sql`case when email_opt_out then email_opt_out_source else 'merchant' end`,
           }
         : {}),
       ...(changes.emailOptOut === false
         ? { email_opt_out: false, email_opt_out_at: null, email_opt_out_source: null }
         : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    },
+    { force },
+  );
 
 export const countOrdersOfCustomer = async (trx: Executor, organizationId: string, customerId: string) =>
   Number(
@@ -136,44 +145,75 @@ export async function insertCustomers(
 /**
  * Import: updates existing customers in one statement. Each patch is the row as sent plus the customer's id: a
  * field the row omits keeps its stored value, a field sent (null included) replaces it. Opting out keeps an
- * earlier opt-out's time (and its source unless the row names one); opting in clears both.
+ * earlier opt-out's time (and its source unless the row names one); opting in clears both. Only customers whose
+ * values change, or whose tags changed (`forced`), are written and returned (docs/api.md#writes-that-change-nothing).
  */
 export async function updateImportedCustomers(
   trx: Executor,
   organizationId: string,
   patches: readonly (Record<string, unknown> & { id: string })[],
   mergeMetadata: boolean,
+  forced: ReadonlySet<string>,
 ): Promise<CustomerRow[]> {
   if (patches.length === 0) return [];
   const replaced = (key: string, column: string) =>
     sql`case when u.r ? ${key} then u.r ->> ${key} else ${sql.ref(`c.${column}`)} end`;
   const { rows } = await sql<CustomerRow>`
+    with n as (
+      select c.id,
+        u.r ->> 'email' as email,
+        ${replaced('phone', 'phone')} as phone,
+        ${replaced('firstName', 'first_name')} as first_name,
+        ${replaced('lastName', 'last_name')} as last_name,
+        ${replaced('country', 'country')} as country,
+        ${replaced('birthday', 'birthday')} as birthday,
+        ${replaced('notes', 'notes')} as notes,
+        case
+          when not (u.r ? 'metadata') then c.metadata
+          when ${mergeMetadata} then c.metadata || (u.r -> 'metadata')
+          else u.r -> 'metadata' end as metadata,
+        coalesce((u.r ->> 'emailOptOut')::boolean, c.email_opt_out) as email_opt_out,
+        case
+          when (u.r ->> 'emailOptOut') is null then c.email_opt_out_at
+          when (u.r ->> 'emailOptOut')::boolean then case when c.email_opt_out then c.email_opt_out_at else now() end
+          else null end as email_opt_out_at,
+        case
+          when (u.r ->> 'emailOptOut') is null then c.email_opt_out_source
+          when (u.r ->> 'emailOptOut')::boolean
+            then coalesce(u.r ->> 'emailOptOutSource', case when c.email_opt_out then c.email_opt_out_source end, 'import')
+          else null end as email_opt_out_source,
+        coalesce((u.r ->> 'createdAt')::timestamptz, c.created_at) as created_at
+      from jsonb_array_elements(${JSON.stringify(patches)}::jsonb) as u(r)
+      join customers c on c.organization_id = ${organizationId}::uuid and c.id = (u.r ->> 'id')::uuid
+    )
     update customers c set
-      email = u.r ->> 'email',
-      phone = ${replaced('phone', 'phone')},
-      first_name = ${replaced('firstName', 'first_name')},
-      last_name = ${replaced('lastName', 'last_name')},
-      country = ${replaced('country', 'country')},
-      birthday = ${replaced('birthday', 'birthday')},
-      notes = ${replaced('notes', 'notes')},
-      metadata = case
-        when not (u.r ? 'metadata') then c.metadata
-        when ${mergeMetadata} then c.metadata || (u.r -> 'metadata')
-        else u.r -> 'metadata' end,
-      email_opt_out = coalesce((u.r ->> 'emailOptOut')::boolean, c.email_opt_out),
-      email_opt_out_at = case
-        when (u.r ->> 'emailOptOut') is null then c.email_opt_out_at
-        when (u.r ->> 'emailOptOut')::boolean then case when c.email_opt_out then c.email_opt_out_at else now() end
-        else null end,
-      email_opt_out_source = case
-        when (u.r ->> 'emailOptOut') is null then c.email_opt_out_source
-        when (u.r ->> 'emailOptOut')::boolean
-          then coalesce(u.r ->> 'emailOptOutSource', case when c.email_opt_out then c.email_opt_out_source end, 'import')
-        else null end,
-      created_at = coalesce((u.r ->> 'createdAt')::timestamptz, c.created_at),
-      updated_at = now()
-    from jsonb_array_elements(${JSON.stringify(patches)}::jsonb) as u(r)
-    where c.organization_id = ${organizationId}::uuid and c.id = (u.r ->> 'id')::uuid
+      email = n.email, phone = n.phone, first_name = n.first_name, last_name = n.last_name, country = n.country,
+      birthday = n.birthday, notes = n.notes, metadata = n.metadata, email_opt_out = n.email_opt_out,
+      email_opt_out_at = n.email_opt_out_at, email_opt_out_source = n.email_opt_out_source,
+      created_at = n.created_at, updated_at = now()
+    from n
+    where c.organization_id = ${organizationId}::uuid and c.id = n.id
+      and (c.id = any(${[...forced]}::uuid[])
+        or (c.email, c.phone, c.first_name, c.last_name, c.country, c.birthday, c.notes, c.metadata, c.email_opt_out,
+          c.email_opt_out_at, c.email_opt_out_source, c.created_at)
+        is distinct from (n.email, n.phone, n.first_name, n.last_name, n.country, n.birthday, n.notes, n.metadata,
+          n.email_opt_out, n.email_opt_out_at, n.email_opt_out_source, n.created_at))
     returning c.*`.execute(trx);
   return rows;
+}
+
+/** Customers by id (the rows an import left unchanged, for its answer), one query. */
+export async function customersById(
+  trx: Executor,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, CustomerRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('customers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }

@@ -1,6 +1,14 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Customer, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
-import { importRows, MetadataInput, NotesInput, SkippedRow, TagsInput } from '../../records/common.js';
+import {
+  CountryCodeInput,
+  ImportCounts,
+  importRows,
+  MetadataInput,
+  NotesInput,
+  SkippedRow,
+  TagsInput,
+} from '../../records/common.js';
 
 /** PATCH /customers/{id}: only the merchant's own fields; identity fields come from the store through import. */
 export const CustomerPatch = Type.Object(
@@ -38,7 +46,7 @@ export const CustomerImportRow = Type.Object(
     phone: nullable(Type.String({ maxLength: 16, pattern: '^\\+[1-9]\\d{1,14}$' }), 'E.164, e.g. +14155550123.'),
     firstName: nullable(Type.String({ maxLength: 255 })),
     lastName: nullable(Type.String({ maxLength: 255 })),
-    country: nullable(Type.String({ maxLength: 2, pattern: '^[A-Z]{2}$' }), 'ISO 3166-1 alpha-2, e.g. DE.'),
+    country: nullable(CountryCodeInput, 'An assigned ISO 3166-1 alpha-2 country code, upper case, e.g. DE.'),
     birthday: nullable(Type.String({ maxLength: 5, pattern: BIRTHDAY_PATTERN }), 'MM-DD (02-29 allowed).'),
     metadata: Type.Optional(MetadataInput),
     notes: nullable(NotesInput),
@@ -70,4 +78,8 @@ export const CustomerImportBody = Type.Object(
 );
 export type CustomerImportBody = Static<typeof CustomerImportBody>;
 
-export const CustomerImportResult = Type.Object({ data: Type.Array(Customer), skipped: Type.Array(SkippedRow) });
+export const CustomerImportResult = Type.Object({
+  data: Type.Array(Customer),
+  skipped: Type.Array(SkippedRow),
+  ...ImportCounts,
+});

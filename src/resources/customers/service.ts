@@ -6,14 +6,20 @@ import { conflict, notFound, validationError, type ErrorDetail } from '../../htt
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
-import { checkImportSize, recordImportRows, type Skipped } from '../../resource-kit/imports.js';
-import { lockRecord } from '../../resource-kit/editable.js';
+import {
+  checkImportSize,
+  importCounts,
+  recordImportRows,
+  type ImportAction,
+  type Skipped,
+} from '../../resource-kit/imports.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
 import { customerList } from './list.js';
 import {
   countOrdersOfCustomer,
   customerIdsByEmail,
+  customersById,
   deleteCustomerRow,
   findCustomer,
   insertCustomers,
@@ -52,9 +58,12 @@ export class CustomerService {
   async update(organizationId: string, id: string, patch: CustomerPatch): Promise<Customer> {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
-      if (!(await lockRecord(trx, 'customers', organizationId, id))) throw notFound('The customer');
-      if (tags) await replaceTags(trx, organizationId, 'customer', new Map([[id, tags]]));
-      const row = await updateCustomer(trx, organizationId, id, patch);
+      const before = await lockCustomer(trx, organizationId, id);
+      if (!before) throw notFound('The customer');
+      const retagged = tags ? await replaceTags(trx, organizationId, 'customer', new Map([[id, tags]])) : new Set();
+      const row = await updateCustomer(trx, organizationId, id, patch, retagged.size > 0);
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (!row) return toCustomer(before);
       await recordEvents(trx, [customerEvent(organizationId, 'customer.updated', row)]);
       return toCustomer(row);
     });
@@ -114,7 +123,10 @@ export class CustomerService {
    * POST /customers/import: creates or updates by email (case-insensitive) with a few set-based statements, in
    * one transaction, with one customer.updated event per customer written.
    */
-  async import(organizationId: string, body: CustomerImportBody): Promise<{ data: Customer[]; skipped: Skipped[] }> {
+  async import(
+    organizationId: string,
+    body: CustomerImportBody,
+  ): Promise<{ data: Customer[]; skipped: Skipped[]; created: number; updated: number; unchanged: number }> {
     checkImportSize(body.data);
     const rows = body.data.map((row, index) => ({
       row: normalizeRow(row, index),
@@ -135,6 +147,8 @@ export class CustomerService {
       const updates = rows
         .filter((entry) => existing.has(entry.row.email))
         .map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
+      const newIds = new Map(creates.map((entry) => [entry.index, entry.id]));
+      const idOf = (entry: (typeof rows)[number]) => existing.get(entry.row.email) ?? newIds.get(entry.index)!;
 
       const created = await insertCustomers(
         trx,
@@ -154,6 +168,15 @@ export class CustomerService {
           createdAt: row.createdAt,
         })),
       );
+      // Tags first: a customer whose fields are unchanged but whose tags changed is updated too; one where nothing
+      // changed is left alone, counted unchanged (docs/api.md#writes-that-change-nothing).
+      const retagged = await replaceTags(
+        trx,
+        organizationId,
+        'customer',
+        new Map(rows.filter((entry) => entry.tags).map((entry) => [idOf(entry), entry.tags!])),
+        new Set(creates.map((entry) => entry.id)),
+      );
       const updated = await updateImportedCustomers(
         trx,
         organizationId,
@@ -162,34 +185,37 @@ export class CustomerService {
           return { ...fields, id };
         }),
         Boolean(body.mergeMetadata),
+        retagged,
       );
-
-      const byId = new Map([...created, ...updated].map((row) => [row.id, row]));
-      const written = [
-        ...creates.map((entry) => ({ ...entry, action: 'created' as const })),
-        ...updates.map((entry) => ({ ...entry, action: 'updated' as const })),
-      ].sort((a, b) => a.index - b.index);
-
-      await replaceTags(
+      const written = new Map([...created, ...updated].map((row) => [row.id, row]));
+      const unchanged = await customersById(
         trx,
         organizationId,
-        'customer',
-        new Map(written.filter((entry) => entry.tags).map((entry) => [entry.id, entry.tags!])),
-        new Set(creates.map((entry) => entry.id)),
+        updates.map((entry) => entry.id).filter((id) => !written.has(id)),
       );
+      const createdIds = new Set(created.map((row) => row.id));
+      const entries = rows.map((entry) => {
+        const id = idOf(entry);
+        const action: ImportAction = createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
+        return { index: entry.index, row: written.get(id) ?? unchanged.get(id)!, action };
+      });
+      const changed = entries.filter((entry) => entry.action !== 'unchanged');
       await recordImportRows(
         trx,
         organizationId,
         uuidv7(),
         'customers',
-        written.map((entry) => ({ recordId: entry.id, action: entry.action, row: entry.index })),
+        changed.map((entry) => ({
+          recordId: entry.row.id,
+          action: entry.action as 'created' | 'updated',
+          row: entry.index,
+        })),
       );
-      const records = written.map((entry) => byId.get(entry.id)!);
       await recordEvents(
         trx,
-        records.map((row) => customerEvent(organizationId, 'customer.updated', row)),
+        changed.map((entry) => customerEvent(organizationId, 'customer.updated', entry.row)),
       );
-      return { data: records.map(toCustomer), skipped: [] };
+      return { data: entries.map((entry) => toCustomer(entry.row)), skipped: [], ...importCounts(entries) };
     });
   }
 }

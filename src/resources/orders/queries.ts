@@ -171,36 +171,64 @@ export async function insertOrders(
 
 /**
  * Existing orders in one statement: site, customer and number are always sent; every other field a row omits keeps
- * its stored value (a timestamp sent as null clears it). mergeMetadata merges keys instead of replacing.
+ * its stored value (a timestamp sent as null clears it). mergeMetadata merges keys instead of replacing. Only orders
+ * whose values change, or whose items or tags changed (`forced`), are written and returned
+ * (docs/api.md#writes-that-change-nothing).
  */
 export async function updateOrders(
   trx: Transaction<DB>,
   organizationId: string,
   writes: readonly OrderWrite[],
   mergeMetadata: boolean,
+  forced: ReadonlySet<string>,
 ) {
   if (writes.length === 0) return [];
   const { rows } = await sql<OrderFields>`${PREPARE}
+    with n as (
+      select o.id, u.site_id, u.customer_id, u.number,
+        coalesce(u.total_cents, o.total_cents) as total_cents,
+        coalesce(u.subtotal_cents, o.subtotal_cents) as subtotal_cents,
+        coalesce(u.shipping_cents, o.shipping_cents) as shipping_cents,
+        coalesce(u.tax_cents, o.tax_cents) as tax_cents,
+        coalesce(u.currency_code, o.currency_code) as currency_code,
+        case when u.shipped_at_sent then u.shipped_at else o.shipped_at end as shipped_at,
+        case when u.delivered_at_sent then u.delivered_at else o.delivered_at end as delivered_at,
+        case when u.cancelled_at_sent then u.cancelled_at else o.cancelled_at end as cancelled_at,
+        case when u.metadata is null then o.metadata when ${mergeMetadata} then o.metadata || u.metadata else u.metadata end as metadata,
+        case when u.discount_codes is null then o.discount_codes else array(select jsonb_array_elements_text(u.discount_codes)) end as discount_codes,
+        coalesce(u.created_at, o.created_at) as created_at
+      from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
+      join orders o on o.organization_id = ${organizationId}::uuid and o.id = u.id
+    )
     update orders o set
-      site_id = u.site_id,
-      customer_id = u.customer_id,
-      number = u.number,
-      total_cents = coalesce(u.total_cents, o.total_cents),
-      subtotal_cents = coalesce(u.subtotal_cents, o.subtotal_cents),
-      shipping_cents = coalesce(u.shipping_cents, o.shipping_cents),
-      tax_cents = coalesce(u.tax_cents, o.tax_cents),
-      currency_code = coalesce(u.currency_code, o.currency_code),
-      shipped_at = case when u.shipped_at_sent then u.shipped_at else o.shipped_at end,
-      delivered_at = case when u.delivered_at_sent then u.delivered_at else o.delivered_at end,
-      cancelled_at = case when u.cancelled_at_sent then u.cancelled_at else o.cancelled_at end,
-      metadata = case when u.metadata is null then o.metadata when ${mergeMetadata} then o.metadata || u.metadata else u.metadata end,
-      discount_codes = case when u.discount_codes is null then o.discount_codes else array(select jsonb_array_elements_text(u.discount_codes)) end,
-      created_at = coalesce(u.created_at, o.created_at),
-      updated_at = now()
-    from json_to_recordset(${writesJson(writes)}::json) as u(${WRITE_COLUMNS})
-    where o.organization_id = ${organizationId}::uuid and o.id = u.id
+      site_id = n.site_id, customer_id = n.customer_id, number = n.number, total_cents = n.total_cents,
+      subtotal_cents = n.subtotal_cents, shipping_cents = n.shipping_cents, tax_cents = n.tax_cents,
+      currency_code = n.currency_code, shipped_at = n.shipped_at, delivered_at = n.delivered_at,
+      cancelled_at = n.cancelled_at, metadata = n.metadata, discount_codes = n.discount_codes,
+      created_at = n.created_at, updated_at = now()
+    from n
+    where o.organization_id = ${organizationId}::uuid and o.id = n.id
+      and (o.id = any(${plainArrayLiteral([...forced])}::uuid[])
+        or (o.site_id, o.customer_id, o.number, o.total_cents, o.subtotal_cents, o.shipping_cents, o.tax_cents,
+          o.currency_code, o.shipped_at, o.delivered_at, o.cancelled_at, o.metadata, o.discount_codes, o.created_at)
+        is distinct from (n.site_id, n.customer_id, n.number, n.total_cents, n.subtotal_cents, n.shipping_cents,
+          n.tax_cents, n.currency_code, n.shipped_at, n.delivered_at, n.cancelled_at, n.metadata, n.discount_codes,
+          n.created_at))
     returning ${columnList(ORDER_COLUMNS, 'o')}`.execute(trx);
   return rows;
+}
+
+/** Orders by id (the rows an import left unchanged, for its answer), one query. */
+export async function ordersById(
+  trx: Executor,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, OrderFields>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<OrderFields>`
+    select ${columnList(ORDER_COLUMNS)} from orders
+    where organization_id = ${organizationId}::uuid and id = any(${plainArrayLiteral([...ids])}::uuid[])`.execute(trx);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export interface ItemWrite {

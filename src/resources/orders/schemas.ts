@@ -1,5 +1,14 @@
 import Type, { type Static } from 'typebox';
-import { importRows, MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
+import {
+  ImportCounts,
+  importRows,
+  MetadataInput,
+  Money,
+  NotesInput,
+  SkippedRow,
+  TagsInput,
+  Uuid,
+} from '../../records/common.js';
 import { Order } from '../../records/order.js';
 
 export const OrderParams = Type.Object({ id: Uuid }, { additionalProperties: false });
@@ -82,4 +91,8 @@ export const OrderImportBody = Type.Object(
 );
 export type OrderImportBody = Static<typeof OrderImportBody>;
 
-export const OrderImportResult = Type.Object({ data: Type.Array(Order), skipped: Type.Array(SkippedRow) });
+export const OrderImportResult = Type.Object({
+  data: Type.Array(Order),
+  skipped: Type.Array(SkippedRow),
+  ...ImportCounts,
+});

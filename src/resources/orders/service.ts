@@ -8,7 +8,9 @@ import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
 import {
   checkImportSize,
+  importCounts,
   recordImportRows,
+  type ImportAction,
   refuseDuplicates,
   strictFailure,
   type Skipped,
@@ -27,6 +29,7 @@ import { orderList } from './list.js';
 import {
   findOrder,
   insertOrders,
+  ordersById,
   itemsFingerprint,
   ordersByRemoteId,
   replaceItems,
@@ -59,9 +62,10 @@ export class OrderService {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
-      if (tags) await replaceTags(trx, organizationId, 'order', new Map([[id, tags]]));
-      const row = await updateEditable(trx, 'orders', organizationId, id, patch);
-      await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
+      const retagged = tags ? await replaceTags(trx, organizationId, 'order', new Map([[id, tags]])) : new Set();
+      const { row, changed } = await updateEditable(trx, 'orders', organizationId, id, patch, retagged.size > 0);
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (changed) await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
       return toOrder(row);
     });
   }
@@ -130,7 +134,7 @@ export class OrderService {
         earnLoyalty: body.earnLoyalty ?? true,
         mergeMetadata: Boolean(body.mergeMetadata),
       });
-      return { data: written, skipped };
+      return { ...written, skipped };
     });
   }
 }
@@ -232,14 +236,18 @@ function acceptedRow(row: ImportRow, resolved: Resolved): Accepted {
   return { row, write, existing: existingId !== undefined, items };
 }
 
-/** Writes the accepted rows with a fixed number of statements, then their items, tags, provenance and events; returns their API records. */
+/**
+ * Writes the accepted rows with a fixed number of statements, then their items, tags, provenance and events; returns
+ * their API records and counts. A row that changes nothing (fields, items and tags as stored) writes nothing and sends
+ * nothing (docs/api.md#writes-that-change-nothing).
+ */
 async function writeOrders(
   trx: Transaction<DB>,
   organizationId: string,
   accepted: readonly Accepted[],
   options: { earnLoyalty: boolean; mergeMetadata: boolean },
 ) {
-  if (accepted.length === 0) return [];
+  if (accepted.length === 0) return { data: [], ...importCounts([]) };
   const creates = accepted.filter((entry) => !entry.existing);
   const updates = accepted.filter((entry) => entry.existing);
   const created = await insertOrders(
@@ -248,11 +256,20 @@ async function writeOrders(
     creates.map((entry) => entry.write),
     options.earnLoyalty,
   );
+  // Only orders this import creates earn (never an update, so never twice), in the same transaction. Earning writes
+  // only loyalty tables and reads nothing the item and tag writes change, so both are under way at once on the
+  // transaction's one connection: Node prepares one's statements while the database runs the other's.
+  const [earned, detailsChanged] = await Promise.all([
+    options.earnLoyalty ? earnFromOrders(trx, organizationId, created) : [],
+    writeDetails(trx, organizationId, accepted, creates),
+  ]);
+  // An order whose fields are as stored but whose items or tags changed is updated too (its updatedAt moves).
   const updated = await updateOrders(
     trx,
     organizationId,
     updates.map((entry) => entry.write),
     options.mergeMetadata,
+    detailsChanged,
   );
   const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
   if (overfull) {
@@ -267,19 +284,32 @@ async function writeOrders(
       ],
     );
   }
-  const rowById = new Map([...created, ...updated].map((row) => [row.id, row]));
-
-  // Only orders this import creates earn (never an update, so never twice), in the same transaction. Earning writes
-  // only loyalty tables and reads nothing the item, tag and provenance writes change, so both are under way at once
-  // on the transaction's one connection: Node prepares one's statements while the database runs the other's.
-  const [earned] = await Promise.all([
-    options.earnLoyalty ? earnFromOrders(trx, organizationId, created) : [],
-    writeDetails(trx, organizationId, accepted, creates),
-  ]);
-  // One API record per order serves both its event and the response.
-  const records = accepted.map((entry) => toOrder(rowById.get(entry.write.id)!));
+  const written = new Map([...created, ...updated].map((row) => [row.id, row]));
+  const unchanged = await ordersById(
+    trx,
+    organizationId,
+    updates.map((entry) => entry.write.id).filter((id) => !written.has(id)),
+  );
+  const entries = accepted.map((entry) => {
+    const id = entry.write.id;
+    const action: ImportAction = !entry.existing ? 'created' : written.has(id) ? 'updated' : 'unchanged';
+    // One API record per order serves both its event and the response.
+    return { entry, action, record: toOrder(written.get(id) ?? unchanged.get(id)!) };
+  });
+  const changed = entries.filter((each) => each.action !== 'unchanged');
+  await recordImportRows(
+    trx,
+    organizationId,
+    uuidv7(),
+    'orders',
+    changed.map((each) => ({
+      recordId: each.entry.write.id,
+      action: each.action as 'created' | 'updated',
+      row: each.entry.row.index,
+    })),
+  );
   await recordEvents(trx, [
-    ...records.map((record) => ({ organizationId, name: 'order.updated', schema: Order, record })),
+    ...changed.map(({ record }) => ({ organizationId, name: 'order.updated', schema: Order, record })),
     ...earned,
   ]);
   // After the order events, so a receiver hears of the order before the reward redeemed on it. Redeeming is the
@@ -291,16 +321,16 @@ async function writeOrders(
       .filter((entry) => entry.write.discountCodes?.length)
       .map((entry) => ({ orderId: entry.write.id, codes: entry.write.discountCodes! })),
   );
-  return records;
+  return { data: entries.map((each) => each.record), ...importCounts(entries) };
 }
 
-/** The written orders' line items, tags and import provenance. */
+/** The written orders' line items and tags; returns the orders whose items or tags changed. */
 async function writeDetails(
   trx: Transaction<DB>,
   organizationId: string,
   accepted: readonly Accepted[],
   creates: readonly Accepted[],
-) {
+): Promise<Set<string>> {
   // An update's items are replaced only when they differ from the stored ones: a re-sync of unchanged orders keeps
   // its line items (and their ids) and costs one read instead of a delete and an insert.
   const withItems = accepted.filter((entry) => entry.items);
@@ -319,23 +349,12 @@ async function writeDetails(
     changed.flatMap((entry) => entry.items!.map((item) => ({ ...item, orderId: entry.write.id }))),
     uuidv7,
   );
-  await replaceTags(
+  const retagged = await replaceTags(
     trx,
     organizationId,
     'order',
     new Map(accepted.filter((entry) => entry.row.tags).map((entry) => [entry.write.id, entry.row.tags!])),
     new Set(creates.map((entry) => entry.write.id)),
   );
-
-  await recordImportRows(
-    trx,
-    organizationId,
-    uuidv7(),
-    'orders',
-    accepted.map((entry) => ({
-      recordId: entry.write.id,
-      action: entry.existing ? 'updated' : 'created',
-      row: entry.row.index,
-    })),
-  );
+  return new Set([...changed.map((entry) => entry.write.id), ...retagged]);
 }

@@ -3,6 +3,7 @@ import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { toVariant, type Variant } from '../../records/variant.js';
+import { updateIfChanged } from '../../resource-kit/changes.js';
 import type { Executor } from '../../db/executor.js';
 
 export const findProduct = (db: Executor, organizationId: string, id: string) =>
@@ -89,11 +90,6 @@ export const findVariant = (db: Executor, organizationId: string, productId: str
     .where('id', '=', variantId)
     .executeTakeFirst();
 
+/** The variant's new metadata; undefined when it already is that (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateVariantMetadata = (trx: Executor, organizationId: string, variantId: string, metadata: Metadata) =>
-  trx
-    .updateTable('product_variants')
-    .set({ metadata: JSON.stringify(metadata), updated_at: sql<Date>`now()` })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', variantId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  updateIfChanged(trx, 'product_variants', organizationId, variantId, { metadata });

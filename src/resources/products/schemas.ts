@@ -1,5 +1,14 @@
 import Type, { type Static } from 'typebox';
-import { importRows, MetadataInput, Money, NotesInput, SkippedRow, TagsInput, Uuid } from '../../records/common.js';
+import {
+  ImportCounts,
+  importRows,
+  MetadataInput,
+  Money,
+  NotesInput,
+  SkippedRow,
+  TagsInput,
+  Uuid,
+} from '../../records/common.js';
 import { Product } from '../../records/product.js';
 
 export const ProductParams = Type.Object({ productId: Uuid }, { additionalProperties: false });
@@ -68,4 +77,8 @@ export const ProductImportBody = Type.Object(
 );
 export type ProductImportBody = Static<typeof ProductImportBody>;
 
-export const ProductImportResult = Type.Object({ data: Type.Array(Product), skipped: Type.Array(SkippedRow) });
+export const ProductImportResult = Type.Object({
+  data: Type.Array(Product),
+  skipped: Type.Array(SkippedRow),
+  ...ImportCounts,
+});

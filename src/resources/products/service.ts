@@ -8,7 +8,9 @@ import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
 import {
   checkImportSize,
+  importCounts,
   recordImportRows,
+  type ImportAction,
   refuseDuplicates,
   strictFailure,
   type Skipped,
@@ -55,9 +57,10 @@ export class ProductService {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'products', organizationId, id))) throw notFound('The product');
-      if (tags) await replaceTags(trx, organizationId, 'product', new Map([[id, tags]]));
-      const row = await updateEditable(trx, 'products', organizationId, id, patch);
-      await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
+      const retagged = tags ? await replaceTags(trx, organizationId, 'product', new Map([[id, tags]])) : new Set();
+      const { row, changed } = await updateEditable(trx, 'products', organizationId, id, patch, retagged.size > 0);
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (changed) await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
       return toProduct(row);
     });
   }
@@ -87,10 +90,11 @@ export class ProductService {
     return this.db.transaction().execute(async (trx) => {
       const existing = await findVariant(trx, organizationId, productId, variantId);
       if (!existing) throw notFound('The variant');
-      const row =
-        metadata === undefined ? existing : await updateVariantMetadata(trx, organizationId, variantId, metadata);
-      await recordEvents(trx, [variantEvent(organizationId, 'productVariant.updated', row)]);
-      return toVariant(row);
+      const changed =
+        metadata === undefined ? undefined : await updateVariantMetadata(trx, organizationId, variantId, metadata);
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (changed) await recordEvents(trx, [variantEvent(organizationId, 'productVariant.updated', changed)]);
+      return toVariant(changed ?? existing);
     });
   }
 
@@ -144,9 +148,22 @@ export class ProductService {
         return false;
       });
 
-      const written = await upsertProducts(trx, organizationId, accepted, Boolean(body.mergeMetadata));
-      const productIdOf = new Map(written.map((entry) => [entry.row.slug, entry.row.id]));
-      await replaceVariants(
+      const existing = await productIdsBySlug(
+        trx,
+        organizationId,
+        accepted.map((row) => row.slug),
+      );
+      const created = await insertProducts(
+        trx,
+        organizationId,
+        accepted.filter((row) => !existing.has(row.slug)),
+      );
+      const productIdOf = new Map([...existing, ...created.map((row) => [row.slug, row.id] as const)]);
+      const createdIds = new Set(created.map((row) => row.id));
+      // Variants, site links and tags first: a product whose row is unchanged but whose variants, links or tags
+      // changed is updated too (its updatedAt moves, product.updated goes out); one where nothing changed is left
+      // alone (docs/api.md#writes-that-change-nothing).
+      const variantsChanged = await replaceVariants(
         trx,
         organizationId,
         accepted
@@ -154,7 +171,7 @@ export class ProductService {
           .map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })),
         Boolean(body.mergeMetadata),
       );
-      await replaceSiteLinks(
+      const sitesChanged = await replaceSiteLinks(
         trx,
         organizationId,
         accepted
@@ -164,84 +181,130 @@ export class ProductService {
             siteIds: row.sites!.map((site) => sites.get(site)!),
           })),
       );
-      await replaceTags(
+      const tagsChanged = await replaceTags(
         trx,
         organizationId,
         'product',
         new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
-        new Set(written.filter((entry) => entry.action === 'created').map((entry) => entry.row.id)),
+        createdIds,
       );
+      const updated = await updateProducts(
+        trx,
+        organizationId,
+        accepted.filter((row) => existing.has(row.slug)).map((row) => ({ ...row, id: existing.get(row.slug)! })),
+        Boolean(body.mergeMetadata),
+        new Set([...variantsChanged, ...sitesChanged, ...tagsChanged]),
+      );
+      const written = new Map([...created, ...updated].map((row) => [row.id, row]));
+      const unchanged = await productsById(
+        trx,
+        organizationId,
+        [...existing.values()].filter((id) => !written.has(id)),
+      );
+      const actionOf = (id: string): ImportAction =>
+        createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
+      const entries = accepted.map((row) => {
+        const id = productIdOf.get(row.slug)!;
+        return { index: row.index, row: written.get(id) ?? unchanged.get(id)!, action: actionOf(id) };
+      });
+      const changed = entries.filter((entry) => entry.action !== 'unchanged');
       await recordImportRows(
         trx,
         organizationId,
         uuidv7(),
         'products',
-        written.map((entry) => ({ recordId: entry.row.id, action: entry.action, row: entry.index })),
+        changed.map((entry) => ({
+          recordId: entry.row.id,
+          action: entry.action as 'created' | 'updated',
+          row: entry.index,
+        })),
       );
       await recordEvents(
         trx,
-        written.map((entry) => productEvent(organizationId, 'product.updated', entry.row)),
+        changed.map((entry) => productEvent(organizationId, 'product.updated', entry.row)),
       );
-      return { data: written.map((entry) => toProduct(entry.row)), skipped };
+      return {
+        data: entries.map((entry) => toProduct(entry.row)),
+        skipped,
+        ...importCounts(entries),
+      };
     });
   }
 }
 
 type ImportRow = ProductImportBody['data'][number] & { index: number; tags?: string[] | undefined };
 
-/** Creates new slugs and updates existing ones; fields a row omits keep their stored value. */
-async function upsertProducts(
+/** The new products of an import, in one statement. */
+async function insertProducts(
   trx: Transaction<DB>,
   organizationId: string,
-  rows: readonly ImportRow[],
-  mergeMetadata: boolean,
-) {
-  if (rows.length === 0) return [];
-  const existing = await productIdsBySlug(
-    trx,
-    organizationId,
-    rows.map((row) => row.slug),
-  );
-  const indexOf = new Map(rows.map((row) => [row.slug, row.index]));
-  const creates = rows.filter((row) => !existing.has(row.slug));
-  const updates = rows.filter((row) => existing.has(row.slug));
-  const written = new Map<string, { row: ProductRow; action: 'created' | 'updated'; index: number }>();
+  creates: readonly ImportRow[],
+): Promise<ProductRow[]> {
+  if (creates.length === 0) return [];
+  const column = <T>(pick: (row: ImportRow) => T | undefined) => creates.map((row) => pick(row) ?? null);
+  const { rows } = await sql<ProductRow>`
+    insert into products (organization_id, id, slug, title, description, image_url, url, metadata, created_at, updated_at)
+    select ${organizationId}::uuid, u.id, u.slug, coalesce(u.title, ''), coalesce(u.description, ''), coalesce(u.image_url, ''),
+      coalesce(u.url, ''), coalesce(u.metadata, '{}'), coalesce(u.created_at, now()), coalesce(u.created_at, now())
+    from unnest(
+      ${creates.map(() => uuidv7())}::uuid[], ${column((r) => r.slug)}::text[], ${column((r) => r.title)}::text[],
+      ${column((r) => r.description)}::text[], ${column((r) => r.imageUrl)}::text[], ${column((r) => r.url)}::text[],
+      ${column((r) => (r.metadata ? JSON.stringify(r.metadata) : undefined))}::jsonb[], ${column((r) => r.createdAt)}::timestamptz[]
+    ) as u(id, slug, title, description, image_url, url, metadata, created_at)
+    returning *`.execute(trx);
+  return rows;
+}
 
-  if (creates.length) {
-    const column = <T>(pick: (row: ImportRow) => T | undefined) => creates.map((row) => pick(row) ?? null);
-    const { rows: created } = await sql<ProductRow>`
-      insert into products (organization_id, id, slug, title, description, image_url, url, metadata, created_at, updated_at)
-      select ${organizationId}::uuid, u.id, u.slug, coalesce(u.title, ''), coalesce(u.description, ''), coalesce(u.image_url, ''),
-        coalesce(u.url, ''), coalesce(u.metadata, '{}'), coalesce(u.created_at, now()), coalesce(u.created_at, now())
+/**
+ * Updates existing products; fields a row omits keep their stored value. Only products whose values change, or whose
+ * variants, site links or tags changed (`forced`), are written and returned (docs/api.md#writes-that-change-nothing).
+ */
+async function updateProducts(
+  trx: Transaction<DB>,
+  organizationId: string,
+  updates: readonly (ImportRow & { id: string })[],
+  mergeMetadata: boolean,
+  forced: ReadonlySet<string>,
+): Promise<ProductRow[]> {
+  if (updates.length === 0) return [];
+  const column = <T>(pick: (row: ImportRow) => T | undefined) => updates.map((row) => pick(row) ?? null);
+  const { rows } = await sql<ProductRow>`
+    with n as (
+      select p.id, coalesce(u.title, p.title) as title, coalesce(u.description, p.description) as description,
+        coalesce(u.image_url, p.image_url) as image_url, coalesce(u.url, p.url) as url,
+        case when u.metadata is null then p.metadata when ${mergeMetadata} then p.metadata || u.metadata else u.metadata end as metadata,
+        coalesce(u.created_at, p.created_at) as created_at
       from unnest(
-        ${creates.map(() => uuidv7())}::uuid[], ${column((r) => r.slug)}::text[], ${column((r) => r.title)}::text[],
-        ${column((r) => r.description)}::text[], ${column((r) => r.imageUrl)}::text[], ${column((r) => r.url)}::text[],
-        ${column((r) => (r.metadata ? JSON.stringify(r.metadata) : undefined))}::jsonb[], ${column((r) => r.createdAt)}::timestamptz[]
-      ) as u(id, slug, title, description, image_url, url, metadata, created_at)
-      returning *`.execute(trx);
-    for (const row of created) written.set(row.slug, { row, action: 'created', index: indexOf.get(row.slug)! });
-  }
-  if (updates.length) {
-    const column = <T>(pick: (row: ImportRow) => T | undefined) => updates.map((row) => pick(row) ?? null);
-    const { rows: updated } = await sql<ProductRow>`
-      update products p set
-        title = coalesce(u.title, p.title),
-        description = coalesce(u.description, p.description),
-        image_url = coalesce(u.image_url, p.image_url),
-        url = coalesce(u.url, p.url),
-        metadata = case when u.metadata is null then p.metadata when ${mergeMetadata} then p.metadata || u.metadata else u.metadata end,
-        created_at = coalesce(u.created_at, p.created_at),
-        updated_at = now()
-      from unnest(
-        ${updates.map((row) => existing.get(row.slug)!)}::uuid[], ${column((r) => r.title)}::text[],
+        ${updates.map((row) => row.id)}::uuid[], ${column((r) => r.title)}::text[],
         ${column((r) => r.description)}::text[], ${column((r) => r.imageUrl)}::text[], ${column((r) => r.url)}::text[],
         ${column((r) => (r.metadata ? JSON.stringify(r.metadata) : undefined))}::jsonb[], ${column((r) => r.createdAt)}::timestamptz[]
       ) as u(id, title, description, image_url, url, metadata, created_at)
-      where p.organization_id = ${organizationId}::uuid and p.id = u.id
-      returning p.*`.execute(trx);
-    for (const row of updated) written.set(row.slug, { row, action: 'updated', index: indexOf.get(row.slug)! });
-  }
-  return rows.map((row) => written.get(row.slug)!);
+      join products p on p.organization_id = ${organizationId}::uuid and p.id = u.id
+    )
+    update products p set
+      title = n.title, description = n.description, image_url = n.image_url, url = n.url, metadata = n.metadata,
+      created_at = n.created_at, updated_at = now()
+    from n
+    where p.organization_id = ${organizationId}::uuid and p.id = n.id
+      and (p.id = any(${[...forced]}::uuid[])
+        or (p.title, p.description, p.image_url, p.url, p.metadata, p.created_at)
+          is distinct from (n.title, n.description, n.image_url, n.url, n.metadata, n.created_at))
+    returning p.*`.execute(trx);
+  return rows;
+}
+
+/** Products by id (the rows an import left unchanged, for its answer), one query. */
+async function productsById(
+  trx: Transaction<DB>,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, ProductRow>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<ProductRow>`
+    select * from products where organization_id = ${organizationId}::uuid and id = any(${[...ids]}::uuid[])`.execute(
+    trx,
+  );
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 type VariantImport = NonNullable<ImportRow['variants']>[number];
@@ -252,8 +315,9 @@ async function replaceVariants(
   organizationId: string,
   products: readonly { productId: string; variants: readonly VariantImport[] }[],
   mergeMetadata: boolean,
-): Promise<void> {
-  if (products.length === 0) return;
+): Promise<Set<string>> {
+  const changed = new Set<string>();
+  if (products.length === 0) return changed;
   const productIds = products.map((product) => product.productId);
   const { rows: stored } = await sql<{ id: string; product_id: string; slug: string }>`
     select id, product_id, slug from product_variants where organization_id = ${organizationId}::uuid and product_id = any(${productIds}::uuid[])`.execute(
@@ -269,13 +333,16 @@ async function replaceVariants(
     })),
   );
   const keep = new Set(wanted.flatMap((variant) => (variant.id ? [variant.id] : [])));
-  const remove = stored.filter((row) => !keep.has(row.id)).map((row) => row.id);
+  const removed = stored.filter((row) => !keep.has(row.id));
+  removed.forEach((row) => changed.add(row.product_id));
+  const remove = removed.map((row) => row.id);
   if (remove.length) {
     await sql`delete from product_variants where organization_id = ${organizationId}::uuid and id = any(${remove}::uuid[])`.execute(
       trx,
     );
   }
   const creates = wanted.filter((variant) => !variant.id);
+  creates.forEach((variant) => changed.add(variant.productId));
   if (creates.length) {
     const column = <T>(pick: (variant: (typeof creates)[number]) => T | undefined) =>
       creates.map((variant) => pick(variant) ?? null);
@@ -296,38 +363,61 @@ async function replaceVariants(
   if (updates.length) {
     const column = <T>(pick: (variant: (typeof updates)[number]) => T | undefined) =>
       updates.map((variant) => pick(variant) ?? null);
-    await sql`
+    // Only variants whose values change are written (their updatedAt moves): docs/api.md#writes-that-change-nothing.
+    const { rows } = await sql<{ product_id: string }>`
+      with n as (
+        select v.id, coalesce(u.title, v.title) as title, coalesce(u.image_url, v.image_url) as image_url,
+          coalesce(u.price_cents, v.price_cents) as price_cents, coalesce(u.currency_code, v.currency_code) as currency_code,
+          coalesce(u.available, v.available) as available,
+          case when u.metadata is null then v.metadata when ${mergeMetadata} then v.metadata || u.metadata else u.metadata end as metadata,
+          u.position
+        from unnest(
+          ${column((v) => v.id)}::uuid[], ${column((v) => v.title)}::text[], ${column((v) => v.imageUrl)}::text[],
+          ${column((v) => v.priceCents)}::bigint[], ${column((v) => v.currencyCode)}::text[], ${column((v) => v.available)}::boolean[],
+          ${column((v) => (v.metadata ? JSON.stringify(v.metadata) : undefined))}::jsonb[], ${column((v) => v.position)}::int[]
+        ) as u(id, title, image_url, price_cents, currency_code, available, metadata, position)
+        join product_variants v on v.organization_id = ${organizationId}::uuid and v.id = u.id
+      )
       update product_variants v set
-        title = coalesce(u.title, v.title),
-        image_url = coalesce(u.image_url, v.image_url),
-        price_cents = coalesce(u.price_cents, v.price_cents),
-        currency_code = coalesce(u.currency_code, v.currency_code),
-        available = coalesce(u.available, v.available),
-        metadata = case when u.metadata is null then v.metadata when ${mergeMetadata} then v.metadata || u.metadata else u.metadata end,
-        position = u.position,
-        updated_at = now()
-      from unnest(
-        ${column((v) => v.id)}::uuid[], ${column((v) => v.title)}::text[], ${column((v) => v.imageUrl)}::text[],
-        ${column((v) => v.priceCents)}::bigint[], ${column((v) => v.currencyCode)}::text[], ${column((v) => v.available)}::boolean[],
-        ${column((v) => (v.metadata ? JSON.stringify(v.metadata) : undefined))}::jsonb[], ${column((v) => v.position)}::int[]
-      ) as u(id, title, image_url, price_cents, currency_code, available, metadata, position)
-      where v.organization_id = ${organizationId}::uuid and v.id = u.id`.execute(trx);
+        title = n.title, image_url = n.image_url, price_cents = n.price_cents, currency_code = n.currency_code,
+        available = n.available, metadata = n.metadata, position = n.position, updated_at = now()
+      from n
+      where v.organization_id = ${organizationId}::uuid and v.id = n.id
+        and (v.title, v.image_url, v.price_cents, v.currency_code, v.available, v.metadata, v.position)
+          is distinct from (n.title, n.image_url, n.price_cents, n.currency_code, n.available, n.metadata, n.position)
+      returning v.product_id`.execute(trx);
+    rows.forEach((row) => changed.add(row.product_id));
   }
+  return changed;
 }
 
+/** A row's site links become exactly what it sends; returns the products whose set of sites changed. */
 async function replaceSiteLinks(
   trx: Transaction<DB>,
   organizationId: string,
   products: readonly { productId: string; siteIds: readonly string[] }[],
-): Promise<void> {
-  if (products.length === 0) return;
+): Promise<Set<string>> {
+  if (products.length === 0) return new Set();
+  const { rows: stored } = await sql<{ product_id: string; site_id: string }>`
+    select product_id, site_id from product_sites where organization_id = ${organizationId}::uuid
+      and product_id = any(${products.map((product) => product.productId)}::uuid[])`.execute(trx);
+  const before = new Map<string, Set<string>>();
+  for (const row of stored) before.set(row.product_id, (before.get(row.product_id) ?? new Set()).add(row.site_id));
+  const changed = products.filter((product) => {
+    const was = before.get(product.productId) ?? new Set<string>();
+    const now = new Set(product.siteIds);
+    return was.size !== now.size || [...now].some((siteId) => !was.has(siteId));
+  });
+  if (changed.length === 0) return new Set();
   await sql`delete from product_sites where organization_id = ${organizationId}::uuid
-    and product_id = any(${products.map((product) => product.productId)}::uuid[])`.execute(trx);
-  const links = products.flatMap((product) =>
+    and product_id = any(${changed.map((product) => product.productId)}::uuid[])`.execute(trx);
+  const links = changed.flatMap((product) =>
     [...new Set(product.siteIds)].map((siteId) => [product.productId, siteId] as const),
   );
-  if (links.length === 0) return;
-  await sql`insert into product_sites (organization_id, product_id, site_id)
-    select ${organizationId}::uuid, u.product_id, u.site_id from unnest(${links.map((link) => link[0])}::uuid[], ${links.map((link) => link[1])}::uuid[])
-      as u(product_id, site_id)`.execute(trx);
+  if (links.length) {
+    await sql`insert into product_sites (organization_id, product_id, site_id)
+      select ${organizationId}::uuid, u.product_id, u.site_id from unnest(${links.map((link) => link[0])}::uuid[], ${links.map((link) => link[1])}::uuid[])
+        as u(product_id, site_id)`.execute(trx);
+  }
+  return new Set(changed.map((product) => product.productId));
 }

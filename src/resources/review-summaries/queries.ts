@@ -82,7 +82,10 @@ export async function summaryRecord(
   return rows[0];
 }
 
-/** Hides (keeping the first hiding time) or shows a written summary; undefined when there is none. */
+/**
+ * Hides (keeping the first hiding time) or shows a written summary; undefined when there is none, or when it already is
+ * hidden or shown as asked (nothing written: docs/api.md#writes-that-change-nothing).
+ */
 export async function setSuppressed(
   db: Kysely<DB>,
   organizationId: string,
@@ -94,6 +97,7 @@ export async function setSuppressed(
     update review_summaries
     set suppressed_at = ${suppressed ? sql`coalesce(suppressed_at, ${now}::timestamptz)` : sql`null`}, updated_at = ${now}::timestamptz
     where organization_id = ${organizationId}::uuid and product_id = ${productId}::uuid and current is not null
+      and (suppressed_at is not null) <> ${suppressed}
     returning product_id, current, previous, suppressed_at`.execute(db);
   return rows[0];
 }

@@ -142,7 +142,8 @@ export class ReviewSummaryService {
     const row = await findProductSummary(this.db, organizationId, productId);
     if (!row) throw noProduct();
     if (!row.current) throw noSummary();
-    // Only revert gets here with a summary: it has no previous to go back to, or one it must not go back to.
+    // A summary gets here from a revert with no previous to go back to (or one it must not go back to), and from a
+    // PATCH that asks for the state the summary already is in, which writes nothing.
     return toSummary(row);
   }
 }

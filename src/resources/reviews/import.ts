@@ -3,7 +3,13 @@ import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { validationError } from '../../http/errors.js';
-import { checkImportSize, strictFailure, type Skipped } from '../../resource-kit/imports.js';
+import {
+  checkImportSize,
+  importCounts,
+  strictFailure,
+  type ImportAction,
+  type Skipped,
+} from '../../resource-kit/imports.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
 import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { notifySummaries, type ReviewChange } from './events.js';
@@ -89,6 +95,7 @@ export async function importReviews(trx: Transaction<DB>, organizationId: string
   const changes: ReviewChange[] = [];
   const events = [];
   const data = [];
+  const actions: { action: ImportAction }[] = [];
   for (const entry of accepted) {
     const id = entry.existing?.id ?? entry.newId!;
     const createdRow = createdById.get(id);
@@ -100,11 +107,12 @@ export async function importReviews(trx: Transaction<DB>, organizationId: string
       changes.push({ before: entry.existing, after: updatedRow });
       events.push(reviewEvent(organizationId, 'review.updated', updatedRow));
     }
+    actions.push({ action: createdRow ? 'created' : updatedRow ? 'updated' : 'unchanged' });
     data.push(toReview(createdRow ?? updatedRow ?? entry.existing!));
   }
   await notifySummaries(trx, organizationId, changes);
   await recordEvents(trx, events);
-  return { data, skipped };
+  return { data, skipped, ...importCounts(actions) };
 }
 
 /** Two rows with one remoteId are ambiguous: 400 naming the first repeat (rows without one are checked after resolving). */

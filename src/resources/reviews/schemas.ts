@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
+import { ImportCounts, importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import { Review, ReviewAnswer } from '../../records/review.js';
 
 export const MAX_TITLE_LENGTH = 500;
@@ -86,4 +86,8 @@ export const ReviewImportBody = Type.Object(
 );
 export type ReviewImportBody = Static<typeof ReviewImportBody>;
 
-export const ReviewImportResult = Type.Object({ data: Type.Array(Review), skipped: Type.Array(SkippedRow) });
+export const ReviewImportResult = Type.Object({
+  data: Type.Array(Review),
+  skipped: Type.Array(SkippedRow),
+  ...ImportCounts,
+});

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { updateIfChanged } from '../../resource-kit/changes.js';
 
 export const findSite = (db: Executor, organizationId: string, id: string) =>
   db
@@ -36,6 +36,7 @@ export const insertSite = (
     .returningAll()
     .executeTakeFirstOrThrow();
 
+/** The fields sent; undefined when they are the stored ones (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateSite = (
   trx: Executor,
   organizationId: string,
@@ -47,19 +48,12 @@ export const updateSite = (
     currencyCode?: string | undefined;
   },
 ) =>
-  trx
-    .updateTable('sites')
-    .set({
-      ...(changes.name !== undefined ? { name: changes.name } : {}),
-      ...(changes.domain !== undefined ? { domain: changes.domain } : {}),
-      ...(changes.platform !== undefined ? { platform: changes.platform } : {}),
-      ...(changes.currencyCode !== undefined ? { currency_code: changes.currencyCode } : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  updateIfChanged(trx, 'sites', organizationId, id, {
+    name: changes.name,
+    domain: changes.domain,
+    platform: changes.platform,
+    currency_code: changes.currencyCode,
+  });
 
 export const countOrdersOfSite = async (trx: Executor, organizationId: string, siteId: string) =>
   Number(

@@ -86,8 +86,11 @@ export class SiteService {
     checkDomain(fields.domain, path);
     try {
       return await this.db.transaction().execute(async (trx) => {
+        const before = await lockSite(trx, organizationId, id);
+        if (!before) throw notFound('The site');
         const row = await updateSite(trx, organizationId, id, fields);
-        if (!row) throw notFound('The site');
+        // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+        if (!row) return toSite(before);
         await recordEvents(trx, [siteEvent(organizationId, 'site.updated', row)]);
         return toSite(row);
       });

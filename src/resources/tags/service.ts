@@ -24,7 +24,7 @@ export class TagService {
     this.definition = tagList(kind);
   }
 
-  private get what() {
+  private get what(): `The ${string}` {
     return `The ${this.kind} tag`;
   }
 
@@ -50,7 +50,10 @@ export class TagService {
     }
     try {
       return await this.db.transaction().execute(async (trx) => {
-        if (!(await findTag(trx, organizationId, this.kind, id))) throw notFound(this.what);
+        const before = await findTag(trx, organizationId, this.kind, id);
+        if (!before) throw notFound(this.what);
+        // Renaming a tag to its own name changes nothing and sends nothing (docs/api.md#writes-that-change-nothing).
+        if (before.name === name) return toTag(before);
         if (await findTagNamed(trx, organizationId, this.kind, name, id)) throw this.clash(name);
         const row = await renameTag(trx, organizationId, this.kind, id, name);
         if (!row) throw notFound(this.what);

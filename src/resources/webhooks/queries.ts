@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { updateIfChanged } from '../../resource-kit/changes.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -58,31 +59,25 @@ export interface WebhookEndpointChanges {
   secretCiphertext?: string | null | undefined;
 }
 
+/** The fields given; undefined when they are the stored ones (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateWebhookEndpoint = (
   trx: Executor,
   organizationId: string,
   id: string,
   changes: WebhookEndpointChanges,
 ) =>
-  trx
-    .updateTable('webhook_endpoints')
-    .set({
-      ...(changes.url !== undefined ? { url: changes.url } : {}),
-      ...(changes.events !== undefined ? { events: changes.events } : {}),
-      ...(changes.isActive !== undefined ? { is_active: changes.isActive } : {}),
-      ...(changes.secretCiphertext !== undefined
-        ? {
-            secret_ciphertext: changes.secretCiphertext,
-            previous_secret_ciphertext: null,
-            previous_secret_expires_at: null,
-          }
-        : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  updateIfChanged(trx, 'webhook_endpoints', organizationId, id, {
+    url: changes.url,
+    events: changes.events,
+    is_active: changes.isActive,
+    ...(changes.secretCiphertext !== undefined
+      ? {
+          secret_ciphertext: changes.secretCiphertext,
+          previous_secret_ciphertext: null,
+          previous_secret_expires_at: null,
+        }
+      : {}),
+  });
 
 /**
  * A rotation (docs/api.md#rotating-a-secret): the new secret replaces the current one, which becomes the previous

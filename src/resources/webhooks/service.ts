@@ -114,8 +114,21 @@ export class WebhookService {
     const changes = await toChanges(fields, path, this.policy, this.box);
     return this.db.transaction().execute(async (trx) => {
       await lockOrganizationEndpoints(trx, organizationId);
-      const row = await updateWebhookEndpoint(trx, organizationId, id, changes);
-      if (!row) throw notFound('The webhook endpoint');
+      const before = await findWebhookEndpoint(trx, organizationId, id);
+      if (!before) throw notFound('The webhook endpoint');
+      // The secret sent is compared with the stored one opened (each sealing differs); it is unchanged only when no
+      // rotation's previous secret is still kept, since setting it ends that overlap.
+      const sent = fields.generateSecret === true ? undefined : fields.hmacSecret;
+      const keepsSecret =
+        sent !== undefined &&
+        before.previous_secret_ciphertext === null &&
+        this.storedSecret(before.secret_ciphertext) === sent;
+      const row = await updateWebhookEndpoint(trx, organizationId, id, {
+        ...changes,
+        ...(keepsSecret ? { secretCiphertext: undefined } : {}),
+      });
+      // A PUT that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (!row) return toWebhookEndpoint(before);
       await recordEvents(trx, [webhookEvent(organizationId, 'webhook.updated', row)]);
       return withGenerated(toWebhookEndpoint(row), changes.generatedSecret);
     });
@@ -140,6 +153,17 @@ export class WebhookService {
         previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
       };
     });
+  }
+
+  /** The stored secret as the caller would send it: null when none; undefined when it cannot be opened. */
+  private storedSecret(ciphertext: string | null): string | null | undefined {
+    if (ciphertext === null) return null;
+    if (!this.box) return undefined;
+    try {
+      return this.box.open(ciphertext);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Deletes the endpoint and its delivery log; deliveries still waiting for it go with the log. */

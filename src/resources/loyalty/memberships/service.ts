@@ -7,6 +7,7 @@ import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
 import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
+import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
 import { requireFields, requireSomeField } from '../body.js';
@@ -141,7 +142,7 @@ export class LoyaltyMembershipService {
           ]);
         }
         const row = await pinTier(trx, organizationId, id, tierId, before.loyalty_tier_id !== tierId);
-        if (before.loyalty_tier_id !== tierId) {
+        if (row && before.loyalty_tier_id !== tierId) {
           await recordActivity(trx, organizationId, [
             {
               membershipId: id,
@@ -240,18 +241,12 @@ async function pinTier(
   id: string,
   tierId: string,
   changed: boolean,
-): Promise<MembershipRow> {
-  return trx
-    .updateTable('loyalty_memberships')
-    .set({
-      loyalty_tier_id: tierId,
-      tier_assigned_manually: true,
-      tier_review_at: null,
-      ...(changed ? { tier_attained_at: sql<Date>`now()` } : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+): Promise<MembershipRow | undefined> {
+  // Pinning the tier a member is already pinned to writes nothing (docs/api.md#writes-that-change-nothing).
+  return updateIfChanged(trx, 'loyalty_memberships', organizationId, id, {
+    loyalty_tier_id: tierId,
+    tier_assigned_manually: true,
+    tier_review_at: null,
+    ...(changed ? { tier_attained_at: sql`now()` } : {}),
+  });
 }

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { RewardExpiryJson } from '../../../db/schema.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
+import { updateIfChanged } from '../../../resource-kit/changes.js';
 import type { Executor } from '../../../db/executor.js';
 import type { ProgramRow } from '../../../records/loyalty/program.js';
 
@@ -51,21 +51,9 @@ export const insertProgram = (
     .returningAll()
     .executeTakeFirstOrThrow();
 
+/** The columns given; undefined when they are the stored ones (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateProgram = (db: Executor, organizationId: string, id: string, columns: ProgramColumns) =>
-  db
-    .updateTable('loyalty_programs')
-    .set({
-      ...columns,
-      ...(columns.default_reward_expiry
-        ? { default_reward_expiry: JSON.stringify(columns.default_reward_expiry) }
-        : {}),
-      ...(columns.metadata ? { metadata: JSON.stringify(columns.metadata) } : {}),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  updateIfChanged(db, 'loyalty_programs', organizationId, id, { ...columns });
 
 export const deleteProgramRow = (db: Executor, organizationId: string, id: string) =>
   db

@@ -93,7 +93,9 @@ export class LoyaltyProgramService {
     return this.db.transaction().execute(async (trx) => {
       const before = await lockProgram(trx, organizationId, id);
       if (!before) throw notFound('The loyalty program');
-      const row = (await updateProgram(trx, organizationId, id, toColumns(fields)))!;
+      const row = await updateProgram(trx, organizationId, id, toColumns(fields));
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (!row) return toProgram(before);
       if (row.tier_window !== before.tier_window || row.tier_window_months !== before.tier_window_months) {
         await rescheduleReviews(trx, organizationId, row);
       }

@@ -155,7 +155,7 @@ export class LoyaltyRewardService {
     const code = normalizeCode(body.code);
     return this.settle(async (trx) => {
       const row = await lockReward(trx, organizationId, { code });
-      if (!row) throw notFound('No loyalty reward with this code');
+      if (!row) throw notFound('The loyalty reward with this code');
       if (body.orderId !== undefined && !(await orderExists(trx, organizationId, body.orderId))) {
         throw unprocessable('Invalid request: body.orderId names no order of this organization.', [
           { path: 'body.orderId', message: 'does not exist in this organization' },

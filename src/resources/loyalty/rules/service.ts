@@ -5,6 +5,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { notFound, validationError } from '../../../http/errors.js';
 import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
+import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../programs/queries.js';
@@ -92,19 +93,15 @@ export class LoyaltyRuleService {
       if (!before) throw notFound('The loyalty rule');
       const config =
         fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
-      const row = await trx
-        .updateTable('loyalty_rules')
-        .set({
-          ...(fields.name !== undefined ? { name: fields.name } : {}),
-          ...(config !== undefined ? { config: JSON.stringify(config) } : {}),
-          ...(fields.isActive !== undefined ? { is_active: fields.isActive } : {}),
-          ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
-          updated_at: sql<Date>`now()`,
-        })
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      // config is compared as stored, with its defaults written out, so sending them or leaving them out is the same.
+      const row = await updateIfChanged(trx, 'loyalty_rules', organizationId, id, {
+        name: fields.name,
+        config: config === undefined ? undefined : JSON.stringify(config),
+        is_active: fields.isActive,
+        metadata: fields.metadata,
+      });
+      // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+      if (!row) return toRule(before);
       await recordEvents(trx, [ruleEvent(organizationId, 'loyaltyRule.updated', row)]);
       return toRule(row);
     });

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import { isUniqueViolation, isForeignKeyViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
@@ -6,6 +6,7 @@ import { recordEvents } from '../../../events/outbox.js';
 import { conflict, notFound, validationError } from '../../../http/errors.js';
 import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
+import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { recalculateTiers } from '../engine/tiers.js';
@@ -95,19 +96,14 @@ export class LoyaltyTierService {
           .forUpdate()
           .executeTakeFirst();
         if (!before) throw notFound('The loyalty tier');
-        const row = await trx
-          .updateTable('loyalty_tiers')
-          .set({
-            ...(fields.name !== undefined ? { name: fields.name } : {}),
-            ...(fields.thresholdPoints !== undefined ? { threshold_points: fields.thresholdPoints } : {}),
-            ...(fields.position !== undefined ? { position: fields.position } : {}),
-            ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
-            updated_at: sql<Date>`now()`,
-          })
-          .where('organization_id', '=', organizationId)
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const row = await updateIfChanged(trx, 'loyalty_tiers', organizationId, id, {
+          name: fields.name,
+          threshold_points: fields.thresholdPoints,
+          position: fields.position,
+          metadata: fields.metadata,
+        });
+        // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
+        if (!row) return toTier(before);
         const moved =
           row.threshold_points !== before.threshold_points
             ? await recalculateTiers(trx, organizationId, { programId: row.loyalty_program_id }, 'full')
