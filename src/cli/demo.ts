@@ -16,7 +16,7 @@ export interface DemoSeed {
 /**
  * The demo organization, a key with every permission, and its world (src/demo/world.ts): a store, a loyalty program,
  * reviews and webhook endpoints whose well-known records the documented examples name, so the quick start has
- * something to call and "Test Request" in /docs works (docs/api.md#the-api-reference).
+ * something to call and "Test Request" in /docs works (docs/api.md#documented-examples-and-the-demo-world).
  */
 export async function seedDemo(database: Database, config: Config): Promise<DemoSeed> {
   const { db } = database;

@@ -6,7 +6,7 @@ const { sites, customers, products, variants, orders, webhooks, programs, tiers,
 const filter = (document: object) => JSON.stringify(document);
 
 /**
- * Every operation's documented example, by operationId (docs/api.md#the-api-reference). Each names records of the
+ * Every operation's documented example, by operationId (docs/api.md#documented-examples-and-the-demo-world). Each names records of the
  * demo world (src/demo/world.ts) and answers its success status there, once, in any order: what changes a record for
  * good (a delete, a leave, a revoke, a redeem) has a record of its own. test/contract/examples.test.ts sends every one.
  */

@@ -1,7 +1,7 @@
 /**
  * The demo organization's well-known records: the world `patron serve` seeds on a fresh embedded database
  * (src/demo/world.ts) gives them these ids, and the documented examples name them, so "Test Request" in /docs works
- * on a fresh quick start (docs/api.md#the-api-reference). Each record an example changes for good (deletes, leaves,
+ * on a fresh quick start (docs/api.md#documented-examples-and-the-demo-world). Each record an example changes for good (deletes, leaves,
  * revokes, redeems) has one of its own, so every example works once, in any order.
  */
 const id = (suffix: string) => `0196a1c0-5e00-7000-8000-${suffix.padStart(12, '0')}`;

@@ -48,7 +48,7 @@ const SCARF_TEXT = [
 
 /**
  * A receiver on the machine's loopback, where the demo endpoints point: sending to it needs ALLOW_HTTP_WEBHOOKS=1 and
- * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (docs/api.md#the-api-reference); without them its deliveries fail at send time.
+ * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (docs/api.md#documented-examples-and-the-demo-world); without them its deliveries fail at send time.
  */
 export const DEMO_RECEIVER_URL = 'http://localhost:9000/patron-webhooks';
 
@@ -56,7 +56,7 @@ const email = (name: string) => `${name}@example.com`;
 
 /**
  * The demo organization's store, loyalty program, reviews and webhooks: a small, believable world in which every
- * documented example works once (docs/api.md#the-api-reference). Requests go through the API, so every record, count,
+ * documented example works once (docs/api.md#documented-examples-and-the-demo-world). Requests go through the API, so every record, count,
  * event and ledger entry is what real use would have made; the well-known records get the ids of src/demo/ids.ts.
  */
 const STEPS: readonly DemoStep[] = [

@@ -12,7 +12,7 @@
  *   marked with `x-component-name` is documented once under that name and referred to where it is used.
  * - Every response gets a description, and the headers every operation sends or reads are documented once in
  *   components and referenced where they apply.
- * - Every operation carries its example (docs/api.md#the-api-reference): parameters and body as "Test Request"
+ * - Every operation carries its example (docs/api.md#documented-examples-and-the-demo-world): parameters and body as "Test Request"
  *   sends them, the success response the demo world answered, and each error response's envelope.
  */
 

@@ -111,7 +111,7 @@ export interface JobsContext {
 }
 
 /**
- * A documented example of one operation, keyed by operationId (docs/api.md#the-api-reference): what "Test Request"
+ * A documented example of one operation, keyed by operationId (docs/api.md#documented-examples-and-the-demo-world): what "Test Request"
  * in /docs sends pre-filled. The composition root supplies them; each must answer its success status on the demo
  * organization's world (a test sends every one).
  */

@@ -3,7 +3,7 @@ import { v7 as randomUuidV7 } from 'uuid';
 
 /**
  * The ids the next records made in this async context take, in order, instead of fresh ones: how the demo
- * organization's records get the well-known ids the documented examples name (docs/api.md#the-api-reference).
+ * organization's records get the well-known ids the documented examples name (docs/api.md#documented-examples-and-the-demo-world).
  * Only code that seeds the demo world sets it; nothing a request sends can.
  */
 const plannedIds = new AsyncLocalStorage<string[]>();

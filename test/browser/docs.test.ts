@@ -36,7 +36,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
     let document: Json;
 
     beforeAll(async () => {
-      // The demo world's webhook examples name a receiver on this machine (docs/api.md#the-api-reference).
+      // The demo world's webhook examples name a receiver on this machine (docs/api.md#documented-examples-and-the-demo-world).
       [server, chromium] = await Promise.all([
         serveOnHostname({ ALLOW_HTTP_WEBHOOKS: '1', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1' }),
         launchChromium(),

@@ -9,7 +9,7 @@ import { RESPONSE_EXAMPLES } from '../../src/demo/responses.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /**
- * Every documented example is a request the server accepts (docs/api.md#the-api-reference): on a fresh demo world,
+ * Every documented example is a request the server accepts (docs/api.md#documented-examples-and-the-demo-world): on a fresh demo world,
  * each one, sent as the document shows it, answers its documented success status. The success response examples are
  * what these requests answered, and must still match their schemas. `UPDATE_EXAMPLES=1` writes them again
  * (src/demo/responses.ts).
@@ -25,7 +25,7 @@ let document: Json;
 const operations: { method: string; path: string; operation: Json }[] = [];
 
 beforeAll(async () => {
-  // The world's endpoints point at a receiver on this machine (docs/api.md#the-api-reference).
+  // The world's endpoints point at a receiver on this machine (docs/api.md#documented-examples-and-the-demo-world).
   t = await startTestApp({ config: { allowHttpWebhooks: true, webhookAllowPrivateHosts: true } });
   ({ key } = await seedDemo(t.testDatabase.database, t.config));
   document = (await t.request({ url: '/openapi.json' })).json();

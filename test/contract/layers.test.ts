@@ -52,6 +52,33 @@ describe('the layer rule', () => {
     ).toHaveLength(1);
   });
 
+  it('keeps the demo world to the platform: no resource or record, and no resource imports it', async () => {
+    expect(
+      await layerErrors(
+        'src/demo/bad-import.ts',
+        "import { orderList } from '../resources/orders/index.js';\nexport const list = orderList;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors(
+        'src/demo/bad-import.ts',
+        "import { Customer } from '../records/customer.js';\nexport const record = Customer;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors(
+        'src/resources/orders/bad-import.ts',
+        "import { DEMO } from '../../demo/ids.js';\nexport const ids = DEMO;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors(
+        'src/demo/good-import.ts',
+        "import type { OperationExample } from '../http/types.js';\nexport type Example = OperationExample;\n",
+      ),
+    ).toEqual([]);
+  });
+
   it('refuses a resource importing the composition root', async () => {
     expect(
       await layerErrors(
