@@ -184,12 +184,15 @@ async function store(tenant: Tenant): Promise<Store> {
         .where('name', '=', 'product.updated')
         .execute()
     ).map((row) => row.id);
-  const productRows = (slugs: string[]) => ({ data: slugs.map((slug) => ({ slug, title: slug.toUpperCase() })) });
+  const productRows = (slugs: string[], edition = '') => ({
+    data: slugs.map((slug) => ({ slug, title: `${slug.toUpperCase()}${edition}` })),
+  });
   await ok(tenant, 'POST', '/v1/products/import', productRows(['p1', 'p2', 'p3']));
   const firstImportEvents = await productEvents();
   await sql`update import_job_records set created_at = created_at - interval '31 days'
     where organization_id = ${tenant.organization.id}::uuid`.execute(db());
-  await ok(tenant, 'POST', '/v1/products/import', productRows(['p1', 'p2']));
+  // Rows that change something: a row that changes nothing leaves no provenance (docs/api.md#writes-that-change-nothing).
+  await ok(tenant, 'POST', '/v1/products/import', productRows(['p1', 'p2'], ' (2nd edition)'));
   const secondImportEvents = (await productEvents()).filter((id) => !firstImportEvents.includes(id));
   const oldProductEvents = await ageEvents(firstImportEvents, 8);
   const newerProductEvents = await ageEvents(secondImportEvents, 6);
