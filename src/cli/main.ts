@@ -198,7 +198,7 @@ program
       print(
         Boolean(options.json),
         { organization: demo.organization, id: demo.keyId, key: demo.key, permissions: ['all'] },
-        `Created the demo organization ${demo.organization.id} and a key with every permission:\n  ${demo.key}`,
+        `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}`,
       );
     });
   });

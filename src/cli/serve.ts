@@ -129,7 +129,8 @@ function banner(
   const lines = ['', `Patron is serving ${baseUrl}/v1 (${where}). API reference: ${baseUrl}/docs`];
   if (demo) {
     lines.push(
-      `Created the demo organization "${demo.organization.name}" (${demo.organization.id}) and a key with every permission:`,
+      `Created the demo organization "${demo.organization.name}" (${demo.organization.id}),`,
+      'with a sample store, loyalty program and reviews to try, and a key with every permission:',
       `  ${demo.key}`,
       'It is shown only now. Try it:',
       `  curl -H "Authorization: Bearer ${demo.key}" ${baseUrl}/v1/organization`,
