@@ -47,10 +47,7 @@ export const LoyaltyReward = Type.Object(
       Type.Literal('expired'),
       Type.Literal('revoked'),
     ]),
-    code: Type.Union([
-      Type.String({ description: 'XXXX-XXXX-XXXX (D18); unique across the organization.' }),
-      Type.Null(),
-    ]),
+    code: Type.Union([Type.String({ description: 'XXXX-XXXX-XXXX; unique across the organization.' }), Type.Null()]),
     redeemedAt: NullableTimestamp,
     expiresAt: Type.Union([Timestamp, Type.Null()], {
       description: 'When it stops being redeemable; null means never.',

@@ -3,6 +3,6 @@ import { analyticsRoutes } from './routes.js';
 
 export const analyticsResource: ResourceModule = {
   name: 'analytics',
-  description: 'Chart-ready aggregation over the eight resources (D25–D27).',
+  description: 'Chart-ready aggregation over the eight resources.',
   routes: analyticsRoutes,
 };

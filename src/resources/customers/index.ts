@@ -6,7 +6,7 @@ export const customersResource: ResourceModule = {
   name: 'customers',
   permissions: ['customers:read', 'customers:write'],
   description:
-    'Customers mirrored from the store (D29). Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
+    'Customers mirrored from the store. Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
   routes: customerRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['customer.updated', 'customer.deleted'], schema: Customer }],

@@ -5,7 +5,7 @@ import { reviewSummaryRoutes } from './routes.js';
 
 export const reviewSummariesResource: ResourceModule = {
   name: 'review-summaries',
-  description: 'Generated review summaries per product (D20, D21): read, hide, regenerate, accept, revert.',
+  description: 'Generated review summaries per product : read, hide, regenerate, accept, revert.',
   routes: reviewSummaryRoutes,
   jobs: ({ config, registry }) =>
     reviewSummaryJobs({ generator: createSummaryGenerator(config.reviewSummaryGenerator), registry }),

@@ -20,7 +20,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
       schema: {
         operationId: 'getReviewSummary',
         summary:
-          "The product's generated review summary (also when hidden: suppressedAt is set), or null until it has enough published reviews (D20)",
+          "The product's generated review summary (also when hidden: suppressedAt is set), or null until it has reviewSummaryMinReviews published reviews",
         tags,
         params: IdParams,
         response: { 200: ReviewSummaryOrNull },
@@ -55,7 +55,7 @@ export function reviewSummaryRoutes(app: PatronApp, { db }: PlatformServices): v
       schema: {
         operationId: 'regenerateReviewSummary',
         summary:
-          'Queue a new summary (D21: once per 24 hours per product, else 429 with Retry-After); it goes live when written and the replaced one becomes previous',
+          'Queue a new summary (once per 24 hours per product, else 429 with Retry-After); it goes live when written and the replaced one becomes previous',
         tags,
         params: IdParams,
         body: NoBody,

@@ -4,7 +4,7 @@ import { Review } from '../../records/review.js';
 
 export const reviewsResource: ResourceModule = {
   name: 'reviews',
-  description: 'Product reviews (D30): import, list, edit, publish, delete and bulk-update.',
+  description: 'Product reviews: import, list, edit, publish, delete and bulk-update.',
   routes: reviewRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['review.created', 'review.updated', 'review.deleted'], schema: Review }],

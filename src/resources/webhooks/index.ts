@@ -4,8 +4,7 @@ import { WebhookEndpoint } from '../../records/webhook-endpoint.js';
 
 export const webhooksResource: ResourceModule = {
   name: 'webhooks',
-  description:
-    'Endpoints that receive signed event deliveries (service.md "Webhook endpoint", D22–D24), and the event catalog.',
+  description: 'Endpoints that receive signed event deliveries (service.md "Webhook endpoint"), and the event catalog.',
   routes: webhookRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['webhook.created', 'webhook.updated', 'webhook.deleted'], schema: WebhookEndpoint }],

@@ -9,7 +9,7 @@ import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
  */
 export const loyaltyPointsResource: ResourceModule = {
   name: 'loyalty-points',
-  description: 'The points ledger (D31): balance adjustments and GET /loyalty-activity.',
+  description: 'The points ledger: balance adjustments and GET /loyalty-activity.',
   routes: (app, services) => {
     listActivityRoute(app, services);
     pointsAdjustmentRoute(app, services);

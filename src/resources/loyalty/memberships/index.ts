@@ -4,7 +4,7 @@ import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 
 export const loyaltyMembershipsResource: ResourceModule = {
   name: 'loyalty-memberships',
-  description: 'Loyalty memberships (D31, D34): joining, leaving and rejoining, tier pinning, import.',
+  description: 'Loyalty memberships: joining, leaving and rejoining, tier pinning, import.',
   routes: membershipRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [

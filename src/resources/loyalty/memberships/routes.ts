@@ -74,7 +74,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
       schema: {
         operationId: 'importLoyaltyMemberships',
         summary:
-          'Create or update memberships (D34 rows: customer, loyaltyProgramId, pointsBalance, loyaltyTierId); at most 1,000 rows',
+          'Create or update memberships (rows: customer, loyaltyProgramId, pointsBalance, loyaltyTierId); at most 1,000 rows',
         tags,
         body: MembershipImportBody,
         response: { 200: Type.Object({ data: Type.Array(LoyaltyMembership), skipped: Type.Array(SkippedRow) }) },
@@ -175,7 +175,7 @@ export function pointsAdjustmentRoute(app: PatronApp, { db }: PlatformServices):
       schema: {
         operationId: 'adjustLoyaltyPoints',
         summary:
-          'Add or remove points by hand (D31; never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',
+          'Add or remove points by hand (never below 0: 409); triggers loyaltyTransaction.created (and loyaltyMembership.tierChanged on a new tier)',
         tags: ['loyalty-points'],
         params: IdParams,
         body: PointsAdjustmentCreateBody,

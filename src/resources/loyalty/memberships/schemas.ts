@@ -8,7 +8,7 @@ export const JoinBody = dataBody(
     customerId: Uuid,
     loyaltyProgramId: Type.String({
       format: 'uuid',
-      description: 'Optional while the organization has one program (D34).',
+      description: 'Optional while the organization has one program.',
     }),
   },
   'customerId required. Send the fields inside data, or at the top level, not both.',

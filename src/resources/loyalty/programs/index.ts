@@ -6,7 +6,7 @@ import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 export const loyaltyProgramsResource: ResourceModule = {
   name: 'loyalty-programs',
   description:
-    'Loyalty programs (D31, D34): points name and expiry, default reward expiry, tier window. Every organization starts with one.',
+    'Loyalty programs: points name and expiry, default reward expiry, tier window. Every organization starts with one.',
   routes: programRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [

@@ -46,7 +46,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
       schema: {
         operationId: 'issueLoyaltyReward',
         summary:
-          'Issue a reward to one member by hand (D17): a fresh code, customer, membership and rule embedded; triggers loyaltyReward.issued',
+          'Issue a reward to one member by hand: a fresh code, customer, membership and rule embedded; triggers loyaltyReward.issued',
         tags,
         body: IssueCreateBody,
         response: { 201: LoyaltyReward },
@@ -68,8 +68,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
       },
       schema: {
         operationId: 'redeemLoyaltyReward',
-        summary:
-          'Redeem a pending reward by its code (D19), optionally naming the order; triggers loyaltyReward.redeemed',
+        summary: 'Redeem a pending reward by its code, optionally naming the order; triggers loyaltyReward.redeemed',
         tags,
         body: RedeemBody,
         response: { 200: LoyaltyReward },
@@ -103,7 +102,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
       schema: {
         operationId: 'revokeLoyaltyReward',
         summary:
-          "Withdraw a pending reward (D19); the reason goes on the member's activity feed; triggers loyaltyReward.revoked",
+          "Withdraw a pending reward; the reason goes on the member's activity feed; triggers loyaltyReward.revoked",
         tags,
         params: IdParams,
         body: RevokeBody,

@@ -4,8 +4,7 @@ import { LoyaltyRule } from '../../../records/loyalty/rule.js';
 
 export const loyaltyRulesResource: ResourceModule = {
   name: 'loyalty-rules',
-  description:
-    "Loyalty rules (D31) in service.md's sections: rules (earning), rewards (claimable), offers, stampCards.",
+  description: "Loyalty rules in service.md's sections: rules (earning), rewards (claimable), offers, stampCards.",
   routes: ruleRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['loyaltyRule.created', 'loyaltyRule.updated', 'loyaltyRule.deleted'], schema: LoyaltyRule }],
