@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { expireDuePoints } from '../../src/resources/loyalty/engine/ledger.js';
@@ -297,10 +297,10 @@ describe('migration 0025: the feed back-filled', () => {
     const { tenant, ann } = await story();
     const now = await feed(tenant, ann.id);
     // Back to the feed as it was: no points, completions or referrals, and memberships that never had a joined entry.
-    await feedMigration.down(db());
+    await feedMigration.down(db() as unknown as Kysely<unknown>);
     await sql`delete from loyalty_activity where loyalty_membership_id = ${ann.id}::uuid
       and type in ('joined', 'rejoined', 'left', 'rewardIssued')`.execute(db());
-    await feedMigration.up(db());
+    await feedMigration.up(db() as unknown as Kysely<unknown>);
     const after = await feed(tenant, ann.id);
     const kinds = (entries: any[]) => entries.map((entry) => entry.kind).sort();
     // Joining and the rewards' issue come back from the membership and reward rows; a member back in the program
@@ -312,7 +312,7 @@ describe('migration 0025: the feed back-filled', () => {
     const old = after.find((entry) => entry.kind === 'pointsEarned' && entry.reason === 'Old shop');
     expect(old.occurredAt).toBe('2024-01-01T00:00:00.000Z');
     // Running it again adds nothing.
-    await feedMigration.up(db());
+    await feedMigration.up(db() as unknown as Kysely<unknown>);
     expect((await feed(tenant, ann.id)).length).toBe(after.length);
   });
 });
