@@ -421,12 +421,15 @@ export interface LoyaltyActivityTable {
   id: string;
   loyalty_membership_id: string;
   customer_id: string;
-  /** e.g. rewardIssued, rewardRedeemed, rewardRevoked, rewardExpired, tierChanged, joined, left. */
+  /** The entry's kind (ACTIVITY_KINDS in src/records/loyalty/activity-entry.ts), e.g. pointsEarned, tierChanged. */
   type: string;
   reason: string | null;
+  /** The points a points entry moved (signed); null for the others. */
+  points: number | null;
   loyalty_reward_id: string | null;
   loyalty_transaction_id: string | null;
   loyalty_tier_id: string | null;
+  stamp_card_id: string | null;
   data: Json<Record<string, unknown>>;
   created_at: CreatedAt;
 }

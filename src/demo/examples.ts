@@ -271,6 +271,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     body: { data: [{ customer: 'edsger@example.com', loyaltyProgramId: programs.main, pointsBalance: 1200 }] },
   },
   getLoyaltyMembership: { summary: "Ada's membership", params: { id: memberships.ada } },
+  listLoyaltyMemberActivity: { summary: "Ada's activity feed, newest first", params: { id: memberships.ada } },
   updateLoyaltyMembership: {
     summary: 'Pin Ada to Gold',
     params: { id: memberships.ada },

@@ -106,7 +106,7 @@ describe('memberships', () => {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    expect(feed.map((entry) => entry.type)).toEqual(['joined', 'left', 'rejoined']);
+    expect(feed.map((entry) => entry.type)).toEqual(['joined', 'pointsAdjusted', 'left', 'rejoined']);
   });
 
   it('deletes with its ledger and sends loyaltyMembership.deleted', async () => {

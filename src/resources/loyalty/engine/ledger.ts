@@ -7,6 +7,8 @@ import { recordEvents, SQL_UUID_V7, type EventToRecord } from '../../../events/o
 import { conflict, notFound } from '../../../http/errors.js';
 import { lockMemberships } from './locks.js';
 import { recalculateTiers } from './tiers.js';
+import { pointsActivityFrom, recordActivity } from './activity.js';
+import { POINTS_ACTIVITY_KIND } from '../../../records/loyalty/activity-entry.js';
 import type { MembershipRow } from '../../../records/loyalty/membership.js';
 import { transactionEvent, type TransactionRow } from '../../../records/loyalty/transaction.js';
 
@@ -133,6 +135,19 @@ export async function applyPoints(trx: Transaction<DB>, input: ApplyPointsInput)
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Every points movement is on the member's activity feed, at the ledger entry's own time (history keeps its date).
+  await recordActivity(trx, organizationId, [
+    {
+      membershipId,
+      customerId: membership.customer_id,
+      type: POINTS_ACTIVITY_KIND[input.kind],
+      points,
+      reason: transaction.reason,
+      transactionId: transaction.id,
+      rewardId: transaction.loyalty_reward_id,
+      createdAt: transaction.created_at,
+    },
+  ]);
 
   if (!credit && (input.consume ?? 'fifo') === 'fifo') await consumeCredits(trx, organizationId, membershipId, -points);
   const tierEvents = credit
@@ -287,7 +302,8 @@ export async function creditPoints(
         and m.points_balance + t.total <= ${MAX_POINTS}::bigint
         and p.organization_id = m.organization_id and p.id = m.loyalty_program_id
       returning m.id, m.customer_id, m.points_balance - t.total as balance_before, p.points_expiry_days as expiry_days
-    )
+    ),
+    written as (
     insert into loyalty_transactions (organization_id, id, loyalty_membership_id, customer_id, kind, points, balance_after,
       reason, loyalty_rule_id, order_id, event_name, source_key, expires_at, remaining, metadata, created_at)
     select ${organizationId}::uuid, c.id, c.membership_id, m.customer_id, 'earned', c.points,
@@ -296,7 +312,10 @@ export async function creditPoints(
       case when m.expiry_days is null then null else now() + m.expiry_days * interval '24 hours' end,
       c.points, c.metadata, now()
     from c join moved m on m.id = c.membership_id
-    returning id, customer_id, balance_after, expires_at, metadata, created_at`.execute(trx);
+    returning *
+    ),
+    feed as (${pointsActivityFrom(organizationId, sql`written`)})
+    select id, customer_id, balance_after, expires_at, metadata, created_at from written`.execute(trx);
   const decided = new Map(written.map((row) => [row.id, row]));
   const rows: TransactionRow[] = [];
   for (const credit of input) {
@@ -383,11 +402,15 @@ export async function expireCredits(
       from totals t
       where m.organization_id = ${organizationId}::uuid and m.id = t.loyalty_membership_id
       returning m.id, m.customer_id, m.points_balance, t.total
-    )
-    insert into loyalty_transactions (organization_id, id, loyalty_membership_id, customer_id, kind, points, balance_after, reason, created_at)
-    select ${organizationId}::uuid, ${SQL_UUID_V7}, m.id, m.customer_id, 'expired', -m.total, m.points_balance, ${reason}, now()
-    from moved m
-    returning *`.execute(trx);
+    ),
+    written as (
+      insert into loyalty_transactions (organization_id, id, loyalty_membership_id, customer_id, kind, points, balance_after, reason, created_at)
+      select ${organizationId}::uuid, ${SQL_UUID_V7}, m.id, m.customer_id, 'expired', -m.total, m.points_balance, ${reason}, now()
+      from moved m
+      returning *
+    ),
+    feed as (${pointsActivityFrom(organizationId, sql`written`)})
+    select * from written`.execute(trx);
   return { transactions: rows, events: rows.map((row) => transactionEvent(organizationId, row)) };
 }
 

@@ -3,7 +3,7 @@ import { uuidv7 } from '../../../util/ids.js';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import type { EventToRecord } from '../../../events/outbox.js';
+import { SQL_UUID_V7, type EventToRecord } from '../../../events/outbox.js';
 import { conflict, unprocessable } from '../../../http/errors.js';
 import type { MembershipRow } from '../../../records/loyalty/membership.js';
 import { referralEvent, type ReferralRow } from '../../../records/loyalty/referral.js';
@@ -76,10 +76,21 @@ export async function attributeReferrals(
     trx,
   );
   if (!pending[0]!.found) return [];
+  // The referrer's feed gets a referralAttributed entry in the same statement (docs/api.md#member-activity-feed).
   const { rows } = await sql<ReferralRow>`${PREPARE}
-    update referrals r set status = 'attributed', order_id = f.order_id, attributed_at = now(), updated_at = now()
-    from unnest(${plainArrayLiteral([...firstOrders.keys()])}::uuid[], ${plainArrayLiteral([...firstOrders.values()])}::uuid[]) as f(customer_id, order_id)
-    where r.organization_id = ${organizationId}::uuid and r.referred_customer_id = f.customer_id and r.status = 'pending'
-    returning r.*`.execute(trx);
+    with attributed as (
+      update referrals r set status = 'attributed', order_id = f.order_id, attributed_at = now(), updated_at = now()
+      from unnest(${plainArrayLiteral([...firstOrders.keys()])}::uuid[], ${plainArrayLiteral([...firstOrders.values()])}::uuid[]) as f(customer_id, order_id)
+      where r.organization_id = ${organizationId}::uuid and r.referred_customer_id = f.customer_id and r.status = 'pending'
+      returning r.*
+    ),
+    feed as (
+      insert into loyalty_activity (organization_id, id, loyalty_membership_id, customer_id, type, data, created_at)
+      select ${organizationId}::uuid, ${SQL_UUID_V7}, m.id, m.customer_id, 'referralAttributed',
+        jsonb_build_object('referralId', a.id, 'referredMembershipId', a.referred_membership_id, 'orderId', a.order_id),
+        a.attributed_at
+      from attributed a join loyalty_memberships m on m.organization_id = a.organization_id and m.id = a.referrer_membership_id
+    )
+    select * from attributed`.execute(trx);
   return rows.map((row) => referralEvent(organizationId, row));
 }

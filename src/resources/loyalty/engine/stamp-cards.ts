@@ -10,12 +10,15 @@ import type { Rule, StampCardConfig } from './earning/rules.js';
 import type { TransactionRow } from '../../../records/loyalty/transaction.js';
 import { stampCardEvent, toStampCard, type StampCardRow } from '../../../records/loyalty/stamp-card.js';
 import { creditPoints } from './ledger.js';
+import { recordMemberActivity, type MemberActivityEntry } from './activity.js';
 
 /** Stamps for one member's card of one rule; the member must already be locked by the caller. */
 export interface StampRequest {
   membershipId: string;
   rule: Rule<StampCardConfig>;
   stamps: number;
+  /** The caller's idempotency key (POST /loyalty-stamps), kept on the stampAdded entry that later finds it. */
+  key?: string | null;
 }
 
 export interface Stamped {
@@ -109,10 +112,51 @@ export async function stampCards(
       plans.filter((plan) => plan.isNew).map((plan) => plan.row),
     ),
   ]);
+  // One stampAdded entry per stamping of a member's cards of a rule, on the card the stamps went on first; its id is
+  // drawn before the completions' so the feed shows the stamps before what they completed
+  // (docs/api.md#member-activity-feed).
+  const cardsOf = new Map<string, Plan[]>();
+  for (const plan of plans) {
+    const id = `${plan.row.loyalty_membership_id}/${plan.rule.id}`;
+    cardsOf.set(id, [...(cardsOf.get(id) ?? []), plan]);
+  }
+  const stampings: MemberActivityEntry[] = pairs.map((pair) => {
+    const cards = cardsOf.get(`${pair.membershipId}/${pair.rule.id}`) ?? [];
+    return {
+      id: uuidv7(),
+      membershipId: pair.membershipId,
+      type: 'stampAdded',
+      stampCardId: cards[0]?.row.id ?? null,
+      data: {
+        loyaltyRuleId: pair.rule.id,
+        stamps: pair.stamps,
+        key: pair.key ?? null,
+        stampCardIds: cards.map((plan) => plan.row.id),
+      },
+    };
+  });
   const { rewards, transactions, pointEvents } = await rewardCompletions(
     trx,
     organizationId,
     plans.filter((plan) => plan.row.completed_at),
+    now,
+  );
+
+  await recordMemberActivity(
+    trx,
+    organizationId,
+    [
+      ...stampings,
+      ...plans
+        .filter((plan) => plan.row.completed_at)
+        .map((plan): MemberActivityEntry => ({
+          membershipId: plan.row.loyalty_membership_id,
+          type: 'stampCardCompleted',
+          stampCardId: plan.row.id,
+          rewardId: plan.row.loyalty_reward_id,
+          data: { loyaltyRuleId: plan.rule.id },
+        })),
+    ],
     now,
   );
 

@@ -3,7 +3,6 @@ import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
 import { unprocessable, validationError } from '../../../http/errors.js';
 import { unwrapData } from '../../../resource-kit/body.js';
-import { recordActivity } from '../engine/activity.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
@@ -102,20 +101,10 @@ export class LoyaltyEarningService {
           transactions: [],
         };
       }
-      const stamped = await stampCards(trx, organizationId, [{ membershipId: member.id, rule, stamps }]);
-      // The feed entry is also what makes a keyed stamp idempotent (stampKeyUsed).
-      await recordActivity(trx, organizationId, [
-        {
-          membershipId: member.id,
-          customerId: member.customer_id,
-          type: 'stamped',
-          data: {
-            loyaltyRuleId: rule.id,
-            stamps,
-            key: fields.key ?? null,
-            stampCardIds: stamped.cards.map((card) => card.id),
-          },
-        },
+      // Stamping writes the stampAdded entry with the key, which is what makes a keyed stamp idempotent
+      // (stampKeyUsed).
+      const stamped = await stampCards(trx, organizationId, [
+        { membershipId: member.id, rule, stamps, key: fields.key ?? null },
       ]);
       await recordEvents(trx, stamped.events);
       return {
@@ -179,7 +168,7 @@ async function stampKeyUsed(
 ) {
   const { rows } = await sql`
     select 1 from loyalty_activity
-    where organization_id = ${organizationId}::uuid and loyalty_membership_id = ${membershipId}::uuid and type = 'stamped'
+    where organization_id = ${organizationId}::uuid and loyalty_membership_id = ${membershipId}::uuid and type = 'stampAdded'
       and data->>'loyaltyRuleId' = ${ruleId} and data->>'key' = ${key}
     limit 1`.execute(trx);
   return rows.length > 0;

@@ -119,6 +119,13 @@ export async function importMemberships(
     })),
   );
   const createdIds = new Set(created.map((row) => row.id));
+  // Joining comes first on a new member's feed, before the balance the row sets
+  // (docs/api.md#member-activity-feed).
+  await recordActivity(
+    trx,
+    organizationId,
+    created.map((row) => ({ membershipId: row.id, customerId: row.customer_id, type: 'joined', reason: 'import' })),
+  );
   for (const row of created)
     membershipIdOf.set(
       creates.find((entry) => entry.customerId === row.customer_id && entry.programId === row.loyalty_program_id)!
@@ -170,11 +177,6 @@ export async function importMemberships(
     (await membershipsByIds(trx, organizationId, [...new Set(membershipIdOf.values())])).map((row) => [row.id, row]),
   );
   const ordered = resolved.map((row) => finalRows.get(membershipIdOf.get(row.index)!)!);
-  await recordActivity(
-    trx,
-    organizationId,
-    created.map((row) => ({ membershipId: row.id, customerId: row.customer_id, type: 'joined', reason: 'import' })),
-  );
   // A new member's created event carries the membership as the import leaves it (balance and tier included).
   const createdEvents = ordered
     .filter((row) => createdIds.has(row.id))

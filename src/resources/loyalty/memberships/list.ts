@@ -3,6 +3,7 @@ import type { ListDefinition } from '../../../lists/types.js';
 import { customersOfMemberships } from './queries.js';
 import { toCustomer } from '../../../records/customer.js';
 import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
+import { ACTIVITY_KINDS } from '../../../records/loyalty/activity-entry.js';
 
 const customerJoin = 'join customers c on c.organization_id = m.organization_id and c.id = m.customer_id';
 
@@ -51,4 +52,33 @@ export const membershipList: ListDefinition = {
       empty: () => null,
     },
   },
+};
+
+/**
+ * What GET /loyalty-memberships/{id}/activity (the member activity feed) can filter and sort: kind and occurredAt,
+ * newest first, through the one list engine like every list (docs/api.md#member-activity-feed). The feed's index
+ * (organization, membership, time, id) serves its pages.
+ */
+export const memberActivityList: ListDefinition = {
+  name: 'member activity',
+  from: 'loyalty_activity a',
+  alias: 'a',
+  select: 'a.*',
+  joins: {},
+  relations: {},
+  fields: {
+    kind: { type: 'enum', column: 'a.type', enumValues: ACTIVITY_KINDS },
+    occurredAt: { type: 'timestamp', column: 'a.created_at' },
+  },
+  sorts: {
+    occurredAt: { column: 'a.created_at', type: 'timestamp', nullable: false },
+  },
+  defaultSort: '-occurredAt',
+  includes: {},
+};
+
+/** The feed with the membership it belongs to, which the route ANDs into the caller's filter (not offered to them). */
+export const scopedMemberActivityList: ListDefinition = {
+  ...memberActivityList,
+  fields: { ...memberActivityList.fields, loyaltyMembershipId: { type: 'uuid', column: 'a.loyalty_membership_id' } },
 };

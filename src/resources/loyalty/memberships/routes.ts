@@ -4,12 +4,13 @@ import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
-import { membershipList } from './list.js';
+import { memberActivityList, membershipList } from './list.js';
 import { MembershipImportBody, MembershipPatchBody, JoinCreateBody, PointsAdjustmentCreateBody } from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
+import { LoyaltyActivityEntry } from '../../../records/loyalty/activity-entry.js';
 
 const tags = ['loyalty-memberships'];
 /** A membership as lists and GET return it: include=customer adds the embedded customer. */
@@ -100,6 +101,23 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
       },
     },
     async (request) => memberships.get(authOf(request).organizationId, request.params.id, request.query.include),
+  );
+
+  app.get(
+    '/loyalty-memberships/:id/activity',
+    {
+      config: read,
+      schema: {
+        operationId: 'listLoyaltyMemberActivity',
+        summary:
+          "The member's activity feed: every change of their standing (joining, points, rewards, stamps, tiers, referrals), newest first (filter kind, occurredAt)",
+        tags,
+        params: IdParams,
+        querystring: listQuerySchema(memberActivityList),
+        response: { 200: listEnvelope(LoyaltyActivityEntry) },
+      },
+    },
+    async (request) => memberships.activity(authOf(request).organizationId, request.params.id, request.query),
   );
 
   app.patch(

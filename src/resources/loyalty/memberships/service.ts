@@ -13,7 +13,9 @@ import { recordActivity } from '../engine/activity.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../programs/queries.js';
 import { importMemberships } from './import.js';
-import { membershipList } from './list.js';
+import { memberActivityList, membershipList, scopedMemberActivityList } from './list.js';
+import { compileFilterParam } from '../../../lists/filter.js';
+import { type ActivityRow, toActivityEntry } from '../../../records/loyalty/activity-entry.js';
 import {
   customerExists,
   deleteMembershipRow,
@@ -50,6 +52,21 @@ export class LoyaltyMembershipService {
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(this.db, membershipList, organizationId, params, toMembership);
+  }
+
+  /**
+   * The member activity feed (docs/api.md#member-activity-feed): the caller's filter is checked against the feed's
+   * own fields first (so a bad one is 400 naming them), then ANDed with the membership. Another organization's
+   * membership is 404 like a missing one.
+   */
+  async activity(organizationId: string, id: string, params: ListParams) {
+    compileFilterParam(memberActivityList, params.filter);
+    if (!(await findMembership(this.db, organizationId, id))) throw notFound('The loyalty membership');
+    const scope = JSON.stringify({ loyaltyMembershipId: id });
+    const filter = params.filter ? `{"$and":[${scope},${params.filter}]}` : scope;
+    return listRecords(this.db, scopedMemberActivityList, organizationId, { ...params, filter }, (row: ActivityRow) =>
+      toActivityEntry(row),
+    );
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyMembership> {
