@@ -61,7 +61,12 @@ export function scheduledJobs(config: Config, registry?: Registry): JobDefinitio
 }
 
 /** What the operator's CLI does to organizations; the CLI reaches resources only through this root. */
-export { allOrganizations, createOrganization, isTimeZone } from './resources/organization/service.js';
+export {
+  allOrganizations,
+  createOrganization,
+  isTimeZone,
+  updateOrganizationPlan,
+} from './resources/organization/service.js';
 export type { Organization } from './records/organization.js';
 
 export interface Runtime {

@@ -2,7 +2,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
-import { allOrganizations, createOrganization, isTimeZone, permissionCatalog } from '../compose.js';
+import {
+  allOrganizations,
+  createOrganization,
+  isTimeZone,
+  permissionCatalog,
+  updateOrganizationPlan,
+} from '../compose.js';
 import { ConfigError } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
 import { migrateToLatest } from '../db/engine.js';
@@ -101,6 +107,54 @@ org
       );
     });
   });
+org
+  .command('update')
+  .description(
+    "Change an organization's name, time zone or plan allowances (the plan is the operator's: the API cannot change it). A new allowance governs the next request in every process.",
+  )
+  .argument('<id>', 'organization id', uuid)
+  .option('--name <name>', 'display name')
+  .option('--timezone <tz>', 'IANA time zone')
+  .option('--api-requests-per-minute <n>', 'organization bucket ceiling (at least 10)', positiveInteger)
+  .option('--loyalty-events-per-minute <n>', 'POST /loyalty-events bucket ceiling', positiveInteger)
+  .option('--loyalty-stamps-per-minute <n>', 'POST /loyalty-stamps bucket ceiling', positiveInteger)
+  .option('--json', 'print one JSON object { organization, changed }')
+  .action(
+    async (
+      id: string,
+      options: {
+        name?: string;
+        timezone?: string;
+        apiRequestsPerMinute?: number;
+        loyaltyEventsPerMinute?: number;
+        loyaltyStampsPerMinute?: number;
+        json?: boolean;
+      },
+    ) => {
+      const { json, ...changes } = options;
+      if (Object.keys(changes).length === 0) {
+        throw new Error(
+          'Nothing to change: give --name, --timezone, --api-requests-per-minute, --loyalty-events-per-minute or --loyalty-stamps-per-minute.',
+        );
+      }
+      // Checked before the database opens, so a typo leaves nothing behind.
+      if (changes.timezone !== undefined && !isTimeZone(changes.timezone)) {
+        throw new Error(`Unknown time zone "${changes.timezone}": use an IANA name such as Europe/Berlin.`);
+      }
+      await withCli(async ({ database }) => {
+        const updated = await updateOrganizationPlan(database.db, id, changes);
+        if (!updated) throw new Error(`No organization has the id ${id}.`);
+        const { organization: o, changed } = updated;
+        print(
+          Boolean(json),
+          updated,
+          `${changed ? 'Updated' : 'Nothing changed for'} organization "${o.name}" (${o.id}, ${o.timezone}): ` +
+            `${o.plan.apiRequestsPerMinute} requests, ${o.plan.loyaltyEventsPerMinute} loyalty events and ` +
+            `${o.plan.loyaltyStampsPerMinute} loyalty stamps per minute.`,
+        );
+      });
+    },
+  );
 org
   .command('list')
   .description('List organizations.')

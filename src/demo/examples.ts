@@ -12,6 +12,11 @@ const filter = (document: object) => JSON.stringify(document);
  */
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   getOrganization: { summary: "The key's organization" },
+  updateOrganization: {
+    // Sets a value rather than toggling one, so a second click answers the same record (and writes nothing).
+    summary: 'Warn two weeks before points and rewards expire',
+    body: { data: { settings: { expiringSoonDays: 14 } } },
+  },
 
   listProducts: { summary: 'The newest products' },
   bulkUpdateProducts: {

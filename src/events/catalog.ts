@@ -9,52 +9,114 @@
  */
 export interface CatalogEvent {
   name: string;
+  /** What sends it: the operations and jobs of this API, or, for a name nothing sends yet, service.md's words. */
   firesWhen: string;
+  /**
+   * False for a name service.md lists for records this API does not hold yet (questions, wishlists, quick filters,
+   * surveys, email templates): a subscription to it is accepted and receives nothing until they exist
+   * (docs/api.md#event-catalog).
+   */
+  firing: boolean;
 }
 
 const CRUD = ['created', 'updated', 'deleted'] as const;
 
-/** One row of service.md's table: its names (families as `resource.*`) and its "fires when" text. */
-const rows: readonly (readonly [readonly string[], string])[] = [
-  [['customer.updated', 'customer.deleted'], 'A customer record changes.'],
-  [['order.updated', 'order.deleted'], 'An order changes (PATCH or DELETE on the order).'],
+/**
+ * One entry per name of service.md's table, in its order (families as `resource.*`, one sentence for all three), each
+ * naming what sends it here. Checked against every place that records events (the recordEvents calls of src/resources
+ * and src/resource-kit); `firing: false` marks the names nothing sends yet.
+ */
+const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
   [
-    ['product.updated', 'product.deleted', 'productVariant.updated'],
-    'A product or variant changes (PATCH or DELETE on it).',
+    ['customer.updated'],
+    'PATCH /customers/{id}, and each customer that POST /customers/import creates or changes or PATCH /customers/bulk-update changes.',
   ],
-  [['site.created', 'site.updated', 'site.deleted'], 'A site changes.'],
-  [['customerTag.*', 'orderTag.*', 'productTag.*'], 'Tag changes.'],
-  [['review.created'], 'A review arrives, published or not.'],
-  [['review.updated'], 'A review is edited or its published state changes.'],
-  [['review.deleted'], 'A review is deleted.'],
-  [['productQuestion.created'], 'A question is asked, or recorded by the merchant.'],
-  [['productQuestion.updated'], 'A question is published, rejected or edited.'],
-  [['productQuestion.deleted'], 'A question is deleted, with its answers.'],
-  [['productQuestionAnswer.created'], 'An answer is written, by the merchant or a shopper.'],
-  [['productQuestionAnswer.updated'], 'An answer is edited, published or hidden.'],
-  [['productQuestionAnswer.deleted'], 'An answer is deleted.'],
-  [['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], 'A survey flow changes.'],
-  [['survey.deleted'], 'A sent survey is deleted.'],
-  [['loyaltyMembership.created'], 'A customer joins a program.'],
-  [['loyaltyMembership.tierChanged'], 'A member moves between tiers.'],
-  [['loyaltyMembership.deleted'], 'A membership is removed.'],
-  [['loyaltyTransaction.created'], 'Points are earned, spent, adjusted or expired.'],
-  [['loyaltyReward.issued'], 'A member claims a reward and gets a code; also sent by POST /loyalty-rewards.'],
-  [['loyaltyReward.redeemed'], 'A code is used.'],
-  [['loyaltyReward.revoked', 'loyaltyReward.expired'], 'A reward stops being usable.'],
+  [['customer.deleted'], 'DELETE /customers/{id}.'],
+  [
+    ['order.updated'],
+    'PATCH /orders/{id}, and each order that POST /orders/import creates or changes or PATCH /orders/bulk-update changes.',
+  ],
+  [['order.deleted'], 'DELETE /orders/{id}.'],
+  [
+    ['product.updated'],
+    'PATCH /products/{id}, and each product that POST /products/import creates or changes (its variants, site links or tags included) or PATCH /products/bulk-update changes.',
+  ],
+  [['product.deleted'], 'DELETE /products/{id}.'],
+  [['productVariant.updated'], 'PATCH /products/{productId}/variants/{variantId}.'],
+  [['site.created'], 'POST /sites.'],
+  [['site.updated'], 'PATCH /sites/{id}.'],
+  [['site.deleted'], 'DELETE /sites/{id}.'],
+  [
+    ['customerTag.*', 'orderTag.*', 'productTag.*'],
+    'created: a write names a tag that does not exist yet (PATCH, import or bulk-update of customers, orders or products); updated: PATCH on the tag (a rename); deleted: DELETE on the tag.',
+  ],
+  [['review.created'], 'A review arrives, published or not: each new review of POST /reviews/import.'],
+  [
+    ['review.updated'],
+    'PATCH /reviews/{id}, each review that POST /reviews/import or PATCH /reviews/bulk-update changes, and each review DELETE /products/{id} unlinks and unpublishes.',
+  ],
+  [
+    ['review.deleted'],
+    'DELETE /reviews/{id}, and each review of a customer DELETE /customers/{id} removes or of a product DELETE /products/{id} removes while cascadeDeleteReviews is on.',
+  ],
+  [['productQuestion.created'], 'A question is asked, or recorded by the merchant.', false],
+  [['productQuestion.updated'], 'A question is published, rejected or edited.', false],
+  [['productQuestion.deleted'], 'A question is deleted, with its answers.', false],
+  [['productQuestionAnswer.created'], 'An answer is written, by the merchant or a shopper.', false],
+  [['productQuestionAnswer.updated'], 'An answer is edited, published or hidden.', false],
+  [['productQuestionAnswer.deleted'], 'An answer is deleted.', false],
+  [['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], 'A survey flow changes.', false],
+  [['survey.deleted'], 'A sent survey is deleted.', false],
+  [
+    ['loyaltyMembership.created'],
+    'POST /loyalty-memberships (a customer joins or rejoins a program), and each membership POST /loyalty-memberships/import creates.',
+  ],
+  [
+    ['loyaltyMembership.tierChanged'],
+    'A member moves between tiers: PATCH /loyalty-memberships/{id} (pinning), points that move a member up (earning, adjustments, imports), tier creation or changes that move members, membership import, and the overnight tier review.',
+  ],
+  [
+    ['loyaltyMembership.deleted'],
+    'DELETE /loyalty-memberships/{id}, and each membership of a customer DELETE /customers/{id} removes (leaving a program sends none).',
+  ],
+  [
+    ['loyaltyTransaction.created'],
+    'Each ledger entry: points earned (POST /loyalty-events, order import, POST /loyalty-history), spent (a claim), adjusted (POST /loyalty-memberships/{id}/points-adjustments, a balance set by POST /loyalty-memberships/import) or expired (POST /loyalty-activity/bulk-expire, the overnight job).',
+  ],
+  [
+    ['loyaltyReward.issued'],
+    'POST /loyalty-rewards, POST /loyalty-memberships/{id}/claim, and a rule that grants a reward (a full stamp card, a reward offer on order import).',
+  ],
+  [
+    ['loyaltyReward.redeemed'],
+    'POST /loyalty-rewards/redeem, and a reward code on an order that POST /orders/import imports.',
+  ],
+  [['loyaltyReward.revoked'], 'POST /loyalty-rewards/{id}/revoke.'],
+  [['loyaltyReward.expired'], 'The overnight loyalty job, for pending rewards whose expiresAt has passed.'],
   [
     ['loyaltyReward.expiringSoon', 'loyaltyPoints.expiringSoon'],
-    "A reward or a balance is about to expire. Produced by an overnight job on the organization's schedule, not by a customer action.",
+    "The overnight loyalty job (03:00 on the organization's clock), once per reward or credit expiring within expiringSoonDays; never a customer action.",
   ],
-  [['stampCard.created', 'stampCard.updated', 'stampCard.completed'], 'A stamp card is started, stamped or filled.'],
-  [['referral.updated'], 'A referral is created or attributed.'],
-  [['loyaltyProgram.*', 'loyaltyRule.*', 'loyaltyTier.*'], 'Configuration changes.'],
+  [['stampCard.created'], 'The first stamp of a card: POST /loyalty-stamps, or a stamp earned on order import.'],
+  [['stampCard.updated'], 'Each stamp: POST /loyalty-stamps, or a stamp earned on order import.'],
+  [['stampCard.completed'], 'The stamp that fills a card (sent after its stampCard.updated).'],
+  [
+    ['referral.updated'],
+    "A referral is created or attributed: POST /loyalty-events with a referral, or the referred customer's first order on import.",
+  ],
+  [['loyaltyProgram.*'], 'POST, PATCH and DELETE on /loyalty-programs.'],
+  [['loyaltyRule.*'], 'POST, PATCH and DELETE on /loyalty-rules.'],
+  [['loyaltyTier.*'], 'POST, PATCH and DELETE on /loyalty-tiers.'],
   [
     ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'],
     'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
+    false,
   ],
-  [['emailTemplate.*', 'quickFilter.*'], 'Configuration changes.'],
-  [['webhook.*'], 'Configuration changes: a webhook endpoint is created, updated or deleted through /webhooks.'],
+  [['emailTemplate.*', 'quickFilter.*'], 'Configuration changes.', false],
+  [
+    ['webhook.*'],
+    'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',
+  ],
 ];
 
 const expand = (name: string): string[] =>
@@ -62,7 +124,9 @@ const expand = (name: string): string[] =>
 
 /** Every subscribable event, in service.md's order. */
 export const EVENT_CATALOG: readonly CatalogEvent[] = Object.freeze(
-  rows.flatMap(([names, firesWhen]) => names.flatMap(expand).map((name) => Object.freeze({ name, firesWhen }))),
+  rows.flatMap(([names, firesWhen, firing = true]) =>
+    names.flatMap(expand).map((name) => Object.freeze({ name, firesWhen, firing })),
+  ),
 );
 
 const known: ReadonlySet<string> = new Set(EVENT_CATALOG.map((event) => event.name));

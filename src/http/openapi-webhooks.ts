@@ -161,8 +161,9 @@ function envelope(name: string, data: Json): Json {
 
 /**
  * Adds `webhooks` (one per catalog event, in the catalog's order) and the delivery header parameters to the
- * document. Throws on a resource naming an event the catalog does not hold, or two resources giving one event
- * different records, so a mistake stops the start rather than publishing a wrong document.
+ * document. Throws on a resource naming an event the catalog does not hold, two resources giving one event
+ * different records, or a catalog `firing` flag that disagrees with what the resources declare, so a mistake stops
+ * the start rather than publishing a wrong document (docs/api.md#event-catalog).
  */
 export function addWebhooks<T extends object>(document: T, resources: readonly ResourceModule[]): T {
   const openapi = document as unknown as Json;
@@ -179,11 +180,19 @@ export function addWebhooks<T extends object>(document: T, resources: readonly R
       }
     }
   }
+  // The catalog's `firing` must say what the resources send: a name some resource sends, and no other.
+  for (const { name, firing } of EVENT_CATALOG) {
+    if (firing !== carried.has(name)) {
+      throw new Error(
+        `${name} is marked firing: ${firing} in the event catalog, but ${firing ? 'no' : 'a'} resource declares it`,
+      );
+    }
+  }
   components.securitySchemes = { ...((components.securitySchemes as Json | undefined) ?? {}), ...SECURITY_SCHEMES };
   components.parameters = { ...((components.parameters as Json | undefined) ?? {}), ...PARAMETERS };
   const parameters = Object.keys(PARAMETERS).map((key) => ({ $ref: `#/components/parameters/${key}` }));
   const webhooks: Json = {};
-  for (const { name, firesWhen } of EVENT_CATALOG) {
+  for (const { name, firesWhen, firing } of EVENT_CATALOG) {
     const schema = carried.get(name);
     const data = schema
       ? documented(schema as Json, schemas)
@@ -192,7 +201,8 @@ export function addWebhooks<T extends object>(document: T, resources: readonly R
       post: {
         operationId: operationId(name),
         summary: name,
-        description: firesWhen,
+        description: firing ? firesWhen : `Not sent yet (firing: false in GET /v1/webhook-events). ${firesWhen}`,
+        'x-firing': firing,
         tags: [WEBHOOK_TAG.name],
         parameters,
         security: SECURITY,

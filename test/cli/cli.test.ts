@@ -184,6 +184,82 @@ describe('patron CLI', () => {
     expect(run.stdout).not.toContain('Nowhere');
   });
 
+  describe('org update', () => {
+    it('changes the plan allowances, name and time zone and prints { organization, changed }', async () => {
+      const updated = jsonOf(
+        await cli(
+          'org',
+          'update',
+          berlinOrganizationId,
+          '--name',
+          'Berliner Backstube',
+          '--timezone',
+          'Europe/Vienna',
+          '--api-requests-per-minute',
+          '1200',
+          '--loyalty-events-per-minute',
+          '240',
+          '--loyalty-stamps-per-minute',
+          '60',
+          '--json',
+        ),
+      );
+      expect(updated).toEqual({
+        changed: true,
+        organization: expect.objectContaining({
+          id: berlinOrganizationId,
+          name: 'Berliner Backstube',
+          timezone: 'Europe/Vienna',
+          plan: { apiRequestsPerMinute: 1200, loyaltyEventsPerMinute: 240, loyaltyStampsPerMinute: 60 },
+        }),
+      });
+    });
+
+    it('says when nothing changed (the values are already stored)', async () => {
+      const again = jsonOf(
+        await cli('org', 'update', berlinOrganizationId, '--api-requests-per-minute', '1200', '--json'),
+      );
+      expect(again.changed).toBe(false);
+      // Back to the names the later tests of this file read.
+      const restored = jsonOf(
+        await cli(
+          'org',
+          'update',
+          berlinOrganizationId,
+          '--name',
+          'Berliner Bäckerei',
+          '--timezone',
+          'Europe/Berlin',
+          '--json',
+        ),
+      );
+      expect(restored.organization).toMatchObject({ name: 'Berliner Bäckerei', timezone: 'Europe/Berlin' });
+    });
+
+    it('refuses a bad value with exit code 1 and one clear line, changing nothing', async () => {
+      expectFailure(
+        await cli('org', 'update', berlinOrganizationId, '--api-requests-per-minute', '5'),
+        /apiRequestsPerMinute must be an integer from 10/,
+      );
+      expectFailure(await cli('org', 'update', berlinOrganizationId, '--timezone', 'Mars/Olympus_Mons'), /time zone/i);
+      // Refused by the argument parser, which prints the command's help after the error.
+      const zero = await cli('org', 'update', berlinOrganizationId, '--loyalty-events-per-minute', '0');
+      expect(zero.code).toBe(1);
+      expect(zero.stderr).toMatch(/expected a positive integer/);
+      expectFailure(await cli('org', 'update', berlinOrganizationId), /Nothing to change/);
+      expectFailure(await cli('org', 'update', randomUUID(), '--name', 'Ghost'), /No organization has the id/);
+      const listed = (await cli('org', 'list', '--json')).stdout;
+      const berlin = (JSON.parse(listed) as { data: { id: string; plan: object }[] }).data.find(
+        (o) => o.id === berlinOrganizationId,
+      );
+      expect(berlin?.plan).toEqual({
+        apiRequestsPerMinute: 1200,
+        loyaltyEventsPerMinute: 240,
+        loyaltyStampsPerMinute: 60,
+      });
+    });
+  });
+
   describe('key create', () => {
     it('prints exactly { id, key, permissions }: an sk_ key and permissions ["all"] by default', async () => {
       const created = jsonOf(await cli('key', 'create', '--org', utcOrganizationId, '--json'));

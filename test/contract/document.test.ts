@@ -161,8 +161,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the POST of every event in the catalog as a webhook, data typed as the record it carries', async () => {
-    const catalog = (await t.request({ url: '/v1/webhook-events', key: tenant.key })).json().data as { name: string }[];
+    const catalog = (await t.request({ url: '/v1/webhook-events', key: tenant.key })).json().data as {
+      name: string;
+      firing: boolean;
+    }[];
     expect(Object.keys(document.webhooks)).toEqual(catalog.map((event) => event.name));
+    // The document marks the names nothing sends yet as the catalog does.
+    for (const event of catalog) expect(document.webhooks[event.name].post['x-firing'], event.name).toBe(event.firing);
     const notSentYet: string[] = [];
     for (const [name, webhook] of Object.entries(document.webhooks as Record<string, Json>)) {
       const body = webhook.post.requestBody.content['application/json'].schema;

@@ -1,6 +1,7 @@
 /**
  * Two `serve` processes sharing one PostgreSQL database and one Redis: an organization gets exactly its allowance
- * across both (two in-memory limiters would let ~1,200 of 1,000+ requests through instead of ~600).
+ * across both (two in-memory limiters would let ~1,200 of 1,000+ requests through instead of ~600), and an allowance
+ * the operator lowers with `patron org update` governs both within 5 s (docs/api.md#plan-changes).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -84,12 +85,26 @@ describe.skipIf(!postgresUrl || !redisUrl)('rate limit across two serve processe
   let dataDir: string;
   let redis: Redis;
   let organizationId: string | undefined;
+  let loweredOrganizationId: string | undefined;
   let servers: Server[] = [];
+  let env: Record<string, string | undefined>;
+  /** Both processes, started by the first test that needs them. */
+  const bothServers = async () => {
+    if (servers.length === 0) servers = await Promise.all([startServe(env), startServe(env)]);
+    return servers;
+  };
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'patron-multiprocess-'));
     redis = new Redis(redisUrl!);
+    env = {
+      DATABASE_URL: testDatabase.url,
+      REDIS_URL: redisUrl,
+      PATRON_DATA_DIR: dataDir,
+      PATRON_SECRET_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'warn',
+    };
   });
 
   afterAll(async () => {
@@ -102,20 +117,13 @@ describe.skipIf(!postgresUrl || !redisUrl)('rate limit across two serve processe
       }
     }
     // Only this organization's own bucket: nothing global is touched.
-    if (organizationId) await redis?.del(`patron:rl:org:${organizationId}`);
+    for (const id of [organizationId, loweredOrganizationId]) if (id) await redis?.del(`patron:rl:org:${id}`);
     redis?.disconnect();
     await testDatabase?.drop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('the organization gets exactly its allowance across both processes', async () => {
-    const env = {
-      DATABASE_URL: testDatabase.url,
-      REDIS_URL: redisUrl,
-      PATRON_DATA_DIR: dataDir,
-      PATRON_SECRET_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'warn',
-    };
     const organization = await cliJson(['org', 'create', '--name', 'Shared Bucket Bakery'], env);
     organizationId = organization.id as string;
     const created = await cliJson(['key', 'create', '--org', organizationId], env);
@@ -124,7 +132,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rate limit across two serve processe
     // A fresh organization has a fresh bucket.
     expect(await redis.exists(`patron:rl:org:${organizationId}`)).toBe(0);
 
-    servers = await Promise.all([startServe(env), startServe(env)]);
+    await bothServers();
 
     const answers: Answer[] = [];
     let next = 0;
@@ -177,5 +185,49 @@ describe.skipIf(!postgresUrl || !redisUrl)('rate limit across two serve processe
     const bucket = await redis.hgetall(`patron:rl:org:${organizationId}`);
     expect(Number(bucket.tokens)).toBeLessThan(BURST);
     for (const server of servers) expect(server.output()).not.toMatch(/falling back to per-process buckets/);
+  });
+
+  it('an apiRequestsPerMinute lowered with `patron org update` governs the bucket of both processes within 5 s', async () => {
+    const organization = await cliJson(['org', 'create', '--name', 'Downgraded Deli'], env);
+    loweredOrganizationId = organization.id as string;
+    const key = (await cliJson(['key', 'create', '--org', loweredOrganizationId], env)).key as string;
+    const [a, b] = await bothServers();
+    const get = (server: Server) =>
+      fetch(`${server.baseUrl}/v1/organization`, { headers: { authorization: `Bearer ${key}` } });
+    for (const server of [a!, b!]) {
+      // Both processes have served the organization at 600 (whatever either keeps per process is warm).
+      expect((await get(server)).headers.get('ratelimit-policy')).toBe('"org";q=600;w=60');
+    }
+
+    const updated = await cliJson(['org', 'update', loweredOrganizationId, '--api-requests-per-minute', '60'], env);
+    const changedAt = performance.now();
+    expect(updated).toMatchObject({ changed: true, organization: { plan: { apiRequestsPerMinute: 60 } } });
+
+    for (const server of [a!, b!]) {
+      let policy: string | null = null;
+      while (performance.now() - changedAt < 5_000) {
+        policy = (await get(server)).headers.get('ratelimit-policy');
+        if (policy === '"org";q=60;w=60') break;
+        await sleep(100);
+      }
+      expect(policy, `process at ${server.baseUrl} within 5 s`).toBe('"org";q=60;w=60');
+    }
+
+    // The lowered ceiling clamps the shared bucket (598 tokens were left): of 100 more requests across both
+    // processes, about 60 pass (plus the refill of 1 per second while they run), the rest are 429.
+    const started = performance.now();
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const response = await get(i % 2 === 0 ? a! : b!);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const ok = statuses.filter((status) => status === 200).length;
+    expect(ok).toBeLessThanOrEqual(60 + Math.ceil(seconds) + 1);
+    expect(ok).toBeGreaterThanOrEqual(50);
+    expect(statuses.filter((status) => status === 429).length).toBe(100 - ok);
+    const bucket = await redis.hgetall(`patron:rl:org:${loweredOrganizationId}`);
+    expect(Number(bucket.tokens)).toBeLessThan(60);
   });
 });

@@ -1,8 +1,9 @@
 import type { ResourceModule } from '../../http/types.js';
-import { organizationRoutes } from './routes.js';
+import { ORGANIZATION_WRITE, organizationRoutes } from './routes.js';
 
 export const organizationResource: ResourceModule = {
   name: 'organization',
+  permissions: [ORGANIZATION_WRITE],
   description: 'The organization the calling key belongs to: plan (rate limits) and settings.',
   routes: organizationRoutes,
 };

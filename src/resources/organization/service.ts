@@ -1,12 +1,28 @@
 import type { Kysely } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
-import { findOrganization, insertOrganization, listOrganizations } from './queries.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { unwrapData } from '../../resource-kit/body.js';
+import {
+  databaseKnowsTimeZone,
+  findOrganization,
+  insertOrganization,
+  listOrganizations,
+  updateOrganizationIfChanged,
+  type OrganizationChanges,
+} from './queries.js';
 import { toOrganization, type Organization } from '../../records/organization.js';
 import { insertDefaultProgram } from '../loyalty/index.js';
+import type { OrganizationBody, OrganizationInput } from './schemas.js';
+
+/**
+ * IANA names are Area/Location paths (or UTC): this refuses POSIX strings and offsets such as "+05:00", which
+ * PostgreSQL reads with the sign inverted.
+ */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/;
 
 export function isTimeZone(name: string): boolean {
+  if (!IANA_NAME.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -55,4 +71,92 @@ export async function createOrganization(db: Kysely<DB>, input: NewOrganization)
 
 export async function allOrganizations(db: Kysely<DB>): Promise<Organization[]> {
   return (await listOrganizations(db)).map(toOrganization);
+}
+
+const unknownZone = (timezone: string) => `Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`;
+
+/**
+ * PATCH /organization (docs/api.md#organization-settings): name, time zone and settings. Sends no event: service.md's
+ * event catalog has no organization event (docs/api.md#event-catalog). A PATCH that changes nothing writes nothing
+ * (docs/api.md#writes-that-change-nothing).
+ */
+export async function updateOrganization(
+  db: Kysely<DB>,
+  organizationId: string,
+  body: OrganizationBody | undefined,
+): Promise<Organization> {
+  const { fields, path } = unwrapData<OrganizationInput>(body, 'organization');
+  const changes: OrganizationChanges = {
+    cascade_delete_reviews: fields.settings?.cascadeDeleteReviews,
+    review_summary_min_reviews: fields.settings?.reviewSummaryMinReviews,
+    expiring_soon_days: fields.settings?.expiringSoonDays,
+  };
+  if (fields.name !== undefined) {
+    changes.name = fields.name.trim();
+    if (!changes.name) {
+      throw validationError('Invalid request: the organization name must not be blank.', [
+        { path: `${path}.name`, message: 'must not be blank' },
+      ]);
+    }
+  }
+  if (fields.timezone !== undefined) {
+    if (!isTimeZone(fields.timezone) || !(await databaseKnowsTimeZone(db, fields.timezone))) {
+      throw validationError(unknownZone(fields.timezone), [
+        { path: `${path}.timezone`, message: 'must be an IANA time zone name the database knows' },
+      ]);
+    }
+    changes.timezone = fields.timezone;
+  }
+  const row = await updateOrganizationIfChanged(db, organizationId, changes);
+  return row ? toOrganization(row) : getOrganization(db, organizationId);
+}
+
+/** What the operator's `patron org update` may change: the plan allowances too, which the API never changes. */
+export interface OrganizationUpdate {
+  name?: string | undefined;
+  timezone?: string | undefined;
+  apiRequestsPerMinute?: number | undefined;
+  loyaltyEventsPerMinute?: number | undefined;
+  loyaltyStampsPerMinute?: number | undefined;
+}
+
+const INTEGER_MAX = 2_147_483_647;
+
+function checkAllowance(name: string, value: number | undefined, minimum: number, why: string): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < minimum || value > INTEGER_MAX) {
+    throw new Error(`${name} must be an integer from ${minimum} to ${INTEGER_MAX}${why}.`);
+  }
+}
+
+/**
+ * Operator action (CLI): changes an organization's name, time zone or plan. Every process reads the plan with the key
+ * on each request, so a new allowance governs the next request anywhere (docs/api.md#plan-changes). Returns undefined
+ * when no organization has the id; throws an Error naming a bad value before writing anything.
+ */
+export async function updateOrganizationPlan(
+  db: Kysely<DB>,
+  organizationId: string,
+  input: OrganizationUpdate,
+): Promise<{ organization: Organization; changed: boolean } | undefined> {
+  const name = input.name?.trim();
+  if (name !== undefined && !name) throw new Error('The organization name must not be empty.');
+  if (input.timezone !== undefined) {
+    if (!isTimeZone(input.timezone) || !(await databaseKnowsTimeZone(db, input.timezone))) {
+      throw new Error(unknownZone(input.timezone));
+    }
+  }
+  checkAllowance('apiRequestsPerMinute', input.apiRequestsPerMinute, 10, ' (the most expensive request costs 10)');
+  checkAllowance('loyaltyEventsPerMinute', input.loyaltyEventsPerMinute, 1, '');
+  checkAllowance('loyaltyStampsPerMinute', input.loyaltyStampsPerMinute, 1, '');
+  const row = await updateOrganizationIfChanged(db, organizationId, {
+    name,
+    timezone: input.timezone,
+    api_requests_per_minute: input.apiRequestsPerMinute,
+    loyalty_events_per_minute: input.loyaltyEventsPerMinute,
+    loyalty_stamps_per_minute: input.loyaltyStampsPerMinute,
+  });
+  if (row) return { organization: toOrganization(row), changed: true };
+  const current = await findOrganization(db, organizationId);
+  return current ? { organization: toOrganization(current), changed: false } : undefined;
 }

@@ -48,7 +48,14 @@ export const WebhookEventCatalog = Type.Object(
     data: Type.Array(
       Type.Object({
         name: Type.String({ description: "The exact string to put in a webhook endpoint's events." }),
-        firesWhen: Type.String(),
+        firesWhen: Type.String({
+          description:
+            'What sends the event: the operations and jobs of this API (the specification’s words where firing is false).',
+        }),
+        firing: Type.Boolean({
+          description:
+            'False when nothing in this API sends the event yet (its records do not exist here): a subscription is accepted and receives nothing.',
+        }),
       }),
     ),
   },

@@ -58,7 +58,7 @@ export class WebhookService {
   }
 
   catalog() {
-    return { data: EVENT_CATALOG.map(({ name, firesWhen }) => ({ name, firesWhen })) };
+    return { data: EVENT_CATALOG.map(({ name, firesWhen, firing }) => ({ name, firesWhen, firing })) };
   }
 
   async list(organizationId: string, params: ListParams) {
