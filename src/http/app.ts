@@ -377,6 +377,12 @@ function enforceRouteContract(app: PatronApp): void {
     if (!Number.isInteger(config.cost) || (config.cost ?? 0) < 1) {
       throw new Error(`Route ${route.method} ${route.url} declares no cost`);
     }
+    // A body naming required create fields is checked before the Idempotency-Key is claimed, so a body missing one
+    // is 400 whatever key it carries (docs/api.md#order-of-checks): the route must say how (checkCreateBody).
+    const body = route.schema?.body as { 'x-required'?: unknown } | undefined;
+    if (Array.isArray(body?.['x-required']) && !config.checkBody) {
+      throw new Error(`Route ${route.method} ${route.url} requires body fields but declares no checkBody`);
+    }
     route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NO_QUERY_PARAMETERS };
   });
 }

@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js';
+import { validationError, type ErrorDetail } from '../http/errors.js';
 
 /**
  * The two body forms (docs/api.md#wrapped-and-unwrapped-bodies): the fields inside `data` (the reference form) or at
@@ -28,3 +28,28 @@ export function unwrapData<Fields extends object>(
 export function requiredOnCreate<T extends object>(schema: T, required: readonly string[]): T {
   return { ...schema, 'x-required': [...required] };
 }
+
+/** 400 naming every required field that is missing (creates take the same optional fields as updates). */
+export function requireFields(fields: object, names: readonly string[], path: string): void {
+  const missing: ErrorDetail[] = names
+    .filter((name) => (fields as Record<string, unknown>)[name] === undefined)
+    .map((name) => ({ path: `${path}.${name}`, message: 'is required' }));
+  if (missing.length) {
+    throw validationError(
+      `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
+      missing,
+    );
+  }
+}
+
+/**
+ * A create route's `checkBody`: the body form and the required fields, checked before the Idempotency-Key is claimed
+ * (docs/api.md#order-of-checks), with the errors the service would give. The app refuses to start a route whose body
+ * names required fields (requiredOnCreate) without one.
+ */
+export const checkCreateBody =
+  (required: readonly string[], noun: string) =>
+  (body: unknown): void => {
+    const { fields, path } = unwrapData(body as Record<string, unknown> | undefined, noun);
+    requireFields(fields, required, path);
+  };

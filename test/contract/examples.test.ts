@@ -121,6 +121,55 @@ describe('documented examples', () => {
   });
 });
 
+describe('a create missing its required fields', () => {
+  it('is 400 naming them before its Idempotency-Key is looked at: the key stays free, and a used key changes nothing', async () => {
+    // A world of its own: the examples above have changed the first one.
+    const { key: ownKey } = await seedDemo(t.testDatabase.database, t.config);
+    // Bodies whose fields go inside data or at the top level: the schema cannot require them (imports' rows can).
+    const creates = operations.filter(({ operation }) => {
+      const schema = operation.requestBody?.content?.['application/json']?.schema;
+      return schema?.required?.includes('data') && schema.properties.data.type === 'object';
+    });
+    expect(creates.map(({ operation }) => operation.operationId).sort()).toEqual([
+      'adjustLoyaltyPoints',
+      'createLoyaltyProgram',
+      'createLoyaltyRule',
+      'createLoyaltyTier',
+      'createSite',
+      'issueLoyaltyReward',
+      'joinLoyaltyProgram',
+      'reportLoyaltyEvent',
+    ]);
+    for (const { method, path, operation } of creates) {
+      let url = `/v1${path}`;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, parameter.example);
+      }
+      const media = operation.requestBody.content['application/json'];
+      const example = (Object.values(media.examples)[0] as Json).value;
+      const required = media.schema.properties.data.required as string[];
+      const send = (body: unknown) =>
+        t.request({
+          method: method.toUpperCase() as 'POST',
+          url,
+          key: ownKey,
+          body,
+          headers: { 'idempotency-key': `missing-${operation.operationId}` },
+        });
+      const refused = await send({ data: {} });
+      expect(refused.statusCode, `${operation.operationId}: ${refused.body}`).toBe(400);
+      expect(refused.json().error.details.map((detail: Json) => detail.path)).toEqual(
+        required.map((field) => `body.data.${field}`),
+      );
+      const accepted = await send(example);
+      expect(accepted.statusCode, `${operation.operationId}: ${accepted.body}`).toBeLessThan(300);
+      expect(accepted.headers['idempotent-replayed']).toBeUndefined();
+      const afterwards = await send({});
+      expect(afterwards.statusCode, `${operation.operationId}: ${afterwards.body}`).toBe(400);
+    }
+  }, 120_000);
+});
+
 async function writeResponses(answered: Record<string, { status: number; body: unknown }>) {
   const file = new URL('../../src/demo/responses.ts', import.meta.url);
   const text = `import type { ResponseExample } from '../http/types.js';

@@ -25,18 +25,7 @@ export function dataBody<T extends TProperties>(
   ) as TObject<OptionalAll<T> & { data: TOptional<TObject<OptionalAll<T>>> }>;
 }
 
-/** 400 naming every required field that is missing (creates take the same optional fields as updates). */
-export function requireFields(fields: object, names: readonly string[], path: string): void {
-  const missing: ErrorDetail[] = names
-    .filter((name) => (fields as Record<string, unknown>)[name] === undefined)
-    .map((name) => ({ path: `${path}.${name}`, message: 'is required' }));
-  if (missing.length) {
-    throw validationError(
-      `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
-      missing,
-    );
-  }
-}
+export { requireFields } from '../../resource-kit/body.js';
 
 /** 400 for a PATCH that changes nothing: almost always a client mistake (a field name misspelt inside data). */
 export function requireSomeField(fields: object, path: string): void {

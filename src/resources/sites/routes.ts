@@ -1,11 +1,12 @@
 import { authOf } from '../../http/auth.js';
+import { checkCreateBody } from '../../resource-kit/body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { siteList } from './list.js';
 import { Site } from '../../records/site.js';
-import { SiteBody, SiteCreateBody } from './schemas.js';
+import { SiteBody, SiteCreateBody, SITE_REQUIRED } from './schemas.js';
 import { SiteService } from './service.js';
 
 const tags = ['sites'];
@@ -33,7 +34,11 @@ export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.post(
     '/sites',
     {
-      config: { ...write, refusals: { 409: 'a site with this domain already exists' } },
+      config: {
+        ...write,
+        refusals: { 409: 'a site with this domain already exists' },
+        checkBody: checkCreateBody(SITE_REQUIRED, 'site'),
+      },
       schema: {
         operationId: 'createSite',
         summary:

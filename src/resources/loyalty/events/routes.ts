@@ -1,4 +1,5 @@
 import { authOf } from '../../../http/auth.js';
+import { checkCreateBody } from '../../../resource-kit/body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { ENDPOINT_BUCKETS } from '../../../ratelimit/buckets.js';
 import {
@@ -8,6 +9,7 @@ import {
   LoyaltyStampBody,
   LoyaltyStampResult,
   LoyaltyEventCreateBody,
+  LOYALTY_EVENT_REQUIRED,
 } from './schemas.js';
 import { LoyaltyEarningService } from './service.js';
 
@@ -20,6 +22,7 @@ export function earningRoutes(app: PatronApp, { db }: PlatformServices): void {
     '/loyalty-events',
     {
       config: {
+        checkBody: checkCreateBody(LOYALTY_EVENT_REQUIRED, 'loyalty event'),
         permission: 'loyalty:write',
         cost: 1,
         buckets: [ENDPOINT_BUCKETS.loyaltyEvents],

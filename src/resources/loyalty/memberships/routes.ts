@@ -1,11 +1,19 @@
 import Type from 'typebox';
+import { checkCreateBody } from '../../../resource-kit/body.js';
 import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, SkippedRow } from '../../../records/common.js';
 import { memberActivityList, membershipList } from './list.js';
-import { MembershipImportBody, MembershipPatchBody, JoinCreateBody, PointsAdjustmentCreateBody } from './schemas.js';
+import {
+  MembershipImportBody,
+  MembershipPatchBody,
+  JoinCreateBody,
+  PointsAdjustmentCreateBody,
+  JOIN_REQUIRED,
+  POINTS_ADJUSTMENT_REQUIRED,
+} from './schemas.js';
 import { LoyaltyMembershipService } from './service.js';
 import { EmbeddedCustomer } from '../../../records/customer.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
@@ -43,6 +51,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
     '/loyalty-memberships',
     {
       config: {
+        checkBody: checkCreateBody(JOIN_REQUIRED, 'membership'),
         ...write,
         refusals: {
           409: 'the customer is already an active member',
@@ -186,6 +195,7 @@ export function pointsAdjustmentRoute(app: PatronApp, { db }: PlatformServices):
     '/loyalty-memberships/:id/points-adjustments',
     {
       config: {
+        checkBody: checkCreateBody(POINTS_ADJUSTMENT_REQUIRED, 'points adjustment'),
         permission: 'loyalty:write',
         cost: 1,
         refusals: { 409: 'the member has left, or the balance would go below 0 or above 2^53-1' },

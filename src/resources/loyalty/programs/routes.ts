@@ -1,10 +1,11 @@
 import { authOf } from '../../../http/auth.js';
+import { checkCreateBody } from '../../../resource-kit/body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { programList } from './list.js';
-import { ProgramBody, ProgramCreateBody } from './schemas.js';
+import { ProgramBody, ProgramCreateBody, PROGRAM_REQUIRED } from './schemas.js';
 import { LoyaltyProgramService } from './service.js';
 import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 
@@ -33,7 +34,7 @@ export function programRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.post(
     '/loyalty-programs',
     {
-      config: write,
+      config: { ...write, checkBody: checkCreateBody(PROGRAM_REQUIRED, 'loyalty program') },
       schema: {
         operationId: 'createLoyaltyProgram',
         summary:

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { checkCreateBody } from '../../../resource-kit/body.js';
 import { authOf } from '../../../http/auth.js';
 import { optionalBody } from '../../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
@@ -6,7 +7,7 @@ import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { rewardList } from './list.js';
-import { ClaimBody, RedeemBody, RevokeBody, IssueCreateBody } from './schemas.js';
+import { ClaimBody, RedeemBody, RevokeBody, IssueCreateBody, ISSUE_REQUIRED } from './schemas.js';
 import { LoyaltyRewardService } from './service.js';
 import { LoyaltyReward } from '../../../records/loyalty/reward.js';
 
@@ -37,6 +38,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
     '/loyalty-rewards',
     {
       config: {
+        checkBody: checkCreateBody(ISSUE_REQUIRED, 'reward'),
         ...write,
         refusals: {
           409: 'the member has left, or the reward would be born expired',

@@ -1,10 +1,11 @@
 import { authOf } from '../../../http/auth.js';
+import { checkCreateBody } from '../../../resource-kit/body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { tierList } from './list.js';
-import { TierBody, TierCreateBody } from './schemas.js';
+import { TierBody, TierCreateBody, TIER_REQUIRED } from './schemas.js';
 import { LoyaltyTierService } from './service.js';
 import { LoyaltyTier } from '../../../records/loyalty/tier.js';
 
@@ -34,6 +35,7 @@ export function tierRoutes(app: PatronApp, { db }: PlatformServices): void {
     '/loyalty-tiers',
     {
       config: {
+        checkBody: checkCreateBody(TIER_REQUIRED, 'loyalty tier'),
         ...write,
         refusals: {
           409: 'the program already has a tier at this threshold',
