@@ -13,22 +13,30 @@ interface CursorPayload {
   v: string | number | null;
   /** Id of the last row. */
   i: string;
+  /**
+   * Hash of the saved selection (quick filter) and its version, when the request named one: absent otherwise, so
+   * cursors of lists without one read as before (docs/api.md#quick-filters).
+   */
+  q?: string;
 }
+
+const savedBinding = (version: string) => createHash('sha256').update(version).digest('base64url').slice(0, 16);
 
 /** Ties a cursor to the query it was issued for (docs/api.md#pagination-and-cursors). */
 export function cursorBinding(sortKey: string, filter: string, search: string): string {
   return createHash('sha256').update(`${sortKey}\n${filter}\n${search}`).digest('base64url').slice(0, 16);
 }
 
-export function encodeCursor(binding: string, position: CursorPosition): string {
+export function encodeCursor(binding: string, position: CursorPosition, savedVersion?: string): string {
   const payload: CursorPayload = { b: binding, v: position.value, i: position.id };
+  if (savedVersion !== undefined) payload.q = savedBinding(savedVersion);
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
 const invalid = (message: string) =>
   validationError(message, [{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
 
-export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPosition {
+export function decodeCursor(raw: string, binding: string, sort: Sort, savedVersion?: string): CursorPosition {
   let payload: Partial<CursorPayload>;
   try {
     payload = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<CursorPayload>;
@@ -40,6 +48,13 @@ export function decodeCursor(raw: string, binding: string, sort: Sort): CursorPo
   }
   if (payload.b !== binding) {
     throw invalid('The cursor was issued for a different sort, filter or search; start again without a cursor.');
+  }
+  if (payload.q !== (savedVersion === undefined ? undefined : savedBinding(savedVersion))) {
+    throw invalid(
+      savedVersion === undefined || payload.q === undefined
+        ? 'The cursor was issued for a different quick filter; start again without a cursor.'
+        : 'The cursor was issued for a different quick filter, or the quick filter changed since; start again without a cursor.',
+    );
   }
   const value = payload.v ?? null;
   const valid =
