@@ -36,7 +36,8 @@ export function encodeCursor(binding: string, position: CursorPosition, savedVer
 const invalid = (message: string) =>
   validationError(message, [{ path: 'query.cursor', message: 'is not a valid cursor for this query' }]);
 
-export function decodeCursor(raw: string, binding: string, sort: Sort, savedVersion?: string): CursorPosition {
+/** The cursor's payload, or 400 when it is not one Patron wrote (checked before anything is read). */
+export function readCursor(raw: string): Partial<CursorPayload> & { i: string } {
   let payload: Partial<CursorPayload>;
   try {
     payload = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<CursorPayload>;
@@ -46,6 +47,11 @@ export function decodeCursor(raw: string, binding: string, sort: Sort, savedVers
   if (!payload || typeof payload !== 'object' || typeof payload.i !== 'string' || !isUuid(payload.i)) {
     throw invalid('The cursor is malformed: pass the nextCursor of a previous response unchanged.');
   }
+  return payload as Partial<CursorPayload> & { i: string };
+}
+
+export function decodeCursor(raw: string, binding: string, sort: Sort, savedVersion?: string): CursorPosition {
+  const payload = readCursor(raw);
   if (payload.b !== binding) {
     throw invalid('The cursor was issued for a different sort, filter or search; start again without a cursor.');
   }

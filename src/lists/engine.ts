@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
+import { cursorBinding, decodeCursor, encodeCursor, readCursor } from './cursor.js';
 import { compileFilter, compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';
 import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
 import { chooseRowByRow } from './related.js';
@@ -77,6 +77,21 @@ export function compileSelection(
     where: sql.join(conditions, sql` and `),
     related,
   };
+}
+
+/** Compiled only to be checked: never run, so no organization is needed. */
+const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Checks a request's own list or selection parameters (filter, search, sort, include, the cursor's form) before a
+ * saved selection it names is read, so that bad input is 400 whether or not the quick filter exists
+ * (docs/api.md#quick-filters). The list, bulk update or query then checks them again as it runs.
+ */
+export function checkRequestSelection(definition: ListDefinition, params: ListParams): void {
+  parseIncludes(definition, params.include);
+  if (params.sort) parseSort(definition, params.sort);
+  compileSelection(definition, NO_ORGANIZATION, { filter: params.filter, search: params.search });
+  if (params.cursor) readCursor(params.cursor);
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */

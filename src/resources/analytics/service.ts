@@ -24,6 +24,9 @@ export class AnalyticsService {
 
   async query(organizationId: string, body: AnalyticsQueryBody): Promise<AnalyticsResult> {
     const plan = planQuery(body);
+    const list = listWithJoins(plan.source);
+    // The body's own filter is checked before the quick filter is read: bad input is 400 before a missing one is 404.
+    compileSelection(list, organizationId, { filter: plan.filter }, [], new Set(), 'body.filter');
     const saved = await resolveQuickFilter(
       this.db,
       organizationId,
@@ -35,7 +38,7 @@ export class AnalyticsService {
       dimension?.def.join ? [dimension.def.join] : [],
     );
     const selection = compileSelection(
-      listWithJoins(plan.source),
+      list,
       organizationId,
       { filter: plan.filter, saved },
       joinNames,

@@ -38,7 +38,10 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return customers.list(organizationId, await withQuickFilter(db, organizationId, 'customers', request.query));
+      return customers.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'customers', customerList, request.query),
+      );
     },
   );
 
@@ -57,7 +60,7 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'customers', request.query);
+      const selection = await withQuickFilter(db, organizationId, 'customers', customerList, request.query);
       return { count: await customers.bulkUpdate(organizationId, selection, request.body) };
     },
   );

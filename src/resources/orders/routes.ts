@@ -32,7 +32,7 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return orders.list(organizationId, await withQuickFilter(db, organizationId, 'orders', request.query));
+      return orders.list(organizationId, await withQuickFilter(db, organizationId, 'orders', orderList, request.query));
     },
   );
 
@@ -51,7 +51,7 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'orders', request.query);
+      const selection = await withQuickFilter(db, organizationId, 'orders', orderList, request.query);
       return { count: await orders.bulkUpdate(organizationId, selection, request.body) };
     },
   );

@@ -40,7 +40,10 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return products.list(organizationId, await withQuickFilter(db, organizationId, 'products', request.query));
+      return products.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'products', productList, request.query),
+      );
     },
   );
 
@@ -59,7 +62,7 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'products', request.query);
+      const selection = await withQuickFilter(db, organizationId, 'products', productList, request.query);
       return { count: await products.bulkUpdate(organizationId, selection, request.body) };
     },
   );

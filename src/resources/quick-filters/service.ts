@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { recordEvents } from '../../events/outbox.js';
 import { notFound, validationError, type ErrorDetail } from '../../http/errors.js';
-import { listRecords } from '../../lists/engine.js';
+import { checkRequestSelection, listRecords } from '../../lists/engine.js';
 import { compileFilter, FILTER_LIMITS, NUL_MESSAGE } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';
 import { parseSort } from '../../lists/sort.js';
@@ -64,13 +64,19 @@ export async function resolveQuickFilter(
   return { filter: row.filter, search: row.search, sort: row.sort, version: `${row.id}@${row.version}`, path };
 }
 
-/** A list's or bulk update's query with the quick filter it names resolved, as the list engine takes it. */
-export async function withQuickFilter<Query extends { quickFilter?: string | undefined }>(
+/**
+ * A list's or bulk update's query with the quick filter it names resolved, as the list engine takes it. The query's
+ * own parameters are checked first, so bad input is 400 before a missing quick filter is 404.
+ */
+export async function withQuickFilter<Query extends ListParams & { quickFilter?: string | undefined }>(
   db: Executor,
   organizationId: string,
   resource: QuickFilterResource,
+  list: ListDefinition,
   query: Query,
 ): Promise<Query & { saved?: SavedSelection | undefined }> {
+  if (query.quickFilter === undefined) return query;
+  checkRequestSelection(list, query);
   return { ...query, saved: await resolveQuickFilter(db, organizationId, resource, query.quickFilter) };
 }
 

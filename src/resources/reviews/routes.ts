@@ -32,7 +32,10 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return reviews.list(organizationId, await withQuickFilter(db, organizationId, 'reviews', request.query));
+      return reviews.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query),
+      );
     },
   );
 
@@ -52,7 +55,7 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'reviews', request.query);
+      const selection = await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query);
       return { count: await reviews.bulkUpdate(organizationId, selection, request.body) };
     },
   );

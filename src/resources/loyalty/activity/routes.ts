@@ -42,7 +42,7 @@ export function listActivityRoute(app: PatronApp, { db }: PlatformServices): voi
       const { organizationId } = authOf(request);
       return activity.activity(
         organizationId,
-        await withQuickFilter(db, organizationId, 'loyalty-activity', request.query),
+        await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query),
       );
     },
   );
@@ -73,7 +73,7 @@ export function bulkExpireRoute(app: PatronApp, { db }: PlatformServices): void 
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'loyalty-activity', request.query);
+      const selection = await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query);
       return activity.bulkExpire(organizationId, selection, request.body);
     },
   );

@@ -40,7 +40,7 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
       const { organizationId } = authOf(request);
       return memberships.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'loyalty-memberships', request.query),
+        await withQuickFilter(db, organizationId, 'loyalty-memberships', membershipList, request.query),
       );
     },
   );

@@ -33,7 +33,10 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return rewards.list(organizationId, await withQuickFilter(db, organizationId, 'loyalty-rewards', request.query));
+      return rewards.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'loyalty-rewards', rewardList, request.query),
+      );
     },
   );
 
