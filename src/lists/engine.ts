@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { cursorBinding, decodeCursor, encodeCursor, readCursor } from './cursor.js';
+import { checkCursorBeforeSaved, cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
 import { compileFilter, compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';
 import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
 import { chooseRowByRow } from './related.js';
@@ -83,15 +83,28 @@ export function compileSelection(
 const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Checks a request's own list or selection parameters (filter, search, sort, include, the cursor's form) before a
- * saved selection it names is read, so that bad input is 400 whether or not the quick filter exists
+ * What a cursor's `b` binds: the request's own sort (or the list's default), filter and search. A saved selection's
+ * sort, which applies when the request names none, is bound by the cursor's `q` with the rest of it, so `b` can be
+ * checked before the saved selection is read, and cursors without one are as they always were.
+ */
+function requestBinding(definition: ListDefinition, params: ListParams): string {
+  return cursorBinding(
+    params.sort ?? definition.defaultSort,
+    params.filter ? canonicalJson(JSON.parse(params.filter)) : '',
+    params.search?.trim() ?? '',
+  );
+}
+
+/**
+ * Checks the parameters of a request that names a saved selection (filter, search, sort, include, the cursor) before
+ * the saved selection is read, so that bad input is 400 whether or not the quick filter exists
  * (docs/api.md#quick-filters). The list, bulk update or query then checks them again as it runs.
  */
 export function checkRequestSelection(definition: ListDefinition, params: ListParams): void {
   parseIncludes(definition, params.include);
-  if (params.sort) parseSort(definition, params.sort);
+  const sort = params.sort ? parseSort(definition, params.sort) : undefined;
   compileSelection(definition, NO_ORGANIZATION, { filter: params.filter, search: params.search });
-  if (params.cursor) readCursor(params.cursor);
+  if (params.cursor) checkCursorBeforeSaved(params.cursor, requestBinding(definition, params), sort);
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */
@@ -161,11 +174,7 @@ export async function listPage<Row extends { id: string }>(
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
   let selection = compileSelection(definition, organizationId, params, sortJoins);
-  const binding = cursorBinding(
-    sort.key,
-    params.filter ? canonicalJson(JSON.parse(params.filter)) : '',
-    params.search?.trim() ?? '',
-  );
+  const binding = requestBinding(definition, params);
   const savedVersion = params.saved?.version;
   const position = params.cursor ? decodeCursor(params.cursor, binding, sort, savedVersion) : null;
   const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);

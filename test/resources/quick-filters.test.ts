@@ -267,6 +267,9 @@ describe('quickFilter on a list', () => {
     expect(theirs.statusCode).toBe(404);
     expect(theirs.json().error).toEqual(missing.json().error);
     expect((await t.request({ url: '/v1/customers?quickFilter=nope', key: a.key })).statusCode).toBe(400);
+    // The request's own bad input is 400 before a missing quick filter is 404.
+    const bad = await t.request({ url: `/v1/customers?quickFilter=${uuidv7()}&filter=${q({ nope: 1 })}`, key: a.key });
+    expect(bad.statusCode).toBe(400);
   });
 
   it('works on every list that takes it', async () => {
