@@ -16,15 +16,16 @@ import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
-import { productsResource } from './resources/products/index.js';
+import { productList, productsResource } from './resources/products/index.js';
 import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
-import { customersResource } from './resources/customers/index.js';
-import { ordersResource } from './resources/orders/index.js';
+import { customerList, customersResource } from './resources/customers/index.js';
+import { orderList, ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
-import { loyaltyResources } from './resources/loyalty/index.js';
-import { reviewsResource } from './resources/reviews/index.js';
+import { activityList, loyaltyResources, membershipList, rewardList } from './resources/loyalty/index.js';
+import { reviewList, reviewsResource } from './resources/reviews/index.js';
+import { quickFiltersResource } from './resources/quick-filters/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -42,6 +43,17 @@ export const resources: readonly ResourceModule[] = [
   reviewsResource,
   reviewSummariesResource,
   analyticsResource,
+  // The lists quick filters belong to; wishlists and product questions join once their lists exist
+  // (docs/api.md#quick-filters).
+  quickFiltersResource({
+    products: productList,
+    orders: orderList,
+    customers: customerList,
+    reviews: reviewList,
+    'loyalty-rewards': rewardList,
+    'loyalty-memberships': membershipList,
+    'loyalty-activity': activityList,
+  }),
 ];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */

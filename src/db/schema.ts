@@ -69,6 +69,19 @@ export interface EventsTable {
 type Json<T> = ColumnType<T, string | T | undefined, string | T>;
 export type Metadata = Record<string, string>;
 
+/** A saved view of one list (docs/api.md#quick-filters). */
+export interface QuickFiltersTable {
+  organization_id: string;
+  id: string;
+  resource: string;
+  name: string;
+  filter: Json<Record<string, unknown>>;
+  search: string | null;
+  sort: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface SitesTable {
   organization_id: string;
   id: string;
@@ -498,6 +511,7 @@ export interface DB {
   server_processes: ServerProcessesTable;
   events: EventsTable;
   sites: SitesTable;
+  quick_filters: QuickFiltersTable;
   customers: CustomersTable;
   products: ProductsTable;
   product_variants: ProductVariantsTable;

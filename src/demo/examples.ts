@@ -396,4 +396,23 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     },
   },
   getAnalyticsSchema: { summary: 'What can be aggregated' },
+
+  listQuickFilters: {
+    summary: 'The saved views of the customers list',
+    query: { filter: filter({ resource: 'customers' }) },
+  },
+  createQuickFilter: {
+    summary: 'Save a view of pending rewards, newest first',
+    body: {
+      data: { resource: 'loyalty-rewards', name: 'Pending rewards', filter: { status: 'pending' }, sort: '-createdAt' },
+    },
+    status: 201,
+  },
+  getQuickFilter: { summary: 'The VIP customers view', params: { id: DEMO.quickFilters.vipCustomers } },
+  updateQuickFilter: {
+    summary: 'Raise the big-orders threshold to $250',
+    params: { id: DEMO.quickFilters.bigOrders },
+    body: { data: { name: 'Orders over $250', filter: { totalCents: { $gt: 25000 } } } },
+  },
+  deleteQuickFilter: { summary: "Delete last season's view", params: { id: DEMO.quickFilters.retired } },
 };

@@ -38,6 +38,7 @@ export const DEMO = {
   memberships: { ada: id('731'), grace: id('732'), alan: id('733') },
   rewards: { welcome: id('741'), apology: id('742'), birthday: id('743') },
   reviews: { adaOnShirt: id('801'), spam: id('802') },
+  quickFilters: { vipCustomers: id('901'), bigOrders: id('902'), retired: id('903') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -376,6 +376,24 @@ const STEPS: readonly DemoStep[] = [
     ids: [webhooks.retired],
     body: { data: { url: `${DEMO_RECEIVER_URL}/legacy`, events: ['customer.updated'] } },
   },
+  {
+    method: 'POST',
+    url: '/v1/quick-filters',
+    ids: [DEMO.quickFilters.vipCustomers],
+    body: { data: { resource: 'customers', name: 'VIP customers', filter: { 'tags.name': 'vip' }, sort: 'email' } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/quick-filters',
+    ids: [DEMO.quickFilters.bigOrders],
+    body: { data: { resource: 'orders', name: 'Orders over $100', filter: { totalCents: { $gt: 10000 } } } },
+  },
+  {
+    method: 'POST',
+    url: '/v1/quick-filters',
+    ids: [DEMO.quickFilters.retired],
+    body: { data: { resource: 'products', name: 'Last season', filter: { 'tags.name': 'clearance' } } },
+  },
 ];
 
 /** Seeds the world into the demo organization (a fresh one: the well-known ids must be free). */
@@ -431,6 +449,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('loyalty-memberships', DEMO.memberships),
     ...urls('loyalty-rewards', DEMO.rewards),
     ...urls('reviews', DEMO.reviews),
+    ...urls('quick-filters', DEMO.quickFilters),
     ...Object.values(DEMO.variants).map((id) => ({ url: `/v1/products?include=variants&limit=100`, id })),
   ];
 }

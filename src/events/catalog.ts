@@ -112,7 +112,8 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
     false,
   ],
-  [['emailTemplate.*', 'quickFilter.*'], 'Configuration changes.', false],
+  [['emailTemplate.*'], 'Configuration changes.', false],
+  [['quickFilter.*'], 'POST, PATCH and DELETE on /quick-filters.'],
   [
     ['webhook.*'],
     'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',

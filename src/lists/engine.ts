@@ -2,8 +2,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
-import { compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';
+import { checkCursorBeforeSaved, cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
+import { compileFilter, compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';
 import { DEFAULT_PAGE_SIZE, type ListParams, type SelectionParams } from './query.js';
 import { chooseRowByRow } from './related.js';
 import { parseSort, segments, sortValueExpression } from './sort.js';
@@ -26,8 +26,9 @@ export interface Selection {
 }
 
 /**
- * The rows of one organization that a filter document and a search select: the WHERE of a list page, a bulk
- * update or an analytics query, compiled once, the same way for all of them.
+ * The rows of one organization that a filter document and a search select, ANDed with a saved selection's (a quick
+ * filter's, docs/api.md#quick-filters) when the request names one: the WHERE of a list page, a bulk update or an
+ * analytics query, compiled once, the same way for all of them.
  */
 export function compileSelection(
   definition: ListDefinition,
@@ -42,19 +43,30 @@ export function compileSelection(
     sql`${sql.raw(`${definition.alias}.organization_id`)} = ${organizationId}::uuid`,
     filter.where,
   ];
-  const search = params.search?.trim();
-  if (search) {
-    if (!definition.search)
-      throw validationError(`The ${definition.name} list has no search.`, [
-        { path: 'query.search', message: 'is not supported here' },
-      ]);
-    if (search.includes('\u0000'))
-      throw validationError(`Invalid request: query.search ${NUL_MESSAGE}.`, [
-        { path: 'query.search', message: NUL_MESSAGE },
-      ]);
-    conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`, sql`${organizationId}::uuid`)})`);
-  }
   const joinNames = new Set([...filter.joins, ...extraJoins]);
+  const related = [...filter.related];
+  const searchCondition = (raw: string | null | undefined, path: string) => {
+    const search = raw?.trim();
+    if (!search) return;
+    if (!definition.search)
+      throw validationError(`The ${definition.name} list has no search.`, [{ path, message: 'is not supported here' }]);
+    if (search.includes('\u0000'))
+      throw validationError(`Invalid request: ${path} ${NUL_MESSAGE}.`, [{ path, message: NUL_MESSAGE }]);
+    conditions.push(sql`(${definition.search(sql`${`%${escapeLike(search)}%`}`, sql`${organizationId}::uuid`)})`);
+  };
+  searchCondition(params.search, 'query.search');
+  const saved = params.saved;
+  if (saved) {
+    // Its related conditions are numbered after the request filter's, as chooseRowByRow counted them.
+    const offset = related.length;
+    const savedFilter = compileFilter(definition, saved.filter, `${saved.path}.filter`, {
+      perRow: new Set([...perRow].filter((n) => n >= offset).map((n) => n - offset)),
+    });
+    conditions.push(savedFilter.where);
+    for (const name of savedFilter.joins) joinNames.add(name);
+    related.push(...savedFilter.related);
+    searchCondition(saved.search, `${saved.path}.search`);
+  }
   const joins = [...joinNames].map((name) => {
     const join = definition.joins[name];
     if (!join) throw new Error(`List ${definition.name}: join ${name} is not defined`);
@@ -63,8 +75,36 @@ export function compileSelection(
   return {
     joins: joins.length ? sql.join(joins, sql` `) : sql``,
     where: sql.join(conditions, sql` and `),
-    related: filter.related,
+    related,
   };
+}
+
+/** Compiled only to be checked: never run, so no organization is needed. */
+const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * What a cursor's `b` binds: the request's own sort (or the list's default), filter and search. A saved selection's
+ * sort, which applies when the request names none, is bound by the cursor's `q` with the rest of it, so `b` can be
+ * checked before the saved selection is read, and cursors without one are as they always were.
+ */
+function requestBinding(definition: ListDefinition, params: ListParams): string {
+  return cursorBinding(
+    params.sort ?? definition.defaultSort,
+    params.filter ? canonicalJson(JSON.parse(params.filter)) : '',
+    params.search?.trim() ?? '',
+  );
+}
+
+/**
+ * Checks the parameters of a request that names a saved selection (filter, search, sort, include, the cursor) before
+ * the saved selection is read, so that bad input is 400 whether or not the quick filter exists
+ * (docs/api.md#quick-filters). The list, bulk update or query then checks them again as it runs.
+ */
+export function checkRequestSelection(definition: ListDefinition, params: ListParams): void {
+  parseIncludes(definition, params.include);
+  const sort = params.sort ? parseSort(definition, params.sort) : undefined;
+  compileSelection(definition, NO_ORGANIZATION, { filter: params.filter, search: params.search });
+  if (params.cursor) checkCursorBeforeSaved(params.cursor, requestBinding(definition, params), sort);
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */
@@ -128,17 +168,15 @@ export async function listPage<Row extends { id: string }>(
   organizationId: string,
   params: ListParams,
 ): Promise<Page<Row>> {
-  const sort = parseSort(definition, params.sort);
+  // A quick filter's sort applies when the request names none (docs/api.md#quick-filters).
+  const sort = params.sort ? parseSort(definition, params.sort) : savedSort(definition, params.saved);
   const includeNames = parseIncludes(definition, params.include);
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
   let selection = compileSelection(definition, organizationId, params, sortJoins);
-  const binding = cursorBinding(
-    sort.key,
-    params.filter ? canonicalJson(JSON.parse(params.filter)) : '',
-    params.search?.trim() ?? '',
-  );
-  const position = params.cursor ? decodeCursor(params.cursor, binding, sort) : null;
+  const binding = requestBinding(definition, params);
+  const savedVersion = params.saved?.version;
+  const position = params.cursor ? decodeCursor(params.cursor, binding, sort, savedVersion) : null;
   const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);
   if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
 
@@ -158,7 +196,8 @@ export async function listPage<Row extends { id: string }>(
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  const nextCursor = hasMore && last ? encodeCursor(binding, { value: last._sort ?? null, id: last.id }) : null;
+  const nextCursor =
+    hasMore && last ? encodeCursor(binding, { value: last._sort ?? null, id: last.id }, savedVersion) : null;
   for (const row of page) delete (row as { _sort?: unknown })._sort;
   const includes = await loadIncludes(
     definition,
@@ -167,6 +206,10 @@ export async function listPage<Row extends { id: string }>(
     page.map((row) => row.id),
   );
   return { rows: page, nextCursor, includes };
+}
+
+function savedSort(definition: ListDefinition, saved: SelectionParams['saved']) {
+  return parseSort(definition, saved?.sort ?? undefined, saved ? `${saved.path}.sort` : 'query.sort');
 }
 
 /** What a list endpoint answers: one page of API records, each with the extras the caller asked for. */

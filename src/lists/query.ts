@@ -1,5 +1,5 @@
 import Type, { type Static, type TObject, type TOptional, type TString, type TInteger } from 'typebox';
-import type { ListDefinition } from './types.js';
+import type { ListDefinition, SavedSelection } from './types.js';
 import { FILTER_LIMITS } from './filter.js';
 
 export const MAX_PAGE_SIZE = 250;
@@ -33,6 +33,11 @@ function filterSchema(definition: ListDefinition) {
     'x-filterable-fields': Object.keys(definition.fields),
   });
 }
+const QuickFilter = Type.String({
+  format: 'uuid',
+  description:
+    'A quick filter of this list by id: its filter and search are ANDed with filter and search, its sort applies when sort is omitted (docs/api.md#quick-filters).',
+});
 const Search = Type.String({
   minLength: 1,
   maxLength: MAX_SEARCH_LENGTH,
@@ -47,10 +52,20 @@ type ListQueryProperties = {
   search: TOptional<TString>;
   filter: TOptional<TString>;
   include: TOptional<TString>;
+  quickFilter: TOptional<TString>;
 };
 
+/** What a list's query string offers beyond the common parameters. */
+export interface ListQueryOptions {
+  /** `quickFilter=<id>`: the list's quick filters apply (docs/api.md#quick-filters). */
+  quickFilter?: boolean;
+}
+
 /** The common list parameters of service.md for one list, with its own sort values and includes. */
-export function listQuerySchema(definition: ListDefinition): TObject<ListQueryProperties> {
+export function listQuerySchema(
+  definition: ListDefinition,
+  options: ListQueryOptions = {},
+): TObject<ListQueryProperties> {
   const sorts = Object.keys(definition.sorts).flatMap((name) => [name, `-${name}`]);
   const includes = Object.keys(definition.includes);
   return Type.Object(
@@ -65,6 +80,7 @@ export function listQuerySchema(definition: ListDefinition): TObject<ListQueryPr
       ...(definition.search ? { search: Type.Optional(Search) } : {}),
       filter: Type.Optional(filterSchema(definition)),
       ...(includes.length ? { include: Type.Optional(includeSchema(definition)) } : {}),
+      ...(options.quickFilter ? { quickFilter: Type.Optional(QuickFilter) } : {}),
     },
     { additionalProperties: false },
   ) as unknown as TObject<ListQueryProperties>;
@@ -80,14 +96,16 @@ export function includeSchema(definition: ListDefinition) {
 /** Filter and search only: what bulk updates take in their query string. */
 export function selectionQuerySchema(
   definition: ListDefinition,
-): TObject<Pick<ListQueryProperties, 'filter' | 'search'>> {
+  options: ListQueryOptions = {},
+): TObject<Pick<ListQueryProperties, 'filter' | 'search' | 'quickFilter'>> {
   return Type.Object(
     {
       filter: Type.Optional(filterSchema(definition)),
       ...(definition.search ? { search: Type.Optional(Search) } : {}),
+      ...(options.quickFilter ? { quickFilter: Type.Optional(QuickFilter) } : {}),
     },
     { additionalProperties: false },
-  ) as unknown as TObject<Pick<ListQueryProperties, 'filter' | 'search'>>;
+  ) as unknown as TObject<Pick<ListQueryProperties, 'filter' | 'search' | 'quickFilter'>>;
 }
 
 export interface ListParams {
@@ -97,7 +115,9 @@ export interface ListParams {
   search?: string | undefined;
   filter?: string | undefined;
   include?: string | undefined;
+  /** The saved selection the request named (`quickFilter`), resolved by the resource layer. */
+  saved?: SavedSelection | undefined;
 }
 
-export type SelectionParams = Pick<ListParams, 'filter' | 'search'>;
+export type SelectionParams = Pick<ListParams, 'filter' | 'search' | 'saved'>;
 export type ListQuery = Static<ReturnType<typeof listQuerySchema>>;

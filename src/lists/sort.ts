@@ -2,14 +2,14 @@ import { sql, type RawBuilder } from 'kysely';
 import { validationError } from '../http/errors.js';
 import type { CursorPosition, ListDefinition, Sort } from './types.js';
 
-export function parseSort(definition: ListDefinition, raw: string | undefined): Sort {
+export function parseSort(definition: ListDefinition, raw: string | undefined, path = 'query.sort'): Sort {
   const key = raw ?? definition.defaultSort;
   const descending = key.startsWith('-');
   const def = definition.sorts[descending ? key.slice(1) : key];
   if (!def) {
     const allowed = Object.keys(definition.sorts).flatMap((name) => [name, `-${name}`]);
     throw validationError(`Cannot sort ${definition.name} by "${key}"; use one of ${allowed.join(', ')}.`, [
-      { path: 'query.sort', message: `must be one of ${allowed.join(', ')}` },
+      { path, message: `must be one of ${allowed.join(', ')}` },
     ]);
   }
   return { key, def, descending };

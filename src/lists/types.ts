@@ -80,3 +80,19 @@ export interface CursorPosition {
   value: string | number | null;
   id: string;
 }
+
+/**
+ * A selection saved apart from the request and resolved by the resource layer before the list runs (a quick filter,
+ * docs/api.md#quick-filters). The engine ANDs its filter and search with the request's, uses its sort when the
+ * request names none, and binds cursors to `version`, so the engine knows no resource and keeps one filtering path.
+ */
+export interface SavedSelection {
+  /** An already checked filter document; `{}` selects everything. */
+  filter: Record<string, unknown>;
+  search: string | null;
+  sort: string | null;
+  /** Changes whenever the saved selection does (its id and updatedAt): a cursor issued under another is 400. */
+  version: string;
+  /** Where it came from, for error paths (e.g. `query.quickFilter`). */
+  path: string;
+}

@@ -135,6 +135,7 @@ describe('a create missing its required fields', () => {
       'createLoyaltyProgram',
       'createLoyaltyRule',
       'createLoyaltyTier',
+      'createQuickFilter',
       'createSite',
       'issueLoyaltyReward',
       'joinLoyaltyProgram',

@@ -157,6 +157,13 @@ async function seed(marker: string): Promise<Seeded> {
     201,
   );
   await ok(tenant, 'POST', `/webhooks/${hook.id}/test`, undefined, 201);
+  await ok(
+    tenant,
+    'POST',
+    '/quick-filters',
+    { data: { resource: 'customers', name: `${m} view`, filter: { 'metadata.marker': m } } },
+    201,
+  );
 
   const seeded: Seeded = {
     tenant,

@@ -119,11 +119,11 @@ describe('GET /v1/webhook-events', () => {
     expect(
       silent.every(
         (name) =>
-          /^(productQuestion|productQuestionAnswer|wishlist|quickFilter|surveyFlow|emailTemplate)\./.test(name) ||
+          /^(productQuestion|productQuestionAnswer|wishlist|surveyFlow|emailTemplate)\./.test(name) ||
           name === 'survey.deleted',
       ),
     ).toBe(true);
-    expect(silent).toHaveLength(19);
+    expect(silent).toHaveLength(16);
     expect(silent).toContain('survey.deleted');
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { authOf } from '../../http/auth.js';
+import { QUICK_FILTER_MISSING } from '../quick-filters/index.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { AnalyticsQueryBody, AnalyticsResult, AnalyticsSchema } from './schemas.js';
 import { AnalyticsService } from './service.js';
@@ -14,7 +15,10 @@ export function analyticsRoutes(app: PatronApp, { db }: PlatformServices): void 
       config: {
         permission: 'analytics:read',
         cost: 5,
-        refusals: { 422: "a row's sum (e.g. revenue) exceeds 2^53 - 1, which a JSON number cannot carry exactly" },
+        refusals: {
+          404: QUICK_FILTER_MISSING,
+          422: "a row's sum (e.g. revenue) exceeds 2^53 - 1, which a JSON number cannot carry exactly",
+        },
       },
       schema: {
         operationId: 'queryAnalytics',

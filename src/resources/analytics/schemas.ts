@@ -65,6 +65,13 @@ export const AnalyticsQueryBody = Type.Object(
         description: "The JSON filter document of the resource's list endpoint (same fields and operators).",
       }),
     ),
+    quickFilter: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          "A quick filter of the resource's list by id (loyalty-members takes those of loyalty-memberships, review-answers those of reviews): its filter and search are ANDed with filter (docs/api.md#quick-filters).",
+      }),
+    ),
     timezone: Type.Optional(
       Type.String({
         minLength: 1,

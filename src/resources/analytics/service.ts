@@ -3,6 +3,8 @@ import type { DB } from '../../db/schema.js';
 import { unprocessable, validationError } from '../../http/errors.js';
 import { compileSelection } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
+import type { QuickFilterResource } from '../../records/quick-filter.js';
+import { resolveQuickFilter } from '../quick-filters/index.js';
 import { dimensionNames, planQuery, type AnalyticsPlan } from './plan.js';
 import { analyticsStatement, MAX_BUCKETS, MAX_ROWS, runAnalytics, type AnalyticsSqlRow } from './queries.js';
 import type { AnalyticsQueryBody, AnalyticsResult, AnalyticsSchema } from './schemas.js';
@@ -22,13 +24,23 @@ export class AnalyticsService {
 
   async query(organizationId: string, body: AnalyticsQueryBody): Promise<AnalyticsResult> {
     const plan = planQuery(body);
+    const list = listWithJoins(plan.source);
+    // The body's own filter is checked before the quick filter is read: bad input is 400 before a missing one is 404.
+    compileSelection(list, organizationId, { filter: plan.filter }, [], new Set(), 'body.filter');
+    const saved = await resolveQuickFilter(
+      this.db,
+      organizationId,
+      QUICK_FILTER_RESOURCE[body.resource],
+      body.quickFilter,
+      'body.quickFilter',
+    );
     const joinNames = [plan.date, ...plan.dimensions].flatMap((dimension) =>
       dimension?.def.join ? [dimension.def.join] : [],
     );
     const selection = compileSelection(
-      listWithJoins(plan.source),
+      list,
       organizationId,
-      { filter: plan.filter },
+      { filter: plan.filter, saved },
       joinNames,
       new Set(),
       'body.filter',
@@ -73,6 +85,21 @@ export class AnalyticsService {
     };
   }
 }
+
+/**
+ * The list whose quick filters each source takes (docs/api.md#quick-filters): a source over the same rows as a list
+ * takes that list's, so review answers (reviews with an answer) take those of reviews.
+ */
+const QUICK_FILTER_RESOURCE: Record<AnalyticsQueryBody['resource'], QuickFilterResource> = {
+  reviews: 'reviews',
+  'review-answers': 'reviews',
+  orders: 'orders',
+  customers: 'customers',
+  products: 'products',
+  'loyalty-members': 'loyalty-memberships',
+  'loyalty-activity': 'loyalty-activity',
+  'loyalty-rewards': 'loyalty-rewards',
+};
 
 /** The list's filter registry, with the to-one joins the dimensions need added beside its own. */
 const listsWithJoins = new Map<AnalyticsSource, ListDefinition>();

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
@@ -23,7 +24,7 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.get(
     '/customers',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listCustomers',
         summary: 'List customers, newest first by default',
@@ -31,29 +32,37 @@ export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
           'Filterable: id, email, firstName, lastName, phone, country, birthday, metadata.<key>, emailOptOut, emailOptOutSource, ' +
           'emailOptOutAt, createdAt, updatedAt, tags.name. Search: email, first name, last name, phone.',
         tags,
-        querystring: listQuerySchema(customerList),
+        querystring: listQuerySchema(customerList, { quickFilter: true }),
         response: { 200: listEnvelope(Customer) },
       },
     },
-    async (request) => customers.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return customers.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'customers', customerList, request.query),
+      );
+    },
   );
 
   app.patch(
     '/customers/bulk-update',
     {
-      config: { permission: 'customers:write', cost: 5 },
+      config: { permission: 'customers:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'bulkUpdateCustomers',
         summary: 'Add or remove tags and metadata on every customer the filter and search select (all when omitted)',
         tags,
-        querystring: selectionQuerySchema(customerList),
+        querystring: selectionQuerySchema(customerList, { quickFilter: true }),
         body: BulkUpdateBody,
         response: { 200: Count },
       },
     },
-    async (request) => ({
-      count: await customers.bulkUpdate(authOf(request).organizationId, request.query, request.body),
-    }),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(db, organizationId, 'customers', customerList, request.query);
+      return { count: await customers.bulkUpdate(organizationId, selection, request.body) };
+    },
   );
 
   app.post(

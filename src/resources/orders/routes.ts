@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
@@ -20,34 +21,39 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.get(
     '/orders',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listOrders',
         summary: 'List orders, newest first by default',
         tags,
-        querystring: listQuerySchema(orderList),
+        querystring: listQuerySchema(orderList, { quickFilter: true }),
         response: { 200: listEnvelope(Order) },
       },
     },
-    async (request) => orders.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return orders.list(organizationId, await withQuickFilter(db, organizationId, 'orders', orderList, request.query));
+    },
   );
 
   app.patch(
     '/orders/bulk-update',
     {
-      config: { permission: 'orders:write', cost: 5 },
+      config: { permission: 'orders:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'bulkUpdateOrders',
         summary: 'Add or remove tags and metadata on every order the filter and search select (all when omitted)',
         tags,
-        querystring: selectionQuerySchema(orderList),
+        querystring: selectionQuerySchema(orderList, { quickFilter: true }),
         body: BulkUpdateBody,
         response: { 200: Count },
       },
     },
-    async (request) => ({
-      count: await orders.bulkUpdate(authOf(request).organizationId, request.query, request.body),
-    }),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(db, organizationId, 'orders', orderList, request.query);
+      return { count: await orders.bulkUpdate(organizationId, selection, request.body) };
+    },
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
@@ -28,34 +29,42 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.get(
     '/products',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listProducts',
         summary: 'List products, newest first by default',
         tags,
-        querystring: listQuerySchema(productList),
+        querystring: listQuerySchema(productList, { quickFilter: true }),
         response: { 200: listEnvelope(Product) },
       },
     },
-    async (request) => products.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return products.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'products', productList, request.query),
+      );
+    },
   );
 
   app.patch(
     '/products/bulk-update',
     {
-      config: { permission: 'products:write', cost: 5 },
+      config: { permission: 'products:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'bulkUpdateProducts',
         summary: 'Add or remove tags and metadata on every product the filter and search select (all when omitted)',
         tags,
-        querystring: selectionQuerySchema(productList),
+        querystring: selectionQuerySchema(productList, { quickFilter: true }),
         body: BulkUpdateBody,
         response: { 200: Count },
       },
     },
-    async (request) => ({
-      count: await products.bulkUpdate(authOf(request).organizationId, request.query, request.body),
-    }),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(db, organizationId, 'products', productList, request.query);
+      return { count: await products.bulkUpdate(organizationId, selection, request.body) };
+    },
   );
 
   app.post(

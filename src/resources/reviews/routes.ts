@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
@@ -20,35 +21,43 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.get(
     '/reviews',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listReviews',
         summary: 'List reviews, newest first by default',
         tags,
-        querystring: listQuerySchema(reviewList),
+        querystring: listQuerySchema(reviewList, { quickFilter: true }),
         response: { 200: listEnvelope(Review) },
       },
     },
-    async (request) => reviews.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return reviews.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query),
+      );
+    },
   );
 
   app.patch(
     '/reviews/bulk-update',
     {
-      config: { permission: 'reviews:write', cost: 5 },
+      config: { permission: 'reviews:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'bulkUpdateReviews',
         summary:
           'Publish, unpublish, flag or unflag, and add or remove metadata on every review the filter and search select (all when omitted)',
         tags,
-        querystring: selectionQuerySchema(reviewList),
+        querystring: selectionQuerySchema(reviewList, { quickFilter: true }),
         body: ReviewBulkUpdateBody,
         response: { 200: Count },
       },
     },
-    async (request) => ({
-      count: await reviews.bulkUpdate(authOf(request).organizationId, request.query, request.body),
-    }),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query);
+      return { count: await reviews.bulkUpdate(organizationId, selection, request.body) };
+    },
   );
 
   app.post(

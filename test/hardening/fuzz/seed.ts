@@ -156,6 +156,9 @@ export async function seedOrganization(
   });
   await call('POST', `/webhooks/${webhook.id}/test`, undefined);
   await call('PATCH', '/orders/bulk-update', { addTags: ['seeded'] });
+  await call('POST', '/quick-filters', {
+    data: { resource: 'customers', name: 'Gold customers', filter: { 'metadata.tier': 'gold' }, sort: 'email' },
+  });
 
   // Reviews are optional seed: their resource is younger than the rest, and the fuzzer must run without it.
   const reviews = await t.request({

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../../quick-filters/index.js';
 import { optionalBody } from '../../../http/optional-body.js';
 import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
@@ -27,17 +28,23 @@ export function listActivityRoute(app: PatronApp, { db }: PlatformServices): voi
   app.get(
     '/loyalty-activity',
     {
-      config: { permission: 'loyalty:read', cost: 1 },
+      config: { permission: 'loyalty:read', cost: 1, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listLoyaltyActivity',
         summary:
           'The points ledger: every loyaltyTransaction (earned, spent, adjusted, expired), newest first by default (include: customer, membership)',
         tags,
-        querystring: listQuerySchema(activityList),
+        querystring: listQuerySchema(activityList, { quickFilter: true }),
         response: { 200: listEnvelope(TransactionWithExtras) },
       },
     },
-    async (request) => activity.activity(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return activity.activity(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query),
+      );
+    },
   );
 }
 
@@ -51,7 +58,7 @@ export function bulkExpireRoute(app: PatronApp, { db }: PlatformServices): void 
   app.post(
     '/loyalty-activity/bulk-expire',
     {
-      config: { permission: 'loyalty:write', cost: 5 },
+      config: { permission: 'loyalty:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
       // The body is optional (only a reason).
       preValidation: optionalBody,
       schema: {
@@ -59,11 +66,15 @@ export function bulkExpireRoute(app: PatronApp, { db }: PlatformServices): void 
         summary:
           'Expire what is left of the credits the filter and search of GET /loyalty-activity select (one expired entry per member); triggers loyaltyTransaction.created',
         tags: ['loyalty-earning'],
-        querystring: selectionQuerySchema(activityList),
+        querystring: selectionQuerySchema(activityList, { quickFilter: true }),
         body: BulkExpireBody,
         response: { 200: BulkExpireResult },
       },
     },
-    async (request) => activity.bulkExpire(authOf(request).organizationId, request.query, request.body),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query);
+      return activity.bulkExpire(organizationId, selection, request.body);
+    },
   );
 }

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { checkCreateBody } from '../../../resource-kit/body.js';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../../quick-filters/index.js';
 import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
@@ -35,16 +36,22 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
   app.get(
     '/loyalty-memberships',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listLoyaltyMemberships',
         summary: 'List loyalty memberships, newest first by default (include: customer)',
         tags,
-        querystring: listQuerySchema(membershipList),
+        querystring: listQuerySchema(membershipList, { quickFilter: true }),
         response: { 200: listEnvelope(MembershipWithExtras) },
       },
     },
-    async (request) => memberships.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return memberships.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'loyalty-memberships', membershipList, request.query),
+      );
+    },
   );
 
   app.post(

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { checkCreateBody } from '../../../resource-kit/body.js';
+import { QUICK_FILTER_MISSING, withQuickFilter } from '../../quick-filters/index.js';
 import { authOf } from '../../../http/auth.js';
 import { optionalBody } from '../../../http/optional-body.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
@@ -22,16 +23,22 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
   app.get(
     '/loyalty-rewards',
     {
-      config: read,
+      config: { ...read, refusals: { 404: QUICK_FILTER_MISSING } },
       schema: {
         operationId: 'listLoyaltyRewards',
         summary: 'List loyalty rewards (issued by rules, stamp cards, claims or by hand), newest first by default',
         tags,
-        querystring: listQuerySchema(rewardList),
+        querystring: listQuerySchema(rewardList, { quickFilter: true }),
         response: { 200: listEnvelope(LoyaltyReward) },
       },
     },
-    async (request) => rewards.list(authOf(request).organizationId, request.query),
+    async (request) => {
+      const { organizationId } = authOf(request);
+      return rewards.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, 'loyalty-rewards', rewardList, request.query),
+      );
+    },
   );
 
   app.post(
