@@ -25,6 +25,7 @@ import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
 import { loyaltyResources } from './resources/loyalty/index.js';
 import { reviewsResource } from './resources/reviews/index.js';
+import { wishlistsResource } from './resources/wishlists/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -41,6 +42,7 @@ export const resources: readonly ResourceModule[] = [
   ...loyaltyResources,
   reviewsResource,
   reviewSummariesResource,
+  wishlistsResource,
   analyticsResource,
 ];
 

@@ -185,7 +185,6 @@ describe('the OpenAPI document', () => {
       'productQuestionAnswer',
       'surveyFlow',
       'survey',
-      'wishlist',
       'emailTemplate',
       'quickFilter',
     ]);

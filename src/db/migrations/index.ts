@@ -22,6 +22,7 @@ import * as serverProcesses from './0022_server_processes.js';
 import * as webhookSecretRotation from './0023_webhook_secret_rotation.js';
 import * as deliveryEventBrin from './0024_delivery_event_brin.js';
 import * as memberActivityFeed from './0025_member_activity_feed.js';
+import * as wishlists from './0027_wishlists.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0023_webhook_secret_rotation': webhookSecretRotation,
   '0024_delivery_event_brin': deliveryEventBrin,
   '0025_member_activity_feed': memberActivityFeed,
+  '0027_wishlists': wishlists,
 };
 
 export const migrationProvider: MigrationProvider = {
