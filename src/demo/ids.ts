@@ -38,6 +38,8 @@ export const DEMO = {
   memberships: { ada: id('731'), grace: id('732'), alan: id('733') },
   rewards: { welcome: id('741'), apology: id('742'), birthday: id('743') },
   reviews: { adaOnShirt: id('801'), spam: id('802') },
+  wishlists: { adaSummer: id('901'), graceOld: id('902') },
+  wishlistItems: { adaShirt: id('911'), adaScarf: id('912'), graceTote: id('913') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -70,18 +70,20 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
   refuseSameList(resolved);
   const accepted = await matchExisting(trx, organizationId, resolved);
 
-  // Ids are made row by row, the wishlist's before its items: the order the demo world plans them in.
-  const plans = accepted.map((entry) => ({ ...entry, id: entry.existing?.id ?? uuidv7() }));
   const stored = await itemRowsOf(
     trx,
     organizationId,
-    plans.flatMap((plan) => (plan.existing ? [plan.id] : [])),
+    accepted.flatMap((entry) => (entry.existing ? [entry.existing.id] : [])),
   );
   const inserts: Parameters<typeof insertItems>[2][number][] = [];
   const updates: { id: string; note: string | null; addedAt: string }[] = [];
   const removals: string[] = [];
   const itemsChanged = new Set<string>();
-  for (const plan of plans) {
+  // Ids are made row by row, each wishlist's before its items': the order the demo world plans them in.
+  const plans: (Accepted & { id: string })[] = [];
+  for (const entry of accepted) {
+    const plan = { ...entry, id: entry.existing?.id ?? uuidv7() };
+    plans.push(plan);
     const before = stored.get(plan.id) ?? [];
     const byKey = new Map(before.map((item) => [itemKey(item.product_id, item.product_variant_id), item]));
     for (const item of plan.items) {
