@@ -26,6 +26,7 @@ import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.
 import { activityList, loyaltyResources, membershipList, rewardList } from './resources/loyalty/index.js';
 import { reviewList, reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
+import { wishlistList, wishlistsResource } from './resources/wishlists/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -42,9 +43,9 @@ export const resources: readonly ResourceModule[] = [
   ...loyaltyResources,
   reviewsResource,
   reviewSummariesResource,
+  wishlistsResource,
   analyticsResource,
-  // The lists quick filters belong to; wishlists and product questions join once their lists exist
-  // (docs/api.md#quick-filters).
+  // The lists quick filters belong to; product questions join once their list exists (docs/api.md#quick-filters).
   quickFiltersResource({
     products: productList,
     orders: orderList,
@@ -53,6 +54,7 @@ export const resources: readonly ResourceModule[] = [
     'loyalty-rewards': rewardList,
     'loyalty-memberships': membershipList,
     'loyalty-activity': activityList,
+    wishlists: wishlistList,
   }),
 ];
 

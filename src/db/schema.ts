@@ -241,6 +241,30 @@ export interface ReviewsTable {
   updated_at: UpdatedAt;
 }
 
+/** A customer's named list of products (migration 0027, docs/api.md#wishlists). */
+export interface WishlistsTable {
+  organization_id: string;
+  id: string;
+  customer_id: string;
+  name: string;
+  /** Identifier in the system the wishlist was imported from; import matches on it. */
+  remote_id: string | null;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** A product (and optionally one of its variants) held by a wishlist (migration 0027). */
+export interface WishlistItemsTable {
+  organization_id: string;
+  id: string;
+  wishlist_id: string;
+  product_id: string;
+  product_variant_id: string | null;
+  note: string | null;
+  added_at: CreatedAt;
+}
+
 /** A subscriber to events (service.md "Webhook endpoint"). The secret is stored AES-256-GCM encrypted. */
 export interface WebhookEndpointsTable {
   organization_id: string;
@@ -524,6 +548,8 @@ export interface DB {
   product_tags: ProductTagsTable;
   import_job_records: ImportJobRecordsTable;
   reviews: ReviewsTable;
+  wishlists: WishlistsTable;
+  wishlist_items: WishlistItemsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   /** View (migration 0011): deliveries as the API shows them, the envelope composed where the row does not store it. */

@@ -367,6 +367,48 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   deleteReview: { summary: 'Delete a spam review', params: { id: DEMO.reviews.spam } },
 
+  listWishlists: {
+    summary: 'Wishlists holding the linen shirt, with their items',
+    query: { filter: filter({ 'items.productId': products.linenShirt }), include: 'items,itemsCount' },
+  },
+  importWishlists: {
+    summary: "Mirror Katherine's wishlist from the store",
+    body: {
+      data: [
+        {
+          customer: 'katherine@example.com',
+          name: 'Birthday ideas',
+          remoteId: 'wl-katherine-birthday',
+          items: [
+            { product: 'merino-scarf', note: 'Grey, please' },
+            { product: 'linen-shirt', variant: 'linen-shirt-l' },
+          ],
+        },
+      ],
+    },
+  },
+  getWishlist: {
+    summary: "Ada's summer wishlist with its items",
+    params: { id: DEMO.wishlists.adaSummer },
+    query: { include: 'items,itemsCount,customer' },
+  },
+  updateWishlist: {
+    summary: "Rename Ada's summer wishlist",
+    params: { id: DEMO.wishlists.adaSummer },
+    body: { name: 'Summer 2026', metadata: { occasion: 'holiday' } },
+  },
+  deleteWishlist: { summary: "Delete Grace's old wishlist", params: { id: DEMO.wishlists.graceOld } },
+  addWishlistItem: {
+    summary: 'Add the linen shirt in L to Ada’s summer wishlist',
+    params: { id: DEMO.wishlists.adaSummer },
+    body: { product: 'linen-shirt', variant: 'linen-shirt-l', note: 'For Tom' },
+    status: 201,
+  },
+  removeWishlistItem: {
+    summary: 'Take the scarf off Ada’s summer wishlist',
+    params: { id: DEMO.wishlists.adaSummer, itemId: DEMO.wishlistItems.adaScarf },
+  },
+
   getReviewSummary: { summary: "The shirt's summary", params: { id: products.linenShirt } },
   updateReviewSummary: {
     summary: "Show the shirt's summary on the storefront",

@@ -39,6 +39,8 @@ export const DEMO = {
   rewards: { welcome: id('741'), apology: id('742'), birthday: id('743') },
   reviews: { adaOnShirt: id('801'), spam: id('802') },
   quickFilters: { vipCustomers: id('901'), bigOrders: id('902'), retired: id('903') },
+  wishlists: { adaSummer: id('951'), graceOld: id('952') },
+  wishlistItems: { adaShirt: id('961'), adaScarf: id('962'), graceTote: id('963') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

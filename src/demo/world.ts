@@ -366,6 +366,32 @@ const STEPS: readonly DemoStep[] = [
   },
   {
     method: 'POST',
+    url: '/v1/wishlists/import',
+    // The API makes each wishlist's id before its items' (docs/api.md#wishlists).
+    ids: [
+      DEMO.wishlists.adaSummer,
+      DEMO.wishlistItems.adaShirt,
+      DEMO.wishlistItems.adaScarf,
+      DEMO.wishlists.graceOld,
+      DEMO.wishlistItems.graceTote,
+    ],
+    body: {
+      data: [
+        {
+          customer: email('ada'),
+          name: 'Summer wishlist',
+          remoteId: 'wl-ada-summer',
+          items: [
+            { product: 'linen-shirt', variant: 'linen-shirt-m', note: 'In white if it comes back' },
+            { product: 'merino-scarf' },
+          ],
+        },
+        { customer: email('grace'), name: 'Old ideas', remoteId: 'wl-grace-old', items: [{ product: 'canvas-tote' }] },
+      ],
+    },
+  },
+  {
+    method: 'POST',
     url: '/v1/webhooks',
     ids: [webhooks.orders],
     body: { data: { url: DEMO_RECEIVER_URL, events: ['order.updated', 'order.deleted', 'loyaltyReward.issued'] } },
@@ -450,6 +476,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('loyalty-rewards', DEMO.rewards),
     ...urls('reviews', DEMO.reviews),
     ...urls('quick-filters', DEMO.quickFilters),
+    ...urls('wishlists', DEMO.wishlists),
     ...Object.values(DEMO.variants).map((id) => ({ url: `/v1/products?include=variants&limit=100`, id })),
   ];
 }

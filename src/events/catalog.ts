@@ -110,7 +110,6 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
   [
     ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'],
     'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
-    false,
   ],
   [['emailTemplate.*'], 'Configuration changes.', false],
   [['quickFilter.*'], 'POST, PATCH and DELETE on /quick-filters.'],

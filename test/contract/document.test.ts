@@ -190,7 +190,6 @@ describe('the OpenAPI document', () => {
       'productQuestionAnswer',
       'surveyFlow',
       'survey',
-      'wishlist',
       'emailTemplate',
     ]);
     const headers = Object.values(document.components.parameters as Record<string, Json>).map((p) => p.name);

@@ -106,17 +106,30 @@ describe('POST /v1/quick-filters', () => {
     expect((await eventsOf(a.organization.id)).length).toBe(before);
   });
 
-  it('refuses wishlists and product questions, whose lists do not exist yet, with a 400 saying so', async () => {
-    for (const resource of ['wishlists', 'product-questions']) {
-      const response = await t.request({
-        method: 'POST',
-        url: '/v1/quick-filters',
-        key: a.key,
-        body: { resource, name: 'later' },
-      });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().error.message).toContain(`no ${resource} list yet`);
-    }
+  it('refuses product questions, whose list does not exist yet, with a 400 saying so', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/quick-filters',
+      key: a.key,
+      body: { resource: 'product-questions', name: 'later' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toContain('no product-questions list yet');
+  });
+
+  it('saves a view of wishlists and applies it to GET /wishlists, ANDed with search', async () => {
+    const saved = await t.request({
+      method: 'POST',
+      url: '/v1/quick-filters',
+      key: a.key,
+      body: { resource: 'wishlists', name: 'Named summer', filter: { name: { $startsWith: 'Summer' } } },
+    });
+    expect(saved.statusCode, saved.body).toBe(201);
+    const listed = await t.request({ url: `/v1/wishlists?quickFilter=${saved.json().id}`, key: a.key });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().data).toEqual([]);
+    const wrongList = await t.request({ url: `/v1/orders?quickFilter=${saved.json().id}`, key: a.key });
+    expect(wrongList.statusCode).toBe(400);
   });
 
   it('needs quickFilters:write', async () => {

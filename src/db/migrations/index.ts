@@ -23,6 +23,7 @@ import * as webhookSecretRotation from './0023_webhook_secret_rotation.js';
 import * as deliveryEventBrin from './0024_delivery_event_brin.js';
 import * as memberActivityFeed from './0025_member_activity_feed.js';
 import * as quickFilters from './0026_quick_filters.js';
+import * as wishlists from './0027_wishlists.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0024_delivery_event_brin': deliveryEventBrin,
   '0025_member_activity_feed': memberActivityFeed,
   '0026_quick_filters': quickFilters,
+  '0027_wishlists': wishlists,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -32,6 +32,7 @@ import { membershipEvent } from '../../records/loyalty/membership.js';
 import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
 import { membershipsOfCustomer } from '../loyalty/index.js';
 import { deleteReviewsOfCustomer, notifySummaries } from '../reviews/index.js';
+import { deleteWishlistsOfCustomer } from '../wishlists/index.js';
 import { reviewEvent } from '../../records/review.js';
 
 export class CustomerService {
@@ -89,10 +90,14 @@ export class CustomerService {
         organizationId,
         reviews.map((review) => ({ before: review })),
       );
+      // Their wishlists go too (wishlist.deleted each), and the products they held count them no more
+      // (docs/api.md#wishlists).
+      const wishlistEvents = await deleteWishlistsOfCustomer(trx, organizationId, id);
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
       await recordEvents(trx, [
         ...reviews.map((review) => reviewEvent(organizationId, 'review.deleted', review)),
+        ...wishlistEvents,
         customerEvent(organizationId, 'customer.deleted', row),
         ...memberships.map((membership) => membershipEvent(organizationId, 'loyaltyMembership.deleted', membership)),
       ]);

@@ -33,6 +33,7 @@ import { Product, productEvent, toProduct, type ProductRow } from '../../records
 import { toVariant, variantEvent, type Variant } from '../../records/variant.js';
 import { publishedReviewsChanged } from '../review-summaries/index.js';
 import { reviewEvent } from '../../records/review.js';
+import { removeProductFromWishlists } from '../wishlists/index.js';
 
 export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -68,6 +69,9 @@ export class ProductService {
   async delete(organizationId: string, id: string): Promise<Product> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
+      // Its wishlist items go, each list telling wishlist.updated (docs/api.md#wishlists); the lists are locked
+      // before the product row, in the order every wishlist writer takes them.
+      const wishlistEvents = await removeProductFromWishlists(trx, organizationId, id);
       const cascade = await cascadeDeleteReviews(trx, organizationId);
       const reviews = await detachReviews(trx, organizationId, id, cascade);
       const row = await deleteRecord(trx, 'products', organizationId, id);
@@ -76,7 +80,11 @@ export class ProductService {
       const reviewEvents = reviews.map((review) =>
         reviewEvent(organizationId, cascade ? 'review.deleted' : 'review.updated', review),
       );
-      await recordEvents(trx, [...reviewEvents, productEvent(organizationId, 'product.deleted', row)]);
+      await recordEvents(trx, [
+        ...reviewEvents,
+        ...wishlistEvents,
+        productEvent(organizationId, 'product.deleted', row),
+      ]);
       return toProduct(row);
     });
   }

@@ -35,7 +35,7 @@ import {
 
 /**
  * The list of each resource a quick filter can belong to, handed in by the composition root. A resource of the
- * contract whose list does not exist yet (wishlists, product questions) has none, and a quick filter of it is refused
+ * contract whose list does not exist yet (product questions) has none, and a quick filter of it is refused
  * (docs/api.md#quick-filters).
  */
 export type QuickFilterLists = Readonly<Partial<Record<QuickFilterResource, ListDefinition>>>;

@@ -1,0 +1,17 @@
+import type { ResourceModule } from '../../http/types.js';
+import { Wishlist } from '../../records/wishlist.js';
+import { wishlistRoutes } from './routes.js';
+
+export const wishlistsResource: ResourceModule = {
+  name: 'wishlists',
+  permissions: ['wishlists:read', 'wishlists:write'],
+  description: "Customers' wishlists of products: import, list, rename, add and remove items, delete.",
+  routes: wishlistRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'], schema: Wishlist }],
+};
+
+/** Analytics and quick filters: the list whose filter they take. */
+export { wishlistList } from './list.js';
+/** Products and customers: what deleting them does to wishlists (docs/api.md#wishlists). */
+export { deleteWishlistsOfCustomer, removeProductFromWishlists } from './service.js';
