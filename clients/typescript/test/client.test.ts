@@ -101,8 +101,17 @@ describe('paginate()', () => {
     const endpoint = await client.POST('/webhooks', {
       body: { data: { url: 'https://93.184.215.14/hooks', events: ['site.created'] } },
     });
+    await client.POST('/customers/import', { body: { data: [{ email: 'paged@example.com' }] } });
+    const customers = await client.GET('/customers', { params: { query: { search: 'paged@example.com' } } });
+    const member = await client.POST('/loyalty-memberships', { body: { data: { customerId: customers.data[0]!.id } } });
+    // The lists under a record: a webhook endpoint's delivery log, a member's activity feed.
+    const owners: Record<string, string> = {
+      '/webhooks/{id}/events': endpoint.id,
+      '/loyalty-memberships/{id}/activity': member.id,
+    };
+    expect(lists.filter((path) => path.includes('{id}')).sort()).toEqual(Object.keys(owners).sort());
     for (const path of lists) {
-      const init = path.includes('{id}') ? { params: { path: { id: endpoint.id }, query: { limit: 1 } } } : {};
+      const init = path.includes('{id}') ? { params: { path: { id: owners[path] }, query: { limit: 1 } } } : {};
       let count = 0;
       for await (const record of client.paginate(path as ListPath, init as never)) {
         expect(record).toHaveProperty('id');
