@@ -19,6 +19,8 @@ interface Seeded {
   marker: string;
   /** Every id the organization's list endpoints show, by collection path (`/products`, `/loyalty-rewards`…). */
   ids: Map<string, string[]>;
+  /** Items of the organization's wishlists (DELETE /wishlists/{id}/items/{itemId}). */
+  wishlistItemIds: string[];
   variantIds: string[];
   deliveryIds: string[];
   rewardCodes: string[];
@@ -164,6 +166,17 @@ async function seed(marker: string): Promise<Seeded> {
     { data: { resource: 'customers', name: `${m} view`, filter: { 'metadata.marker': m } } },
     201,
   );
+  await ok(tenant, 'POST', '/wishlists/import', {
+    data: [
+      {
+        customer: `${m}-alice@example.com`,
+        name: `${m} wishes`,
+        remoteId: `${m}-W1`,
+        metadata: { marker: m },
+        items: [{ product: `${m}-shirt`, variant: `${m}-shirt-m`, note: `${m} note` }, { product: `${m}-mug` }],
+      },
+    ],
+  });
 
   const seeded: Seeded = {
     tenant,
@@ -171,6 +184,7 @@ async function seed(marker: string): Promise<Seeded> {
     ids: new Map(),
     variantIds: [],
     deliveryIds: [],
+    wishlistItemIds: [],
     rewardCodes: [issued.code],
     ruleIds: [rewardRule.id],
   };
@@ -208,6 +222,10 @@ async function collectIds(seeded: Seeded, ops: readonly Operation[]): Promise<vo
   seeded.variantIds = products.data.flatMap((product: { variants: { id: string }[] }) =>
     product.variants.map((variant) => variant.id),
   );
+  const wishlists = await ok(seeded.tenant, 'GET', '/wishlists?include=items&limit=100', undefined);
+  seeded.wishlistItemIds = wishlists.data.flatMap((wishlist: { items: { id: string }[] }) =>
+    wishlist.items.map((item) => item.id),
+  );
   for (const hookId of seeded.ids.get('/webhooks') ?? []) {
     const deliveries = await ok(seeded.tenant, 'GET', `/webhooks/${hookId}/events?limit=50`, undefined);
     seeded.deliveryIds.push(...deliveries.data.map((delivery: { id: string }) => delivery.id));
@@ -218,6 +236,7 @@ async function collectIds(seeded: Seeded, ops: readonly Operation[]): Promise<vo
 function idFor(owner: Seeded, path: string, parameter: string): string {
   if (parameter === 'variantId') return owner.variantIds[0]!;
   if (parameter === 'deliveryId') return owner.deliveryIds[0] ?? uuidv7();
+  if (parameter === 'itemId') return owner.wishlistItemIds[0]!;
   const collection = `/${path.split('/')[1]}`;
   const ids = owner.ids.get(collection) ?? [];
   if (ids.length === 0) throw new Error(`No ${collection} of ${owner.marker} to aim ${path} at: seed one`);

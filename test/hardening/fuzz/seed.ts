@@ -159,6 +159,18 @@ export async function seedOrganization(
   await call('POST', '/quick-filters', {
     data: { resource: 'customers', name: 'Gold customers', filter: { 'metadata.tier': 'gold' }, sort: 'email' },
   });
+  await call('POST', '/wishlists/import', {
+    data: customers.slice(0, 3).map((customer, i) => ({
+      customer: customer.email,
+      name: `Wishlist ${i}`,
+      remoteId: `W-${i}`,
+      metadata: { occasion: i % 2 ? 'birthday' : 'holidays' },
+      items: [
+        { product: `product-${i % 5}`, variant: 'small', note: 'In blue' },
+        { product: `product-${(i + 1) % 5}` },
+      ],
+    })),
+  });
 
   // Reviews are optional seed: their resource is younger than the rest, and the fuzzer must run without it.
   const reviews = await t.request({
