@@ -383,6 +383,27 @@ function enforceRouteContract(app: PatronApp): void {
     if (Array.isArray(body?.['x-required']) && !config.checkBody) {
       throw new Error(`Route ${route.method} ${route.url} requires body fields but declares no checkBody`);
     }
+    // An import's row limit is the import's own (413, not a validation error), and is checked before the
+    // Idempotency-Key is claimed too, with the rest of the body (docs/api.md#import-rows).
+    const rowLimit = (body as { properties?: { data?: { 'x-max-items'?: unknown } } } | undefined)?.properties?.data?.[
+      'x-max-items'
+    ];
+    if (typeof rowLimit === 'number') {
+      const own = config.checkBody;
+      route.config = {
+        ...config,
+        checkBody: (sent) => {
+          const rows = (sent as { data?: unknown } | undefined)?.data;
+          if (Array.isArray(rows) && rows.length > rowLimit) {
+            throw new ApiError(
+              'PAYLOAD_TOO_LARGE',
+              `An import takes at most ${rowLimit} rows per request; this one has ${rows.length}. Split it into several requests.`,
+            );
+          }
+          own?.(sent);
+        },
+      };
+    }
     route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NO_QUERY_PARAMETERS };
   });
 }
