@@ -496,6 +496,25 @@ describe('deleting products and customers', () => {
     expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(2);
   });
 
+  it('takes a product or item id in upper case like any other (found by the fuzzer: the delete failed with 409)', async () => {
+    const list = await newList(f, 'Upper', f.ada.email, [{ product: 'mug' }]);
+    const other = await newList(f, 'Upper too', f.bob.email, [{ product: 'mug' }]);
+    const withItems = await get(f.key, `/v1/wishlists/${list.id}?include=items`);
+    const removed = await t.request({
+      method: 'DELETE',
+      url: `/v1/wishlists/${list.id}/items/${withItems.items[0].id.toUpperCase()}`,
+      key: f.key,
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    const deleted = await t.request({
+      method: 'DELETE',
+      url: `/v1/products/${f.products.mug.id.toUpperCase()}`,
+      key: f.key,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await get(f.key, `/v1/wishlists/${other.id}?include=items`)).items).toEqual([]);
+  });
+
   it('deleting a customer deletes their wishlists with wishlist.deleted, and the counts follow', async () => {
     const customer = await insertCustomer(f.org, 'leaving@example.com');
     const [x, y] = (

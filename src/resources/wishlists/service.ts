@@ -116,8 +116,10 @@ export class WishlistService {
       const row = await findWishlist(trx, organizationId, id, true);
       if (!row) throw notFound('The wishlist');
       const before = (await itemRowsOf(trx, organizationId, [id])).get(id)!;
-      if (!before.some((item) => item.id === itemId)) throw notFound('The wishlist item');
-      await deleteItems(trx, organizationId, [itemId]);
+      // A path id may come in either case; the rows' ids are lower case.
+      const wanted = itemId.toLowerCase();
+      if (!before.some((item) => item.id === wanted)) throw notFound('The wishlist item');
+      await deleteItems(trx, organizationId, [wanted]);
       return afterItemChange(trx, organizationId, id, before);
     });
   }
@@ -218,19 +220,21 @@ export async function removeProductFromWishlists(
   organizationId: string,
   productId: string,
 ): Promise<EventToRecord[]> {
-  const rows = await lockWishlists(trx, organizationId, { productId });
+  // The product's id from a path may be upper case; compared with the items' (lower case) below.
+  const product = productId.toLowerCase();
+  const rows = await lockWishlists(trx, organizationId, { productId: product });
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const before = await itemRowsOf(trx, organizationId, ids);
   await deleteItems(
     trx,
     organizationId,
-    [...before.values()].flat().flatMap((item) => (item.product_id === productId ? [item.id] : [])),
+    [...before.values()].flat().flatMap((item) => (item.product_id === product ? [item.id] : [])),
   );
   const events: EventToRecord[] = [];
   for (const row of rows) {
     const touched = await touchWishlist(trx, organizationId, row.id);
-    const items = before.get(row.id)!.filter((item) => item.product_id !== productId);
+    const items = before.get(row.id)!.filter((item) => item.product_id !== product);
     events.push(wishlistEvent(organizationId, 'wishlist.updated', touched, items));
   }
   return events;
