@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { notFound, validationError } from '../../http/errors.js';
 import { checkRequestSelection, listRecords } from '../../lists/engine.js';
 import { compileFilter, FILTER_LIMITS, NUL_MESSAGE } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';
 import { parseSort } from '../../lists/sort.js';
 import type { ListDefinition, SavedSelection } from '../../lists/types.js';
-import { unwrapData } from '../../resource-kit/body.js';
+import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { uuidv7 } from '../../util/ids.js';
 import {
   quickFilterEvent,
@@ -101,15 +101,7 @@ export class QuickFilterService {
 
   async create(organizationId: string, body: QuickFilterCreateBody | undefined): Promise<QuickFilter> {
     const { fields, path } = unwrapData<QuickFilterCreateInput>(body, 'quick filter');
-    const missing: ErrorDetail[] = QUICK_FILTER_REQUIRED.filter((field) => fields[field] === undefined).map(
-      (field) => ({ path: `${path}.${field}`, message: 'is required' }),
-    );
-    if (missing.length) {
-      throw validationError(
-        `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
-        missing,
-      );
-    }
+    requireFields(fields, QUICK_FILTER_REQUIRED, path);
     const resource = fields.resource!;
     this.check(this.listOf(resource, `${path}.resource`), fields, path);
     return this.db.transaction().execute(async (trx) => {

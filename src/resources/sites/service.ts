@@ -3,10 +3,10 @@ import { uuidv7 } from '../../util/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../http/errors.js';
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
-import { unwrapData } from '../../resource-kit/body.js';
+import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
 import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
 import { siteEvent, toSite, type Site } from '../../records/site.js';
@@ -50,16 +50,7 @@ export class SiteService {
 
   async create(organizationId: string, body: SiteBody | undefined): Promise<Site> {
     const { fields, path } = unwrap(body);
-    const missing: ErrorDetail[] = SITE_REQUIRED.filter((field) => fields[field] === undefined).map((field) => ({
-      path: `${path}.${field}`,
-      message: 'is required',
-    }));
-    if (missing.length) {
-      throw validationError(
-        `Invalid request: ${missing.map((detail) => detail.path).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
-        missing,
-      );
-    }
+    requireFields(fields, SITE_REQUIRED, path);
     checkDomain(fields.domain, path);
     const domain = fields.domain!;
     try {
