@@ -27,6 +27,7 @@ import { activityList, loyaltyResources, membershipList, rewardList } from './re
 import { reviewList, reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
 import { wishlistList, wishlistsResource } from './resources/wishlists/index.js';
+import { productQuestionList, productQuestionsResource } from './resources/product-questions/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -44,8 +45,9 @@ export const resources: readonly ResourceModule[] = [
   reviewsResource,
   reviewSummariesResource,
   wishlistsResource,
+  productQuestionsResource,
   analyticsResource,
-  // The lists quick filters belong to; product questions join once their list exists (docs/api.md#quick-filters).
+  // The lists quick filters belong to (docs/api.md#quick-filters).
   quickFiltersResource({
     products: productList,
     orders: orderList,
@@ -55,6 +57,7 @@ export const resources: readonly ResourceModule[] = [
     'loyalty-memberships': membershipList,
     'loyalty-activity': activityList,
     wishlists: wishlistList,
+    'product-questions': productQuestionList,
   }),
 ];
 

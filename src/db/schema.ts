@@ -265,6 +265,40 @@ export interface WishlistItemsTable {
   added_at: CreatedAt;
 }
 
+/** A question about a product, asked by a shopper or recorded by the merchant (migration 0028). */
+export interface ProductQuestionsTable {
+  organization_id: string;
+  id: string;
+  /** Null once the product was deleted and the question unlinked. */
+  product_id: string | null;
+  customer_id: string | null;
+  author_name: string;
+  author_email: string | null;
+  body: string;
+  status: 'pending' | 'published' | 'rejected';
+  source: 'shopper' | 'merchant';
+  /** Identifier in the system the question was imported from; import matches on it. */
+  remote_id: string | null;
+  published_at: Date | null;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** An answer to a product question (migration 0028); deleted with its question. */
+export interface ProductQuestionAnswersTable {
+  organization_id: string;
+  id: string;
+  question_id: string;
+  body: string;
+  author_name: string;
+  source: 'merchant' | 'shopper';
+  status: 'pending' | 'published' | 'hidden';
+  published_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 /** A subscriber to events (service.md "Webhook endpoint"). The secret is stored AES-256-GCM encrypted. */
 export interface WebhookEndpointsTable {
   organization_id: string;
@@ -550,6 +584,8 @@ export interface DB {
   reviews: ReviewsTable;
   wishlists: WishlistsTable;
   wishlist_items: WishlistItemsTable;
+  product_questions: ProductQuestionsTable;
+  product_question_answers: ProductQuestionAnswersTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   /** View (migration 0011): deliveries as the API shows them, the envelope composed where the row does not store it. */

@@ -409,6 +409,64 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     params: { id: DEMO.wishlists.adaSummer, itemId: DEMO.wishlistItems.adaScarf },
   },
 
+  listProductQuestions: {
+    summary: 'Questions waiting for moderation, with their answers',
+    query: { filter: filter({ status: 'pending' }), include: 'answers,answersCount,product' },
+  },
+  createProductQuestion: {
+    summary: 'Record a question a customer asked on the phone',
+    body: {
+      data: {
+        product: 'merino-scarf',
+        customer: 'katherine@example.com',
+        authorName: 'Katherine J.',
+        body: 'Can the scarf be gift-wrapped?',
+      },
+    },
+    status: 201,
+  },
+  importProductQuestions: {
+    summary: "Mirror a shopper's question and the store's answer",
+    body: {
+      data: [
+        {
+          product: 'canvas-tote',
+          remoteId: 'pq-tote-laptop',
+          authorName: 'Edsger D.',
+          body: 'Does a 15-inch laptop fit in the tote?',
+          status: 'published',
+          answers: [{ body: 'Yes, with room for a charger.', authorName: 'Demo Store team' }],
+        },
+      ],
+    },
+  },
+  getProductQuestion: {
+    summary: 'The shirt question with its answers',
+    params: { id: DEMO.productQuestions.shirtShrink },
+    query: { include: 'answers,answersCount,product' },
+  },
+  updateProductQuestion: {
+    summary: 'Publish the scarf question',
+    params: { id: DEMO.productQuestions.scarfWarmth },
+    body: { status: 'published' },
+  },
+  deleteProductQuestion: { summary: 'Delete a spam question', params: { id: DEMO.productQuestions.spam } },
+  createProductQuestionAnswer: {
+    summary: 'Answer the scarf question',
+    params: { id: DEMO.productQuestions.scarfWarmth },
+    body: { data: { body: 'Yes: it is 300 g/m² merino, warm well below freezing.' } },
+    status: 201,
+  },
+  updateProductQuestionAnswer: {
+    summary: "Publish a shopper's answer",
+    params: { id: DEMO.productQuestionAnswers.shirtShrinkByShopper },
+    body: { status: 'published' },
+  },
+  deleteProductQuestionAnswer: {
+    summary: 'Delete an outdated answer',
+    params: { id: DEMO.productQuestionAnswers.shirtShrinkStale },
+  },
+
   getReviewSummary: { summary: "The shirt's summary", params: { id: products.linenShirt } },
   updateReviewSummary: {
     summary: "Show the shirt's summary on the storefront",

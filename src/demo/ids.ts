@@ -41,6 +41,12 @@ export const DEMO = {
   quickFilters: { vipCustomers: id('901'), bigOrders: id('902'), retired: id('903') },
   wishlists: { adaSummer: id('951'), graceOld: id('952') },
   wishlistItems: { adaShirt: id('961'), adaScarf: id('962'), graceTote: id('963') },
+  productQuestions: { shirtShrink: id('971'), scarfWarmth: id('972'), spam: id('973') },
+  productQuestionAnswers: {
+    shirtShrinkByStore: id('981'),
+    shirtShrinkByShopper: id('982'),
+    shirtShrinkStale: id('983'),
+  },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -392,6 +392,67 @@ const STEPS: readonly DemoStep[] = [
   },
   {
     method: 'POST',
+    url: '/v1/product-questions/import',
+    // The API makes the questions' ids, in row order, before their answers' (docs/api.md#question-import).
+    ids: [
+      DEMO.productQuestions.shirtShrink,
+      DEMO.productQuestions.scarfWarmth,
+      DEMO.productQuestions.spam,
+      DEMO.productQuestionAnswers.shirtShrinkByStore,
+      DEMO.productQuestionAnswers.shirtShrinkByShopper,
+      DEMO.productQuestionAnswers.shirtShrinkStale,
+    ],
+    body: {
+      data: [
+        {
+          product: 'linen-shirt',
+          customer: email('grace'),
+          remoteId: 'pq-shirt-shrink',
+          authorName: 'Grace H.',
+          authorEmail: email('grace'),
+          body: 'Does the linen shirt shrink in the wash?',
+          status: 'published',
+          createdAt: '2026-05-02T08:30:00Z',
+          answers: [
+            {
+              body: 'It is pre-washed, so it keeps its size at 30 °C. Hang it to dry.',
+              authorName: 'Demo Store team',
+              createdAt: '2026-05-02T10:00:00Z',
+            },
+            {
+              body: 'Mine did not shrink after ten washes.',
+              authorName: 'Alan T.',
+              source: 'shopper',
+              status: 'pending',
+              createdAt: '2026-05-03T19:12:00Z',
+            },
+            {
+              body: 'We will check with the weaver.',
+              authorName: 'Demo Store team',
+              createdAt: '2026-05-02T09:00:00Z',
+            },
+          ],
+        },
+        {
+          product: 'merino-scarf',
+          remoteId: 'pq-scarf-warmth',
+          authorName: 'Sam',
+          body: 'Is the scarf warm enough for −10 °C?',
+          createdAt: '2026-06-11T07:45:00Z',
+        },
+        {
+          product: 'canvas-tote',
+          remoteId: 'pq-tote-spam',
+          authorName: 'Best Deals',
+          authorEmail: 'deals@spam.invalid',
+          body: 'Cheap watches at my shop!!!',
+          status: 'rejected',
+        },
+      ],
+    },
+  },
+  {
+    method: 'POST',
     url: '/v1/webhooks',
     ids: [webhooks.orders],
     body: { data: { url: DEMO_RECEIVER_URL, events: ['order.updated', 'order.deleted', 'loyaltyReward.issued'] } },
@@ -477,6 +538,11 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('reviews', DEMO.reviews),
     ...urls('quick-filters', DEMO.quickFilters),
     ...urls('wishlists', DEMO.wishlists),
+    ...urls('product-questions', DEMO.productQuestions),
+    ...Object.values(DEMO.productQuestionAnswers).map((id) => ({
+      url: `/v1/product-questions/${DEMO.productQuestions.shirtShrink}?include=answers`,
+      id,
+    })),
     ...Object.values(DEMO.variants).map((id) => ({ url: `/v1/products?include=variants&limit=100`, id })),
   ];
 }

@@ -59,12 +59,30 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     ['review.deleted'],
     'DELETE /reviews/{id}, and each review of a customer DELETE /customers/{id} removes or of a product DELETE /products/{id} removes while cascadeDeleteReviews is on.',
   ],
-  [['productQuestion.created'], 'A question is asked, or recorded by the merchant.', false],
-  [['productQuestion.updated'], 'A question is published, rejected or edited.', false],
-  [['productQuestion.deleted'], 'A question is deleted, with its answers.', false],
-  [['productQuestionAnswer.created'], 'An answer is written, by the merchant or a shopper.', false],
-  [['productQuestionAnswer.updated'], 'An answer is edited, published or hidden.', false],
-  [['productQuestionAnswer.deleted'], 'An answer is deleted.', false],
+  [
+    ['productQuestion.created'],
+    'POST /product-questions (a question the merchant records), and each question POST /product-questions/import creates (asked by a shopper, published or not).',
+  ],
+  [
+    ['productQuestion.updated'],
+    'PATCH /product-questions/{id} (published, rejected or edited), each question POST /product-questions/import changes, and each question of a product DELETE /products/{id} unlinks.',
+  ],
+  [
+    ['productQuestion.deleted'],
+    'DELETE /product-questions/{id}, each question of a customer DELETE /customers/{id} removes, and of a product DELETE /products/{id} removes while cascadeDeleteReviews is on; the data carries its answers, which send no events of their own.',
+  ],
+  [
+    ['productQuestionAnswer.created'],
+    'POST /product-questions/{id}/answers, and each answer POST /product-questions/import adds.',
+  ],
+  [
+    ['productQuestionAnswer.updated'],
+    'PATCH /product-question-answers/{id} (edited, published or hidden), and each answer POST /product-questions/import changes.',
+  ],
+  [
+    ['productQuestionAnswer.deleted'],
+    'DELETE /product-question-answers/{id}, and each answer POST /product-questions/import leaves out of a row that sends answers.',
+  ],
   [['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], 'A survey flow changes.', false],
   [['survey.deleted'], 'A sent survey is deleted.', false],
   [

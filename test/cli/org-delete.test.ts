@@ -142,6 +142,21 @@ async function fill(runtime: Runtime, database: Database, organization: Org, key
       })),
     ),
   });
+  await call('POST', '/wishlists/import', {
+    data: [{ customer: 'ann@example.com', name: 'Ideas', items: [{ product: 'mug' }] }],
+  });
+  await call('POST', '/product-questions/import', {
+    data: [
+      {
+        product: 'cap',
+        customer: 'bob@example.com',
+        authorName: 'Bob',
+        body: 'Is it adjustable?',
+        answers: [{ body: 'Yes.', authorName: 'Shop' }],
+      },
+    ],
+  });
+  await call('POST', '/quick-filters', { resource: 'products', name: 'Summer', filter: { 'tags.name': 'summer' } });
   const runner = createJobRunner({
     db: database.db,
     jobs: [retentionJob(loadConfig({}).retention)],

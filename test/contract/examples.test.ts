@@ -135,6 +135,8 @@ describe('a create missing its required fields', () => {
       'createLoyaltyProgram',
       'createLoyaltyRule',
       'createLoyaltyTier',
+      'createProductQuestion',
+      'createProductQuestionAnswer',
       'createQuickFilter',
       'createSite',
       'issueLoyaltyReward',

@@ -106,17 +106,6 @@ describe('POST /v1/quick-filters', () => {
     expect((await eventsOf(a.organization.id)).length).toBe(before);
   });
 
-  it('refuses product questions, whose list does not exist yet, with a 400 saying so', async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/v1/quick-filters',
-      key: a.key,
-      body: { resource: 'product-questions', name: 'later' },
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().error.message).toContain('no product-questions list yet');
-  });
-
   it('saves a view of wishlists and applies it to GET /wishlists, ANDed with search', async () => {
     const saved = await t.request({
       method: 'POST',

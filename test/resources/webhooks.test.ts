@@ -116,13 +116,8 @@ describe('GET /v1/webhook-events', () => {
     expect(firesWhen('loyaltyReward.expiringSoon')).toMatch(/overnight loyalty job/);
     // Exactly the names service.md lists for records this API does not hold yet cannot fire.
     const silent = data.filter((event) => !event.firing).map((event) => event.name);
-    expect(
-      silent.every(
-        (name) =>
-          /^(productQuestion|productQuestionAnswer|surveyFlow|emailTemplate)\./.test(name) || name === 'survey.deleted',
-      ),
-    ).toBe(true);
-    expect(silent).toHaveLength(13);
+    expect(silent.every((name) => /^(surveyFlow|emailTemplate)\./.test(name) || name === 'survey.deleted')).toBe(true);
+    expect(silent).toHaveLength(7);
     expect(silent).toContain('survey.deleted');
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);
   });

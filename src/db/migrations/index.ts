@@ -24,6 +24,7 @@ import * as deliveryEventBrin from './0024_delivery_event_brin.js';
 import * as memberActivityFeed from './0025_member_activity_feed.js';
 import * as quickFilters from './0026_quick_filters.js';
 import * as wishlists from './0027_wishlists.js';
+import * as productQuestions from './0028_product_questions.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0025_member_activity_feed': memberActivityFeed,
   '0026_quick_filters': quickFilters,
   '0027_wishlists': wishlists,
+  '0028_product_questions': productQuestions,
 };
 
 export const migrationProvider: MigrationProvider = {

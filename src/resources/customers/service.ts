@@ -33,6 +33,7 @@ import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../rec
 import { membershipsOfCustomer } from '../loyalty/index.js';
 import { deleteReviewsOfCustomer, notifySummaries } from '../reviews/index.js';
 import { deleteWishlistsOfCustomer } from '../wishlists/index.js';
+import { deleteQuestionsOfCustomer } from '../product-questions/index.js';
 import { reviewEvent } from '../../records/review.js';
 
 export class CustomerService {
@@ -93,11 +94,14 @@ export class CustomerService {
       // Their wishlists go too (wishlist.deleted each), and the products they held count them no more
       // (docs/api.md#wishlists).
       const wishlistEvents = await deleteWishlistsOfCustomer(trx, organizationId, id);
+      // And the questions they asked, with their answers (docs/api.md#product-questions-and-answers).
+      const questionEvents = await deleteQuestionsOfCustomer(trx, organizationId, id);
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
       await recordEvents(trx, [
         ...reviews.map((review) => reviewEvent(organizationId, 'review.deleted', review)),
         ...wishlistEvents,
+        ...questionEvents,
         customerEvent(organizationId, 'customer.deleted', row),
         ...memberships.map((membership) => membershipEvent(organizationId, 'loyaltyMembership.deleted', membership)),
       ]);

@@ -34,6 +34,7 @@ import { toVariant, variantEvent, type Variant } from '../../records/variant.js'
 import { publishedReviewsChanged } from '../review-summaries/index.js';
 import { reviewEvent } from '../../records/review.js';
 import { removeProductFromWishlists } from '../wishlists/index.js';
+import { detachQuestionsOfProduct } from '../product-questions/index.js';
 
 export class ProductService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -74,6 +75,8 @@ export class ProductService {
       const wishlistEvents = await removeProductFromWishlists(trx, organizationId, id);
       const cascade = await cascadeDeleteReviews(trx, organizationId);
       const reviews = await detachReviews(trx, organizationId, id, cascade);
+      // Its questions are unlinked like its reviews, or deleted with them (docs/api.md#product-questions-and-answers).
+      const questionEvents = await detachQuestionsOfProduct(trx, organizationId, id, cascade);
       const row = await deleteRecord(trx, 'products', organizationId, id);
       if (!row) throw notFound('The product');
       if (reviews.length) await publishedReviewsChanged(trx, organizationId, [id]);
@@ -82,6 +85,7 @@ export class ProductService {
       );
       await recordEvents(trx, [
         ...reviewEvents,
+        ...questionEvents,
         ...wishlistEvents,
         productEvent(organizationId, 'product.deleted', row),
       ]);
