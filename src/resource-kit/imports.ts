@@ -21,16 +21,18 @@ export function checkImportSize(rows: readonly unknown[]): void {
 
 /**
  * Two rows naming the same record (or two variants of a row with the same slug) are ambiguous: 400 naming the
- * first repeat. `noun` reads in the message ("send each order once").
+ * first repeat. `noun` reads in the message ("send each order once"). An undefined value (a row without the field)
+ * repeats nothing.
  */
 export function refuseDuplicates(
-  values: readonly string[],
+  values: readonly (string | undefined)[],
   field: string,
   options: { path?: string; noun?: string } = {},
 ): void {
   const path = options.path ?? 'body.data';
   const seen = new Map<string, number>();
   values.forEach((value, index) => {
+    if (value === undefined) return;
     const first = seen.get(value);
     if (first !== undefined) {
       throw validationError(
@@ -39,6 +41,46 @@ export function refuseDuplicates(
       );
     }
     seen.set(value, index);
+  });
+}
+
+/**
+ * The first row that names the same record as an earlier one by its natural key (rows with a remoteId, and those
+ * `keyOf` gives no key, aside): [its index, the earlier one's], for the import's own 400.
+ */
+export function firstSameRecord<T extends { row: { index: number; remoteId?: string | undefined } }>(
+  entries: readonly T[],
+  keyOf: (entry: T) => string,
+): [number, number] | undefined {
+  const seen = new Map<string, number>();
+  for (const entry of entries) {
+    if (entry.row.remoteId !== undefined) continue;
+    const key = keyOf(entry);
+    const first = seen.get(key);
+    if (first !== undefined) return [entry.row.index, first];
+    seen.set(key, entry.row.index);
+  }
+  return undefined;
+}
+
+/**
+ * What each matched row did, from the rows the import inserted and those its conditional update wrote: created,
+ * updated (its values differed) or unchanged (nothing written; docs/api.md#writes-that-change-nothing). `record` is
+ * the record as it now is, for the answer and the events.
+ */
+export function importOutcomes<R extends { id: string }>(
+  plans: readonly { id: string; existing?: R | undefined }[],
+  created: readonly R[],
+  updated: readonly R[],
+): { record: R; action: ImportAction }[] {
+  const createdById = new Map(created.map((row) => [row.id, row]));
+  const updatedById = new Map(updated.map((row) => [row.id, row]));
+  return plans.map((plan) => {
+    const createdRow = createdById.get(plan.id);
+    if (createdRow) return { record: createdRow, action: 'created' };
+    const updatedRow = updatedById.get(plan.id);
+    if (updatedRow) return { record: updatedRow, action: 'updated' };
+    return { record: plan.existing!, action: 'unchanged' };
   });
 }
 

@@ -178,6 +178,21 @@ async function seed(marker: string): Promise<Seeded> {
     ],
   });
 
+  await ok(tenant, 'POST', '/product-questions/import', {
+    data: [
+      {
+        product: `${m}-shirt`,
+        customer: `${m}-alice@example.com`,
+        remoteId: `${m}-Q1`,
+        authorName: `${m} Alice`,
+        authorEmail: `${m}-alice@example.com`,
+        body: `${m} question: does it shrink?`,
+        metadata: { marker: m },
+        answers: [{ body: `${m} answer`, authorName: `${m} shop` }],
+      },
+    ],
+  });
+
   const seeded: Seeded = {
     tenant,
     marker,
@@ -225,6 +240,12 @@ async function collectIds(seeded: Seeded, ops: readonly Operation[]): Promise<vo
   const wishlists = await ok(seeded.tenant, 'GET', '/wishlists?include=items&limit=100', undefined);
   seeded.wishlistItemIds = wishlists.data.flatMap((wishlist: { items: { id: string }[] }) =>
     wishlist.items.map((item) => item.id),
+  );
+  // Answers have no list of their own: they are read through their questions.
+  const questions = await ok(seeded.tenant, 'GET', '/product-questions?include=answers&limit=100', undefined);
+  seeded.ids.set(
+    '/product-question-answers',
+    questions.data.flatMap((question: { answers: { id: string }[] }) => question.answers.map((answer) => answer.id)),
   );
   for (const hookId of seeded.ids.get('/webhooks') ?? []) {
     const deliveries = await ok(seeded.tenant, 'GET', `/webhooks/${hookId}/events?limit=50`, undefined);

@@ -327,6 +327,7 @@ describe('points adjustments and the ledger', () => {
       }),
     );
     expect(first.skipped).toEqual([{ index: 2, message: expect.stringMatching(/nobody@example.com/) }]);
+    expect(first).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
     expect(first.data).toMatchObject([
       { customerId: ann!.id, pointsBalance: 200, lifetimePoints: 200, loyaltyTierId: null },
       { customerId: bob!.id, pointsBalance: 0, loyaltyTierId: tier.id, tierAssignedManually: false },
@@ -335,6 +336,18 @@ describe('points adjustments and the ledger', () => {
       req(tenant, 'POST', '/loyalty-memberships/import', { data: [{ customer: ann!.id, pointsBalance: 50 }] }),
     );
     expect(second.data[0]).toMatchObject({ id: first.data[0].id, pointsBalance: 50, lifetimePoints: 200 });
+    expect(second).toMatchObject({ created: 0, updated: 1, unchanged: 0 });
+    // The same balance and tier again: nothing written, counted unchanged.
+    const same = await ok(
+      req(tenant, 'POST', '/loyalty-memberships/import', {
+        data: [
+          { customer: ann!.id, pointsBalance: 50 },
+          { customer: bob!.id, loyaltyTierId: tier.id },
+        ],
+      }),
+    );
+    expect(same).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    expect(same.data[0].updatedAt).toBe(second.data[0].updatedAt);
     const strict = await req(tenant, 'POST', '/loyalty-memberships/import', {
       strict: true,
       data: [{ customer: ann!.id, pointsBalance: 1 }, { customer: 'nobody@example.com' }],

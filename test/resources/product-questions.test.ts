@@ -333,6 +333,27 @@ describe('POST /v1/product-questions/import', () => {
     expect(merged.data[0].metadata).toEqual({ from: 'shop', lang: 'en' });
   });
 
+  it('refuses a merge that would leave more than 50 metadata keys, importing nothing', async () => {
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, 'x']));
+    const more = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`b${i}`, 'y']));
+    await imported(f.key, { data: [shopperQuestion({ remoteId: 'q-meta', metadata: many })] });
+    const { result, events } = await eventsDuring(f.org, () =>
+      send(f.key, 'POST', '/v1/product-questions/import', {
+        data: [shopperQuestion({ remoteId: 'q-meta-new' }), shopperQuestion({ remoteId: 'q-meta', metadata: more })],
+        mergeMetadata: true,
+      }),
+    );
+    expect(result.statusCode).toBe(400);
+    expect(result.json().error.details[0].path).toBe('body.data[1].metadata');
+    expect(events).toEqual([]);
+    const list = await ok(
+      f.key,
+      'GET',
+      `/v1/product-questions?filter=${encodeURIComponent('{"remoteId":"q-meta-new"}')}`,
+    );
+    expect(list.data).toEqual([]);
+  });
+
   it('skips a row whose product or customer is missing, or with strict fails with 422 and writes nothing', async () => {
     const rows = [
       shopperQuestion({ product: 'no-such-product', remoteId: 'q-miss-1' }),

@@ -5,11 +5,14 @@ import { recordEvents, type EventToRecord } from '../../events/outbox.js';
 import { validationError } from '../../http/errors.js';
 import {
   checkImportSize,
+  firstSameRecord,
   importCounts,
+  importOutcomes,
+  refuseDuplicates,
   strictFailure,
-  type ImportAction,
   type Skipped,
 } from '../../resource-kit/imports.js';
+import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
 import { uuidv7 } from '../../util/ids.js';
 import {
@@ -52,7 +55,11 @@ export async function importProductQuestions(
 ) {
   checkImportSize(body.data);
   const rows: Row[] = body.data.map((row, index) => ({ ...row, index }));
-  refuseRepeats(rows);
+  refuseDuplicates(
+    rows.map((row) => row.remoteId),
+    'remoteId',
+    { noun: 'question' },
+  );
   const products = await resolveProducts(trx, organizationId, [...new Set(rows.map((row) => row.product))]);
   const customers = await resolveCustomers(trx, organizationId, [
     ...new Set(rows.flatMap((row) => (row.customer !== undefined ? [row.customer] : []))),
@@ -92,6 +99,14 @@ export async function importProductQuestions(
     plans.filter((plan) => plan.existing),
     body.mergeMetadata ?? false,
   );
+  const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+  if (overfull) {
+    const index = plans.find((plan) => plan.id === overfull.id)!.row.index;
+    throw validationError(
+      `Invalid request: merging body.data[${index}].metadata would leave the question with more than ${MAX_METADATA_KEYS} metadata keys; nothing was imported.`,
+      [{ path: `body.data[${index}].metadata`, message: `would exceed ${MAX_METADATA_KEYS} keys once merged` }],
+    );
+  }
   const answerEvents = await replaceAnswers(trx, organizationId, plans);
 
   const answers = await answerRowsOf(
@@ -99,61 +114,35 @@ export async function importProductQuestions(
     organizationId,
     plans.map((plan) => plan.id),
   );
-  const createdById = new Map(created.map((row) => [row.id, row]));
-  const updatedById = new Map(updated.map((row) => [row.id, row]));
+  const outcomes = importOutcomes(plans, created, updated);
   const events: EventToRecord[] = [];
-  const data = [];
-  const actions: { action: ImportAction }[] = [];
-  for (const plan of plans) {
-    const createdRow = createdById.get(plan.id);
-    const updatedRow = updatedById.get(plan.id);
+  const actions = plans.map((plan, at) => {
+    const { record, action } = outcomes[at]!;
     const questionAnswers = answers.get(plan.id)!;
-    if (createdRow)
-      events.push(productQuestionEvent(organizationId, 'productQuestion.created', createdRow, questionAnswers));
-    else if (updatedRow)
-      events.push(productQuestionEvent(organizationId, 'productQuestion.updated', updatedRow, questionAnswers));
+    if (action !== 'unchanged') {
+      const name = action === 'created' ? 'productQuestion.created' : 'productQuestion.updated';
+      events.push(productQuestionEvent(organizationId, name, record, questionAnswers));
+    }
     // A question's own events come before those of its answers, so a receiver knows the question an answer names.
     events.push(...(answerEvents.get(plan.id) ?? []));
-    actions.push({
-      action: createdRow ? 'created' : updatedRow || answerEvents.has(plan.id) ? 'updated' : 'unchanged',
-    });
-    data.push(toProductQuestionWithAnswers(createdRow ?? updatedRow ?? plan.existing!, questionAnswers));
-  }
+    return { action: action === 'unchanged' && answerEvents.has(plan.id) ? ('updated' as const) : action };
+  });
+  const data = plans.map((plan, at) => toProductQuestionWithAnswers(outcomes[at]!.record, answers.get(plan.id)!));
   await recordEvents(trx, events);
   return { data, skipped, ...importCounts(actions) };
 }
 
-/** Two rows with one remoteId are ambiguous: 400 naming the first repeat. */
-function refuseRepeats(rows: readonly Row[]): void {
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    if (row.remoteId === undefined) continue;
-    const first = seen.get(row.remoteId);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}].remoteId repeats body.data[${first}].remoteId "${row.remoteId}"; send each question once.`,
-        [{ path: `body.data[${row.index}].remoteId`, message: `repeats body.data[${first}].remoteId` }],
-      );
-    }
-    seen.set(row.remoteId, row.index);
-  }
-}
-
 /** Two rows without remoteId with the same product, author and text would be one question: 400 naming them. */
 function refuseSameQuestion(rows: readonly Resolved[]): void {
-  const seen = new Map<string, number>();
-  for (const { row, productId } of rows) {
-    if (row.remoteId !== undefined) continue;
-    const key = naturalKey(productId, row.authorName, row.authorEmail, row.body);
-    const first = seen.get(key);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}] and body.data[${first}] are the same question (product, author and text) without a remoteId; send it once, or give each a remoteId.`,
-        [{ path: `body.data[${row.index}]`, message: `is the same question as body.data[${first}]` }],
-      );
-    }
-    seen.set(key, row.index);
-  }
+  const repeat = firstSameRecord(rows, ({ row, productId }) =>
+    naturalKey(productId, row.authorName, row.authorEmail, row.body),
+  );
+  if (!repeat) return;
+  const [index, first] = repeat;
+  throw validationError(
+    `Invalid request: body.data[${index}] and body.data[${first}] are the same question (product, author and text) without a remoteId; send it once, or give each a remoteId.`,
+    [{ path: `body.data[${index}]`, message: `is the same question as body.data[${first}]` }],
+  );
 }
 
 /**

@@ -6,8 +6,9 @@ import { validationError } from '../../http/errors.js';
 import {
   checkImportSize,
   importCounts,
+  importOutcomes,
+  refuseDuplicates,
   strictFailure,
-  type ImportAction,
   type Skipped,
 } from '../../resource-kit/imports.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
@@ -37,7 +38,11 @@ interface Accepted {
 export async function importReviews(trx: Transaction<DB>, organizationId: string, body: ReviewImportBody) {
   checkImportSize(body.data);
   const rows: Row[] = body.data.map((row, index) => ({ ...row, index }));
-  refuseRepeatedRemoteIds(rows);
+  refuseDuplicates(
+    rows.map((row) => row.remoteId),
+    'remoteId',
+    { noun: 'review' },
+  );
 
   const products = await resolveProducts(trx, organizationId, [...new Set(rows.map((row) => row.product))]);
   const customers = await resolveCustomers(trx, organizationId, [...new Set(rows.map((row) => row.customer))]);
@@ -90,45 +95,27 @@ export async function importReviews(trx: Transaction<DB>, organizationId: string
     );
   }
 
-  const createdById = new Map(created.map((row) => [row.id, row]));
-  const updatedById = new Map(updated.map((row) => [row.id, row]));
+  const outcomes = importOutcomes(
+    accepted.map((entry) => ({ id: entry.existing?.id ?? entry.newId!, existing: entry.existing })),
+    created,
+    updated,
+  );
   const changes: ReviewChange[] = [];
   const events = [];
-  const data = [];
-  const actions: { action: ImportAction }[] = [];
-  for (const entry of accepted) {
-    const id = entry.existing?.id ?? entry.newId!;
-    const createdRow = createdById.get(id);
-    const updatedRow = updatedById.get(id);
-    if (createdRow) {
-      changes.push({ after: createdRow });
-      events.push(reviewEvent(organizationId, 'review.created', createdRow));
-    } else if (updatedRow) {
-      changes.push({ before: entry.existing, after: updatedRow });
-      events.push(reviewEvent(organizationId, 'review.updated', updatedRow));
+  for (const [at, entry] of accepted.entries()) {
+    const { record, action } = outcomes[at]!;
+    if (action === 'created') {
+      changes.push({ after: record });
+      events.push(reviewEvent(organizationId, 'review.created', record));
+    } else if (action === 'updated') {
+      changes.push({ before: entry.existing, after: record });
+      events.push(reviewEvent(organizationId, 'review.updated', record));
     }
-    actions.push({ action: createdRow ? 'created' : updatedRow ? 'updated' : 'unchanged' });
-    data.push(toReview(createdRow ?? updatedRow ?? entry.existing!));
   }
+  const data = outcomes.map(({ record }) => toReview(record));
   await notifySummaries(trx, organizationId, changes);
   await recordEvents(trx, events);
-  return { data, skipped, ...importCounts(actions) };
-}
-
-/** Two rows with one remoteId are ambiguous: 400 naming the first repeat (rows without one are checked after resolving). */
-function refuseRepeatedRemoteIds(rows: readonly Row[]): void {
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    if (row.remoteId === undefined) continue;
-    const first = seen.get(row.remoteId);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}].remoteId repeats body.data[${first}].remoteId "${row.remoteId}"; send each review once.`,
-        [{ path: `body.data[${row.index}].remoteId`, message: `repeats body.data[${first}].remoteId` }],
-      );
-    }
-    seen.set(row.remoteId, row.index);
-  }
+  return { data, skipped, ...importCounts(outcomes) };
 }
 
 /** Two rows without remoteId for the same customer and product would update one review twice: 400 naming them. */

@@ -5,21 +5,17 @@ import { recordEvents } from '../../events/outbox.js';
 import { validationError } from '../../http/errors.js';
 import {
   checkImportSize,
+  firstSameRecord,
   importCounts,
+  importOutcomes,
+  refuseDuplicates,
   strictFailure,
-  type ImportAction,
   type Skipped,
 } from '../../resource-kit/imports.js';
 import { resolveCustomers, resolveProductsWithVariants } from '../../resource-kit/references.js';
 import { uuidv7 } from '../../util/ids.js';
 import { isUuid } from '../../util/uuid.js';
-import {
-  toWishlistWithItems,
-  wishlistEvent,
-  WISHLIST_COLUMNS,
-  type WishlistFields,
-  type WishlistItemFields,
-} from '../../records/wishlist.js';
+import { toWishlistWithItems, wishlistEvent, WISHLIST_COLUMNS, type WishlistFields } from '../../records/wishlist.js';
 import { adjustWishlistsCounts, deleteItems, insertItems, itemRowsOf, updateItems } from './queries.js';
 import type { WishlistImportBody, WishlistImportRow } from './schemas.js';
 import { countDeltas } from './counts.js';
@@ -50,7 +46,11 @@ interface Accepted {
 export async function importWishlists(trx: Transaction<DB>, organizationId: string, body: WishlistImportBody) {
   checkImportSize(body.data);
   const rows: Row[] = body.data.map((row, index) => ({ ...row, index }));
-  refuseRepeats(rows);
+  refuseDuplicates(
+    rows.map((row) => row.remoteId),
+    'remoteId',
+    { noun: 'wishlist' },
+  );
   const customers = await resolveCustomers(trx, organizationId, [...new Set(rows.map((row) => row.customer))]);
   const { products, variants } = await resolveProductsWithVariants(trx, organizationId, [
     ...new Set(rows.flatMap((row) => row.items.map((item) => item.product))),
@@ -131,22 +131,18 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
     countDeltas(plans.map((plan) => ({ before: stored.get(plan.id) ?? [], after: after.get(plan.id)! }))),
   );
 
-  const createdById = new Map(created.map((row) => [row.id, row]));
-  const updatedById = new Map(updated.map((row) => [row.id, row]));
+  const outcomes = importOutcomes(plans, created, updated);
   const events = [];
-  const data = [];
-  const actions: { action: ImportAction }[] = [];
-  for (const plan of plans) {
-    const items: WishlistItemFields[] = after.get(plan.id)!;
-    const createdRow = createdById.get(plan.id);
-    const updatedRow = updatedById.get(plan.id);
-    if (createdRow) events.push(wishlistEvent(organizationId, 'wishlist.created', createdRow, items));
-    else if (updatedRow) events.push(wishlistEvent(organizationId, 'wishlist.updated', updatedRow, items));
-    actions.push({ action: createdRow ? 'created' : updatedRow ? 'updated' : 'unchanged' });
-    data.push(toWishlistWithItems(createdRow ?? updatedRow ?? plan.existing!, items));
+  for (const [at, plan] of plans.entries()) {
+    const { record, action } = outcomes[at]!;
+    if (action !== 'unchanged') {
+      const name = action === 'created' ? 'wishlist.created' : 'wishlist.updated';
+      events.push(wishlistEvent(organizationId, name, record, after.get(plan.id)!));
+    }
   }
+  const data = plans.map((plan, at) => toWishlistWithItems(outcomes[at]!.record, after.get(plan.id)!));
   await recordEvents(trx, events);
-  return { data, skipped, ...importCounts(actions) };
+  return { data, skipped, ...importCounts(outcomes) };
 }
 
 const itemKey = (productId: string, variantId: string | null) => `${productId}/${variantId ?? ''}`;
@@ -195,37 +191,16 @@ function resolveRow(
   return { customerId, items };
 }
 
-/** Two rows with one remoteId are ambiguous: 400 naming the first repeat. */
-function refuseRepeats(rows: readonly Row[]): void {
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    if (row.remoteId === undefined) continue;
-    const first = seen.get(row.remoteId);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}].remoteId repeats body.data[${first}].remoteId "${row.remoteId}"; send each wishlist once.`,
-        [{ path: `body.data[${row.index}].remoteId`, message: `repeats body.data[${first}].remoteId` }],
-      );
-    }
-    seen.set(row.remoteId, row.index);
-  }
-}
-
 /** Two rows without remoteId for the same customer and name would be one list: 400 naming them. */
 function refuseSameList(rows: readonly Accepted[]): void {
-  const seen = new Map<string, number>();
-  for (const { row, customerId } of rows) {
-    if (row.remoteId !== undefined) continue;
-    const key = `${customerId}/${row.name}`;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      throw validationError(
-        `Invalid request: body.data[${row.index}] and body.data[${first}] name the same customer's wishlist "${row.name}" without a remoteId; send it once, or give each a remoteId.`,
-        [{ path: `body.data[${row.index}]`, message: `names the same wishlist as body.data[${first}]` }],
-      );
-    }
-    seen.set(key, row.index);
-  }
+  const repeat = firstSameRecord(rows, ({ row, customerId }) => `${customerId}/${row.name}`);
+  if (!repeat) return;
+  const [index, first] = repeat;
+  const name = rows.find((entry) => entry.row.index === index)!.row.name;
+  throw validationError(
+    `Invalid request: body.data[${index}] and body.data[${first}] name the same customer's wishlist "${name}" without a remoteId; send it once, or give each a remoteId.`,
+    [{ path: `body.data[${index}]`, message: `names the same wishlist as body.data[${first}]` }],
+  );
 }
 
 /**

@@ -18,14 +18,19 @@ export type Kind =
   | 'rules'
   | 'memberships'
   | 'transactions'
-  | 'reviews';
+  | 'reviews'
+  | 'wishlists'
+  | 'wishlistItems'
+  | 'productQuestions'
+  | 'productQuestionAnswers';
 
 /** Real values of one organization, read from its tables before each operation is fuzzed. */
 export interface OrganizationPool {
   ids: Record<Kind, string[]>;
-  /** [productId, variantId] and [webhookId, deliveryId]: nested path parameters that belong together. */
+  /** [productId, variantId], [webhookId, deliveryId], [wishlistId, itemId]: nested path parameters that belong together. */
   variantPairs: [string, string][];
   deliveryPairs: [string, string][];
+  wishlistItemPairs: [string, string][];
   siteRefs: string[];
   customerRefs: string[];
   productRefs: string[];
@@ -53,6 +58,10 @@ const SELECTS: Record<Kind, string> = {
   memberships: `select id from loyalty_memberships where organization_id = $1`,
   transactions: `select id from loyalty_transactions where organization_id = $1`,
   reviews: `select id from reviews where organization_id = $1`,
+  wishlists: `select id from wishlists where organization_id = $1`,
+  wishlistItems: `select id from wishlist_items where organization_id = $1`,
+  productQuestions: `select id from product_questions where organization_id = $1`,
+  productQuestionAnswers: `select id from product_question_answers where organization_id = $1`,
 };
 
 async function column(db: Kysely<any>, statement: string, organizationId: string): Promise<string[]> {
@@ -73,6 +82,7 @@ export async function readPool(db: Kysely<any>, organizationId: string): Promise
     ids,
     variantPairs: await pairs(`select product_id || ' ' || id from product_variants where organization_id = $1`),
     deliveryPairs: await pairs(`select webhook_id || ' ' || id from webhook_deliveries where organization_id = $1`),
+    wishlistItemPairs: await pairs(`select wishlist_id || ' ' || id from wishlist_items where organization_id = $1`),
     siteRefs: [
       ...(await column(db, `select domain from sites where organization_id = $1`, organizationId)),
       ...ids.sites,
@@ -111,6 +121,7 @@ export function kindOfPathParameter(path: string, name: string): Kind | undefine
   const collection = segments[index - 1];
   const parent = segments[index - 3];
   if (collection === 'events' && parent === 'webhooks') return 'deliveries';
+  if (collection === 'items' && parent === 'wishlists') return 'wishlistItems';
   return COLLECTIONS[collection ?? ''];
 }
 
@@ -130,6 +141,9 @@ const COLLECTIONS: Record<string, Kind> = {
   'loyalty-rules': 'rules',
   'loyalty-memberships': 'memberships',
   reviews: 'reviews',
+  wishlists: 'wishlists',
+  'product-questions': 'productQuestions',
+  'product-question-answers': 'productQuestionAnswers',
 };
 
 /** The kind a body field of uuid format names, from its name (customerId → customers). */
@@ -152,4 +166,5 @@ const FIELD_KINDS: Record<string, Kind> = {
   loyaltyRewardId: 'rewards',
   loyaltyTransactionId: 'transactions',
   reviewId: 'reviews',
+  questionId: 'productQuestions',
 };

@@ -142,7 +142,9 @@ function pathArbitrary(operation: Operation, ctx: FuzzContext): fc.Arbitrary<{ v
       ? pool.variantPairs
       : nested === 'webhooks,deliveries'
         ? pool.deliveryPairs
-        : undefined;
+        : nested === 'wishlists,wishlistItems'
+          ? pool.wishlistItemPairs
+          : undefined;
   const ownPairs = pairsOf(ctx.own);
   if (ownPairs && ownPairs.length > 0) {
     // Nested parameters that belong together most of the time, so the request reaches the record.

@@ -172,6 +172,19 @@ export async function seedOrganization(
     })),
   });
 
+  await call('POST', '/product-questions/import', {
+    data: customers.slice(0, 4).map((customer, i) => ({
+      product: `product-${i % 5}`,
+      customer: customer.email,
+      remoteId: `Q-${i}`,
+      authorName: `Asker ${i}`,
+      authorEmail: customer.email,
+      body: `Question ${i}: does it come in blue?`,
+      status: i % 2 ? 'published' : 'pending',
+      answers: [{ body: 'Yes, in navy.', authorName: 'Shop' }],
+    })),
+  });
+
   // Reviews are optional seed: their resource is younger than the rest, and the fuzzer must run without it.
   const reviews = await t.request({
     method: 'POST',

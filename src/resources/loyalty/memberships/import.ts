@@ -3,7 +3,13 @@ import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
 import { validationError } from '../../../http/errors.js';
-import { checkImportSize, strictFailure, type Skipped } from '../../../resource-kit/imports.js';
+import {
+  checkImportSize,
+  importCounts,
+  strictFailure,
+  type ImportAction,
+  type Skipped,
+} from '../../../resource-kit/imports.js';
 import { resolveCustomers } from '../../../resource-kit/references.js';
 import { recordActivity } from '../engine/activity.js';
 import { applyPoints } from '../engine/ledger.js';
@@ -38,7 +44,13 @@ export async function importMemberships(
   trx: Transaction<DB>,
   organizationId: string,
   body: MembershipImportBody,
-): Promise<{ data: LoyaltyMembership[]; skipped: Skipped[] }> {
+): Promise<{
+  data: LoyaltyMembership[];
+  skipped: Skipped[];
+  created: number;
+  updated: number;
+  unchanged: number;
+}> {
   checkImportSize(body.data);
   const customers = await resolveCustomers(
     trx,
@@ -134,6 +146,8 @@ export async function importMemberships(
     );
 
   const events: EventToRecord[] = [];
+  // What each row did (docs/api.md#membership-import): a row that sets the stored balance and tier is unchanged.
+  const changed = new Set<number>();
   for (const row of resolved) {
     const before = existingOf.get(`${row.programId}:${row.customerId}`);
     const membershipId = before?.id ?? membershipIdOf.get(row.index)!;
@@ -149,6 +163,7 @@ export async function importMemberships(
         allowLeft: true,
       });
       events.push(...applied!.events);
+      changed.add(row.index);
     }
     if (before && row.tierId !== undefined && row.tierId !== before.loyalty_tier_id) {
       const moved = await sql<MembershipRow>`
@@ -161,6 +176,7 @@ export async function importMemberships(
         where organization_id = ${organizationId}::uuid and id = ${membershipId}::uuid
         returning *`.execute(trx);
       events.push(membershipEvent(organizationId, 'loyaltyMembership.tierChanged', moved.rows[0]!));
+      changed.add(row.index);
       await recordActivity(trx, organizationId, [
         {
           membershipId,
@@ -182,7 +198,10 @@ export async function importMemberships(
     .filter((row) => createdIds.has(row.id))
     .map((row) => membershipEvent(organizationId, 'loyaltyMembership.created', row));
   await recordEvents(trx, [...createdEvents, ...events]);
-  return { data: ordered.map(toMembership), skipped };
+  const actions = resolved.map((row, at): { action: ImportAction } => ({
+    action: createdIds.has(ordered[at]!.id) ? 'created' : changed.has(row.index) ? 'updated' : 'unchanged',
+  }));
+  return { data: ordered.map(toMembership), skipped, ...importCounts(actions) };
 }
 
 /** Two rows for the same customer and program (by id and by email, say) are ambiguous: 400 naming both. */

@@ -5,7 +5,7 @@ import { authOf } from '../../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../../http/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
-import { IdParams, SkippedRow } from '../../../records/common.js';
+import { IdParams, ImportCounts, SkippedRow } from '../../../records/common.js';
 import { memberActivityList, membershipList } from './list.js';
 import {
   MembershipImportBody,
@@ -94,7 +94,9 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
           'Create or update memberships (rows: customer, loyaltyProgramId, pointsBalance, loyaltyTierId); at most 1,000 rows',
         tags,
         body: MembershipImportBody,
-        response: { 200: Type.Object({ data: Type.Array(LoyaltyMembership), skipped: Type.Array(SkippedRow) }) },
+        response: {
+          200: Type.Object({ data: Type.Array(LoyaltyMembership), skipped: Type.Array(SkippedRow), ...ImportCounts }),
+        },
       },
     },
     async (request) => memberships.import(authOf(request).organizationId, request.body),
