@@ -376,6 +376,31 @@ describe('wishlist items', () => {
     f = await fixture();
   });
 
+  it('refuses a new item on a list holding 500 (409, nothing changed), and still takes a note on a held one', async () => {
+    const f = await fixture();
+    const many = await t.request({
+      method: 'POST',
+      url: '/v1/products/import',
+      key: f.key,
+      body: { data: Array.from({ length: 500 }, (_, i) => ({ slug: `full-${i}`, title: `Full ${i}` })) },
+    });
+    expect(many.statusCode, many.body).toBe(200);
+    const full = await newList(
+      f,
+      'Full',
+      f.ada.email,
+      Array.from({ length: 500 }, (_, i) => ({ product: `full-${i}` })),
+    );
+    expect(full.itemsCount).toBe(500);
+    const { result, events } = await eventsDuring(f.org, () => addItem(f.key, full.id, { product: 'mug' }));
+    expect(result.statusCode).toBe(409);
+    expect(result.json().error.message).toMatch(/500 items/);
+    expect(events).toEqual([]);
+    expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(0);
+    const noted = await addItem(f.key, full.id, { product: 'full-0', note: 'still fine' });
+    expect(noted.statusCode, noted.body).toBe(200);
+  });
+
   it('adds by slug or id (201), counts a product once per list, edits the note (200), removes', async () => {
     const list = await newList(f, 'Items');
     const { result: first, events } = await eventsDuring(f.org, () =>

@@ -120,7 +120,10 @@ export function wishlistRoutes(app: PatronApp, { db }: PlatformServices): void {
     {
       config: {
         ...write,
-        refusals: { 422: 'the product, or the variant on that product, does not exist' },
+        refusals: {
+          409: 'the wishlist already holds 500 items',
+          422: 'the product, or the variant on that product, does not exist',
+        },
       },
       schema: {
         operationId: 'addWishlistItem',

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { recordEvents, type EventToRecord } from '../../events/outbox.js';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { conflict, notFound, unprocessable } from '../../http/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
@@ -23,7 +23,7 @@ import {
   touchWishlist,
   updateItems,
 } from './queries.js';
-import type { WishlistImportBody, WishlistItemBody, WishlistPatch } from './schemas.js';
+import { MAX_ROW_ITEMS, type WishlistImportBody, type WishlistItemBody, type WishlistPatch } from './schemas.js';
 import {
   toWishlist,
   toWishlistWithItems,
@@ -102,6 +102,12 @@ export class WishlistService {
           { id: same.id, note: body.note, addedAt: same.added_at.toISOString() },
         ]);
       } else {
+        // A list holds at most what one import row may send (docs/api.md#wishlists).
+        if (before.length >= MAX_ROW_ITEMS) {
+          throw conflict(
+            `The wishlist already holds ${MAX_ROW_ITEMS} items, the most a list holds; remove one before adding another.`,
+          );
+        }
         await insertItems(trx, organizationId, [
           { id: uuidv7(), wishlistId: id, productId, variantId, note: body.note ?? null },
         ]);
