@@ -258,13 +258,17 @@ const EXPECTED: Record<string, number> = {
   order_items: ORGANIZATIONS * ORDERS_PER_ORG * ITEMS_PER_ORDER,
 };
 
-/** The generation, step by step; every statement is set-based. */
-function generationSteps(): [string, string][] {
-  // A UUIDv7 for a timestamp: 48 bits of Unix milliseconds, version 7, 74 random bits with the RFC 4122 variant.
-  // Written as one expression (no FROM) so PostgreSQL inlines it instead of calling a function per row.
-  const uuid7 = `create function pg_temp.uuid7(ts timestamptz) returns uuid language sql volatile as $$
+/**
+ * pg_temp.uuid7(ts): a UUIDv7 for a timestamp: 48 bits of Unix milliseconds, version 7, 74 random bits with the RFC
+ * 4122 variant. Written as one expression (no FROM) so PostgreSQL inlines it instead of calling a function per row.
+ */
+export const UUID7_FUNCTION = `create function pg_temp.uuid7(ts timestamptz) returns uuid language sql volatile as $$
     select (lpad(to_hex(floor(extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(random()::text), 1, 3)
       || substr('89ab', 1 + floor(random() * 4)::int, 1) || substr(md5(random()::text), 1, 15))::uuid $$`;
+
+/** The generation, step by step; every statement is set-based. */
+function generationSteps(): [string, string][] {
+  const uuid7 = UUID7_FUNCTION;
   const now = `timestamptz '${new Date().toISOString()}'`;
   return [
     ['uuid7 function', uuid7],

@@ -80,6 +80,20 @@ export function cpuMs(pid: number | undefined): number | null {
   }
 }
 
+/**
+ * Busy CPU ms of the whole machine (all cores) since boot, from /proc/stat (null where unavailable). Unlike a sum
+ * over /proc/<pid>, it keeps the CPU of processes that ended meanwhile (test runs start and end many).
+ */
+export function machineCpuMs(): number | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const idle = fields[3]! + (fields[4] ?? 0);
+    return (fields.reduce((a, b) => a + b, 0) - idle) * 10; // USER_HZ 100
+  } catch {
+    return null;
+  }
+}
+
 /** Busy CPU fraction of the whole machine over `ms`, from /proc/stat (null where unavailable). */
 export async function machineBusy(ms = 2_000): Promise<number | null> {
   const read = () => {
@@ -137,15 +151,16 @@ function processesCpuMs(counts: (pid: number, cmdline: string) => boolean): numb
 
 /**
  * CPU ms used by every process except this one, the given server and the PostgreSQL backends serving
- * patron_bench_store: the other work on the machine while a run measures.
+ * `database` (patron_bench_store unless given): the other work on the machine while a run measures.
  */
-export function backgroundCpuMs(exclude: (number | undefined)[]): number | null {
+export function backgroundCpuMs(exclude: (number | undefined)[], database = DATABASE): number | null {
   const skip = new Set([process.pid, ...exclude.filter((pid): pid is number => pid !== undefined)]);
-  return processesCpuMs((pid, cmdline) => !skip.has(pid) && !cmdline.includes(DATABASE));
+  return processesCpuMs((pid, cmdline) => !skip.has(pid) && !cmdline.includes(database));
 }
 
-/** CPU ms of the PostgreSQL backends serving patron_bench_store (null where /proc is unavailable). */
-export const databaseCpuMs = (): number | null => processesCpuMs((_pid, cmdline) => cmdline.includes(DATABASE));
+/** CPU ms of the PostgreSQL backends serving `database` (patron_bench_store unless given; null where /proc is unavailable). */
+export const databaseCpuMs = (database = DATABASE): number | null =>
+  processesCpuMs((_pid, cmdline) => cmdline.includes(database));
 
 export interface Captured {
   sql: string;
@@ -154,17 +169,19 @@ export interface Captured {
 }
 
 /**
- * Runs one request through Patron's real routes in this process (createRuntime + app.inject, on the bench database)
- * and records every statement it sends, verbatim, with its parameters and duration (Kysely query log).
+ * Runs one request through Patron's real routes in this process (createRuntime + app.inject, on the bench database,
+ * patron_bench_store unless `database` names another) and records every statement it sends, verbatim, with its
+ * parameters and duration (Kysely query log).
  */
 export async function capture(
   method: 'GET' | 'POST',
   path: string,
   key: string,
   body?: unknown,
+  database = DATABASE,
 ): Promise<{ status: number; body: any; statements: Captured[]; ms: number }> {
   const pool = new pg.Pool({
-    connectionString: databaseUrl(),
+    connectionString: databaseUrl(database),
     max: 10,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -188,7 +205,7 @@ export async function capture(
       }
     },
   });
-  const database: Database = {
+  const engine: Database = {
     engine: 'postgres',
     db,
     ping: async () => {
@@ -197,9 +214,9 @@ export async function capture(
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), PATRON_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATABASE_URL: databaseUrl(database), PATRON_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' });
   config.secretKey = SECRET;
-  const runtime = await createRuntime(config, { database, logger: false });
+  const runtime = await createRuntime(config, { database: engine, logger: false });
   try {
     await runtime.app.ready();
     recording = true;
@@ -218,7 +235,7 @@ export async function capture(
     return { status: response.statusCode, body: response.json(), statements, ms };
   } finally {
     await runtime.close();
-    await database.close();
+    await engine.close();
   }
 }
 

@@ -120,11 +120,14 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
   await deleteItems(trx, organizationId, removals);
   await updateItems(trx, organizationId, updates);
   await insertItems(trx, organizationId, inserts);
-  const after = await itemRowsOf(
+  // Only the lists whose items this import changed are read again: every other list holds what `stored` read
+  // after it was locked (a new list without items holds none), so an unchanged re-import reads its items once.
+  const reread = await itemRowsOf(
     trx,
     organizationId,
-    plans.map((plan) => plan.id),
+    plans.filter((plan) => itemsChanged.has(plan.id)).map((plan) => plan.id),
   );
+  const after = new Map(plans.map((plan) => [plan.id, reread.get(plan.id) ?? stored.get(plan.id) ?? []]));
   await adjustWishlistsCounts(
     trx,
     organizationId,
