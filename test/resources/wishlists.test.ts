@@ -233,6 +233,30 @@ describe('POST /v1/wishlists/import', () => {
   });
 });
 
+describe('POST /v1/wishlists/import: one list, two rows', () => {
+  it('gives a list named by a remoteId to that row only: a later row without one, naming its old name, creates another', async () => {
+    const f = await fixture();
+    const list = (
+      await imported(f.key, {
+        data: [{ customer: f.ada.email, name: 'Old', remoteId: 'r-x', items: [{ product: 'mug' }] }],
+      })
+    ).data[0];
+    for (const order of [0, 1]) {
+      const rows = [
+        { customer: f.ada.email, name: `Renamed ${order}`, remoteId: 'r-x', items: [{ product: 'mug' }] },
+        { customer: f.ada.email, name: order ? `Renamed 0` : 'Old', items: [{ product: 'mug' }] },
+      ];
+      const result = await imported(f.key, { data: order ? rows.reverse() : rows });
+      const byRemote = result.data.find((each) => each.remoteId === 'r-x');
+      expect(byRemote).toMatchObject({ id: list.id, name: `Renamed ${order}` });
+      expect(result.data.filter((each) => each.id === list.id)).toHaveLength(1);
+      expect(result).toMatchObject({ created: 1, updated: 1 });
+    }
+    // Three lists hold the mug: the renamed one and the two new ones, each counted once.
+    expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(3);
+  });
+});
+
 describe('GET /v1/wishlists', () => {
   let f: Fixture;
   beforeAll(async () => {

@@ -179,7 +179,13 @@ async function matchExisting(
       candidates.set(key, [...(candidates.get(key) ?? []), row]);
     }
   }
-  const claimed = new Set<string>();
+  // A question a row names by its remoteId is that row's, whichever comes first: no other row may match it by name.
+  const claimed = new Set(
+    rows.flatMap((entry) => {
+      const byRemote = entry.row.remoteId !== undefined ? byRemoteId.get(entry.row.remoteId) : undefined;
+      return byRemote ? [byRemote.id] : [];
+    }),
+  );
   return rows.map((entry) => {
     const byRemote = entry.row.remoteId !== undefined ? byRemoteId.get(entry.row.remoteId) : undefined;
     if (byRemote) return { ...entry, existing: byRemote };
