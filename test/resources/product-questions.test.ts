@@ -671,6 +671,43 @@ describe('DELETE /v1/product-questions/{id}', () => {
   });
 });
 
+describe('concurrent answers and deletion', () => {
+  it('answers written while the question is deleted are either in its deletion event or refused with 404', async () => {
+    const f = await fixture();
+    const question = (await imported(f.key, { data: [shopperQuestion({ remoteId: 'race' })] })).data[0];
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      send(f.key, 'POST', `/v1/product-questions/${question.id}/answers`, { body: `Answer ${i}` }),
+    );
+    const { result: responses, events } = await eventsDuring(f.org, async () => {
+      const all = await Promise.all([
+        ...writes.slice(0, 6),
+        send(f.key, 'DELETE', `/v1/product-questions/${question.id}`),
+        ...writes.slice(6),
+      ]);
+      return all;
+    });
+    const deletion = responses[6]!;
+    expect(deletion.statusCode, deletion.body).toBe(200);
+    const answers = [...responses.slice(0, 6), ...responses.slice(7)];
+    for (const answer of answers) expect([201, 404], answer.body).toContain(answer.statusCode);
+    const written = answers.filter((answer) => answer.statusCode === 201).map((answer) => answer.json().id);
+    const deleted = events.find((event) => event.name === 'productQuestion.deleted')!;
+    expect(deleted.payload.answers.map((answer: any) => answer.id).sort()).toEqual([...written].sort());
+    expect(
+      events
+        .filter((event) => event.name === 'productQuestionAnswer.created')
+        .map((event) => event.payload.id)
+        .sort(),
+    ).toEqual([...written].sort());
+    const left = await db()
+      .selectFrom('product_question_answers')
+      .select('id')
+      .where('organization_id', '=', f.org)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});
+
 describe('deleting the product or the customer', () => {
   it('unlinks the questions of a deleted product (a published one back to pending), before product.deleted', async () => {
     const f = await fixture();
