@@ -413,6 +413,11 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     summary: 'Questions waiting for moderation, with their answers',
     query: { filter: filter({ status: 'pending' }), include: 'answers,answersCount,product' },
   },
+  bulkUpdateProductQuestions: {
+    summary: 'Reject every pending question that mentions watches',
+    query: { filter: filter({ status: 'pending' }), search: 'watches' },
+    body: { status: 'rejected' },
+  },
   createProductQuestion: {
     summary: 'Record a question a customer asked on the phone',
     body: {

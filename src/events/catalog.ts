@@ -65,7 +65,7 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
   ],
   [
     ['productQuestion.updated'],
-    'PATCH /product-questions/{id} (published, rejected or edited), each question POST /product-questions/import changes, and each question of a product DELETE /products/{id} unlinks.',
+    'PATCH /product-questions/{id} (published, rejected or edited), and each question that POST /product-questions/import or PATCH /product-questions/bulk-update changes, or DELETE /products/{id} unlinks.',
   ],
   [
     ['productQuestion.deleted'],

@@ -562,6 +562,56 @@ describe('GET /v1/product-questions', () => {
   });
 });
 
+describe('PATCH /v1/product-questions/bulk-update', () => {
+  it('publishes what the filter, search and quick filter select, sending updated only for the questions that change', async () => {
+    const f = await fixture();
+    const [pending, spam, published] = (
+      await imported(f.key, {
+        data: [
+          shopperQuestion({ remoteId: 'b-1', body: 'Is it warm?' }),
+          shopperQuestion({ remoteId: 'b-2', body: 'Cheap watches here' }),
+          shopperQuestion({ remoteId: 'b-3', body: 'Is it soft?', status: 'published' }),
+        ],
+      })
+    ).data;
+    const bulk = (query: string, body: unknown) =>
+      send(f.key, 'PATCH', `/v1/product-questions/bulk-update${query}`, body);
+
+    const rejected = await eventsDuring(f.org, () => bulk('?search=watches', { status: 'rejected' }));
+    expect(rejected.result.json()).toEqual({ count: 1 });
+    expect(rejected.events.map((event) => [event.name, event.payload.id])).toEqual([
+      ['productQuestion.updated', spam.id],
+    ]);
+
+    const saved = await ok(
+      f.key,
+      'POST',
+      '/v1/quick-filters',
+      { resource: 'product-questions', name: 'Not rejected', filter: { status: { $ne: 'rejected' } } },
+      201,
+    );
+    const all = await eventsDuring(f.org, () =>
+      bulk(`?quickFilter=${saved.id}`, { status: 'published', addMetadata: { moderated: 'yes' } }),
+    );
+    expect(all.result.json()).toEqual({ count: 2 });
+    expect(all.events.map((event) => event.payload.id).sort()).toEqual([pending.id, published.id].sort());
+    const after = await ok(f.key, 'GET', `/v1/product-questions/${published.id}`);
+    // Already published: its publication time stays.
+    expect(after.publishedAt).toBe(published.publishedAt);
+    expect((await ok(f.key, 'GET', `/v1/product-questions/${pending.id}`)).status).toBe('published');
+
+    const again = await eventsDuring(f.org, () =>
+      bulk(`?quickFilter=${saved.id}`, { status: 'published', addMetadata: { moderated: 'yes' } }),
+    );
+    expect(again.result.json()).toEqual({ count: 2 });
+    expect(again.events).toEqual([]);
+
+    for (const body of [{}, { status: 'approved' }, { published: true }]) {
+      expect((await bulk('', body)).statusCode, JSON.stringify(body)).toBe(400);
+    }
+  });
+});
+
 describe('answers: POST /v1/product-questions/{id}/answers, PATCH and DELETE /v1/product-question-answers/{id}', () => {
   let f: Fixture;
   let question: any;

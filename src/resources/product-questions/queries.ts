@@ -184,3 +184,33 @@ export async function lockQuestions(
     order by id for update`.execute(trx);
   return rows;
 }
+
+/**
+ * The bulk-update write over the locked ids: status set (publishedAt following it, as a PATCH does), metadata merged
+ * and pruned. Only questions whose values change are written and returned.
+ */
+export async function bulkEditQuestions(
+  trx: Executor,
+  organizationId: string,
+  ids: readonly string[],
+  changes: { status?: string | undefined; addMetadata?: Record<string, string>; removeMetadataKeys?: string[] },
+): Promise<ProductQuestionFields[]> {
+  if (ids.length === 0) return [];
+  const status = changes.status ?? null;
+  const { rows } = await sql<ProductQuestionFields>`
+    with n as (
+      select o.id, coalesce(${status}::text, o.status) as status,
+        case when coalesce(${status}::text, o.status) = 'published'
+          then coalesce(case when o.status = 'published' then o.published_at end, now()) end as published_at,
+        (o.metadata || ${JSON.stringify(changes.addMetadata ?? {})}::jsonb) - ${changes.removeMetadataKeys ?? []}::text[]
+          as metadata
+      from product_questions o where o.organization_id = ${organizationId}::uuid and o.id = any(${[...ids]}::uuid[])
+    )
+    update product_questions t set status = n.status, published_at = n.published_at, metadata = n.metadata,
+      updated_at = now()
+    from n
+    where t.organization_id = ${organizationId}::uuid and t.id = n.id
+      and (t.status, t.published_at, t.metadata) is distinct from (n.status, n.published_at, n.metadata)
+    returning ${columnList(PRODUCT_QUESTION_COLUMNS, 't')}`.execute(trx);
+  return rows;
+}

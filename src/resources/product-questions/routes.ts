@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
-import { includeSchema, listQuerySchema } from '../../lists/query.js';
+import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
+import { Count } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { ProductQuestion, ProductQuestionAnswer } from '../../records/product-question.js';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
@@ -12,6 +13,7 @@ import {
   PRODUCT_QUESTION_REQUIRED,
   ProductQuestionAnswerCreateBody,
   ProductQuestionAnswerPatch,
+  ProductQuestionBulkUpdateBody,
   ProductQuestionCreateBody,
   ProductQuestionImportBody,
   ProductQuestionImportResult,
@@ -72,6 +74,33 @@ export function productQuestionRoutes(app: PatronApp, { db }: PlatformServices):
     async (request, reply) => {
       const question = await questions.create(authOf(request).organizationId, request.body);
       return reply.code(201).send(question);
+    },
+  );
+
+  app.patch(
+    '/product-questions/bulk-update',
+    {
+      config: { permission: 'reviews:write', cost: 5, refusals: { 404: QUICK_FILTER_MISSING } },
+      schema: {
+        operationId: 'bulkUpdateProductQuestions',
+        summary:
+          'Publish, reject or send back to pending, and add or remove metadata on every question the filter, search and quick filter select (all when omitted)',
+        tags,
+        querystring: selectionQuerySchema(productQuestionList, { quickFilter: true }),
+        body: ProductQuestionBulkUpdateBody,
+        response: { 200: Count },
+      },
+    },
+    async (request) => {
+      const { organizationId } = authOf(request);
+      const selection = await withQuickFilter(
+        db,
+        organizationId,
+        'product-questions',
+        productQuestionList,
+        request.query,
+      );
+      return { count: await questions.bulkUpdate(organizationId, selection, request.body) };
     },
   );
 

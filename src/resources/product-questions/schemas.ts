@@ -95,6 +95,17 @@ export const ProductQuestionAnswerCreateBody = requiredOnCreate(
 );
 
 /** PATCH /product-question-answers/{id}: the text, the author's name and the moderation status; at least one. */
+/** PATCH /product-questions/bulk-update: at least one operation, applied to every selected question. */
+export const ProductQuestionBulkUpdateBody = Type.Object(
+  {
+    status: Type.Optional(questionStatus(' Sets every selected question to it.')),
+    addMetadata: Type.Optional(MetadataInput),
+    removeMetadataKeys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ProductQuestionBulkUpdateBody = Static<typeof ProductQuestionBulkUpdateBody>;
+
 export const ProductQuestionAnswerPatch = Type.Object(
   { body: Type.Optional(AnswerBody), authorName: Type.Optional(AuthorName), status: Type.Optional(answerStatus()) },
   { additionalProperties: false, minProperties: 1 },

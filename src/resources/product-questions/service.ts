@@ -3,8 +3,9 @@ import type { DB } from '../../db/schema.js';
 import { columnList, type Executor } from '../../db/executor.js';
 import { recordEvents, type EventToRecord } from '../../events/outbox.js';
 import { notFound, unprocessable, validationError } from '../../http/errors.js';
-import { getRecord, listRecords } from '../../lists/engine.js';
-import type { ListParams } from '../../lists/query.js';
+import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
+import type { ListParams, SelectionParams } from '../../lists/query.js';
+import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
@@ -23,6 +24,7 @@ import { importProductQuestions } from './import.js';
 import { productQuestionList } from './list.js';
 import {
   answerRowsOf,
+  bulkEditQuestions,
   deleteAnswerRows,
   deleteQuestionRows,
   findAnswer,
@@ -37,6 +39,7 @@ import {
   type ProductQuestionAnswerCreateBody,
   type ProductQuestionAnswerCreateInput,
   type ProductQuestionAnswerPatch,
+  type ProductQuestionBulkUpdateBody,
   type ProductQuestionCreateBody,
   type ProductQuestionCreateInput,
   type ProductQuestionImportBody,
@@ -116,6 +119,56 @@ export class ProductQuestionService {
       const answers = (await answerRowsOf(trx, organizationId, [before.id])).get(before.id)!;
       await recordEvents(trx, [productQuestionEvent(organizationId, 'productQuestion.updated', after, answers)]);
       return toProductQuestion(after);
+    });
+  }
+
+  /**
+   * PATCH /product-questions/bulk-update: every question the filter, search and quick filter select (all of the
+   * organization's without them) gets the status and metadata changes, in one transaction. Returns how many were
+   * selected; productQuestion.updated goes out for each question that changed.
+   */
+  async bulkUpdate(
+    organizationId: string,
+    selection: SelectionParams,
+    changes: ProductQuestionBulkUpdateBody,
+  ): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const compiled = compileSelection(productQuestionList, organizationId, selection);
+      // Locked in id order, as every question writer takes them.
+      const { rows: selected } = await sql<{ id: string }>`
+        select q.id from product_questions q ${compiled.joins} where ${compiled.where}
+        order by q.id for update of q`.execute(trx);
+      const changed = await bulkEditQuestions(
+        trx,
+        organizationId,
+        selected.map((row) => row.id),
+        changes,
+      );
+      const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+      if (overfull.length) {
+        throw validationError(
+          `addMetadata would leave ${overfull.length} of the selected questions with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
+          [
+            {
+              path: 'body.addMetadata',
+              message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} question(s), e.g. ${overfull[0]!.id}`,
+            },
+          ],
+        );
+      }
+      changed.sort((a, b) => (a.id < b.id ? -1 : 1));
+      const answers = await answerRowsOf(
+        trx,
+        organizationId,
+        changed.map((row) => row.id),
+      );
+      await recordEvents(
+        trx,
+        changed.map((row) =>
+          productQuestionEvent(organizationId, 'productQuestion.updated', row, answers.get(row.id)!),
+        ),
+      );
+      return selected.length;
     });
   }
 
