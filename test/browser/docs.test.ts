@@ -140,14 +140,21 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
     });
 
     it('"Test Request" with its pre-filled example answers the documented success status on every operation', async () => {
-      const { page, watch } = await newPage(server.origin);
+      const operations = Object.entries(document.paths as Record<string, Json>).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({ path, method, operation: operation as Json })),
+      );
       const failures: string[] = [];
       let sent = 0;
-      try {
-        await docs.open(page, server.origin);
-        await docs.authorize(page, server.key);
-        for (const [path, methods] of Object.entries(document.paths as Record<string, Json>)) {
-          for (const [method, operation] of Object.entries(methods)) {
+      // A few pages take operations from one queue: the examples work once each in any order, so they may run side
+      // by side, and the reference's rendering, not the server, is what each operation waits for.
+      const queue = [...operations];
+      const worker = async () => {
+        const { page, watch } = await newPage(server.origin);
+        try {
+          await docs.open(page, server.origin);
+          await docs.authorize(page, server.key);
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const { path, method, operation } = next;
             const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
             const name = `${operation.operationId} (${method.toUpperCase()} ${path})`;
             try {
@@ -171,15 +178,16 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
               await page.keyboard.press('Escape');
             }
           }
+          // Chromium logs nothing but the answers here: none of them failed.
+          expectSelfContained(watch);
+        } finally {
+          await page.close();
         }
-        expect(failures).toEqual([]);
-        expect(sent).toBe(Object.values(document.paths as Record<string, Json>).flatMap(Object.keys).length);
-        // Chromium logs nothing but the answers here: none of them failed.
-        expectSelfContained(watch);
-      } finally {
-        await page.close();
-      }
-    }, 600_000);
+      };
+      await Promise.all(Array.from({ length: 3 }, worker));
+      expect(failures).toEqual([]);
+      expect(sent).toBe(operations.length);
+    }, 900_000);
 
     it('works over https behind a TLS-terminating proxy: everything from the https origin, "Test Request" too', async () => {
       const proxy = await httpsProxy(`http://127.0.0.1:${new URL(server.origin).port}`);
