@@ -359,9 +359,16 @@ describe('running an export job', () => {
     expect(after).toMatchObject({ status: 'cancelled', rowsProcessed: 2, downloadUrl: null });
     expect(await chunksOf(job.id)).toEqual([]);
     expect((await download(a, job.id)).statusCode).toBe(409);
-    // Cancelling again answers the job as it is; a finished one is 409.
+    // Cancelling a finished job answers it as it is and changes nothing: a succeeded file stays downloadable.
     const again = await t.request({ method: 'POST', url: `/v1/export-jobs/${job.id}/cancel`, key: a.key });
-    expect(again.json().status).toBe('cancelled');
+    expect(again.json()).toEqual(after);
+    const succeeded = await create(a, { resource: 'products', format: 'jsonl' });
+    await runQueued();
+    const finished = await get(a, succeeded.id);
+    const late = await t.request({ method: 'POST', url: `/v1/export-jobs/${succeeded.id}/cancel`, key: a.key });
+    expect(late.statusCode).toBe(200);
+    expect(late.json()).toEqual(finished);
+    expect((await download(a, succeeded.id)).statusCode).toBe(200);
   });
 
   it('resumes after a crash from the committed position, writing no chunk twice', async () => {
@@ -417,6 +424,31 @@ describe('running an export job', () => {
     expect(event?.payload).toEqual(done);
     // No customers: the file is the header alone.
     expect(await fileOf(a, job.id)).toMatch(/^id,email,/);
+  });
+});
+
+describe('every list resource', () => {
+  it('exports to CSV and JSONL with every extra its list offers', async () => {
+    const document = (await t.request({ url: '/openapi.json' })).json();
+    const resources: string[] = document.components.schemas.ExportJob.properties.resource.enum;
+    expect(resources).toHaveLength(9);
+    const jobs: ExportJobRecord[] = [];
+    for (const resource of resources) {
+      const include = document.paths[`/${resource}`].get.parameters.find(
+        (parameter: { name: string }) => parameter.name === 'include',
+      );
+      const extras = include ? /extras: (.*)\.$/.exec(include.description)![1]!.replace(/ /g, '') : undefined;
+      for (const format of ['csv', 'jsonl'])
+        jobs.push(await create(a, { resource, format, ...(extras ? { include: extras } : {}) }));
+    }
+    await runQueued();
+    for (const job of jobs) {
+      const done = await get(a, job.id);
+      expect(done.status, `${job.resource} ${job.format}: ${done.error}`).toBe('succeeded');
+      const text = await fileOf(a, job.id);
+      if (job.format === 'csv') expect(() => parse(text, { columns: true })).not.toThrow();
+      else for (const line of text.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+    }
   });
 });
 

@@ -7,8 +7,9 @@ import { BULK_JOB_STATUSES, EXPORT_FORMATS, EXPORT_RESOURCES } from '../../recor
  */
 export const exportJobList: ListDefinition = {
   name: 'export jobs',
-  // Import jobs share the table (docs/api.md#export-jobs); the planner inlines the subquery into the index walk.
-  from: "(select * from bulk_jobs where type = 'export') j",
+  // Import jobs share the table, and an expired export is gone even before retention prunes it
+  // (docs/api.md#export-jobs); the planner inlines the subquery into the index walk.
+  from: "(select * from bulk_jobs where type = 'export' and (expires_at is null or expires_at > now())) j",
   alias: 'j',
   select: 'j.*',
   joins: {},

@@ -87,10 +87,11 @@ export function exportJobRoutes(sources: ExportSources) {
     app.post(
       '/export-jobs/:id/cancel',
       {
-        config: { ...read, refusals: { 409: 'the export job has already succeeded or failed' } },
+        config: read,
         schema: {
           operationId: 'cancelExportJob',
-          summary: 'Cancel a queued or running export; it stops before its next page and keeps no file',
+          summary:
+            'Cancel a queued or running export: it stops before its next page and keeps no file (a finished job is answered as it is)',
           description: PERMISSION_NOTE,
           tags,
           params: IdParams,

@@ -94,7 +94,8 @@ async function runExport(options: ExportJobOptions, context: JobContext): Promis
         flattener.body(page.records, position.metadataKeys ?? {})
       : page.lines.map((line) => `${line}\n`).join('');
     const next: ExportPosition = { ...position, cursor: page.nextCursor, seq: position.seq + 1 };
-    const chunk = text ? { data: gzipSync(text), rows: page.records.length } : undefined;
+    // Every page is a chunk, an empty selection's too: the file is then a valid (empty) gzip.
+    const chunk = { data: gzipSync(text), rows: page.records.length };
     job = await commitPage(db, job, position, next, chunk, page.records.length, options.maxRows, !page.nextCursor);
     written += page.records.length;
     position = next;

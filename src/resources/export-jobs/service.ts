@@ -119,16 +119,16 @@ export class ExportJobService {
 
   /**
    * Cancels a queued or running export: the run stops before its next page is committed, and what was written is
-   * discarded with the job's file. Cancelling a cancelled job answers it as it is; a finished one is 409.
+   * discarded with the job's file. A job that has already finished (succeeded, failed or cancelled) is answered as it
+   * is, and nothing is written (docs/api.md#writes-that-change-nothing): the caller reads from its status that the
+   * cancel came too late, and a succeeded file stays downloadable.
    */
   async cancel(auth: AuthContext, id: string): Promise<ExportJob> {
     await this.readable(auth, id);
     return this.db.transaction().execute(async (trx) => {
       const row = await lockExportJob(trx, auth.organizationId, id);
       if (!row) throw notFound('The export job');
-      if (row.status === 'cancelled') return toExportJob(row);
-      if (row.status === 'succeeded' || row.status === 'failed')
-        throw conflict(`The export job has already ${row.status}; only a queued or running export can be cancelled.`);
+      if (row.status !== 'queued' && row.status !== 'running') return toExportJob(row);
       const cancelled = await updateExportJob(trx, auth.organizationId, id, {
         status: 'cancelled',
         finished_at: new Date(),
@@ -150,10 +150,13 @@ export class ExportJobService {
     return row;
   }
 
-  /** Another organization's job is 404 like a missing one; one of a resource the key cannot read is 403. */
+  /**
+   * Another organization's job is 404 like a missing one, and so is one whose file expired, pruned or not yet; one of
+   * a resource the key cannot read is 403 (docs/api.md#export-jobs).
+   */
   private async readable(auth: AuthContext, id: string): Promise<BulkJobRow> {
     const row = await findExportJob(this.db, auth.organizationId, id);
-    if (!row) throw notFound('The export job');
+    if (!row || (row.expires_at && row.expires_at.getTime() <= Date.now())) throw notFound('The export job');
     const source = this.sources[row.resource as ExportResource];
     if (source && !grants(auth.permissions, source.permission)) throw forbidden(source.permission);
     return row;
