@@ -544,4 +544,24 @@ describe('retention', () => {
     expect((await t.request({ url: `/v1/export-jobs/${job.id}`, key: a.key })).statusCode).toBe(404);
     expect(await chunksOf(job.id)).toEqual([]);
   });
+
+  it('removes a failed or cancelled export once the jobs window has passed since it finished', async () => {
+    const job = await create(a, { resource: 'products', format: 'jsonl' });
+    await t.request({ method: 'POST', url: `/v1/export-jobs/${job.id}/cancel`, key: a.key });
+    const cancelled = await get(a, job.id);
+    const prune = (days: number) =>
+      retentionJob(t.config.retention).run({
+        db: db(),
+        organizationId: a.organization.id,
+        runKey: 'test',
+        now: new Date(Date.parse(cancelled.finishedAt!) + days * 24 * 60 * 60 * 1000),
+        logger: silent,
+        attempt: 1,
+        finalAttempt: true,
+      });
+    await prune(t.config.retention.jobsDays - 1);
+    expect((await get(a, job.id)).status).toBe('cancelled');
+    await prune(t.config.retention.jobsDays + 1);
+    expect((await t.request({ url: `/v1/export-jobs/${job.id}`, key: a.key })).statusCode).toBe(404);
+  });
 });

@@ -45,7 +45,7 @@ export function retentionJob(config: RetentionConfig): JobDefinition {
         '',
       );
       const exportJobs = await inBatches((after) =>
-        pruneExpiredExports(db, { organizationId, now, limit: config.batchRows }, after),
+        pruneExpiredExports(db, { ...window(config.jobsDays), now }, after),
       );
       return { deliveries, events, jobs, importJobRecords, idempotencyKeys, exportJobs };
     },
