@@ -427,6 +427,71 @@ describe('running an export job', () => {
   });
 });
 
+describe('CSV of orders', () => {
+  it('writes one line per line item, the embedded product, variant and customer flattened', async () => {
+    const c = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+    const site = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: c.key,
+      body: { data: { name: 'Shop', domain: 'shop.example', platform: 'custom', currencyCode: 'EUR' } },
+    });
+    expect(site.statusCode, site.body).toBe(201);
+    const customers = await t.request({
+      method: 'POST',
+      url: '/v1/customers/import',
+      key: c.key,
+      body: { data: [{ email: 'ada@example.com', metadata: { tier: 'gold' }, tags: ['vip'] }] },
+    });
+    expect(customers.statusCode, customers.body).toBe(200);
+    await importProducts(c, [
+      {
+        slug: 'shirt',
+        title: 'Shirt',
+        metadata: { fabric: 'linen' },
+        variants: [variant('shirt-m'), variant('shirt-l')],
+      },
+    ]);
+    const orders = await t.request({
+      method: 'POST',
+      url: '/v1/orders/import',
+      key: c.key,
+      body: {
+        data: [
+          {
+            site: 'shop.example',
+            customer: 'ada@example.com',
+            remoteId: 'R-1',
+            number: '#1',
+            totalCents: 8000,
+            currencyCode: 'EUR',
+            metadata: { channel: 'web' },
+            items: [
+              { product: 'shirt', variant: 'shirt-m', quantity: 2, unitPriceCents: 3000 },
+              { product: 'shirt', variant: 'shirt-l', quantity: 1, unitPriceCents: 2000 },
+            ],
+          },
+          { site: 'shop.example', customer: 'ada@example.com', remoteId: 'R-2', number: '#2', currencyCode: 'EUR' },
+        ],
+      },
+    });
+    expect(orders.statusCode, orders.body).toBe(200);
+    const job = await create(c, { resource: 'orders', format: 'csv', include: 'items,customer', sort: 'number' });
+    await runQueued();
+    expect(await get(c, job.id)).toMatchObject({ status: 'succeeded', rowsTotal: 2, rowsProcessed: 2 });
+    const rows = parse(await fileOf(c, job.id), { columns: true }) as Record<string, string>[];
+    expect(rows.map((row) => [row.number, row['items.variant.slug'], row['items.quantity']])).toEqual([
+      ['#1', 'shirt-m', '2'],
+      ['#1', 'shirt-l', '1'],
+      ['#2', '', ''],
+    ]);
+    expect(rows.map((row) => row['metadata.channel'])).toEqual(['web', 'web', '']);
+    expect(rows[0]!['items.product.metadata.fabric']).toBe('linen');
+    expect(rows.map((row) => row['customer.email'])).toEqual(Array(3).fill('ada@example.com'));
+    expect(rows[0]!['customer.metadata.tier']).toBe('gold');
+  });
+});
+
 describe('every list resource', () => {
   it('exports to CSV and JSONL with every extra its list offers', async () => {
     const document = (await t.request({ url: '/openapi.json' })).json();
