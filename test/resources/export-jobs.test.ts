@@ -397,6 +397,31 @@ describe('running an export job', () => {
     expect(rows.map((row) => row.slug).sort()).toEqual(['hat', 'mug', 'poster', 'shirt', 'shirt', 'socks']);
   });
 
+  it('lets a runner whose lease lapsed mid-run write nothing more once another has taken the job over', async () => {
+    const job = await create(a, { resource: 'products', format: 'jsonl' });
+    await runQueued(
+      hooked(async (n) => {
+        // The slow runner has committed its first page; its lease lapses and another runner finishes the job.
+        if (n === 3) {
+          await db()
+            .updateTable('jobs')
+            .set({ lease_expires_at: new Date(Date.now() - 1000) })
+            .where('organization_id', '=', a.organization.id)
+            .where('run_key', '=', job.id)
+            .execute();
+          await runQueued();
+        }
+      }),
+    );
+    expect(await get(a, job.id)).toMatchObject({ status: 'succeeded', rowsProcessed: 5 });
+    expect((await chunksOf(job.id)).map((chunk) => [chunk.seq, chunk.rows])).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 1],
+    ]);
+    expect((await fileOf(a, job.id)).trimEnd().split('\n')).toEqual(await listAll(a, ''));
+  });
+
   it('fails a selection larger than EXPORT_MAX_ROWS with a clear error', async () => {
     const job = await create(a, { resource: 'products', format: 'jsonl' });
     const runner = createJobRunner({
