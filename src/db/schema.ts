@@ -550,7 +550,7 @@ export interface BulkJobsTable {
   expires_at: Date | null;
 }
 
-/** One gzip member of an export's file (migration 0029): the rows of one page of the walk, in `seq` order. */
+/** One chunk of an export's gzip file (migration 0029): the rows of one page of the walk; in `seq` order, one gzip. */
 export interface BulkJobChunksTable {
   organization_id: string;
   job_id: string;

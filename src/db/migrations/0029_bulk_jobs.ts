@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Bulk jobs (docs/api.md#export-jobs): export jobs now, import jobs later, in one table since they share the status
- * fields a client polls. The file an export writes is kept in the database, one gzip chunk per page of the walk, so
+ * fields a client polls. The file an export writes is kept in the database as one gzip in chunks, one per page, so
  * every process can serve it; a chunk and the job's position are committed together, so a resumed run never writes
  * a chunk twice. Newest-first listing walks (organization_id, created_at, id); retention finds expired files by
  * (organization_id, expires_at).

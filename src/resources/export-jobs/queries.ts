@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { BulkJobRow } from '../../records/export-job.js';
+import type { GzipProgress } from '../../util/gzip-segments.js';
 
 /** What an export job was asked for (bulk_jobs.parameters): the list selection, as the list engine takes it. */
 export interface ExportParameters {
@@ -22,6 +23,8 @@ export interface ExportPosition {
   /** The next chunk's number. */
   seq: number;
   metadataKeys?: Record<string, string[]>;
+  /** The file's CRC-32 and length so far, which its last chunk's gzip trailer carries. */
+  gzip?: GzipProgress;
 }
 
 export const findExportJob = (db: Executor, organizationId: string, id: string) =>

@@ -132,7 +132,7 @@ export function exportJobRoutes(sources: ExportSources) {
           .header('content-disposition', `attachment; filename="${job.resource}-${job.id}.${extension}"`)
           .header('vary', 'Accept-Encoding');
         const file = Readable.from(chunksOf(db, auth.organizationId, job.id));
-        // The chunks are gzip members: together one gzip file, sent as stored or inflated on the fly.
+        // The chunks in order are one gzip file (src/util/gzip-segments.ts): sent as stored, or inflated on the fly.
         if (acceptsGzip(request.headers['accept-encoding'])) {
           reply.header('content-encoding', 'gzip');
           return sendStream(reply, file);

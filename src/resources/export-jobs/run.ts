@@ -1,5 +1,3 @@
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
@@ -9,6 +7,7 @@ import type { JobContext, JobDefinition } from '../../jobs/runner/types.js';
 import { compileSelection, listRecords, parseIncludes } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { CsvFlattener, type ExportSource, type MetadataKeys } from '../../resource-kit/export-csv.js';
+import { GZIP_START, gzipSegment } from '../../util/gzip-segments.js';
 import { exportJobEvent, type BulkJobRow, type ExportResource } from '../../records/export-job.js';
 import {
   countSelection,
@@ -27,9 +26,6 @@ export interface ExportJobOptions {
   /** Records per page of the walk, and so per chunk of the file. */
   pageRows: number;
 }
-
-/** Off the event loop's thread: a page's chunk is compressed while requests are served. */
-const gzip = promisify(gzipCallback);
 
 /** Why a run stopped without finishing: the job was cancelled, or another runner took it over. */
 class Stopped extends Error {}
@@ -97,9 +93,14 @@ async function runExport(options: ExportJobOptions, context: JobContext): Promis
       ? (position.seq === 0 ? flattener.header(position.metadataKeys ?? {}) : '') +
         flattener.body(page.records(), position.metadataKeys ?? {})
       : page.lines.map((line) => `${line}\n`).join('');
-    const next: ExportPosition = { ...position, cursor: page.nextCursor, seq: position.seq + 1 };
-    // Every page is a chunk, an empty selection's too: the file is then a valid (empty) gzip.
-    const chunk = { data: await gzip(text), rows: page.count };
+    // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file (compressed off
+    // the event loop's thread, while requests are served).
+    const { data, progress } = await gzipSegment(text, position.gzip ?? GZIP_START, {
+      first: position.seq === 0,
+      last: !page.nextCursor,
+    });
+    const next: ExportPosition = { ...position, cursor: page.nextCursor, seq: position.seq + 1, gzip: progress };
+    const chunk = { data, rows: page.count };
     job = await commitPage(db, job, position, next, chunk, page.count, options.maxRows, !page.nextCursor);
     written += page.count;
     position = next;
