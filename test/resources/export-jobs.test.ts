@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledJobs } from '../../src/compose.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { DB } from '../../src/db/schema.js';
 import { retentionJob } from '../../src/jobs/retention/job.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
@@ -420,6 +421,15 @@ describe('running an export job', () => {
       [2, 1],
     ]);
     expect((await fileOf(a, job.id)).trimEnd().split('\n')).toEqual(await listAll(a, ''));
+  });
+
+  it('reads EXPORT_MAX_ROWS from the environment, 100,000 by default; a bad value stops the start naming it', () => {
+    expect(loadConfig({}).exportMaxRows).toBe(100_000);
+    expect(loadConfig({ EXPORT_MAX_ROWS: '250000' }).exportMaxRows).toBe(250_000);
+    for (const value of ['0', '-5', '1e6', 'many', '123456789'])
+      expect(() => loadConfig({ EXPORT_MAX_ROWS: value })).toThrow(
+        /^Invalid EXPORT_MAX_ROWS="[^"]*": expected a whole/,
+      );
   });
 
   it('fails a selection larger than EXPORT_MAX_ROWS with a clear error', async () => {
