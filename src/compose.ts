@@ -16,18 +16,31 @@ import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
-import { productList, productsResource } from './resources/products/index.js';
+import { productExport, productList, productsResource } from './resources/products/index.js';
 import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
-import { customerList, customersResource } from './resources/customers/index.js';
-import { orderList, ordersResource } from './resources/orders/index.js';
+import { customerExport, customerList, customersResource } from './resources/customers/index.js';
+import { orderExport, orderList, ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
-import { activityList, loyaltyResources, membershipList, rewardList } from './resources/loyalty/index.js';
-import { reviewList, reviewsResource } from './resources/reviews/index.js';
+import {
+  activityExport,
+  activityList,
+  loyaltyResources,
+  membershipExport,
+  membershipList,
+  rewardExport,
+  rewardList,
+} from './resources/loyalty/index.js';
+import { reviewExport, reviewList, reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
-import { wishlistList, wishlistsResource } from './resources/wishlists/index.js';
-import { productQuestionList, productQuestionsResource } from './resources/product-questions/index.js';
+import { wishlistExport, wishlistList, wishlistsResource } from './resources/wishlists/index.js';
+import {
+  productQuestionExport,
+  productQuestionList,
+  productQuestionsResource,
+} from './resources/product-questions/index.js';
+import { exportJobsResource } from './resources/export-jobs/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -58,6 +71,18 @@ export const resources: readonly ResourceModule[] = [
     'loyalty-activity': activityList,
     wishlists: wishlistList,
     'product-questions': productQuestionList,
+  }),
+  // The lists an export job can read, each with its record and CSV lines (docs/api.md#export-jobs).
+  exportJobsResource({
+    products: productExport,
+    orders: orderExport,
+    customers: customerExport,
+    reviews: reviewExport,
+    'loyalty-rewards': rewardExport,
+    'loyalty-memberships': membershipExport,
+    'loyalty-activity': activityExport,
+    wishlists: wishlistExport,
+    'product-questions': productQuestionExport,
   }),
 ];
 

@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
   RETENTION_JOBS_DAYS: Type.Optional(Type.String()),
   RETENTION_BATCH_ROWS: Type.Optional(Type.String()),
+  EXPORT_MAX_ROWS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,7}$' })),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
   REVIEW_SUMMARY_OPENAI_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   REVIEW_SUMMARY_OPENAI_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -53,6 +54,10 @@ export interface Config {
   reviewSummaryGenerator: ReviewSummaryGeneratorConfig;
   /** How long the bounded tables keep their rows (docs/api.md#retention). */
   retention: RetentionConfig;
+  /** The most rows one export job writes; a larger selection fails the job (docs/api.md#export-jobs). */
+  exportMaxRows: number;
+  /** Records per page of an export's walk, and so per chunk of its file (not an environment variable; tests lower it). */
+  exportPageRows: number;
 }
 
 /** The retention windows in days, and the rows one pruning statement deletes at most (docs/api.md#retention). */
@@ -108,6 +113,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: Number(values.REQUEST_TIMEOUT_MS ?? 30_000),
     maxConnections: Number(values.MAX_CONNECTIONS ?? 1000),
     retention: retention(values),
+    exportMaxRows: Number(values.EXPORT_MAX_ROWS ?? 100_000),
+    exportPageRows: 1000,
   };
 }
 
@@ -179,6 +186,8 @@ function describe(name: string): string {
       return 'expected a whole number of days from 1 to 3650 (default 30).';
     case 'RETENTION_BATCH_ROWS':
       return 'expected a whole number of rows from 100 to 10000 (default 2000).';
+    case 'EXPORT_MAX_ROWS':
+      return 'expected a whole number of rows from 1 to 99999999 (default 100000).';
     case 'REVIEW_SUMMARY_GENERATOR':
       return 'expected builtin (the default, no network) or openai (an OpenAI-compatible chat completions API).';
     case 'REVIEW_SUMMARY_OPENAI_URL':

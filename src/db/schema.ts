@@ -521,6 +521,44 @@ export interface ReferralsTable {
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 /** Overnight and queued work, one row per (organization, name, run key). */
+export type BulkJobType = 'import' | 'export';
+export type BulkJobFormat = 'csv' | 'jsonl';
+export type BulkJobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/**
+ * An import or export job (migration 0029, docs/api.md#export-jobs). `parameters` holds what the job was asked for
+ * (an export's resource selection); `position` where its run stopped, committed with each chunk.
+ */
+export interface BulkJobsTable {
+  organization_id: string;
+  id: string;
+  type: BulkJobType;
+  resource: string;
+  format: BulkJobFormat;
+  status: ColumnType<BulkJobStatus, BulkJobStatus | undefined, BulkJobStatus>;
+  parameters: Json<Record<string, unknown>>;
+  rows_total: number | null;
+  rows_processed: Generated<number>;
+  created: Generated<number>;
+  updated: Generated<number>;
+  skipped: Generated<number>;
+  error: string | null;
+  position: Json<Record<string, unknown>> | null;
+  created_at: CreatedAt;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date | null;
+}
+
+/** One chunk of an export's gzip file (migration 0029): the rows of one page of the walk; in `seq` order, one gzip. */
+export interface BulkJobChunksTable {
+  organization_id: string;
+  job_id: string;
+  seq: number;
+  data: Uint8Array;
+  rows: number;
+}
+
 export interface JobsTable {
   organization_id: string;
   id: string;
@@ -600,5 +638,7 @@ export interface DB {
   loyalty_activity: LoyaltyActivityTable;
   referrals: ReferralsTable;
   jobs: JobsTable;
+  bulk_jobs: BulkJobsTable;
+  bulk_job_chunks: BulkJobChunksTable;
   review_summaries: ReviewSummariesTable;
 }

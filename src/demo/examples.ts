@@ -520,4 +520,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     body: { data: { name: 'Orders over $250', filter: { totalCents: { $gt: 25000 } } } },
   },
   deleteQuickFilter: { summary: "Delete last season's view", params: { id: DEMO.quickFilters.retired } },
+
+  listExportJobs: { summary: 'The export jobs, newest first' },
+  createExportJob: {
+    summary: 'Export the summer products with their variants and tags to CSV',
+    body: {
+      data: {
+        resource: 'products',
+        format: 'csv',
+        filter: { 'tags.name': 'summer' },
+        include: 'variants,tags',
+        sort: 'title',
+      },
+    },
+    status: 202,
+  },
+  getExportJob: { summary: 'The products export', params: { id: DEMO.exportJobs.products } },
+  cancelExportJob: { summary: 'Cancel the queued customers export', params: { id: DEMO.exportJobs.queued } },
+  downloadExportJob: { summary: "Download the products export's CSV", params: { id: DEMO.exportJobs.products } },
 };

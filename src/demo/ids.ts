@@ -47,6 +47,8 @@ export const DEMO = {
     shirtShrinkByShopper: id('982'),
     shirtShrinkStale: id('983'),
   },
+  /** A products export written by the seed (get, download), and one queued after it (cancel). */
+  exportJobs: { products: id('991'), queued: id('992') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -16,7 +16,7 @@ export interface DemoWorldServices {
   organizationId: string;
   /** Sends one request through the API in this process, as the demo organization's key. */
   send(request: DemoRequest): Promise<{ statusCode: number; body: string }>;
-  /** Runs the background work those requests queued (review summary generations) until none is left. */
+  /** Runs the background work those requests queued (review summary generations, exports) until none is left. */
   runQueuedJobs(): Promise<void>;
 }
 
@@ -481,6 +481,13 @@ const STEPS: readonly DemoStep[] = [
     ids: [DEMO.quickFilters.retired],
     body: { data: { resource: 'products', name: 'Last season', filter: { 'tags.name': 'clearance' } } },
   },
+  // Written by the first run of the queued jobs below, so its file is there to download.
+  {
+    method: 'POST',
+    url: '/v1/export-jobs',
+    ids: [DEMO.exportJobs.products],
+    body: { data: { resource: 'products', format: 'csv', include: 'variants,tags' } },
+  },
 ];
 
 /** Seeds the world into the demo organization (a fresh one: the well-known ids must be free). */
@@ -501,6 +508,14 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
   await services.runQueuedJobs();
   await send({ method: 'POST', url: `/v1/products/${products.merinoScarf}/review-summary/regenerate`, body: {} });
   await services.runQueuedJobs();
+  // Queued after the last run, for the cancel example (a server's job runner may write it before anyone cancels it:
+  // cancelling a finished export then answers it as it is).
+  await send({
+    method: 'POST',
+    url: '/v1/export-jobs',
+    ids: [DEMO.exportJobs.queued],
+    body: { data: { resource: 'customers', format: 'jsonl', filter: { 'tags.name': 'vip' } } },
+  });
   // A ping, so the delivery log has an entry to resend; its id is made by SQL, so it is renamed here.
   await send({ method: 'POST', url: `/v1/webhooks/${webhooks.orders}/test`, body: {} });
   await sql`update webhook_deliveries set id = ${DEMO.deliveries.ping}::uuid
@@ -539,6 +554,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('quick-filters', DEMO.quickFilters),
     ...urls('wishlists', DEMO.wishlists),
     ...urls('product-questions', DEMO.productQuestions),
+    ...urls('export-jobs', DEMO.exportJobs),
     ...Object.values(DEMO.productQuestionAnswers).map((id) => ({
       url: `/v1/product-questions/${DEMO.productQuestions.shirtShrink}?include=answers`,
       id,

@@ -135,6 +135,12 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     ['webhook.*'],
     'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',
   ],
+  // Bulk job events, beyond service.md's table (docs/api.md#export-jobs), with the job as data.
+  [['importJob.completed'], 'An import job finishes (succeeded, failed or cancelled), with the job as data.', false],
+  [
+    ['exportJob.completed'],
+    'An export job started by POST /export-jobs has written its whole file and can be downloaded, with the job as data.',
+  ],
 ];
 
 const expand = (name: string): string[] =>

@@ -264,7 +264,9 @@ function addExamples(operation: Json, examples: DocumentedExamples | undefined):
   }
   const answered = examples?.responses[operationId];
   const response = answered ? (operation.responses as Record<string, Json>)[String(answered.status)] : undefined;
-  const content = (response?.content as Json | undefined)?.['application/json'];
+  // A file's answer (an export's download) has no JSON: its example goes on the first media type it names.
+  const answers = response?.content as Json | undefined;
+  const content = answers?.['application/json'] ?? (answers ? Object.values(answers)[0] : undefined);
   if (answered && isObject(content)) {
     content.examples = { [operationId]: { summary: request.summary, value: answered.body } };
   }

@@ -108,7 +108,7 @@ export function checkRequestSelection(definition: ListDefinition, params: ListPa
 }
 
 /** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */
-export function parseIncludes(definition: ListDefinition, raw: string | undefined): string[] {
+export function parseIncludes(definition: ListDefinition, raw: string | undefined, path = 'query.include'): string[] {
   if (!raw) return [];
   const names = [
     ...new Set(
@@ -123,7 +123,7 @@ export function parseIncludes(definition: ListDefinition, raw: string | undefine
   if (unknown !== undefined) {
     throw validationError(
       `Unknown include "${unknown}" for ${definition.name}; available: ${known.join(', ') || 'none'}.`,
-      [{ path: 'query.include', message: `"${unknown}" is not one of ${known.join(', ') || 'none'}` }],
+      [{ path, message: `"${unknown}" is not one of ${known.join(', ') || 'none'}` }],
     );
   }
   return names;

@@ -166,6 +166,8 @@ async function seed(marker: string): Promise<Seeded> {
     { data: { resource: 'customers', name: `${m} view`, filter: { 'metadata.marker': m } } },
     201,
   );
+  // Queued, never run here: the sweep reads, downloads (409 for the owner, 404 for the other) and cancels it.
+  await ok(tenant, 'POST', '/export-jobs', { resource: 'products', format: 'jsonl', search: m }, 202);
   await ok(tenant, 'POST', '/wishlists/import', {
     data: [
       {
@@ -301,6 +303,7 @@ function bodyFor(op: Operation, owner: Seeded): unknown {
       data: [{ loyaltyMembershipId: membershipId, kind: 'earned', points: 5, createdAt: '2024-01-01T00:00:00Z' }],
     },
     'POST /loyalty-activity/bulk-expire': { reason: 'cross' },
+    'POST /export-jobs': { resource: 'customers', format: 'csv', quickFilter: owner.ids.get('/quick-filters')?.[0] },
     'PATCH /products/bulk-update': { addTags: ['cross'] },
     'PATCH /customers/bulk-update': { addTags: ['cross'] },
     'PATCH /orders/bulk-update': { addTags: ['cross'] },

@@ -268,7 +268,14 @@ describe('the retention job', () => {
   });
 
   it('deletes exactly the rows past their windows, and reports how many per table', () => {
-    expect(result).toEqual({ deliveries: 2, events: 5, jobs: 2, importJobRecords: 2, idempotencyKeys: 1 });
+    expect(result).toEqual({
+      deliveries: 2,
+      events: 5,
+      jobs: 2,
+      importJobRecords: 2,
+      idempotencyKeys: 1,
+      exportJobs: 0,
+    });
   });
 
   it('prunes delivery records past RETENTION_DELIVERIES_DAYS once their outcome is known; pending and sending ones stay', async () => {
@@ -335,6 +342,7 @@ describe('the retention job', () => {
       jobs: 0,
       importJobRecords: 0,
       idempotencyKeys: 0,
+      exportJobs: 0,
     });
   });
 
@@ -351,6 +359,7 @@ describe('the retention job', () => {
       jobs: 0,
       importJobRecords: 0,
       idempotencyKeys: 1,
+      exportJobs: 0,
     });
     // Shorter ones: the 29-day-old record and job go too, and then every event without a record past 5 days.
     const short = loadConfig({
@@ -365,6 +374,7 @@ describe('the retention job', () => {
       jobs: 3,
       importJobRecords: 2,
       idempotencyKeys: 0,
+      exportJobs: 0,
     });
     const [, , d2, d3, , d5] = theirs.deliveries;
     expect(new Set(await ids('webhook_deliveries', other))).toEqual(new Set([d2, d3, d5]));

@@ -376,6 +376,7 @@ describe('the OpenAI-compatible generator', () => {
       'loyalty.overnight',
       'reviewSummary.generate',
       'reviewSummary.refresh',
+      'exportJob.write',
     ]);
   });
 

@@ -25,6 +25,7 @@ import * as memberActivityFeed from './0025_member_activity_feed.js';
 import * as quickFilters from './0026_quick_filters.js';
 import * as wishlists from './0027_wishlists.js';
 import * as productQuestions from './0028_product_questions.js';
+import * as bulkJobs from './0029_bulk_jobs.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0026_quick_filters': quickFilters,
   '0027_wishlists': wishlists,
   '0028_product_questions': productQuestions,
+  '0029_bulk_jobs': bulkJobs,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,6 +6,7 @@ import {
   pruneEvents,
   pruneIdempotencyKeys,
   pruneImportJobRecords,
+  pruneExpiredExports,
   pruneJobs,
 } from './prune.js';
 
@@ -18,7 +19,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Prunes one organization's bounded tables, each past its window (docs/api.md#retention): delivery records, then
- * the events no delivery refers to any more, finished jobs, replaced import provenance, expired idempotency keys.
+ * the events no delivery refers to any more, finished jobs, replaced import provenance, expired idempotency keys,
+ * expired export files.
  * Every statement deletes at most `batchRows` rows in a transaction of its own, walking a primary key from where the
  * previous one stopped, and skips rows a request holds instead of waiting for them; two runs of it at once (two
  * processes, or one started by hand) delete different rows. The windows are counted back from the job's clock.
@@ -42,7 +44,10 @@ export function retentionJob(config: RetentionConfig): JobDefinition {
         (after) => pruneIdempotencyKeys(db, { organizationId, now, limit: config.batchRows }, after),
         '',
       );
-      return { deliveries, events, jobs, importJobRecords, idempotencyKeys };
+      const exportJobs = await inBatches((after) =>
+        pruneExpiredExports(db, { ...window(config.jobsDays), now }, after),
+      );
+      return { deliveries, events, jobs, importJobRecords, idempotencyKeys, exportJobs };
     },
   };
 }

@@ -201,3 +201,33 @@ export async function pruneIdempotencyKeys(
     select count(*) as deleted, max(key) as last from gone`.execute(db);
   return counted(rows, window.limit);
 }
+
+/**
+ * Export jobs whose file expired (7 days after they succeeded, docs/api.md#export-jobs), with their chunks (the
+ * foreign key cascades), and those that failed or were cancelled (they keep no file) once finished before the jobs
+ * window. Expiry is read on the job's clock, so a rehearsal with `--now` shows what a later night will prune. The
+ * cursor is the job id.
+ */
+export async function pruneExpiredExports(
+  db: Kysely<DB>,
+  window: Window & { now: Date },
+  after: string,
+): Promise<Batch> {
+  const { rows } = await sql<{ deleted: number; last: string | null }>`
+    with doomed as (
+      select id from bulk_jobs
+      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid and type = 'export'
+        and (expires_at <= ${window.now}::timestamptz
+          or (status in ('failed', 'cancelled') and finished_at < ${window.cutoff}::timestamptz))
+      order by id
+      limit ${window.limit}
+      for update skip locked
+    ),
+    gone as (
+      delete from bulk_jobs
+      where organization_id = ${window.organizationId}::uuid and id = any(array(select id from doomed))
+      returning id
+    )
+    select count(*) as deleted, max(id::text) as last from gone`.execute(db);
+  return counted(rows, window.limit);
+}

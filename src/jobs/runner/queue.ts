@@ -60,6 +60,10 @@ export async function enqueueMany(
  * Claims one due job of the given names, or one whose runner's lease ran out (a process that died mid-run), under
  * a lease: SKIP LOCKED makes concurrent claimers take different rows, and the status change makes the claim
  * exclusive once committed. `only` restricts the claim to one job row (running a queued job by hand).
+ *
+ * Fair across organizations: a due job of an organization with no live run of the same job comes first, so one
+ * organization queueing many runs (export jobs, summary generations) does not hold every runner while another's
+ * waits; then the oldest due, then id.
  */
 export async function claimJob(
   db: Kysely<DB>,
@@ -71,12 +75,17 @@ export async function claimJob(
 ): Promise<JobRow | undefined> {
   const { rows } = await sql<JobRow>`
     with next as (
-      select organization_id, id from jobs
+      select organization_id, id from jobs j
       where name = any(${[...names]}::text[])
         and ((status = 'queued' and run_after <= ${now}::timestamptz) or (status = 'running' and lease_expires_at < ${now}::timestamptz))
         ${only ? sql`and organization_id = ${only.organizationId}::uuid and id = ${only.id}::uuid` : sql``}
-      order by run_after, id limit 1
-      for update skip locked
+      order by exists (
+          select 1 from jobs busy
+          where busy.organization_id = j.organization_id and busy.name = j.name and busy.id <> j.id
+            and busy.status = 'running' and busy.lease_expires_at >= ${now}::timestamptz),
+        run_after, id
+      limit 1
+      for update of j skip locked
     )
     update jobs j set status = 'running', claimed_by = ${owner}, lease_expires_at = ${new Date(now.getTime() + leaseMs)}::timestamptz,
       attempts = j.attempts + 1, started_at = ${now}::timestamptz, updated_at = ${now}::timestamptz

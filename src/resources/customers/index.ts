@@ -1,6 +1,9 @@
 import type { ResourceModule } from '../../http/types.js';
 import { customerRoutes } from './routes.js';
 import { Customer } from '../../records/customer.js';
+import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { toCustomer } from '../../records/customer.js';
+import { customerList } from './list.js';
 
 export const customersResource: ResourceModule = {
   name: 'customers',
@@ -14,3 +17,11 @@ export const customersResource: ResourceModule = {
 
 /** Analytics: the list whose filter analytics queries take. */
 export { customerList } from './list.js';
+
+/** Export jobs: the customers list (docs/api.md#export-jobs). */
+export const customerExport: ExportSource = {
+  list: customerList,
+  record: Customer,
+  toRecord: toCustomer,
+  permission: 'customers:read',
+};

@@ -10,6 +10,15 @@ import { loyaltyProgramsResource } from './programs/index.js';
 import { loyaltyRewardsResource } from './rewards/index.js';
 import { loyaltyRulesResource } from './rules/index.js';
 import { loyaltyTiersResource } from './tiers/index.js';
+import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { LoyaltyReward, toReward } from '../../records/loyalty/reward.js';
+import { toMembership } from '../../records/loyalty/membership.js';
+import { toTransaction } from '../../records/loyalty/transaction.js';
+import { TransactionWithExtras } from './activity/routes.js';
+import { MembershipWithExtras } from './memberships/routes.js';
+import { activityList } from './activity/list.js';
+import { membershipList } from './memberships/list.js';
+import { rewardList } from './rewards/list.js';
 
 export const loyaltyResources: readonly ResourceModule[] = [
   loyaltyRewardsResource,
@@ -32,3 +41,23 @@ export { membershipsOfCustomer } from './memberships/queries.js';
 export { activityList } from './activity/list.js';
 export { membershipList } from './memberships/list.js';
 export { rewardList } from './rewards/list.js';
+
+/** Export jobs: the loyalty lists, each as its endpoint answers it (docs/api.md#export-jobs). */
+export const rewardExport: ExportSource = {
+  list: rewardList,
+  record: LoyaltyReward,
+  toRecord: toReward,
+  permission: 'loyalty:read',
+};
+export const membershipExport: ExportSource = {
+  list: membershipList,
+  record: MembershipWithExtras,
+  toRecord: toMembership,
+  permission: 'loyalty:read',
+};
+export const activityExport: ExportSource = {
+  list: activityList,
+  record: TransactionWithExtras,
+  toRecord: toTransaction,
+  permission: 'loyalty:read',
+};

@@ -2,6 +2,9 @@ import type { ResourceModule } from '../../http/types.js';
 import { productRoutes } from './routes.js';
 import { Product } from '../../records/product.js';
 import { Variant } from '../../records/variant.js';
+import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { toProduct } from '../../records/product.js';
+import { productList } from './list.js';
 
 export const productsResource: ResourceModule = {
   name: 'products',
@@ -16,3 +19,12 @@ export const productsResource: ResourceModule = {
 
 /** Analytics: the list whose filter analytics queries take. */
 export { productList } from './list.js';
+
+/** Export jobs: the products list, one CSV line per variant when include=variants (docs/api.md#export-jobs). */
+export const productExport: ExportSource = {
+  list: productList,
+  record: Product,
+  toRecord: toProduct,
+  permission: 'products:read',
+  csvLines: 'variants',
+};

@@ -1,6 +1,9 @@
 import type { ResourceModule } from '../../http/types.js';
 import { reviewRoutes } from './routes.js';
 import { Review } from '../../records/review.js';
+import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { toReview } from '../../records/review.js';
+import { reviewList } from './list.js';
 
 export const reviewsResource: ResourceModule = {
   name: 'reviews',
@@ -15,3 +18,11 @@ export { reviewList } from './list.js';
 /** Customers and products: deleting them deletes or unlinks reviews, which tells review summaries. */
 export { deleteReviewsOfCustomer } from './queries.js';
 export { notifySummaries } from './events.js';
+
+/** Export jobs: the reviews list (docs/api.md#export-jobs). */
+export const reviewExport: ExportSource = {
+  list: reviewList,
+  record: Review,
+  toRecord: toReview,
+  permission: 'reviews:read',
+};

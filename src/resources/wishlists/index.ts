@@ -1,6 +1,9 @@
 import type { ResourceModule } from '../../http/types.js';
 import { Wishlist } from '../../records/wishlist.js';
 import { wishlistRoutes } from './routes.js';
+import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { toWishlist } from '../../records/wishlist.js';
+import { wishlistList } from './list.js';
 
 export const wishlistsResource: ResourceModule = {
   name: 'wishlists',
@@ -15,3 +18,12 @@ export const wishlistsResource: ResourceModule = {
 export { wishlistList } from './list.js';
 /** Products and customers: what deleting them does to wishlists (docs/api.md#wishlists). */
 export { deleteWishlistsOfCustomer, removeProductFromWishlists } from './service.js';
+
+/** Export jobs: the wishlists list, one CSV line per item when include=items (docs/api.md#export-jobs). */
+export const wishlistExport: ExportSource = {
+  list: wishlistList,
+  record: Wishlist,
+  toRecord: toWishlist,
+  permission: 'wishlists:read',
+  csvLines: 'items',
+};

@@ -159,6 +159,7 @@ export async function seedOrganization(
   await call('POST', '/quick-filters', {
     data: { resource: 'customers', name: 'Gold customers', filter: { 'metadata.tier': 'gold' }, sort: 'email' },
   });
+  await call('POST', '/export-jobs', { resource: 'products', format: 'jsonl', include: 'variants' }, [202]);
   await call('POST', '/wishlists/import', {
     data: customers.slice(0, 3).map((customer, i) => ({
       customer: customer.email,

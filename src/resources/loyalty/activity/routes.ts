@@ -13,7 +13,7 @@ import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';
 
 const tags = ['loyalty-points'];
-const TransactionWithExtras = Type.Object(
+export const TransactionWithExtras = Type.Object(
   {
     ...LoyaltyTransaction.properties,
     customer: Type.Optional(EmbeddedCustomer),

@@ -23,7 +23,7 @@ import { LoyaltyActivityEntry } from '../../../records/loyalty/activity-entry.js
 
 const tags = ['loyalty-memberships'];
 /** A membership as lists and GET return it: include=customer adds the embedded customer. */
-const MembershipWithExtras = Type.Object(
+export const MembershipWithExtras = Type.Object(
   { ...LoyaltyMembership.properties, customer: Type.Optional(EmbeddedCustomer) },
   { additionalProperties: false },
 );

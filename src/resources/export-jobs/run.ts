@@ -1,0 +1,261 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../../db/executor.js';
+import type { DB } from '../../db/schema.js';
+import { serializeRecord } from '../../events/serialize.js';
+import { recordEvents } from '../../events/outbox.js';
+import type { JobContext, JobDefinition } from '../../jobs/runner/types.js';
+import { compileSelection, listRecords, parseIncludes } from '../../lists/engine.js';
+import type { ListParams } from '../../lists/query.js';
+import { CsvFlattener, type ExportSource, type MetadataKeys } from '../../resource-kit/export-csv.js';
+import { GZIP_START, gzipSegment } from '../../util/gzip-segments.js';
+import { exportJobEvent, type BulkJobRow, type ExportResource } from '../../records/export-job.js';
+import {
+  countSelection,
+  lockExportJob,
+  updateExportJob,
+  insertChunk,
+  type ExportParameters,
+  type ExportPosition,
+} from './queries.js';
+import { EXPORT_JOB_NAME, EXPORT_KEPT_MS, type ExportSources } from './service.js';
+
+export interface ExportJobOptions {
+  sources: ExportSources;
+  /** The most rows one export writes (EXPORT_MAX_ROWS). */
+  maxRows: number;
+  /** Records per page of the walk, and so per chunk of the file. */
+  pageRows: number;
+}
+
+/** Why a run stopped without finishing: the job was cancelled, or another runner took it over. */
+class Stopped extends Error {}
+
+/**
+ * Writes one export job's file (docs/api.md#export-jobs): counts the selection, then walks it with the list engine a
+ * page at a time, each page one gzip chunk committed with the job's position and rowsProcessed in one transaction.
+ * A crash loses at most the page in flight; the next run (this job row claimed again once its lease lapsed) goes on
+ * from the committed position, and a chunk is written under the job's row lock only at the position it expects, so
+ * two runners never write one twice. A cancel, committed under the same lock, stops the run before its next chunk.
+ */
+export function exportJob(options: ExportJobOptions): JobDefinition {
+  return {
+    name: EXPORT_JOB_NAME,
+    async run(context) {
+      try {
+        return await runExport(options, context);
+      } catch (error) {
+        if (error instanceof Stopped) return { rows: 0 };
+        // The runner retries; once no retry follows, the job says so instead of staying "running" for ever.
+        if (context.finalAttempt) await failJob(context.db, context.organizationId, context.runKey, internalError);
+        throw error;
+      }
+    },
+  };
+}
+
+const internalError = 'The export stopped on an unexpected error; start it again, and quote its id if it recurs.';
+
+async function runExport(options: ExportJobOptions, context: JobContext): Promise<Record<string, number>> {
+  const { db, organizationId, runKey: jobId } = context;
+  let job = await start(options, context);
+  if (!job) return { rows: 0 };
+  const source = options.sources[job.resource as ExportResource]!;
+  const parameters = job.parameters as ExportParameters;
+  const params = listParams(parameters, options.pageRows);
+  const flattener =
+    job.format === 'csv' ? new CsvFlattener(source, parseIncludes(source.list, parameters.include)) : undefined;
+  let position = (job.position as ExportPosition | null) ?? {
+    phase: flattener ? 'columns' : 'rows',
+    cursor: null,
+    seq: 0,
+  };
+
+  // A CSV's header names every metadata key of the selection, so a first walk collects them (writing nothing).
+  if (position.phase === 'columns' && flattener) {
+    const keys = new Map<string, Set<string>>();
+    let cursor: string | null = null;
+    do {
+      const page = await readPage(db, source, organizationId, { ...params, cursor: cursor ?? undefined });
+      flattener.collect(page.records(), keys);
+      cursor = page.nextCursor;
+      await checkRunning(db, organizationId, jobId);
+    } while (cursor);
+    const metadataKeys: MetadataKeys = Object.fromEntries([...keys].map(([path, set]) => [path, [...set].sort()]));
+    const next: ExportPosition = { phase: 'rows', cursor: null, seq: 0, metadataKeys };
+    job = await commitPage(db, job, position, next, undefined, 0, options.maxRows);
+    position = next;
+  }
+
+  let written = 0;
+  for (;;) {
+    const page = await readPage(db, source, organizationId, { ...params, cursor: position.cursor ?? undefined });
+    const text = flattener
+      ? (position.seq === 0 ? flattener.header(position.metadataKeys ?? {}) : '') +
+        flattener.body(page.records(), position.metadataKeys ?? {})
+      : page.lines.map((line) => `${line}\n`).join('');
+    // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file (compressed off
+    // the event loop's thread, while requests are served).
+    const { data, progress } = await gzipSegment(text, position.gzip ?? GZIP_START, {
+      first: position.seq === 0,
+      last: !page.nextCursor,
+    });
+    const next: ExportPosition = { ...position, cursor: page.nextCursor, seq: position.seq + 1, gzip: progress };
+    const chunk = { data, rows: page.count };
+    job = await commitPage(db, job, position, next, chunk, page.count, options.maxRows, !page.nextCursor);
+    written += page.count;
+    position = next;
+    if (!page.nextCursor) return { rows: written };
+  }
+}
+
+/** The job's selection as the list engine takes it, its quick filter as it was when the export was made. */
+function listParams(parameters: ExportParameters, pageRows: number): ListParams {
+  return {
+    limit: pageRows,
+    filter: parameters.filter ? JSON.stringify(parameters.filter) : undefined,
+    search: parameters.search,
+    include: parameters.include,
+    sort: parameters.sort,
+    saved: parameters.saved ? { ...parameters.saved, path: 'quickFilter' } : undefined,
+  };
+}
+
+/**
+ * One page of the list, as its endpoint answers it: each record serialized with the list's record schema (the JSON
+ * the list returns, byte for byte), and parsed back for the CSV, so both formats read exactly what the API shows.
+ */
+async function readPage(db: Kysely<DB>, source: ExportSource, organizationId: string, params: ListParams) {
+  const page = await listRecords(db, source.list, organizationId, params, source.toRecord as (row: never) => object);
+  const lines = page.data.map((record) => serializeRecord(source.record, record));
+  return {
+    lines,
+    count: lines.length,
+    /** The records as the API shows them (parsed back from their JSON), for the CSV. */
+    records: () => lines.map((line) => JSON.parse(line) as unknown),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/**
+ * Claims the job for this run: a queued job becomes running with its selection counted (more than maxRows fails it
+ * at once); a running one (a resumed run) goes on; any other is left alone.
+ */
+async function start(options: ExportJobOptions, context: JobContext): Promise<BulkJobRow | undefined> {
+  const { db, organizationId, runKey: jobId } = context;
+  return db.transaction().execute(async (trx) => {
+    const job = await lockExportJob(trx, organizationId, jobId);
+    if (!job || (job.status !== 'queued' && job.status !== 'running')) return undefined;
+    if (job.status === 'running') return job;
+    const source = options.sources[job.resource as ExportResource];
+    if (!source) {
+      await finish(trx, job, { status: 'failed', error: `Patron has no ${job.resource} list to export.` });
+      return undefined;
+    }
+    const params = listParams(job.parameters as ExportParameters, options.pageRows);
+    const selection = compileSelection(source.list, organizationId, params);
+    const total = await countSelection(trx, source.list.from, selection.joins, selection.where);
+    if (total > options.maxRows) {
+      await finish(trx, job, { status: 'failed', error: tooMany(total, options.maxRows), rowsTotal: total });
+      return undefined;
+    }
+    return updateExportJob(trx, organizationId, jobId, {
+      status: 'running',
+      started_at: new Date(),
+      rows_total: total,
+    });
+  });
+}
+
+const tooMany = (rows: number, maxRows: number) =>
+  `The selection holds ${rows} records, more than the ${maxRows} one export may write (EXPORT_MAX_ROWS); narrow it with a filter or a search.`;
+
+/**
+ * Commits one page: the chunk, the position after it and rowsProcessed in one transaction, under the job's row lock,
+ * and only from the position this run expects (otherwise another runner has moved on, and this one stops). The last
+ * page also finishes the job and records exportJob.completed, last in the same transaction.
+ */
+async function commitPage(
+  db: Kysely<DB>,
+  job: BulkJobRow,
+  from: ExportPosition,
+  to: ExportPosition,
+  chunk: { data: Uint8Array; rows: number } | undefined,
+  rows: number,
+  maxRows: number,
+  last = false,
+): Promise<BulkJobRow> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await lockExportJob(trx, job.organization_id, job.id);
+    const stored = (locked?.position as ExportPosition | null) ?? null;
+    if (!locked || locked.status !== 'running') throw new Stopped();
+    if ((stored?.phase ?? from.phase) !== from.phase || (stored?.seq ?? 0) !== from.seq) throw new Stopped();
+    const processed = locked.rows_processed + rows;
+    if (processed > maxRows) {
+      // Records added since the count: the file would hold more than an export may.
+      await finish(trx, locked, { status: 'failed', error: tooMany(processed, maxRows) });
+      throw new Stopped();
+    }
+    if (chunk) {
+      await insertChunk(trx, {
+        organizationId: job.organization_id,
+        jobId: job.id,
+        seq: from.seq,
+        data: chunk.data,
+        rows: chunk.rows,
+      });
+    }
+    const updated = await updateExportJob(trx, job.organization_id, job.id, {
+      position: to,
+      rows_processed: processed,
+    });
+    return last ? finish(trx, updated, { status: 'succeeded' }) : updated;
+  });
+}
+
+/**
+ * The job's final status; a finished job (succeeded or failed) announces itself with exportJob.completed, recorded
+ * last in the transaction (docs/api.md#events-and-the-outbox). Its file is kept EXPORT_KEPT_MS.
+ */
+async function finish(
+  trx: Executor,
+  job: BulkJobRow,
+  outcome: { status: 'succeeded' } | { status: 'failed'; error: string; rowsTotal?: number },
+): Promise<BulkJobRow> {
+  const now = new Date();
+  const row = await updateExportJob(trx, job.organization_id, job.id, {
+    status: outcome.status,
+    finished_at: now,
+    ...(outcome.status === 'succeeded'
+      ? { expires_at: new Date(now.getTime() + EXPORT_KEPT_MS), error: null }
+      : { error: outcome.error, ...(outcome.rowsTotal !== undefined ? { rows_total: outcome.rowsTotal } : {}) }),
+  });
+  if (outcome.status === 'failed') {
+    await trx
+      .deleteFrom('bulk_job_chunks')
+      .where('organization_id', '=', job.organization_id)
+      .where('job_id', '=', job.id)
+      .execute();
+  }
+  await recordEvents(trx, [exportJobEvent(job.organization_id, row)]);
+  return row;
+}
+
+/** Stops the collecting walk of a cancelled job within a page. */
+async function checkRunning(db: Kysely<DB>, organizationId: string, jobId: string): Promise<void> {
+  const row = await db
+    .selectFrom('bulk_jobs')
+    .select('status')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  if (row?.status !== 'running') throw new Stopped();
+}
+
+/** Marks a job failed after the runner's last attempt failed (a run that cannot go on). */
+async function failJob(db: Kysely<DB>, organizationId: string, jobId: string, error: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const job = await lockExportJob(trx, organizationId, jobId);
+    if (job && (job.status === 'queued' || job.status === 'running'))
+      await finish(trx, job, { status: 'failed', error });
+  });
+}
