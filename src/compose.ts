@@ -177,3 +177,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
   };
 }
+
+/** What `patron export --resource` names: every list an export job takes (docs/api.md#export-jobs). */
+export { EXPORT_RESOURCES } from './records/export-job.js';

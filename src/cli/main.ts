@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import {
+  EXPORT_RESOURCES,
   allOrganizations,
   createOrganization,
   isTimeZone,
@@ -15,6 +16,7 @@ import { migrateToLatest } from '../db/engine.js';
 import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';
+import { exportCommand } from './export.js';
 import { runJob } from './jobs.js';
 import { deleteOrganizationCommand } from './org-delete.js';
 import { serve } from './serve.js';
@@ -182,6 +184,23 @@ org
   .option('--yes', 'do not ask for confirmation (for scripts)')
   .option('--json', 'print one JSON object { id, name, deleted: { <table>: rows }, total, seconds }')
   .action(deleteOrganizationCommand);
+
+program
+  .command('export')
+  .description(
+    'Export a list to a CSV or JSON Lines file through a running server (an export job): shows its progress, then downloads the file. Needs PATRON_URL (default http://127.0.0.1:$PORT) and PATRON_KEY, or --url and --key.',
+  )
+  .requiredOption('--resource <resource>', `the list to export: ${EXPORT_RESOURCES.join(', ')}`)
+  .addOption(new Option('--format <format>', 'file format').choices(['csv', 'jsonl']).default('csv'))
+  .option('--filter <json>', 'a filter document, as JSON (docs/api.md#filter-documents)')
+  .option('--search <text>', "the list's search")
+  .option('--quick-filter <id>', 'a quick filter (saved view) of that list', uuid)
+  .option('--include <extras>', 'comma-separated extras, as the list takes them')
+  .option('--sort <sort>', "one of the list's sorts, e.g. -createdAt")
+  .option('-o, --output <file>', 'where to write the file; - for stdout (default <resource>-<job id>.<format>)')
+  .option('--url <url>', 'the server (default PATRON_URL)')
+  .option('--key <key>', 'a secret key of the organization (default PATRON_KEY)')
+  .action(exportCommand);
 
 const key = program.command('key').description('Secret API keys.');
 key

@@ -23,6 +23,8 @@ const CONFIG_VARIABLES = [
   'ALLOW_HTTP_WEBHOOKS',
   'WEBHOOK_TIMEOUT_MS',
   'NODE_EXTRA_CA_CERTS',
+  'PATRON_URL',
+  'PATRON_KEY',
 ];
 
 /** This process's environment without Patron's configuration, plus exactly `extra` (undefined values left out). */
