@@ -40,8 +40,10 @@ describe.skipIf(Boolean(postgresUrl))('patron export', () => {
       child.once('exit', (code) => resolve({ code, stdout, stderr }));
     });
   }
-  const api = async (path: string) =>
-    (await fetch(`${server.origin}${path}`, { headers: { authorization: `Bearer ${server.key}` } })).json();
+  const api = async (path: string): Promise<{ data: unknown[] }> =>
+    (await fetch(`${server.origin}${path}`, { headers: { authorization: `Bearer ${server.key}` } })).json() as Promise<{
+      data: unknown[];
+    }>;
 
   it('writes a JSON Lines file holding exactly the list’s records, with progress lines on stderr', async () => {
     const file = join(dir, 'products.jsonl');

@@ -87,6 +87,11 @@ beforeAll(async () => {
   // On loopback the slow clients' own CPU would compete with serve for the machine's cores, which a remote attacker's
   // does not: they run at a lower priority.
   setPriority(slowloris.pid!, 10);
+  // Its start (compiling it, on a loaded machine) may take a while; an order sent before it listens would be lost.
+  await new Promise<void>((resolve, reject) => {
+    slowloris.once('message', () => resolve());
+    slowloris.once('exit', (code) => reject(new Error(`the slow-client process exited (${code}) before it was ready`)));
+  });
 }, 120_000);
 
 afterAll(async () => {

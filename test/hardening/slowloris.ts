@@ -38,7 +38,7 @@ export interface SlowOutcome {
   closedByServer: boolean;
 }
 
-export type SlowMessage = { opened: number } | { closed: SlowOutcome[] };
+export type SlowMessage = { ready: true } | { opened: number } | { closed: SlowOutcome[] };
 
 function start(kind: SlowKind, options: SlowOptions): { head: string; trickle: () => string } {
   const host = `Host: 127.0.0.1:${options.port}\r\n`;
@@ -142,6 +142,8 @@ function run(): void {
     }
   });
   process.on('disconnect', () => process.exit(0));
+  // A message sent before the handler above exists is lost: the test waits for this one before sending any.
+  process.send!({ ready: true } satisfies SlowMessage);
 }
 
 if (process.send) run();
