@@ -26,6 +26,27 @@ export interface BulkUpdateTarget<Row extends { id: string }> {
 }
 
 /**
+ * A bulk update's addMetadata may not leave any changed record with more than 50 keys
+ * (docs/api.md#metadata-notes-and-tags): 400 counting them and naming one; the caller's transaction rolls back.
+ */
+export function refuseOverfullMetadata(
+  changed: readonly { id: string; metadata: Record<string, string> }[],
+  noun: { plural: string; singular: string },
+): void {
+  const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
+  if (overfull.length === 0) return;
+  throw validationError(
+    `addMetadata would leave ${overfull.length} of the selected ${noun.plural} with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
+    [
+      {
+        path: 'body.addMetadata',
+        message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} ${noun.singular}(s), e.g. ${overfull[0]!.id}`,
+      },
+    ],
+  );
+}
+
+/**
  * PATCH /<resource>/bulk-update: the records the list engine selects (filter + search; no filter means all of the
  * organization's) get tags added and removed and metadata merged and pruned, in one transaction with one
  * `<resource>.updated` event per record changed. Returns how many records were selected.
@@ -61,18 +82,7 @@ export async function bulkUpdate<Row extends { id: string }>(
       and (id = any(${[...retagged]}::uuid[]) or metadata is distinct from ${metadata})
     returning *`.execute(trx);
 
-  const overfull = rows.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
-  if (overfull.length) {
-    throw validationError(
-      `addMetadata would leave ${overfull.length} of the selected ${target.table} with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
-      [
-        {
-          path: 'body.addMetadata',
-          message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} record(s), e.g. ${overfull[0]!.id}`,
-        },
-      ],
-    );
-  }
+  refuseOverfullMetadata(rows, { plural: target.table, singular: 'record' });
   await recordEvents(
     trx,
     rows.map((row) => ({

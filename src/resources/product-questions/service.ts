@@ -5,7 +5,7 @@ import { recordEvents, type EventToRecord } from '../../events/outbox.js';
 import { notFound, unprocessable, validationError } from '../../http/errors.js';
 import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
+import { refuseOverfullMetadata } from '../../resource-kit/bulk-update.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 import { resolveCustomers, resolveProducts } from '../../resource-kit/references.js';
@@ -144,18 +144,7 @@ export class ProductQuestionService {
         selected.map((row) => row.id),
         changes,
       );
-      const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
-      if (overfull.length) {
-        throw validationError(
-          `addMetadata would leave ${overfull.length} of the selected questions with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
-          [
-            {
-              path: 'body.addMetadata',
-              message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} question(s), e.g. ${overfull[0]!.id}`,
-            },
-          ],
-        );
-      }
+      refuseOverfullMetadata(changed, { plural: 'questions', singular: 'question' });
       changed.sort((a, b) => (a.id < b.id ? -1 : 1));
       const answers = await answerRowsOf(
         trx,

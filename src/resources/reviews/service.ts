@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
-import { MAX_METADATA_KEYS } from '../../resource-kit/text.js';
+import { refuseOverfullMetadata } from '../../resource-kit/bulk-update.js';
 import { notifySummaries } from './events.js';
 import { importReviews } from './import.js';
 import { reviewList } from './list.js';
@@ -71,18 +71,7 @@ export class ReviewService {
         selected.map((row) => row.id),
         changes,
       );
-      const overfull = changed.filter((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
-      if (overfull.length) {
-        throw validationError(
-          `addMetadata would leave ${overfull.length} of the selected reviews with more than ${MAX_METADATA_KEYS} metadata keys; nothing was changed.`,
-          [
-            {
-              path: 'body.addMetadata',
-              message: `would exceed ${MAX_METADATA_KEYS} keys on ${overfull.length} review(s), e.g. ${overfull[0]!.id}`,
-            },
-          ],
-        );
-      }
+      refuseOverfullMetadata(changed, { plural: 'reviews', singular: 'review' });
       await notifySummaries(
         trx,
         organizationId,
