@@ -16,31 +16,35 @@ import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
-import { productExport, productList, productsResource } from './resources/products/index.js';
+import { productExport, productImport, productList, productsResource } from './resources/products/index.js';
 import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
-import { customerExport, customerList, customersResource } from './resources/customers/index.js';
-import { orderExport, orderList, ordersResource } from './resources/orders/index.js';
+import { customerExport, customerImport, customerList, customersResource } from './resources/customers/index.js';
+import { orderExport, orderImport, orderList, ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
 import {
   activityExport,
   activityList,
+  historyImport,
   loyaltyResources,
   membershipExport,
+  membershipImport,
   membershipList,
   rewardExport,
   rewardList,
 } from './resources/loyalty/index.js';
-import { reviewExport, reviewList, reviewsResource } from './resources/reviews/index.js';
+import { reviewExport, reviewImport, reviewList, reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
-import { wishlistExport, wishlistList, wishlistsResource } from './resources/wishlists/index.js';
+import { wishlistExport, wishlistImport, wishlistList, wishlistsResource } from './resources/wishlists/index.js';
 import {
   productQuestionExport,
+  productQuestionImport,
   productQuestionList,
   productQuestionsResource,
 } from './resources/product-questions/index.js';
 import { exportJobsResource } from './resources/export-jobs/index.js';
+import { importJobsResource } from './resources/import-jobs/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
@@ -83,6 +87,17 @@ export const resources: readonly ResourceModule[] = [
     'loyalty-activity': activityExport,
     wishlists: wishlistExport,
     'product-questions': productQuestionExport,
+  }),
+  // The resources an import job can write, each through its synchronous import (docs/api.md#import-jobs).
+  importJobsResource({
+    customers: customerImport,
+    products: productImport,
+    orders: orderImport,
+    reviews: reviewImport,
+    wishlists: wishlistImport,
+    'product-questions': productQuestionImport,
+    'loyalty-memberships': membershipImport,
+    'loyalty-history': historyImport,
   }),
 ];
 

@@ -58,6 +58,8 @@ export interface Config {
   exportMaxRows: number;
   /** Records per page of an export's walk, and so per chunk of its file (not an environment variable; tests lower it). */
   exportPageRows: number;
+  /** Rows one batch of an import job writes in one transaction (tests make it small). */
+  importBatchRows: number;
 }
 
 /** The retention windows in days, and the rows one pruning statement deletes at most (docs/api.md#retention). */
@@ -115,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retention: retention(values),
     exportMaxRows: Number(values.EXPORT_MAX_ROWS ?? 100_000),
     exportPageRows: 1000,
+    importBatchRows: 1000,
   };
 }
 

@@ -542,6 +542,7 @@ export interface BulkJobsTable {
   created: Generated<number>;
   updated: Generated<number>;
   skipped: Generated<number>;
+  unchanged: Generated<number>;
   error: string | null;
   position: Json<Record<string, unknown>> | null;
   created_at: CreatedAt;
@@ -557,6 +558,30 @@ export interface BulkJobChunksTable {
   seq: number;
   data: Uint8Array;
   rows: number;
+}
+
+/** A row of an import job's file, staged until the job has run (migration 0030, docs/api.md#import-jobs). */
+export interface BulkJobRowsTable {
+  organization_id: string;
+  job_id: string;
+  row_index: number;
+  /** The file's line the row starts on (1 is a CSV's header). */
+  line: number;
+  /** The row as the synchronous import takes it; null when the line could not be read into one. */
+  data: Json<Record<string, unknown>> | null;
+  /** Why the row cannot be imported as it is (it is skipped, or fails a strict job). */
+  problem: string | null;
+}
+
+/** A row (or an order's item) an import job skipped, and why (migration 0030). */
+export interface BulkJobSkippedTable {
+  organization_id: string;
+  job_id: string;
+  id: string;
+  row_index: number;
+  item_index: number | null;
+  line: number;
+  message: string;
 }
 
 export interface JobsTable {
@@ -640,5 +665,7 @@ export interface DB {
   jobs: JobsTable;
   bulk_jobs: BulkJobsTable;
   bulk_job_chunks: BulkJobChunksTable;
+  bulk_job_rows: BulkJobRowsTable;
+  bulk_job_skipped: BulkJobSkippedTable;
   review_summaries: ReviewSummariesTable;
 }

@@ -135,11 +135,14 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     ['webhook.*'],
     'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',
   ],
-  // Bulk job events, beyond service.md's table (docs/api.md#export-jobs), with the job as data.
-  [['importJob.completed'], 'An import job finishes (succeeded, failed or cancelled), with the job as data.', false],
+  // Bulk job events, beyond service.md's table (docs/api.md#import-jobs, #export-jobs), with the job as data.
+  [
+    ['importJob.completed'],
+    'An import job started by POST /import-jobs has succeeded or failed (not when cancelled), with the job and its counts as data.',
+  ],
   [
     ['exportJob.completed'],
-    'An export job started by POST /export-jobs has written its whole file and can be downloaded, with the job as data.',
+    'An export job started by POST /export-jobs has succeeded (its file can be downloaded) or failed, with the job as data.',
   ],
 ];
 

@@ -40,6 +40,19 @@ declare module 'fastify' {
 }
 
 /**
+ * What identifies a request's body: the body itself, or for a body read as a stream (an import job's file), which
+ * cannot be read before the claim, its type, encoding and length (docs/api.md#idempotency-keys).
+ */
+function bodyFingerprint(request: FastifyRequest): string {
+  const body = request.body as { pipe?: unknown } | undefined;
+  if (body && typeof body.pipe === 'function') {
+    const { headers } = request;
+    return `stream ${headers['content-type'] ?? ''} ${headers['content-encoding'] ?? ''} ${headers['content-length'] ?? ''}`;
+  }
+  return canonicalJson(request.body);
+}
+
+/**
  * A POST with an Idempotency-Key runs once (docs/api.md#idempotency-keys). The same key and body within 24 h replays
  * the first response; the same key with another body, or while the first is still running, is 409. Stored per
  * organization. A claim names the process running it (`presence`), so a retry can take over the claim of a process
@@ -66,7 +79,7 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: Pr
       ]);
     }
     const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
+      .update(`${request.method} ${request.url}\n${bodyFingerprint(request)}`)
       .digest('hex');
 
     const claimed = await db

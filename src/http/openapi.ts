@@ -90,6 +90,10 @@ export async function registerOpenApi(
       if (!config.permission || !url.startsWith('/v1')) return { schema, url };
       const method = String(route.method).toUpperCase();
       const errors = errorResponses(method, url, config.refusals);
+      if (config.documentedBody) {
+        errors['413'] = `PAYLOAD_TOO_LARGE: ${config.documentedBody.tooLarge}`;
+        errors['415'] = `UNSUPPORTED_MEDIA_TYPE: ${config.documentedBody.unsupported}`;
+      }
       const documented = { ...(schema?.response as Record<string, unknown> | undefined) };
       for (const [status, description] of Object.entries(errors)) {
         if (!(status in documented)) documented[status] = errorResponse(description);
@@ -99,6 +103,9 @@ export async function registerOpenApi(
         url: url.replace(/^\/v1/, ''),
         schema: {
           ...schema,
+          ...(config.documentedBody
+            ? { body: { description: config.documentedBody.description, content: config.documentedBody.content } }
+            : {}),
           response: documented,
           security: [{ bearerAuth: [] }],
           description: [schema?.description, `Permission: ${permissionText}. Cost: ${config.cost ?? 1} token(s).`]

@@ -63,6 +63,17 @@ declare module 'fastify' {
      * reads nothing but the body.
      */
     checkBody?: (body: unknown) => void;
+    /**
+     * The request body as the document shows it, for a route that reads its body as a stream rather than through a
+     * body schema (an import job's file): `{ description, content: { <media type>: { schema } } }`.
+     */
+    documentedBody?: {
+      description: string;
+      content: Record<string, { schema: object }>;
+      /** What its 413 and 415 mean, in place of the JSON body's. */
+      tooLarge: string;
+      unsupported: string;
+    };
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -55,6 +55,15 @@ const textAjv = makeAjv({ coerceTypes: 'array' });
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 
+/**
+ * A validator of JSON values against a body schema, for values that arrive other than as a request body (the rows of
+ * an import job's file): the details name paths under `row`, as a request's name them under `body`.
+ */
+export function compileBodyValidator(schema: object): (value: unknown) => ErrorDetail[] | null {
+  const validate = bodyAjv.compile(schema);
+  return (value) => (validate(value) ? null : validationDetails(validate.errors ?? [], 'row'));
+}
+
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 const MAX_DETAILS = 20;
 

@@ -5,6 +5,7 @@ import { PREPARE } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { ApiError, unprocessable, validationError } from '../http/errors.js';
 import { MAX_IMPORT_ROWS, type SkippedRow } from '../records/common.js';
+import type { ImportProvenance } from './import-source.js';
 
 /** A row an import left out, and why; itemIndex names the order item at fault. */
 export type Skipped = Static<typeof SkippedRow>;
@@ -94,20 +95,20 @@ export function strictFailure(skipped: Skipped): ApiError {
 
 /**
  * Records where each imported record came from, for include=importJob: one statement with one array parameter per
- * column, however many rows (a VALUES list of 6 parameters per row cost more to parse and plan than to insert).
+ * column, however many rows (a VALUES list of 6 parameters per row cost more to parse and plan than to insert). A
+ * row's index is mapped through the provenance (an import job's row in its file).
  */
 export async function recordImportRows(
   trx: Transaction<DB>,
   organizationId: string,
-  importJobId: string,
-  type: string,
+  provenance: ImportProvenance,
   rows: readonly { recordId: string; action: 'created' | 'updated'; row: number }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await sql`${PREPARE}
     insert into import_job_records (organization_id, import_job_id, record_id, type, action, "row")
-    select ${organizationId}::uuid, ${importJobId}::uuid, u.record_id, ${type}, u.action, u."row"
-    from unnest(${plainArrayLiteral(rows.map((row) => row.recordId))}::uuid[], ${rows.map((row) => row.action)}::text[], ${plainArrayLiteral(rows.map((row) => row.row))}::int[])
+    select ${organizationId}::uuid, ${provenance.id}::uuid, u.record_id, ${provenance.type}, u.action, u."row"
+    from unnest(${plainArrayLiteral(rows.map((row) => row.recordId))}::uuid[], ${rows.map((row) => row.action)}::text[], ${plainArrayLiteral(rows.map((row) => provenance.rowOf(row.row)))}::int[])
       as u(record_id, action, "row")
     on conflict (organization_id, record_id, import_job_id) do update set action = excluded.action, "row" = excluded."row"`.execute(
     trx,

@@ -93,10 +93,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         url,
         headers: {
           ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-          ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+          ...(body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)
+            ? { 'content-type': 'application/json' }
+            : {}),
           ...headers,
         },
-        ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+        ...(body !== undefined
+          ? { payload: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }
+          : {}),
       });
       return response as LightMyRequestResponse & { json<T = any>(): T };
     },

@@ -4,6 +4,9 @@ import { Customer } from '../../records/customer.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toCustomer } from '../../records/customer.js';
 import { customerList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importCustomers } from './service.js';
+import { CustomerImportBody } from './schemas.js';
 
 export const customersResource: ResourceModule = {
   name: 'customers',
@@ -24,4 +27,14 @@ export const customerExport: ExportSource = {
   record: Customer,
   toRecord: toCustomer,
   permission: 'customers:read',
+};
+
+/** Import jobs: the customers import, rows matched on email (docs/api.md#import-jobs). */
+export const customerImport: ImportSource = {
+  permission: 'customers:write',
+  body: CustomerImportBody,
+  record: Customer,
+  duplicateKey: (row) => (typeof row.email === 'string' ? row.email.toLowerCase() : undefined),
+  run: (trx, organizationId, body, provenance) =>
+    importCustomers(trx, organizationId, body as CustomerImportBody, provenance),
 };

@@ -195,9 +195,9 @@ export async function updateImportedCustomers(
     where c.organization_id = ${organizationId}::uuid and c.id = n.id
       and (c.id = any(${[...forced]}::uuid[])
         or (c.email, c.phone, c.first_name, c.last_name, c.country, c.birthday, c.notes, c.metadata, c.email_opt_out,
-          c.email_opt_out_at, c.email_opt_out_source, c.created_at)
+          c.email_opt_out_at, c.email_opt_out_source, date_trunc('milliseconds', c.created_at))
         is distinct from (n.email, n.phone, n.first_name, n.last_name, n.country, n.birthday, n.notes, n.metadata,
-          n.email_opt_out, n.email_opt_out_at, n.email_opt_out_source, n.created_at))
+          n.email_opt_out, n.email_opt_out_at, n.email_opt_out_source, date_trunc('milliseconds', n.created_at)))
     returning c.*`.execute(trx);
   return rows;
 }

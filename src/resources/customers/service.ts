@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
@@ -14,6 +14,7 @@ import {
   type Skipped,
 } from '../../resource-kit/imports.js';
 import { replaceTags } from '../../resource-kit/tags.js';
+import { requestProvenance, type ImportProvenance } from '../../resource-kit/import-source.js';
 import { normalizeTags } from '../../resource-kit/text.js';
 import { customerList } from './list.js';
 import {
@@ -132,100 +133,109 @@ export class CustomerService {
    * POST /customers/import: creates or updates by email (case-insensitive) with a few set-based statements, in
    * one transaction, with one customer.updated event per customer written.
    */
-  async import(
-    organizationId: string,
-    body: CustomerImportBody,
-  ): Promise<{ data: Customer[]; skipped: Skipped[]; created: number; updated: number; unchanged: number }> {
-    checkImportSize(body.data);
-    const rows = body.data.map((row, index) => ({
-      row: normalizeRow(row, index),
-      index,
-      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
-    }));
-    refuseDuplicateEmails(rows.map((entry) => entry.row.email));
+  async import(organizationId: string, body: CustomerImportBody) {
+    return this.db
+      .transaction()
+      .execute((trx) => importCustomers(trx, organizationId, body, requestProvenance('customers')));
+  }
+}
 
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await customerIdsByEmail(
-        trx,
-        organizationId,
-        rows.map((entry) => entry.row.email),
-      );
-      const creates = rows
-        .filter((entry) => !existing.has(entry.row.email))
-        .map((entry) => ({ ...entry, id: uuidv7() }));
-      const updates = rows
-        .filter((entry) => existing.has(entry.row.email))
-        .map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
-      const newIds = new Map(creates.map((entry) => [entry.index, entry.id]));
-      const idOf = (entry: (typeof rows)[number]) => existing.get(entry.row.email) ?? newIds.get(entry.index)!;
+/**
+ * The customers import, in the caller's transaction (a request's own, or an import job's batch): creates or updates
+ * by email (case-insensitive) with a few set-based statements, one customer.updated event per customer written.
+ */
+export async function importCustomers(
+  trx: Transaction<DB>,
+  organizationId: string,
+  body: CustomerImportBody,
+  provenance: ImportProvenance,
+): Promise<{ data: Customer[]; skipped: Skipped[]; created: number; updated: number; unchanged: number }> {
+  checkImportSize(body.data);
+  const rows = body.data.map((row, index) => ({
+    row: normalizeRow(row, index),
+    index,
+    tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+  }));
+  refuseDuplicateEmails(rows.map((entry) => entry.row.email));
 
-      const created = await insertCustomers(
-        trx,
-        organizationId,
-        creates.map(({ row, id }) => ({
-          id,
-          email: row.email,
-          phone: row.phone ?? null,
-          firstName: row.firstName ?? null,
-          lastName: row.lastName ?? null,
-          country: row.country ?? null,
-          birthday: row.birthday ?? null,
-          metadata: row.metadata ?? {},
-          notes: row.notes ?? null,
-          emailOptOut: row.emailOptOut ?? false,
-          emailOptOutSource: row.emailOptOutSource ?? 'import',
-          createdAt: row.createdAt,
-        })),
-      );
-      // Tags first: a customer whose fields are unchanged but whose tags changed is updated too; one where nothing
-      // changed is left alone, counted unchanged (docs/api.md#writes-that-change-nothing).
-      const retagged = await replaceTags(
-        trx,
-        organizationId,
-        'customer',
-        new Map(rows.filter((entry) => entry.tags).map((entry) => [idOf(entry), entry.tags!])),
-        new Set(creates.map((entry) => entry.id)),
-      );
-      const updated = await updateImportedCustomers(
-        trx,
-        organizationId,
-        updates.map(({ row, id }) => {
-          const { tags: _tags, ...fields } = row;
-          return { ...fields, id };
-        }),
-        Boolean(body.mergeMetadata),
-        retagged,
-      );
-      const written = new Map([...created, ...updated].map((row) => [row.id, row]));
-      const unchanged = await customersById(
-        trx,
-        organizationId,
-        updates.map((entry) => entry.id).filter((id) => !written.has(id)),
-      );
-      const createdIds = new Set(created.map((row) => row.id));
-      const entries = rows.map((entry) => {
-        const id = idOf(entry);
-        const action: ImportAction = createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
-        return { index: entry.index, row: written.get(id) ?? unchanged.get(id)!, action };
-      });
-      const changed = entries.filter((entry) => entry.action !== 'unchanged');
-      await recordImportRows(
-        trx,
-        organizationId,
-        uuidv7(),
-        'customers',
-        changed.map((entry) => ({
-          recordId: entry.row.id,
-          action: entry.action as 'created' | 'updated',
-          row: entry.index,
-        })),
-      );
-      await recordEvents(
-        trx,
-        changed.map((entry) => customerEvent(organizationId, 'customer.updated', entry.row)),
-      );
-      return { data: entries.map((entry) => toCustomer(entry.row)), skipped: [], ...importCounts(entries) };
+  {
+    const existing = await customerIdsByEmail(
+      trx,
+      organizationId,
+      rows.map((entry) => entry.row.email),
+    );
+    const creates = rows.filter((entry) => !existing.has(entry.row.email)).map((entry) => ({ ...entry, id: uuidv7() }));
+    const updates = rows
+      .filter((entry) => existing.has(entry.row.email))
+      .map((entry) => ({ ...entry, id: existing.get(entry.row.email)! }));
+    const newIds = new Map(creates.map((entry) => [entry.index, entry.id]));
+    const idOf = (entry: (typeof rows)[number]) => existing.get(entry.row.email) ?? newIds.get(entry.index)!;
+
+    const created = await insertCustomers(
+      trx,
+      organizationId,
+      creates.map(({ row, id }) => ({
+        id,
+        email: row.email,
+        phone: row.phone ?? null,
+        firstName: row.firstName ?? null,
+        lastName: row.lastName ?? null,
+        country: row.country ?? null,
+        birthday: row.birthday ?? null,
+        metadata: row.metadata ?? {},
+        notes: row.notes ?? null,
+        emailOptOut: row.emailOptOut ?? false,
+        emailOptOutSource: row.emailOptOutSource ?? 'import',
+        createdAt: row.createdAt,
+      })),
+    );
+    // Tags first: a customer whose fields are unchanged but whose tags changed is updated too; one where nothing
+    // changed is left alone, counted unchanged (docs/api.md#writes-that-change-nothing).
+    const retagged = await replaceTags(
+      trx,
+      organizationId,
+      'customer',
+      new Map(rows.filter((entry) => entry.tags).map((entry) => [idOf(entry), entry.tags!])),
+      new Set(creates.map((entry) => entry.id)),
+    );
+    const updated = await updateImportedCustomers(
+      trx,
+      organizationId,
+      updates.map(({ row, id }) => {
+        const { tags: _tags, ...fields } = row;
+        return { ...fields, id };
+      }),
+      Boolean(body.mergeMetadata),
+      retagged,
+    );
+    const written = new Map([...created, ...updated].map((row) => [row.id, row]));
+    const unchanged = await customersById(
+      trx,
+      organizationId,
+      updates.map((entry) => entry.id).filter((id) => !written.has(id)),
+    );
+    const createdIds = new Set(created.map((row) => row.id));
+    const entries = rows.map((entry) => {
+      const id = idOf(entry);
+      const action: ImportAction = createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
+      return { index: entry.index, row: written.get(id) ?? unchanged.get(id)!, action };
     });
+    const changed = entries.filter((entry) => entry.action !== 'unchanged');
+    await recordImportRows(
+      trx,
+      organizationId,
+      provenance,
+      changed.map((entry) => ({
+        recordId: entry.row.id,
+        action: entry.action as 'created' | 'updated',
+        row: entry.index,
+      })),
+    );
+    await recordEvents(
+      trx,
+      changed.map((entry) => customerEvent(organizationId, 'customer.updated', entry.row)),
+    );
+    return { data: entries.map((entry) => toCustomer(entry.row)), skipped: [], ...importCounts(entries) };
   }
 }
 

@@ -19,6 +19,12 @@ import { MembershipWithExtras } from './memberships/routes.js';
 import { activityList } from './activity/list.js';
 import { membershipList } from './memberships/list.js';
 import { rewardList } from './rewards/list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importMemberships } from './memberships/import.js';
+import { MembershipImportBody } from './memberships/schemas.js';
+import { withFreshReferralCodes } from './memberships/queries.js';
+import { importHistory } from './engine/history.js';
+import { LoyaltyHistoryBody } from './events/schemas.js';
 
 export const loyaltyResources: readonly ResourceModule[] = [
   loyaltyRewardsResource,
@@ -60,4 +66,24 @@ export const activityExport: ExportSource = {
   record: TransactionWithExtras,
   toRecord: toTransaction,
   permission: 'loyalty:read',
+};
+
+/** Import jobs: the memberships import and the points history import (docs/api.md#import-jobs). */
+export const membershipImport: ImportSource = {
+  permission: 'loyalty:write',
+  body: MembershipImportBody,
+  record: MembershipWithExtras,
+  aliases: { customerId: 'customer' },
+  duplicateKey: (row) =>
+    typeof row.customer === 'string'
+      ? `${row.customer.toLowerCase()} ${String(row.loyaltyProgramId ?? '')}`
+      : undefined,
+  run: (trx, organizationId, body) => importMemberships(trx, organizationId, body as MembershipImportBody),
+  around: withFreshReferralCodes,
+};
+export const historyImport: ImportSource = {
+  permission: 'loyalty:write',
+  body: LoyaltyHistoryBody,
+  record: TransactionWithExtras,
+  run: (trx, organizationId, body) => importHistory(trx, organizationId, body as LoyaltyHistoryBody),
 };

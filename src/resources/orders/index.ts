@@ -4,6 +4,9 @@ import { Order } from '../../records/order.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toOrder } from '../../records/order.js';
 import { orderList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importOrders } from './service.js';
+import { OrderImportBody } from './schemas.js';
 
 export const ordersResource: ResourceModule = {
   name: 'orders',
@@ -23,4 +26,21 @@ export const orderExport: ExportSource = {
   toRecord: toOrder,
   permission: 'orders:read',
   csvLines: 'items',
+};
+
+/** Import jobs: the orders import, rows matched on remoteId, one CSV line per item (docs/api.md#import-jobs). */
+export const orderImport: ImportSource = {
+  permission: 'orders:write',
+  body: OrderImportBody,
+  record: Order,
+  aliases: {
+    customerId: 'customer',
+    siteId: 'site',
+    'items.productId': 'items.product',
+    'items.productVariantId': 'items.variant',
+  },
+  lines: { field: 'items', key: ['remoteId'] },
+  duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
+  run: (trx, organizationId, body, provenance) =>
+    importOrders(trx, organizationId, body as OrderImportBody, provenance),
 };

@@ -210,10 +210,11 @@ export async function updateOrders(
     where o.organization_id = ${organizationId}::uuid and o.id = n.id
       and (o.id = any(${plainArrayLiteral([...forced])}::uuid[])
         or (o.site_id, o.customer_id, o.number, o.total_cents, o.subtotal_cents, o.shipping_cents, o.tax_cents,
-          o.currency_code, o.shipped_at, o.delivered_at, o.cancelled_at, o.metadata, o.discount_codes, o.created_at)
+          o.currency_code, o.shipped_at, o.delivered_at, o.cancelled_at, o.metadata, o.discount_codes,
+          date_trunc('milliseconds', o.created_at))
         is distinct from (n.site_id, n.customer_id, n.number, n.total_cents, n.subtotal_cents, n.shipping_cents,
           n.tax_cents, n.currency_code, n.shipped_at, n.delivered_at, n.cancelled_at, n.metadata, n.discount_codes,
-          n.created_at))
+          date_trunc('milliseconds', n.created_at)))
     returning ${columnList(ORDER_COLUMNS, 'o')}`.execute(trx);
   return rows;
 }

@@ -23,6 +23,7 @@ import {
   resolveVariant,
   type ProductVariants,
 } from '../../resource-kit/references.js';
+import { requestProvenance, type ImportProvenance } from '../../resource-kit/import-source.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { MAX_METADATA_KEYS, normalizeTags } from '../../resource-kit/text.js';
 import { orderList } from './list.js';
@@ -99,43 +100,53 @@ export class OrderService {
     );
   }
 
-  /**
-   * POST /orders/import: creates or updates orders by remoteId. References are resolved with one query per kind
-   * for the whole request; a row whose site, customer or any item cannot be resolved is skipped whole (strict:
-   * the import fails with 422 and writes nothing).
-   */
   async import(organizationId: string, body: OrderImportBody) {
-    checkImportSize(body.data);
-    const rows = body.data.map((row, index) => ({
-      ...row,
-      index,
-      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
-    }));
-    refuseDuplicates(
-      rows.map((row) => row.remoteId),
-      'remoteId',
-      { noun: 'order' },
-    );
+    return this.db.transaction().execute((trx) => importOrders(trx, organizationId, body, requestProvenance('orders')));
+  }
+}
 
-    return this.db.transaction().execute(async (trx) => {
-      const resolved = await resolveReferences(trx, organizationId, rows);
-      const skipped: Skipped[] = [];
-      const accepted: Accepted[] = [];
-      for (const row of rows) {
-        const misses = missesOf(row, resolved);
-        if (misses.length === 0) {
-          accepted.push(acceptedRow(row, resolved));
-          continue;
-        }
-        if (body.strict) throw strictFailure(misses[0]!);
-        skipped.push(...misses);
+/**
+ * The orders import, in the caller's transaction (a request's own, or an import job's batch): creates or updates
+ * orders by remoteId. References are resolved with one query per kind for the whole batch; a row whose site,
+ * customer or any item cannot be resolved is skipped whole (strict: the import fails with 422 and writes nothing).
+ */
+export async function importOrders(
+  trx: Transaction<DB>,
+  organizationId: string,
+  body: OrderImportBody,
+  provenance: ImportProvenance,
+) {
+  checkImportSize(body.data);
+  const rows = body.data.map((row, index) => ({
+    ...row,
+    index,
+    tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+  }));
+  refuseDuplicates(
+    rows.map((row) => row.remoteId),
+    'remoteId',
+    { noun: 'order' },
+  );
+
+  {
+    const resolved = await resolveReferences(trx, organizationId, rows);
+    const skipped: Skipped[] = [];
+    const accepted: Accepted[] = [];
+    for (const row of rows) {
+      const misses = missesOf(row, resolved);
+      if (misses.length === 0) {
+        accepted.push(acceptedRow(row, resolved));
+        continue;
       }
-      const written = await writeOrders(trx, organizationId, accepted, {
-        earnLoyalty: body.earnLoyalty ?? true,
-        mergeMetadata: Boolean(body.mergeMetadata),
-      });
-      return { ...written, skipped };
+      if (body.strict) throw strictFailure(misses[0]!);
+      skipped.push(...misses);
+    }
+    const written = await writeOrders(trx, organizationId, accepted, {
+      earnLoyalty: body.earnLoyalty ?? true,
+      mergeMetadata: Boolean(body.mergeMetadata),
+      provenance,
     });
+    return { ...written, skipped };
   }
 }
 
@@ -245,7 +256,7 @@ async function writeOrders(
   trx: Transaction<DB>,
   organizationId: string,
   accepted: readonly Accepted[],
-  options: { earnLoyalty: boolean; mergeMetadata: boolean },
+  options: { earnLoyalty: boolean; mergeMetadata: boolean; provenance: ImportProvenance },
 ) {
   if (accepted.length === 0) return { data: [], ...importCounts([]) };
   const creates = accepted.filter((entry) => !entry.existing);
@@ -300,8 +311,7 @@ async function writeOrders(
   await recordImportRows(
     trx,
     organizationId,
-    uuidv7(),
-    'orders',
+    options.provenance,
     changed.map((each) => ({
       recordId: each.entry.write.id,
       action: each.action as 'created' | 'updated',

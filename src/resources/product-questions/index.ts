@@ -4,6 +4,9 @@ import { productQuestionRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toProductQuestion } from '../../records/product-question.js';
 import { productQuestionList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importProductQuestions } from './import.js';
+import { ProductQuestionImportBody } from './schemas.js';
 
 export const productQuestionsResource: ResourceModule = {
   name: 'product-questions',
@@ -35,4 +38,15 @@ export const productQuestionExport: ExportSource = {
   toRecord: toProductQuestion,
   permission: 'reviews:read',
   csvLines: 'answers',
+};
+
+/** Import jobs: the product questions import, one CSV line per answer (docs/api.md#import-jobs). */
+export const productQuestionImport: ImportSource = {
+  permission: 'reviews:write',
+  body: ProductQuestionImportBody,
+  record: productQuestionExport.record,
+  aliases: { productId: 'product', customerId: 'customer' },
+  lines: { field: 'answers', key: ['remoteId', 'product', 'authorName', 'body'] },
+  duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
+  run: (trx, organizationId, body) => importProductQuestions(trx, organizationId, body as ProductQuestionImportBody),
 };

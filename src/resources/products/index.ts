@@ -5,6 +5,9 @@ import { Variant } from '../../records/variant.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toProduct } from '../../records/product.js';
 import { productList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importProducts } from './service.js';
+import { ProductImportBody } from './schemas.js';
 
 export const productsResource: ResourceModule = {
   name: 'products',
@@ -27,4 +30,15 @@ export const productExport: ExportSource = {
   toRecord: toProduct,
   permission: 'products:read',
   csvLines: 'variants',
+};
+
+/** Import jobs: the products import, rows matched on slug, one CSV line per variant (docs/api.md#import-jobs). */
+export const productImport: ImportSource = {
+  permission: 'products:write',
+  body: ProductImportBody,
+  record: productExport.record,
+  lines: { field: 'variants', key: ['slug'] },
+  duplicateKey: (row) => (typeof row.slug === 'string' ? row.slug : undefined),
+  run: (trx, organizationId, body, provenance) =>
+    importProducts(trx, organizationId, body as ProductImportBody, provenance),
 };

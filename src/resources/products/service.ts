@@ -17,6 +17,7 @@ import {
 } from '../../resource-kit/imports.js';
 import { deleteRecord, lockRecord, updateEditable } from '../../resource-kit/editable.js';
 import { resolveSites } from '../../resource-kit/references.js';
+import { requestProvenance, type ImportProvenance } from '../../resource-kit/import-source.js';
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
 import { productList } from './list.js';
@@ -130,117 +131,131 @@ export class ProductService {
   }
 
   async import(organizationId: string, body: ProductImportBody) {
-    checkImportSize(body.data);
-    const rows = body.data.map((row, index) => ({
-      ...row,
-      index,
-      tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
-    }));
+    return this.db
+      .transaction()
+      .execute((trx) => importProducts(trx, organizationId, body, requestProvenance('products')));
+  }
+}
+
+/**
+ * The products import, in the caller's transaction (a request's own, or an import job's batch): creates or updates
+ * by slug, with their variants, site links and tags, one product.updated event per product written.
+ */
+export async function importProducts(
+  trx: Transaction<DB>,
+  organizationId: string,
+  body: ProductImportBody,
+  provenance: ImportProvenance,
+) {
+  checkImportSize(body.data);
+  const rows = body.data.map((row, index) => ({
+    ...row,
+    index,
+    tags: row.tags && normalizeTags(row.tags, `body.data[${index}].tags`),
+  }));
+  refuseDuplicates(
+    rows.map((row) => row.slug),
+    'slug',
+  );
+  rows.forEach((row) =>
     refuseDuplicates(
-      rows.map((row) => row.slug),
+      (row.variants ?? []).map((variant) => variant.slug),
       'slug',
-    );
-    rows.forEach((row) =>
-      refuseDuplicates(
-        (row.variants ?? []).map((variant) => variant.slug),
-        'slug',
-        { path: `body.data[${row.index}].variants` },
-      ),
-    );
+      { path: `body.data[${row.index}].variants` },
+    ),
+  );
 
-    return this.db.transaction().execute(async (trx) => {
-      const sites = await resolveSites(trx, organizationId, [...new Set(rows.flatMap((row) => row.sites ?? []))]);
-      const skipped: Skipped[] = [];
-      const accepted = rows.filter((row) => {
-        const missing = (row.sites ?? []).find((site) => !sites.has(site));
-        if (missing === undefined) return true;
-        const miss = { index: row.index, message: `Site "${missing}" does not exist in this organization.` };
-        if (body.strict) throw strictFailure(miss);
-        skipped.push(miss);
-        return false;
-      });
-
-      const existing = await productIdsBySlug(
-        trx,
-        organizationId,
-        accepted.map((row) => row.slug),
-      );
-      const created = await insertProducts(
-        trx,
-        organizationId,
-        accepted.filter((row) => !existing.has(row.slug)),
-      );
-      const productIdOf = new Map([...existing, ...created.map((row) => [row.slug, row.id] as const)]);
-      const createdIds = new Set(created.map((row) => row.id));
-      // Variants, site links and tags first: a product whose row is unchanged but whose variants, links or tags
-      // changed is updated too (its updatedAt moves, product.updated goes out); one where nothing changed is left
-      // alone (docs/api.md#writes-that-change-nothing).
-      const variantsChanged = await replaceVariants(
-        trx,
-        organizationId,
-        accepted
-          .filter((row) => row.variants)
-          .map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })),
-        Boolean(body.mergeMetadata),
-      );
-      const sitesChanged = await replaceSiteLinks(
-        trx,
-        organizationId,
-        accepted
-          .filter((row) => row.sites)
-          .map((row) => ({
-            productId: productIdOf.get(row.slug)!,
-            siteIds: row.sites!.map((site) => sites.get(site)!),
-          })),
-      );
-      const tagsChanged = await replaceTags(
-        trx,
-        organizationId,
-        'product',
-        new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
-        createdIds,
-      );
-      const updated = await updateProducts(
-        trx,
-        organizationId,
-        accepted.filter((row) => existing.has(row.slug)).map((row) => ({ ...row, id: existing.get(row.slug)! })),
-        Boolean(body.mergeMetadata),
-        new Set([...variantsChanged, ...sitesChanged, ...tagsChanged]),
-      );
-      const written = new Map([...created, ...updated].map((row) => [row.id, row]));
-      const unchanged = await productsById(
-        trx,
-        organizationId,
-        [...existing.values()].filter((id) => !written.has(id)),
-      );
-      const actionOf = (id: string): ImportAction =>
-        createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
-      const entries = accepted.map((row) => {
-        const id = productIdOf.get(row.slug)!;
-        return { index: row.index, row: written.get(id) ?? unchanged.get(id)!, action: actionOf(id) };
-      });
-      const changed = entries.filter((entry) => entry.action !== 'unchanged');
-      await recordImportRows(
-        trx,
-        organizationId,
-        uuidv7(),
-        'products',
-        changed.map((entry) => ({
-          recordId: entry.row.id,
-          action: entry.action as 'created' | 'updated',
-          row: entry.index,
-        })),
-      );
-      await recordEvents(
-        trx,
-        changed.map((entry) => productEvent(organizationId, 'product.updated', entry.row)),
-      );
-      return {
-        data: entries.map((entry) => toProduct(entry.row)),
-        skipped,
-        ...importCounts(entries),
-      };
+  {
+    const sites = await resolveSites(trx, organizationId, [...new Set(rows.flatMap((row) => row.sites ?? []))]);
+    const skipped: Skipped[] = [];
+    const accepted = rows.filter((row) => {
+      const missing = (row.sites ?? []).find((site) => !sites.has(site));
+      if (missing === undefined) return true;
+      const miss = { index: row.index, message: `Site "${missing}" does not exist in this organization.` };
+      if (body.strict) throw strictFailure(miss);
+      skipped.push(miss);
+      return false;
     });
+
+    const existing = await productIdsBySlug(
+      trx,
+      organizationId,
+      accepted.map((row) => row.slug),
+    );
+    const created = await insertProducts(
+      trx,
+      organizationId,
+      accepted.filter((row) => !existing.has(row.slug)),
+    );
+    const productIdOf = new Map([...existing, ...created.map((row) => [row.slug, row.id] as const)]);
+    const createdIds = new Set(created.map((row) => row.id));
+    // Variants, site links and tags first: a product whose row is unchanged but whose variants, links or tags
+    // changed is updated too (its updatedAt moves, product.updated goes out); one where nothing changed is left
+    // alone (docs/api.md#writes-that-change-nothing).
+    const variantsChanged = await replaceVariants(
+      trx,
+      organizationId,
+      accepted
+        .filter((row) => row.variants)
+        .map((row) => ({ productId: productIdOf.get(row.slug)!, variants: row.variants! })),
+      Boolean(body.mergeMetadata),
+    );
+    const sitesChanged = await replaceSiteLinks(
+      trx,
+      organizationId,
+      accepted
+        .filter((row) => row.sites)
+        .map((row) => ({
+          productId: productIdOf.get(row.slug)!,
+          siteIds: row.sites!.map((site) => sites.get(site)!),
+        })),
+    );
+    const tagsChanged = await replaceTags(
+      trx,
+      organizationId,
+      'product',
+      new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
+      createdIds,
+    );
+    const updated = await updateProducts(
+      trx,
+      organizationId,
+      accepted.filter((row) => existing.has(row.slug)).map((row) => ({ ...row, id: existing.get(row.slug)! })),
+      Boolean(body.mergeMetadata),
+      new Set([...variantsChanged, ...sitesChanged, ...tagsChanged]),
+    );
+    const written = new Map([...created, ...updated].map((row) => [row.id, row]));
+    const unchanged = await productsById(
+      trx,
+      organizationId,
+      [...existing.values()].filter((id) => !written.has(id)),
+    );
+    const actionOf = (id: string): ImportAction =>
+      createdIds.has(id) ? 'created' : written.has(id) ? 'updated' : 'unchanged';
+    const entries = accepted.map((row) => {
+      const id = productIdOf.get(row.slug)!;
+      return { index: row.index, row: written.get(id) ?? unchanged.get(id)!, action: actionOf(id) };
+    });
+    const changed = entries.filter((entry) => entry.action !== 'unchanged');
+    await recordImportRows(
+      trx,
+      organizationId,
+      provenance,
+      changed.map((entry) => ({
+        recordId: entry.row.id,
+        action: entry.action as 'created' | 'updated',
+        row: entry.index,
+      })),
+    );
+    await recordEvents(
+      trx,
+      changed.map((entry) => productEvent(organizationId, 'product.updated', entry.row)),
+    );
+    return {
+      data: entries.map((entry) => toProduct(entry.row)),
+      skipped,
+      ...importCounts(entries),
+    };
   }
 }
 
@@ -299,8 +314,8 @@ async function updateProducts(
     from n
     where p.organization_id = ${organizationId}::uuid and p.id = n.id
       and (p.id = any(${[...forced]}::uuid[])
-        or (p.title, p.description, p.image_url, p.url, p.metadata, p.created_at)
-          is distinct from (n.title, n.description, n.image_url, n.url, n.metadata, n.created_at))
+        or (p.title, p.description, p.image_url, p.url, p.metadata, date_trunc('milliseconds', p.created_at))
+          is distinct from (n.title, n.description, n.image_url, n.url, n.metadata, date_trunc('milliseconds', n.created_at)))
     returning p.*`.execute(trx);
   return rows;
 }

@@ -265,9 +265,9 @@ async function updateReviews(
     from n
     where t.organization_id = ${organizationId}::uuid and t.id = n.id
       and (t.product_id, t.customer_id, t.remote_id, t.rating, t.title, t.body, t.published, t.verified_buyer, t.flagged, t.language,
-        t.answers, t.metadata, t.created_at)
+        t.answers, t.metadata, date_trunc('milliseconds', t.created_at))
       is distinct from (n.product_id, n.customer_id, n.remote_id, n.rating, n.title, n.body, n.published, n.verified_buyer, n.flagged,
-        n.language, n.answers, n.metadata, n.created_at)
+        n.language, n.answers, n.metadata, date_trunc('milliseconds', n.created_at))
     returning ${columnList(REVIEW_COLUMNS, 't')}`.execute(trx);
   return rows;
 }

@@ -4,6 +4,9 @@ import { Review } from '../../records/review.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toReview } from '../../records/review.js';
 import { reviewList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importReviews } from './import.js';
+import { ReviewImportBody } from './schemas.js';
 
 export const reviewsResource: ResourceModule = {
   name: 'reviews',
@@ -25,4 +28,14 @@ export const reviewExport: ExportSource = {
   record: Review,
   toRecord: toReview,
   permission: 'reviews:read',
+};
+
+/** Import jobs: the reviews import (docs/api.md#import-jobs). */
+export const reviewImport: ImportSource = {
+  permission: 'reviews:write',
+  body: ReviewImportBody,
+  record: Review,
+  aliases: { productId: 'product', customerId: 'customer' },
+  duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
+  run: (trx, organizationId, body) => importReviews(trx, organizationId, body as ReviewImportBody),
 };

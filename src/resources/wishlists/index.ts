@@ -4,6 +4,9 @@ import { wishlistRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
 import { toWishlist } from '../../records/wishlist.js';
 import { wishlistList } from './list.js';
+import type { ImportSource } from '../../resource-kit/import-source.js';
+import { importWishlists } from './import.js';
+import { WishlistImportBody } from './schemas.js';
 
 export const wishlistsResource: ResourceModule = {
   name: 'wishlists',
@@ -26,4 +29,15 @@ export const wishlistExport: ExportSource = {
   toRecord: toWishlist,
   permission: 'wishlists:read',
   csvLines: 'items',
+};
+
+/** Import jobs: the wishlists import, one CSV line per item (docs/api.md#import-jobs). */
+export const wishlistImport: ImportSource = {
+  permission: 'wishlists:write',
+  body: WishlistImportBody,
+  record: wishlistExport.record,
+  aliases: { customerId: 'customer', 'items.productId': 'items.product', 'items.productVariantId': 'items.variant' },
+  lines: { field: 'items', key: ['remoteId', 'customer', 'name'] },
+  duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
+  run: (trx, organizationId, body) => importWishlists(trx, organizationId, body as WishlistImportBody),
 };
