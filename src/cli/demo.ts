@@ -50,12 +50,12 @@ export async function seedWorld(database: Database, config: Config, organization
     await seedDemoWorld({
       db: database.db,
       organizationId,
-      send: async ({ method, url, body }) => {
+      send: async ({ method, url, body, contentType }) => {
         const answer = await runtime.app.inject({
           method,
           url,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          payload: JSON.stringify(body ?? {}),
+          headers: { authorization: `Bearer ${key}`, 'content-type': contentType ?? 'application/json' },
+          payload: contentType ? String(body) : JSON.stringify(body ?? {}),
         });
         return { statusCode: answer.statusCode, body: answer.body };
       },

@@ -1,6 +1,6 @@
 import type { OperationExample } from '../http/types.js';
 import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
-import { DEMO_RECEIVER_URL } from './world.js';
+import { DEMO_IMPORT_CSV, DEMO_RECEIVER_URL } from './world.js';
 
 const { sites, customers, products, variants, orders, webhooks, programs, tiers, rules, memberships, rewards } = DEMO;
 const filter = (document: object) => JSON.stringify(document);
@@ -520,6 +520,21 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     body: { data: { name: 'Orders over $250', filter: { totalCents: { $gt: 25000 } } } },
   },
   deleteQuickFilter: { summary: "Delete last season's view", params: { id: DEMO.quickFilters.retired } },
+
+  listImportJobs: { summary: 'The import jobs, newest first' },
+  createImportJob: {
+    summary: 'Import three customers from a CSV file (one row is skipped for its email)',
+    query: { resource: 'customers' },
+    contentType: 'text/csv',
+    body: DEMO_IMPORT_CSV,
+    status: 202,
+  },
+  getImportJob: { summary: 'The customers import', params: { id: DEMO.importJobs.customers } },
+  listImportJobSkippedRows: {
+    summary: 'Why the customers import skipped a row',
+    params: { id: DEMO.importJobs.customers },
+  },
+  cancelImportJob: { summary: 'Cancel the queued customers import', params: { id: DEMO.importJobs.queued } },
 
   listExportJobs: { summary: 'The export jobs, newest first' },
   createExportJob: {

@@ -49,6 +49,7 @@ export const DEMO = {
   },
   /** A products export written by the seed (get, download), and one queued after it (cancel). */
   exportJobs: { products: id('991'), queued: id('992') },
+  importJobs: { customers: id('993'), queued: id('994') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

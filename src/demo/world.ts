@@ -7,7 +7,9 @@ import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
 export interface DemoRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
+  /** JSON, or the text of a file (an import job's) sent as `contentType`. */
   body?: unknown;
+  contentType?: string;
 }
 
 /** What seeding the demo world needs from the caller (the CLI wires a runtime in; see src/cli/demo.ts). */
@@ -24,6 +26,13 @@ interface DemoStep extends DemoRequest {
   /** The ids the records this request creates take, in the order the API makes them. */
   ids?: readonly string[];
 }
+
+/** The demo's import job file: a CSV of customers, one row of which has no valid email. */
+export const DEMO_IMPORT_CSV =
+  'email,firstName,lastName,country,tags,metadata.source\n' +
+  'katherine@example.com,Katherine,Johnson,US,newsletter|vip,fair\n' +
+  'dorothy@example.com,Dorothy,Vaughan,US,newsletter,fair\n' +
+  'not-an-email,Mary,Jackson,US,,fair\n';
 
 const { customers, products, variants, sites, orders, programs, tiers, rules, memberships, rewards, webhooks } = DEMO;
 const PRODUCT_REVIEWERS = ['ada', 'grace', 'alan', 'edsger', 'barbara'] as const;
@@ -481,6 +490,14 @@ const STEPS: readonly DemoStep[] = [
     ids: [DEMO.quickFilters.retired],
     body: { data: { resource: 'products', name: 'Last season', filter: { 'tags.name': 'clearance' } } },
   },
+  // Run by the first run of the queued jobs below: two customers, and a row it skips for its email.
+  {
+    method: 'POST',
+    url: '/v1/import-jobs?resource=customers',
+    ids: [DEMO.importJobs.customers],
+    contentType: 'text/csv',
+    body: DEMO_IMPORT_CSV,
+  },
   // Written by the first run of the queued jobs below, so its file is there to download.
   {
     method: 'POST',
@@ -515,6 +532,13 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
     url: '/v1/export-jobs',
     ids: [DEMO.exportJobs.queued],
     body: { data: { resource: 'customers', format: 'jsonl', filter: { 'tags.name': 'vip' } } },
+  });
+  await send({
+    method: 'POST',
+    url: '/v1/import-jobs?resource=customers',
+    ids: [DEMO.importJobs.queued],
+    contentType: 'text/csv',
+    body: 'email,firstName,lastName,tags\nruth@example.com,Ruth,Teitelbaum,newsletter\n',
   });
   // A ping, so the delivery log has an entry to resend; its id is made by SQL, so it is renamed here.
   await send({ method: 'POST', url: `/v1/webhooks/${webhooks.orders}/test`, body: {} });
@@ -555,6 +579,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('wishlists', DEMO.wishlists),
     ...urls('product-questions', DEMO.productQuestions),
     ...urls('export-jobs', DEMO.exportJobs),
+    ...urls('import-jobs', DEMO.importJobs),
     ...Object.values(DEMO.productQuestionAnswers).map((id) => ({
       url: `/v1/product-questions/${DEMO.productQuestions.shirtShrink}?include=answers`,
       id,

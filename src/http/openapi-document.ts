@@ -258,7 +258,9 @@ function addExamples(operation: Json, examples: DocumentedExamples | undefined):
       };
     }
   }
-  const media = ((operation.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'];
+  const media = ((operation.requestBody as Json | undefined)?.content as Json | undefined)?.[
+    request.contentType ?? 'application/json'
+  ];
   if (isObject(media) && request.body !== undefined) {
     media.examples = { [operationId]: { summary: request.summary, value: request.body } };
   }

@@ -133,8 +133,10 @@ export interface OperationExample {
   params?: Readonly<Record<string, string>>;
   /** Query parameters by name, as sent (a filter as its JSON text). */
   query?: Readonly<Record<string, string>>;
-  /** The request body, in the form the document shows it. */
+  /** The request body, in the form the document shows it (a file's text for a body that is not JSON). */
   body?: unknown;
+  /** The body's media type when it is not JSON (an import job's CSV). */
+  contentType?: string;
   /** The success status it answers, where the operation documents several. */
   status?: number;
 }

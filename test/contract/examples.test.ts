@@ -90,13 +90,15 @@ describe('documented examples', () => {
             .map((parameter: Json) => [parameter.name, parameter.examples[operation.operationId].value]),
         ),
       ).toString();
-      const media = operation.requestBody?.content?.['application/json'];
+      const contentType = example.contentType ?? 'application/json';
+      const media = operation.requestBody?.content?.[contentType];
       const body = media?.examples ? Object.values(media.examples as Record<string, Json>)[0]!.value : undefined;
       const response = await t.request({
         method: method.toUpperCase() as 'GET',
         url: query ? `${url}?${query}` : url,
         key,
         body,
+        ...(example.contentType ? { headers: { 'content-type': example.contentType } } : {}),
       });
       const expected = example.status ?? Number(successStatuses(operation)[0]);
       if (response.statusCode !== expected) {
