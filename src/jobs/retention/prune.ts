@@ -205,7 +205,8 @@ export async function pruneIdempotencyKeys(
 /**
  * Export jobs whose file expired (7 days after they succeeded, docs/api.md#export-jobs), with their chunks (the
  * foreign key cascades), and those that failed or were cancelled (they keep no file) once finished before the jobs
- * window. Expiry is read on the job's clock, so a rehearsal with `--now` shows what a later night will prune. The
+ * window; and import jobs, with their skipped rows, once finished before the jobs window (docs/api.md#import-jobs).
+ * Expiry is read on the job's clock, so a rehearsal with `--now` shows what a later night will prune. The
  * cursor is the job id.
  */
 export async function pruneExpiredExports(
@@ -216,9 +217,11 @@ export async function pruneExpiredExports(
   const { rows } = await sql<{ deleted: number; last: string | null }>`
     with doomed as (
       select id from bulk_jobs
-      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid and type = 'export'
-        and (expires_at <= ${window.now}::timestamptz
-          or (status in ('failed', 'cancelled') and finished_at < ${window.cutoff}::timestamptz))
+      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid
+        and ((type = 'export' and (expires_at <= ${window.now}::timestamptz
+            or (status in ('failed', 'cancelled') and finished_at < ${window.cutoff}::timestamptz)))
+          or (type = 'import' and status in ('succeeded', 'failed', 'cancelled')
+            and finished_at < ${window.cutoff}::timestamptz))
       order by id
       limit ${window.limit}
       for update skip locked
