@@ -168,6 +168,15 @@ async function seed(marker: string): Promise<Seeded> {
   );
   // Queued, never run here: the sweep reads, downloads (409 for the owner, 404 for the other) and cancels it.
   await ok(tenant, 'POST', '/export-jobs', { resource: 'products', format: 'jsonl', search: m }, 202);
+  // Queued too (a file sent as CSV): the sweep reads it, its skipped rows, and cancels it.
+  const upload = await t.request({
+    method: 'POST',
+    url: '/v1/import-jobs?resource=customers',
+    key: tenant.key,
+    body: `email,firstName\n${m}-imported@example.com,Imported\n`,
+    headers: { 'content-type': 'text/csv' },
+  });
+  expect(upload.statusCode, upload.body).toBe(202);
   await ok(tenant, 'POST', '/wishlists/import', {
     data: [
       {

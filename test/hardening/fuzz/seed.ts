@@ -160,6 +160,16 @@ export async function seedOrganization(
     data: { resource: 'customers', name: 'Gold customers', filter: { 'metadata.tier': 'gold' }, sort: 'email' },
   });
   await call('POST', '/export-jobs', { resource: 'products', format: 'jsonl', include: 'variants' }, [202]);
+  // Queued, never run here: its file is read as the request arrives, so it is sent as CSV rather than JSON.
+  const upload = await t.request({
+    method: 'POST',
+    url: '/v1/import-jobs?resource=customers',
+    key,
+    body: 'email,firstName\nimported@example.com,Imported\n',
+    headers: { 'content-type': 'text/csv' },
+  });
+  if (upload.statusCode !== 202)
+    throw new Error(`Seeding POST /import-jobs answered ${upload.statusCode}: ${upload.body}`);
   await call('POST', '/wishlists/import', {
     data: customers.slice(0, 3).map((customer, i) => ({
       customer: customer.email,
