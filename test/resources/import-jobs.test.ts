@@ -424,6 +424,29 @@ describe('running an import job', () => {
     expect(emails.sort()).toEqual(lines.sort());
   });
 
+  it("takes turns: a long job of one organization lets another organization's job run between its batches", async () => {
+    const long = await create(
+      a,
+      'resource=customers',
+      `email\n${Array.from({ length: 9 }, (_, i) => `turn-${i}@example.com`).join('\n')}\n`,
+    );
+    const short = await create(b, 'resource=customers', 'email\nturn-b@example.com\n');
+    // Every batch is a turn: A's run commits its first batch and queues itself again, behind B's job.
+    const runner = createJobRunner({ db: db(), jobs: jobsNamed(IMPORT_JOB_NAME), logger: silent, turnMs: 0 });
+    while ((await runner.tick()) > 0);
+    const [longDone, shortDone] = [await get(a, long.id), await get(b, short.id)];
+    // A started first, yet B finished while A was still between its turns.
+    expect(Date.parse(longDone.startedAt!)).toBeLessThanOrEqual(Date.parse(shortDone.startedAt!));
+    expect(Date.parse(shortDone.finishedAt!)).toBeLessThan(Date.parse(longDone.finishedAt!));
+    expect(await get(a, long.id)).toMatchObject({ status: 'succeeded', created: 9 });
+    const run = await db()
+      .selectFrom('jobs')
+      .select(['attempts', 'status'])
+      .where('run_key', '=', long.id)
+      .executeTakeFirst();
+    expect(run).toEqual({ attempts: 1, status: 'succeeded' });
+  });
+
   it('stops a cancelled job before its next batch; rows written so far stay', async () => {
     const lines = Array.from({ length: 7 }, (_, index) => `cancel-${index}@example.com`);
     const job = await create(a, 'resource=customers', `email\n${lines.join('\n')}\n`);

@@ -11,7 +11,7 @@ export function createJobMetrics(registry: Registry = new Registry()): JobMetric
   return {
     runs: registeredCounter(registry, {
       name: 'patron_jobs_total',
-      help: 'Job runs finished by this process, by job name and outcome (succeeded, failed, retried).',
+      help: 'Job runs finished by this process, by job name and outcome (succeeded, failed, retried, continued).',
       labelNames: ['job', 'outcome'] as const,
     }),
     duration: registeredHistogram(registry, {

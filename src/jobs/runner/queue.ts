@@ -114,9 +114,28 @@ export async function finishJob(
   owner: string,
   outcome:
     | { status: 'succeeded'; result: Record<string, number> }
-    | { status: 'failed' | 'queued'; error: string; retryAt?: Date },
+    | { status: 'failed' | 'queued'; error: string; retryAt?: Date }
+    | { status: 'continued' },
   now: Date,
 ): Promise<void> {
+  if (outcome.status === 'continued') {
+    // Its turn is over, not an attempt: queued again now, behind the jobs already due, its attempts as they were.
+    await db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'queued',
+        attempts: eb('attempts', '-', 1),
+        run_after: now,
+        lease_expires_at: null,
+        claimed_by: null,
+        updated_at: now,
+      }))
+      .where('organization_id', '=', job.organization_id)
+      .where('id', '=', job.id)
+      .where('claimed_by', '=', owner)
+      .execute();
+    return;
+  }
   await db
     .updateTable('jobs')
     .set({

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { DB } from '../../db/schema.js';
 import { createJobMetrics } from './metrics.js';
 import { claimJob, enqueue, extendLease, finishJob, scheduleDaily, type JobRow } from './queue.js';
-import type { JobDefinition } from './types.js';
+import { ContinueLater, type JobDefinition } from './types.js';
 import { onJobsQueued } from './wake.js';
 import type { Logger } from '../../util/logger.js';
 
@@ -28,6 +28,8 @@ export interface JobRunnerOptions {
   leaseMs?: number;
   /** Attempts before a job is left failed (a retry waits retryDelayMs). */
   maxAttempts?: number;
+  /** How long one run of a long job (an import or export) goes on before it lets other due jobs run. */
+  turnMs?: number;
   retryDelayMs?: number;
 }
 
@@ -57,6 +59,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const leaseMs = options.leaseMs ?? 60_000;
   const maxAttempts = options.maxAttempts ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 5 * 60_000;
+  const turnMs = options.turnMs ?? 10_000;
   const byName = new Map(options.jobs.map((job) => [job.name, job]));
   const names = [...byName.keys()];
   const metrics = createJobMetrics(options.registry);
@@ -85,7 +88,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     heartbeat.unref();
     const timer = metrics.duration.startTimer({ job: job.name });
     try {
-      const result = await definition.run({
+      const outcome = await definition.run({
         db,
         organizationId: job.organization_id,
         runKey: job.run_key,
@@ -93,7 +96,18 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         logger,
         attempt: job.attempts,
         finalAttempt: job.attempts >= maxAttempts,
+        turnOver: () => performance.now() - startedAt >= turnMs,
       });
+      if (outcome instanceof ContinueLater) {
+        await finishJob(db, job, owner, { status: 'continued' }, now());
+        metrics.runs.inc({ job: job.name, outcome: 'continued' });
+        logger.info(
+          { ...log, durationMs: Math.round(performance.now() - startedAt), result: outcome.result },
+          'job paused for its turn',
+        );
+        return { ...job, status: 'queued' };
+      }
+      const result = outcome;
       await finishJob(db, job, owner, { status: 'succeeded', result }, now());
       metrics.runs.inc({ job: job.name, outcome: 'succeeded' });
       logger.info({ ...log, durationMs: Math.round(performance.now() - startedAt), result }, 'job succeeded');

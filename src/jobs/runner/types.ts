@@ -14,6 +14,19 @@ export interface JobContext {
   attempt: number;
   /** True when a failure now leaves the job failed for good (no retry follows). */
   finalAttempt: boolean;
+  /**
+   * True once this run has had its turn (the runner's time slice): a long job commits what it has and returns
+   * `new ContinueLater(result)`, so the runner can take another organization's due job before it goes on.
+   */
+  turnOver(): boolean;
+}
+
+/**
+ * What a long job's run returns to go on later rather than finish: the runner queues its run again at once, behind
+ * jobs already due (docs/api.md#job-runner). A turn is not an attempt: it never counts towards the retries.
+ */
+export class ContinueLater {
+  constructor(readonly result: Record<string, number>) {}
 }
 
 export interface JobDefinition {
@@ -25,5 +38,5 @@ export interface JobDefinition {
    */
   dailyAt?: string;
   /** Does the work, in short transactions of its own; the result is stored on the job row and logged. */
-  run(context: JobContext): Promise<Record<string, number>>;
+  run(context: JobContext): Promise<Record<string, number> | ContinueLater>;
 }

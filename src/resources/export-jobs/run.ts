@@ -3,7 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import { serializeRecord } from '../../events/serialize.js';
 import { recordEvents } from '../../events/outbox.js';
-import type { JobContext, JobDefinition } from '../../jobs/runner/types.js';
+import { ContinueLater, type JobContext, type JobDefinition } from '../../jobs/runner/types.js';
 import { compileSelection, listRecords, parseIncludes } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { CsvFlattener, type ExportSource, type MetadataKeys } from '../../resource-kit/export-csv.js';
@@ -55,7 +55,10 @@ export function exportJob(options: ExportJobOptions): JobDefinition {
 
 const internalError = 'The export stopped on an unexpected error; start it again, and quote its id if it recurs.';
 
-async function runExport(options: ExportJobOptions, context: JobContext): Promise<Record<string, number>> {
+async function runExport(
+  options: ExportJobOptions,
+  context: JobContext,
+): Promise<Record<string, number> | ContinueLater> {
   const { db, organizationId, runKey: jobId } = context;
   let job = await start(options, context);
   if (!job) return { rows: 0 };
@@ -105,6 +108,8 @@ async function runExport(options: ExportJobOptions, context: JobContext): Promis
     written += page.count;
     position = next;
     if (!page.nextCursor) return { rows: written };
+    // A long export lets other organizations' due jobs run between its turns (docs/api.md#job-runner).
+    if (context.turnOver()) return new ContinueLater({ rows: written });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { ApiError } from '../../http/errors.js';
-import type { JobContext, JobDefinition } from '../../jobs/runner/types.js';
+import { ContinueLater, type JobContext, type JobDefinition } from '../../jobs/runner/types.js';
 import type { BulkJobRow } from '../../records/export-job.js';
 import { importJobEvent, type ImportOptions, type ImportResource } from '../../records/import-job.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
@@ -66,7 +66,10 @@ export function importJob(options: ImportJobOptions): JobDefinition {
 
 const internalError = 'The import stopped on an unexpected error; start it again, and quote its id if it recurs.';
 
-async function runImport(options: ImportJobOptions, context: JobContext): Promise<Record<string, number>> {
+async function runImport(
+  options: ImportJobOptions,
+  context: JobContext,
+): Promise<Record<string, number> | ContinueLater> {
   const { db, organizationId, runKey: jobId } = context;
   const job = await start(db, organizationId, jobId);
   if (!job) return { rows: 0 };
@@ -102,6 +105,8 @@ async function runImport(options: ImportJobOptions, context: JobContext): Promis
     }
     position = batch.at(-1)!.row_index + 1;
     rows += batch.length;
+    // A long import lets other organizations' due jobs run between its turns (docs/api.md#job-runner).
+    if (context.turnOver()) return new ContinueLater({ rows });
   }
 }
 

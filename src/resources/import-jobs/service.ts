@@ -240,7 +240,7 @@ function optionsFor(source: ImportSource, resource: string, given: Omit<ImportJo
   return options;
 }
 
-function formatOf(contentType: string | undefined): 'csv' | 'jsonl' {
+export function formatOf(contentType: string | undefined): 'csv' | 'jsonl' {
   const [type = '', ...parameters] = (contentType ?? '').toLowerCase().split(';');
   const format = FORMATS[type.trim()];
   const charset = parameters
@@ -255,7 +255,7 @@ function formatOf(contentType: string | undefined): 'csv' | 'jsonl' {
   return format;
 }
 
-function encodingOf(contentEncoding: string | undefined): boolean {
+export function encodingOf(contentEncoding: string | undefined): boolean {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return true;
   if (encoding === 'identity' || encoding === '') return false;

@@ -23,6 +23,8 @@ export interface Operation {
   pathParams: Parameter[];
   queryParams: Parameter[];
   body: Schema | undefined;
+  /** The media types of a body that is a file rather than JSON (an import job's CSV or JSON Lines). */
+  fileMediaTypes: readonly string[] | undefined;
   /** Every status the document lists for the operation. */
   statuses: ReadonlySet<number>;
   /** Validates a 2xx body against the documented response schema of that status. */
@@ -61,6 +63,10 @@ export function readOperations(document: any): Operation[] {
         pathParams: parameters.filter((parameter) => parameter.in === 'path'),
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         body: op.requestBody?.content?.['application/json']?.schema,
+        fileMediaTypes:
+          op.requestBody?.content && !op.requestBody.content['application/json']
+            ? Object.keys(op.requestBody.content)
+            : undefined,
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
         validateSuccess(status, body) {
           const validate = validators.get(status);

@@ -107,7 +107,13 @@ function baseArbitrary(operation: Operation, ctx: FuzzContext): fc.Arbitrary<Par
       query,
       querySurelyInvalid: false,
       body,
-      contentType: body === undefined ? null : 'application/json',
+      // A file body (an import job's) is sent as an empty file of its first media type: the job it makes reads no row.
+      ...(operation.fileMediaTypes ? { payload: '' } : {}),
+      contentType: operation.fileMediaTypes
+        ? operation.fileMediaTypes[0]!
+        : body === undefined
+          ? null
+          : 'application/json',
       authorization: `Bearer ${ctx.keys.all}`,
       headers: {
         ...(idempotency ? { 'idempotency-key': idempotency } : {}),
@@ -1090,6 +1096,7 @@ function expectation(
   // The router refuses a path it cannot decode, or a parameter too long to be an id, before any hook runs.
   if (parts.pathKinds.includes('raw')) return [400];
   if (parts.forced?.includes(401) || parts.forced?.includes(403)) return parts.forced;
+  if (operation.fileMediaTypes) return fileExpectation(operation, ctx, parts, payload);
   const size = payload === undefined ? 0 : Buffer.byteLength(payload);
   if (parts.forced?.includes(415) && size > 0) return parts.forced;
   if (size > BODY_LIMIT_BYTES) return [413];
@@ -1106,6 +1113,30 @@ function expectation(
   const keyed =
     operation.method === 'POST' && parts.headers['idempotency-key'] !== undefined && !parts.label.startsWith('header:');
   return afterValidation && keyed ? [...afterValidation, 409] : afterValidation;
+}
+
+/**
+ * An operation whose body is a file (an import job's): another media type is 415 before the query is validated; a
+ * bad path or query is 400; then the handler may still refuse an option the resource's import does not take (400),
+ * and a reused Idempotency-Key is 409.
+ */
+function fileExpectation(
+  operation: Operation,
+  ctx: FuzzContext,
+  parts: Parts,
+  payload: string | Buffer | undefined,
+): readonly number[] | undefined {
+  const type = (parts.contentType ?? '').toLowerCase();
+  const mediaType = type.split(';')[0]!.trim();
+  const charset = /charset\s*=\s*"?([^";\s]+)/.exec(type)?.[1];
+  const size = payload === undefined ? 0 : Buffer.byteLength(payload);
+  const fileType = operation.fileMediaTypes!.includes(mediaType) && (!charset || /^utf-?8$/.test(charset));
+  if ((size > 0 || parts.contentType !== null) && !fileType) return [415];
+  if (size === 0 && parts.contentType === null) return [415];
+  if (!ctx.validators.path(operation, parts.pathValues)) return [400];
+  if (!ctx.validators.query(operation, parts.query)) return [400];
+  const keyed = parts.headers['idempotency-key'] !== undefined && !parts.label.startsWith('header:');
+  return keyed ? [202, 400, 409] : [202, 400];
 }
 
 /** What the handler must answer, for a request that passed validation. */
