@@ -377,6 +377,7 @@ describe('the OpenAI-compatible generator', () => {
       'reviewSummary.generate',
       'reviewSummary.refresh',
       'exportJob.write',
+      'importJob.run',
     ]);
   });
 

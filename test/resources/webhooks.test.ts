@@ -114,15 +114,10 @@ describe('GET /v1/webhook-events', () => {
     );
     expect(firesWhen('site.deleted')).toBe('DELETE /sites/{id}.');
     expect(firesWhen('loyaltyReward.expiringSoon')).toMatch(/overnight loyalty job/);
-    // Exactly the names service.md lists for records this API does not hold yet cannot fire, and import jobs'.
+    // Exactly the names service.md lists for records this API does not hold yet cannot fire.
     const silent = data.filter((event) => !event.firing).map((event) => event.name);
-    expect(
-      silent.every(
-        (name) =>
-          /^(surveyFlow|emailTemplate)\./.test(name) || ['survey.deleted', 'importJob.completed'].includes(name),
-      ),
-    ).toBe(true);
-    expect(silent).toHaveLength(8);
+    expect(silent.every((name) => /^(surveyFlow|emailTemplate)\./.test(name) || name === 'survey.deleted')).toBe(true);
+    expect(silent).toHaveLength(7);
     expect(names.slice(-2)).toEqual(['importJob.completed', 'exportJob.completed']);
     expect(silent).toContain('survey.deleted');
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);

@@ -90,7 +90,8 @@ export class ImportJobService {
   ) {}
 
   /**
-   * Reads the uploaded file into rows as it arrives (never whole in memory: the rows go to a temporary file), then
+   * Receives the uploaded file into a temporary file, reads it into rows (never whole in memory: the rows go to a
+   * second temporary file), then
    * stages them with the job and its queued run in one transaction, so a refused upload writes nothing: a file of
    * another type or encoding is 415, one over 100,000 rows or 100 MiB is 413 (docs/api.md#import-jobs). A file that
    * cannot be read (a quote never closed, a line that is not JSON, a column the import does not know) makes a job
@@ -115,7 +116,14 @@ export class ImportJobService {
     const directory = await mkdtemp(join(tmpdir(), 'patron-import-'));
     try {
       const staged = join(directory, 'rows.jsonl');
-      const read = await readFile(upload.body, { source, resource, format, gzip, staged });
+      const read = await readFile(upload.body, {
+        source,
+        resource,
+        format,
+        gzip,
+        received: join(directory, 'received'),
+        staged,
+      });
       const id = uuidv7();
       if (read.problem) {
         const job = await this.db.transaction().execute(async (trx) => {
@@ -270,6 +278,8 @@ interface ReadOptions {
   resource: string;
   format: 'csv' | 'jsonl';
   gzip: boolean;
+  /** Where the body is received first, as it was sent. */
+  received: string;
   /** Where the rows go, one `[index, line, row, problem]` JSON array per line. */
   staged: string;
 }
@@ -282,6 +292,9 @@ async function readFile(
   body: Readable,
   options: ReadOptions,
 ): Promise<{ rows: number; problem?: FileProblem | undefined }> {
+  // The body is received whole first, as fast as the client sends it, so reading it never holds the request past
+  // its time limit however slow the parsing (docs/api.md#slow-clients); then it is read from disk.
+  await pipeline(body, limitBytes('this file has more than 100 MiB'), createWriteStream(options.received));
   const reader = new ImportFileReader(options.source, options.resource);
   const out = createWriteStream(options.staged);
   let rows = 0;
@@ -297,8 +310,7 @@ async function readFile(
     rows += 1;
   };
   const stages = [
-    body,
-    limitBytes('this file has more than 100 MiB'),
+    createReadStream(options.received),
     ...(options.gzip ? [createGunzip(), limitBytes('this file inflates to more than 100 MiB')] : []),
     decodeUtf8(decoded),
   ];
