@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
-import { createRuntime, type Runtime } from '../../src/compose.js';
+import { createRuntime, scheduledJobs, type Runtime } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/index.js';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/engine.js';
 import type { DB } from '../../src/db/schema.js';
-import { retentionJob } from '../../src/jobs/retention/job.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
@@ -157,11 +156,25 @@ async function fill(runtime: Runtime, database: Database, organization: Org, key
     ],
   });
   await call('POST', '/quick-filters', { resource: 'products', name: 'Summer', filter: { 'tags.name': 'summer' } });
+  // Import jobs: one run (it skips a row), one still queued (its rows are stored until it runs).
+  const upload = async (csv: string) => {
+    const response = await runtime.app.inject({
+      method: 'POST',
+      url: '/v1/import-jobs?resource=customers',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
+      payload: csv,
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    return response.json<{ id: string }>();
+  };
+  const imported = await upload('email\nfay@example.com\nnot-an-email\n');
   const runner = createJobRunner({
     db: database.db,
-    jobs: [retentionJob(loadConfig({}).retention)],
+    jobs: scheduledJobs(loadConfig({})).filter((job) => job.name === 'retention.prune' || job.name === 'importJob.run'),
     logger: { info: () => {}, warn: () => {}, error: () => {} },
   });
+  await runner.runNow(organization.id, 'importJob.run', imported.id);
+  await upload('email\ngus@example.com\n');
   await runner.runNow(organization.id, 'retention.prune', 'filled');
 }
 

@@ -104,17 +104,27 @@ describe('paginate()', () => {
     await client.POST('/customers/import', { body: { data: [{ email: 'paged@example.com' }] } });
     const customers = await client.GET('/customers', { params: { query: { search: 'paged@example.com' } } });
     const member = await client.POST('/loyalty-memberships', { body: { data: { customerId: customers.data[0]!.id } } });
-    // The lists under a record: a webhook endpoint's delivery log, a member's activity feed.
+    // An import job (queued: its skipped rows are an empty list), its file sent as CSV.
+    const upload = await t.request({
+      method: 'POST',
+      url: '/v1/import-jobs?resource=customers',
+      key: tenant.key,
+      body: 'email\nqueued@example.com\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    // The lists under a record: a webhook endpoint's delivery log, a member's activity feed, an import's skipped rows.
     const owners: Record<string, string> = {
       '/webhooks/{id}/events': endpoint.id,
       '/loyalty-memberships/{id}/activity': member.id,
+      '/import-jobs/{id}/skipped': upload.json().id,
     };
     expect(lists.filter((path) => path.includes('{id}')).sort()).toEqual(Object.keys(owners).sort());
     for (const path of lists) {
       const init = path.includes('{id}') ? { params: { path: { id: owners[path] }, query: { limit: 1 } } } : {};
       let count = 0;
       for await (const record of client.paginate(path as ListPath, init as never)) {
-        expect(record).toHaveProperty('id');
+        // A skipped row is named by its place in the file, every other record by its id.
+        expect(record).toHaveProperty(path.endsWith('/skipped') ? 'index' : 'id');
         if (++count === 3) break;
       }
     }
