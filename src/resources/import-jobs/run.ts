@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
@@ -107,6 +108,9 @@ async function runImport(
     rows += batch.length;
     // A long import lets other organizations' due jobs run between its turns (docs/api.md#job-runner).
     if (context.turnOver()) return new ContinueLater({ rows });
+    // The embedded engine runs its queries on this thread without waiting for I/O: without a turn of the event loop
+    // between batches, a job would hold back every request of the process until it ends.
+    await nextTurn();
   }
 }
 

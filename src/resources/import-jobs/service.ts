@@ -147,7 +147,8 @@ export class ImportJobService {
         await enqueueMany(trx, organizationId, IMPORT_JOB_NAME, [id], new Date());
         return row;
       });
-      jobsQueued();
+      // On the next turn of the event loop, once this answer is on its way: the runner may start at once.
+      setImmediate(jobsQueued);
       return toImportJob(job);
     } finally {
       await rm(directory, { recursive: true, force: true });
