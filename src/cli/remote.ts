@@ -36,17 +36,32 @@ export function remoteOf(options: RemoteOptions, env: NodeJS.ProcessEnv = proces
 
 /** Sends one request; answers the parsed JSON body of a 2xx, or throws the API's error as one readable message. */
 export async function call<T>(remote: Remote, method: string, path: string, body?: unknown): Promise<T> {
+  return send<T>(
+    remote,
+    path,
+    body === undefined
+      ? { method }
+      : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
+}
+
+/**
+ * `call` with the request as given: a streamed body (an upload, with `duplex: 'half'`), its own headers, a signal.
+ * An aborted request rejects as fetch does (an AbortError), so the caller can tell it from a server out of reach.
+ */
+export async function send<T>(
+  remote: Remote,
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> },
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`${remote.base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${remote.key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...init,
+      headers: { authorization: `Bearer ${remote.key}`, ...init.headers },
     });
   } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
     throw new RemoteError(`Cannot reach ${remote.base}: ${(error as Error).cause ?? (error as Error).message}`);
   }
   const text = await response.text();
