@@ -88,8 +88,10 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     if (options.mergeMetadata) query.set('mergeMetadata', 'true');
     if (options.earnLoyalty !== undefined) query.set('earnLoyalty', String(options.earnLoyalty));
     state.job = await upload(remote, `/v1/import-jobs?${query}`, source, progress, state);
+    // A file the server could not read makes a job that failed already, whose rowsTotal counts nothing useful.
+    const rows = state.job.status === 'failed' ? '' : `${count(state.job.rowsTotal)} `;
     progress.note(
-      `Import job ${state.job.id}: ${count(state.job.rowsTotal)} ${options.resource} rows from ${source.name} (${state.job.format})`,
+      `Import job ${state.job.id}: ${rows}${options.resource} rows from ${source.name} (${state.job.format})`,
     );
     if (state.interrupted) state.job = await call<ImportJob>(remote, 'POST', `/v1/import-jobs/${state.job.id}/cancel`);
     const job = (state.job = await watch(remote, state.job, progress));
