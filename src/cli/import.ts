@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { createProgress, type Progress } from './progress.js';
-import { call, RemoteError, remoteOf, send, type Remote, type RemoteOptions } from './remote.js';
+import { call, RemoteError, remoteOf, postFile, type Remote, type RemoteOptions } from './remote.js';
 
 export interface ImportOptions extends RemoteOptions {
   resource: string;
@@ -200,15 +200,13 @@ async function upload(
   });
   progress.phase('uploading', source.size, 'bytes');
   try {
-    return await send<ImportJob>(remote, path, {
-      method: 'POST',
+    return await postFile<ImportJob>(remote, path, {
       headers: {
         'content-type': MEDIA_TYPES[source.format],
         ...(source.gzip ? { 'content-encoding': 'gzip' } : {}),
         ...(source.size === null ? {} : { 'content-length': String(source.size) }),
       },
       body: counted,
-      duplex: 'half',
       signal: state.aborter.signal,
     });
   } catch (error) {
