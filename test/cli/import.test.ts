@@ -210,6 +210,18 @@ describe('patron import', { timeout: 180_000 }, () => {
     );
     expect((await api<ImportJob>(`/v1/import-jobs/${failed.stdout.trim()}`)).status).toBe('failed');
 
+    // The flags reach the job as the import's options: strict, an order without its site fails the job.
+    const orders = await file('orders.jsonl', '{"remoteId":"o-1"}\n');
+    const flagged = await patron(['import', orders, '--resource', 'orders', '--strict', '--earn-loyalty', 'false']);
+    expect(flagged.code).toBe(1);
+    const options = await api<ImportJob & { options: object }>(`/v1/import-jobs/${flagged.stdout.trim()}`);
+    expect(options).toMatchObject({
+      resource: 'orders',
+      format: 'jsonl',
+      options: { strict: true, earnLoyalty: false },
+    });
+    expect(flagged.stderr).toMatch(/^The import failed: Row 0 \(line 1\): row\.site is required/m);
+
     const keyless = await patron(['import', path, '--resource', 'customers'], { PATRON_KEY: undefined });
     expect(keyless.code).toBe(1);
     expect(keyless.stderr).toContain('No key: pass --key or set PATRON_KEY');
