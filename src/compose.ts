@@ -195,3 +195,5 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
 /** What `patron export --resource` names: every list an export job takes (docs/api.md#export-jobs). */
 export { EXPORT_RESOURCES } from './records/export-job.js';
+/** What `patron import --resource` names: every resource an import job writes (docs/api.md#import-jobs). */
+export { IMPORT_RESOURCES } from './records/import-job.js';

@@ -4,6 +4,7 @@ import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import {
   EXPORT_RESOURCES,
+  IMPORT_RESOURCES,
   allOrganizations,
   createOrganization,
   isTimeZone,
@@ -17,6 +18,7 @@ import { withCli } from './context.js';
 import { seedDemo } from './demo.js';
 import { dispatch } from './dispatch.js';
 import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
 import { runJob } from './jobs.js';
 import { deleteOrganizationCommand } from './org-delete.js';
 import { serve } from './serve.js';
@@ -29,6 +31,12 @@ const print = (json: boolean, value: object, text: string) =>
 function uuid(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID.');
   return value.toLowerCase();
+}
+
+function booleanValue(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError('expected true or false.');
 }
 
 function positiveInteger(value: string): number {
@@ -201,6 +209,45 @@ program
   .option('--url <url>', 'the server (default PATRON_URL)')
   .option('--key <key>', 'a secret key of the organization (default PATRON_KEY)')
   .action(exportCommand);
+
+program
+  .command('import')
+  .description(
+    "Import a CSV or JSON Lines file through a running server (an import job): uploads it as it is read, shows the rows as they are written, then the counts and the rows skipped. Each row is a row of the resource's import (docs/api.md#import-rows). Needs PATRON_URL (default http://127.0.0.1:$PORT) and PATRON_KEY, or --url and --key.",
+  )
+  .argument('<file>', 'the file: .csv, .jsonl or .ndjson, each perhaps .gz (sent compressed); - reads stdin')
+  .requiredOption('--resource <resource>', `what the rows are: ${IMPORT_RESOURCES.join(', ')}`)
+  .addOption(
+    new Option('--format <format>', "file format (default from the file's extension; required for -)").choices([
+      'csv',
+      'jsonl',
+    ]),
+  )
+  .option('--strict', 'fail the job at the first row that cannot be imported, instead of skipping it')
+  .option('--merge-metadata', "merge each row's metadata into the stored metadata instead of replacing it")
+  .option(
+    '--earn-loyalty <boolean>',
+    'orders: whether newly created orders earn points and stamps (default true)',
+    booleanValue,
+  )
+  .option('--url <url>', 'the server (default PATRON_URL)')
+  .option('--key <key>', 'a secret key of the organization (default PATRON_KEY)')
+  .addHelpText(
+    'after',
+    `
+Progress goes to stderr (a bar on a terminal, plain lines otherwise), then the
+counts and up to 50 skipped rows; stdout gets only the job's id. Exits 0 when
+the job succeeds, with skipped rows or without; 1 when the server refuses the
+file or the job fails or is cancelled. Ctrl-C stops the upload, or cancels the
+job once it is made (rows already written stay); a second Ctrl-C quits and
+leaves the job running.
+
+Examples:
+  patron import customers.csv --resource customers
+  patron import orders.jsonl.gz --resource orders --earn-loyalty false
+  curl -s https://shop.example/products.csv | patron import - --resource products --format csv`,
+  )
+  .action(importCommand);
 
 const key = program.command('key').description('Secret API keys.');
 key
