@@ -26,6 +26,7 @@ import * as quickFilters from './0026_quick_filters.js';
 import * as wishlists from './0027_wishlists.js';
 import * as productQuestions from './0028_product_questions.js';
 import * as bulkJobs from './0029_bulk_jobs.js';
+import * as productWishlistCounts from './0031_product_wishlist_counts.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0027_wishlists': wishlists,
   '0028_product_questions': productQuestions,
   '0029_bulk_jobs': bulkJobs,
+  '0031_product_wishlist_counts': productWishlistCounts,
 };
 
 export const migrationProvider: MigrationProvider = {
