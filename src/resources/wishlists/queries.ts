@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { plainArrayLiteral } from '../../db/arrays.js';
+import { nullableUuidArrayLiteral, plainArrayLiteral } from '../../db/arrays.js';
 import { columnList, type Executor } from '../../db/executor.js';
 import { PREPARE } from '../../db/prepared.js';
 import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
@@ -83,6 +83,10 @@ export async function touchWishlist(trx: Executor, organizationId: string, id: s
   return rows[0]!;
 }
 
+/**
+ * Inserts items, every column one array parameter (a prepared statement: the same text whatever the count), an item
+ * without addedAt taking the transaction's time.
+ */
 export async function insertItems(
   trx: Executor,
   organizationId: string,
@@ -96,23 +100,16 @@ export async function insertItems(
   }[],
 ): Promise<void> {
   if (items.length === 0) return;
-  const json = JSON.stringify(
-    items.map((item) => ({
-      id: item.id,
-      wishlist_id: item.wishlistId,
-      product_id: item.productId,
-      product_variant_id: item.variantId,
-      note: item.note,
-      added_at: item.addedAt ?? null,
-    })),
-  );
-  await sql`
+  await sql`${PREPARE}
     insert into wishlist_items (organization_id, id, wishlist_id, product_id, product_variant_id, note, added_at)
     select ${organizationId}::uuid, u.id, u.wishlist_id, u.product_id, u.product_variant_id, u.note, coalesce(u.added_at, now())
-    from json_to_recordset(${json}::json)
-      as u(id uuid, wishlist_id uuid, product_id uuid, product_variant_id uuid, note text, added_at timestamptz)`.execute(
-    trx,
-  );
+    from unnest(${plainArrayLiteral(items.map((item) => item.id))}::uuid[],
+      ${plainArrayLiteral(items.map((item) => item.wishlistId))}::uuid[],
+      ${plainArrayLiteral(items.map((item) => item.productId))}::uuid[],
+      ${nullableUuidArrayLiteral(items.map((item) => item.variantId))}::uuid[],
+      ${items.map((item) => item.note)}::text[],
+      ${items.map((item) => item.addedAt ?? null)}::timestamptz[])
+      as u(id, wishlist_id, product_id, product_variant_id, note, added_at)`.execute(trx);
 }
 
 export async function deleteItems(trx: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
