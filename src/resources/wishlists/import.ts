@@ -17,7 +17,7 @@ import { uuidv7 } from '../../util/ids.js';
 import { isUuid } from '../../util/uuid.js';
 import {
   toWishlistWithItems,
-  wishlistEvent,
+  wishlistEventOf,
   WISHLIST_COLUMNS,
   type WishlistFields,
   type WishlistItemFields,
@@ -164,15 +164,16 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
   );
 
   const outcomes = importOutcomes(plans, created, updated);
-  const events = [];
-  for (const [at, plan] of plans.entries()) {
-    const { record, action } = outcomes[at]!;
-    if (action !== 'unchanged') {
-      const name = action === 'created' ? 'wishlist.created' : 'wishlist.updated';
-      events.push(wishlistEvent(organizationId, name, record, after.get(plan.id)!));
-    }
-  }
+  // Each record is built once, for the answer and for its event.
   const data = plans.map((plan, at) => toWishlistWithItems(outcomes[at]!.record, after.get(plan.id)!));
+  const events = [];
+  for (const [at, record] of data.entries()) {
+    const { action } = outcomes[at]!;
+    if (action !== 'unchanged')
+      events.push(
+        wishlistEventOf(organizationId, action === 'created' ? 'wishlist.created' : 'wishlist.updated', record),
+      );
+  }
   await recordEvents(trx, events);
   return { data, skipped, ...importCounts(outcomes) };
 }
