@@ -172,8 +172,8 @@ describe('POST /v1/wishlists/import', () => {
     );
     expect(result.created).toBe(2);
     for (const [index, answered] of result.data.entries()) {
-      const { items, itemsCount, ...stored } = await get(g.key, `/v1/wishlists/${answered.id}?include=items`);
-      expect({ ...stored, items, itemsCount: items.length }).toEqual(answered);
+      const stored = await get(g.key, `/v1/wishlists/${answered.id}?include=items`);
+      expect({ ...stored, itemsCount: stored.items.length }).toEqual(answered);
       expect(events[index]!.payload).toEqual(answered);
     }
     const [first, dated] = result.data;
