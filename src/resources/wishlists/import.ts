@@ -12,7 +12,7 @@ import {
   strictFailure,
   type Skipped,
 } from '../../resource-kit/imports.js';
-import { resolveCustomers, resolveProductsWithVariants } from '../../resource-kit/references.js';
+import { resolveCustomers, resolveProducts, resolveProductsWithVariants } from '../../resource-kit/references.js';
 import { uuidv7 } from '../../util/ids.js';
 import { isUuid } from '../../util/uuid.js';
 import {
@@ -58,9 +58,11 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
     { noun: 'wishlist' },
   );
   const customers = await resolveCustomers(trx, organizationId, [...new Set(rows.map((row) => row.customer))]);
-  const { products, variants } = await resolveProductsWithVariants(trx, organizationId, [
-    ...new Set(rows.flatMap((row) => row.items.map((item) => item.product))),
-  ]);
+  const productReferences = [...new Set(rows.flatMap((row) => row.items.map((item) => item.product)))];
+  // Variants are read only when an item names one: an item without a variant names the product alone.
+  const { products, variants } = rows.some((row) => row.items.some((item) => item.variant !== undefined))
+    ? await resolveProductsWithVariants(trx, organizationId, productReferences)
+    : { products: await resolveProducts(trx, organizationId, productReferences), variants: new Map() };
 
   const skipped: Skipped[] = [];
   const resolved: Accepted[] = [];
