@@ -561,6 +561,19 @@ describe('wishlist items', () => {
     );
     expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(0);
     expect(await wishlistsCount(f.key, f.products.hat.id)).toBe(0);
+    // A count back at 0 keeps no row (migration 0031), so the three products tie at 0 and sort by id alone.
+    expect(
+      await db().selectFrom('product_wishlist_counts').selectAll().where('organization_id', '=', f.org).execute(),
+    ).toEqual([]);
+    const ids = Object.values(f.products)
+      .map((product) => product.id)
+      .sort();
+    for (const [sort, order] of [
+      ['-wishlistsCount', [...ids].reverse()],
+      ['wishlistsCount', ids],
+    ] as const) {
+      expect((await get(f.key, `/v1/products?sort=${sort}`)).data.map((p: any) => p.id)).toEqual(order);
+    }
   });
 });
 
