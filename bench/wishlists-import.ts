@@ -190,7 +190,8 @@ const median = (values: number[]) => {
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** The tables the imports write (and the deletes empty again). */
-const WRITTEN = 'products, product_variants, customers, wishlists, wishlist_items, events, import_job_records';
+const WRITTEN =
+  'products, product_variants, customers, wishlists, wishlist_items, product_wishlist_counts, events, import_job_records';
 
 /**
  * VACUUM (ANALYZE) or ANALYZE of the tables the imports write. The machine's PostgreSQL runs without autovacuum

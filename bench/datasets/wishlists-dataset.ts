@@ -8,8 +8,8 @@
 // postgres://postgres@127.0.0.1:5432/postgres), generated set-based (generate_series, insert … select) in one
 // transaction: organization "Wishlists bench" (UTC, rate-limit ceiling 100,000,000 a minute, its default loyalty
 // program), 1,000,000 products created over the last three years (ids UUIDv7 of their creation time, written in
-// creation order as a catalog grows), no variants (the list does not read them). wishlists_count is set directly,
-// without wishlist rows: 80 % of products 0, the others a Pareto tail, floor(u^-1.2) for u uniform in (0, 1], capped
+// creation order as a catalog grows), no variants (the list does not read them). The counts are written directly into
+// product_wishlist_counts, without wishlist rows (a product without a row counts 0): 80 % of products 0, the others a Pareto tail, floor(u^-1.2) for u uniform in (0, 1], capped
 // at 50,000 (median 2, ~2 % of them ≥ 100, a handful in the tens of thousands), so the sort has long runs of ties
 // (all the zeros, ~90,000 ones) as a real catalog does. VACUUM (ANALYZE) at the end.
 // The API key (permissions all) goes to bench/results/wishlists-key.json (gitignored) and is reused while valid.
@@ -35,7 +35,7 @@ export interface WishlistsDataset {
   organizationId: string;
   key: string;
   counts: Record<string, number>;
-  /** How wishlists_count is spread over the organization's products. */
+  /** How wishlistsCount is spread over the organization's products. */
   distribution: Record<string, number>;
   generatedSeconds: number | null;
 }
@@ -52,14 +52,15 @@ async function counts(client: pg.Client): Promise<Record<string, number>> {
 
 async function distribution(client: pg.Client): Promise<Record<string, number>> {
   const { rows } = await client.query<Record<string, string>>(`select
-    count(*) filter (where wishlists_count = 0) as zero,
+    count(*) filter (where wishlists_count is null) as zero,
     count(*) filter (where wishlists_count = 1) as one,
     count(*) filter (where wishlists_count between 2 and 9) as "2..9",
     count(*) filter (where wishlists_count between 10 and 99) as "10..99",
     count(*) filter (where wishlists_count between 100 and 999) as "100..999",
     count(*) filter (where wishlists_count >= 1000) as "≥ 1000",
     max(wishlists_count) as max
-    from products where ${SCOPE}`);
+    from products p left join product_wishlist_counts c on c.organization_id = p.organization_id and c.product_id = p.id
+    where p.${SCOPE}`);
   return Object.fromEntries(Object.entries(rows[0]!).map(([name, value]) => [name, Number(value)]));
 }
 
@@ -80,11 +81,9 @@ function steps(): [string, string][] {
     ],
     [
       'products',
-      `insert into products (organization_id, id, slug, title, description, image_url, url, wishlists_count, created_at, updated_at)
+      `insert into products (organization_id, id, slug, title, description, image_url, url, created_at, updated_at)
          select o.id, pg_temp.uuid7(p.created_at), 'product-' || p.ord, p.title, 'The ' || lower(p.title) || '.',
                 'https://cdn.example.com/p/' || p.ord || '.jpg', 'https://shop.example.com/products/product-' || p.ord,
-                case when random() < ${ZERO_SHARE} then 0
-                     else least(${MAX_COUNT}, floor(power(1 - random(), -1.2)))::int end,
                 p.created_at, p.created_at
          from (select g as ord, ${now} - random() * interval '1095 days' as created_at,
                       (${sqlArray(ADJECTIVES)})[1 + floor(random() * ${ADJECTIVES.length})::int] || ' '
@@ -92,6 +91,12 @@ function steps(): [string, string][] {
                from generate_series(1, ${PRODUCTS}) g) p
          cross join (select id from organizations where name = '${ORGANIZATION}') o
          order by p.created_at`,
+    ],
+    [
+      'wishlistsCount',
+      `insert into product_wishlist_counts (organization_id, product_id, wishlists_count)
+         select organization_id, id, least(${MAX_COUNT}, floor(power(1 - random(), -1.2)))::int
+         from products where ${SCOPE} and random() >= ${ZERO_SHARE}`,
     ],
   ];
 }

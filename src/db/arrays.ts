@@ -13,6 +13,10 @@ import { sql, type RawBuilder } from 'kysely';
  */
 export const plainArrayLiteral = (values: readonly (string | number)[]): string => `{${values.join(',')}}`;
 
+/** As plainArrayLiteral, for uuids from this service or the database some of which are null (written NULL). */
+export const nullableUuidArrayLiteral = (values: readonly (string | null)[]): string =>
+  `{${values.map((value) => value ?? 'NULL').join(',')}}`;
+
 /** A json[] expression from already serialized JSON texts: one JSON array parameter, split by PostgreSQL. */
 export const jsonArrayOf = (texts: readonly string[]): RawBuilder<unknown[]> =>
   sql`array(select json_array_elements(${`[${texts.join(',')}]`}::json))`;

@@ -123,7 +123,6 @@ export interface ProductsTable {
   url: Generated<string>;
   metadata: Json<Metadata>;
   notes: Generated<string>;
-  wishlists_count: Generated<number>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -263,6 +262,16 @@ export interface WishlistItemsTable {
   product_variant_id: string | null;
   note: string | null;
   added_at: CreatedAt;
+}
+
+/**
+ * How many wishlists hold a product (migration 0031, docs/api.md#wishlists): a row only while at least one does, so
+ * a product without one counts 0.
+ */
+export interface ProductWishlistCountsTable {
+  organization_id: string;
+  product_id: string;
+  wishlists_count: number;
 }
 
 /** A question about a product, asked by a shopper or recorded by the merchant (migration 0028). */
@@ -647,6 +656,7 @@ export interface DB {
   reviews: ReviewsTable;
   wishlists: WishlistsTable;
   wishlist_items: WishlistItemsTable;
+  product_wishlist_counts: ProductWishlistCountsTable;
   product_questions: ProductQuestionsTable;
   product_question_answers: ProductQuestionAnswersTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -21,6 +21,7 @@ export function parseSort(definition: ListDefinition, raw: string | undefined, p
  */
 export function sortValueExpression(sort: Sort): RawBuilder<unknown> {
   const column = sql.raw(sort.def.column);
+  if (sort.def.zeroWhenAbsent) return sql`coalesce(${column}, 0)`;
   return sort.def.type === 'timestamp'
     ? sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
     : column;
@@ -44,6 +45,7 @@ const castOf = (sort: Sort) => sql.raw({ timestamp: 'timestamptz', string: 'text
  * ordered without `nulls last`, which also lets `desc` run an ascending index backward.
  */
 export function segments(sort: Sort, idColumn: string, position: CursorPosition | null): Segment[] {
+  if (sort.def.zeroWhenAbsent) return countSegments(sort, idColumn, position);
   const column = sql.raw(sort.def.column);
   const idRef = sql.raw(idColumn);
   const direction = sql.raw(sort.descending ? 'desc' : 'asc');
@@ -61,4 +63,36 @@ export function segments(sort: Sort, idColumn: string, position: CursorPosition 
     { where: afterValue ?? sql`${column} is not null`, orderBy },
     { where: sql`${column} is null`, orderBy },
   ];
+}
+
+/**
+ * A count that is 0 where its row is absent (SortDef.zeroWhenAbsent): the counted rows (count ≥ 1) and the others
+ * (count 0, ordered by id alone) as two ranges, the others last when descending and first when ascending. A cursor
+ * holds 0 for a row of the others, so it tells which range the page ended in. Each range is an index walk. The
+ * counted rows are ordered and compared on the count table's own columns, so the row comparison is a condition of its
+ * index (on the list's id it would be a filter after the join, reading every row before the page); testing its id
+ * column for null lets PostgreSQL read the left join as a join there, and as an anti-join walked along the list's
+ * primary key for the others.
+ */
+function countSegments(sort: Sort, idColumn: string, position: CursorPosition | null): Segment[] {
+  const column = sql.raw(sort.def.column);
+  const countedId = sql.raw(sort.def.zeroWhenAbsent!.idColumn);
+  const idRef = sql.raw(idColumn);
+  const direction = sql.raw(sort.descending ? 'desc' : 'asc');
+  const after = sql.raw(sort.descending ? '<' : '>');
+  const value = position === null ? null : Number(position.value);
+  const counted: Segment = {
+    where:
+      value !== null && value > 0
+        ? sql`${countedId} is not null and (${column}, ${countedId}) ${after} (${value}::bigint, ${position!.id}::uuid)`
+        : sql`${countedId} is not null`,
+    orderBy: sql`${column} ${direction}, ${countedId} ${direction}`,
+  };
+  const uncounted: Segment = {
+    where:
+      value === 0 ? sql`${countedId} is null and ${idRef} ${after} ${position!.id}::uuid` : sql`${countedId} is null`,
+    orderBy: sql`${idRef} ${direction}`,
+  };
+  if (sort.descending) return value === 0 ? [uncounted] : [counted, uncounted];
+  return value !== null && value > 0 ? [counted] : [uncounted, counted];
 }

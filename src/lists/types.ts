@@ -23,6 +23,14 @@ export interface SortDef {
   type: 'timestamp' | 'string' | 'integer';
   nullable: boolean;
   join?: string;
+  /**
+   * A count kept in a table of its own, reached through `join` (a left join), which holds a row only while the count
+   * is above 0: a record without a row counts 0, the lowest value. The sort is read as two index ranges, the counted
+   * records through the count table's (organization_id, count, record id) index and the others through the list's
+   * primary key (see countSegments in sort.ts). `column` names the count; `idColumn` the count table's column holding
+   * the record's id (null exactly where the record has no row). The sort is not nullable.
+   */
+  zeroWhenAbsent?: { idColumn: string };
 }
 
 /** A to-many relation, filtered with EXISTS (select 1 from <from> where <correlate> and …). */

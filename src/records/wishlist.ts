@@ -107,9 +107,12 @@ export const wishlistEvent = (
   name: WishlistEventName,
   row: WishlistFields,
   items: readonly WishlistItemFields[],
-): EventToRecord => ({
+): EventToRecord => wishlistEventOf(organizationId, name, toWishlistWithItems(row, items));
+
+/** The same, from the record a write also answers (built once for both). */
+export const wishlistEventOf = (organizationId: string, name: WishlistEventName, record: Wishlist): EventToRecord => ({
   organizationId,
   name,
   schema: Wishlist,
-  record: toWishlistWithItems(row, items),
+  record,
 });

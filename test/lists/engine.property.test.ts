@@ -139,12 +139,11 @@ async function loadCatalog(tenant: Tenant, specs: readonly ProductSpec[]): Promi
     };
   });
   for (const row of catalog) {
+    // A product without a counter row counts 0 (migration 0031).
     if (row.wishlists)
       await db()
-        .updateTable('products')
-        .set({ wishlists_count: row.wishlists })
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', row.id)
+        .insertInto('product_wishlist_counts')
+        .values({ organization_id: organizationId, product_id: row.id, wishlists_count: row.wishlists })
         .execute();
   }
   return catalog;

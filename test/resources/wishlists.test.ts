@@ -143,6 +143,49 @@ describe('POST /v1/wishlists/import', () => {
     expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(1);
   });
 
+  it('answers and sends a created list with its items exactly as a read of it shows them', async () => {
+    const g = await fixture();
+    const { result, events } = await eventsDuring(g.org, () =>
+      imported(g.key, {
+        data: [
+          {
+            customer: g.bob.email,
+            name: 'Read back',
+            items: [
+              { product: 'hat', note: 'blue' },
+              { product: 'shirt', variant: 'shirt-l' },
+              { product: g.products.mug.id },
+              { product: 'shirt', variant: 'shirt-m', note: 'or this one' },
+            ],
+          },
+          {
+            customer: g.ada.id,
+            name: 'Dated',
+            items: [
+              { product: 'mug', addedAt: '2026-03-01T00:00:00.000500Z' },
+              { product: 'hat', addedAt: '2026-03-01T00:00:00.000200Z' },
+              { product: 'shirt', variant: 'shirt-m' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(result.created).toBe(2);
+    for (const [index, answered] of result.data.entries()) {
+      const stored = await get(g.key, `/v1/wishlists/${answered.id}?include=items`);
+      expect({ ...stored, itemsCount: stored.items.length }).toEqual(answered);
+      expect(events[index]!.payload).toEqual(answered);
+    }
+    const [first, dated] = result.data;
+    expect(first.items.map((item: any) => item.addedAt)).toEqual(Array(4).fill(first.createdAt));
+    expect(dated.items.map((item: any) => item.productId)).toEqual([
+      g.products.hat.id,
+      g.products.mug.id,
+      g.products.shirt.id,
+    ]);
+    expect(await wishlistsCount(g.key, g.products.shirt.id)).toBe(2);
+  });
+
   it('matches on remoteId, else customer and name; replaces items exactly; unchanged rows write nothing', async () => {
     const before = (await get(f.key, '/v1/wishlists?filter=' + encodeURIComponent('{"remoteId":"r-1"}'))).data[0];
     const items = await get(f.key, `/v1/wishlists/${before.id}?include=items`);
@@ -518,6 +561,19 @@ describe('wishlist items', () => {
     );
     expect(await wishlistsCount(f.key, f.products.mug.id)).toBe(0);
     expect(await wishlistsCount(f.key, f.products.hat.id)).toBe(0);
+    // A count back at 0 keeps no row (migration 0031), so the three products tie at 0 and sort by id alone.
+    expect(
+      await db().selectFrom('product_wishlist_counts').selectAll().where('organization_id', '=', f.org).execute(),
+    ).toEqual([]);
+    const ids = Object.values(f.products)
+      .map((product) => product.id)
+      .sort();
+    for (const [sort, order] of [
+      ['-wishlistsCount', [...ids].reverse()],
+      ['wishlistsCount', ids],
+    ] as const) {
+      expect((await get(f.key, `/v1/products?sort=${sort}`)).data.map((p: any) => p.id)).toEqual(order);
+    }
   });
 });
 

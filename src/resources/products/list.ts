@@ -11,7 +11,11 @@ export const productList: ListDefinition = {
   from: 'products p',
   alias: 'p',
   select: 'p.*',
-  joins: {},
+  joins: {
+    // A product without a row counts 0 (migration 0031, docs/api.md#wishlists).
+    wishlistsCount:
+      'left join product_wishlist_counts wc on wc.organization_id = p.organization_id and wc.product_id = p.id',
+  },
   relations: {
     tags: {
       from: 'product_tags pt join tags t on t.organization_id = pt.organization_id and t.id = pt.tag_id',
@@ -37,7 +41,13 @@ export const productList: ListDefinition = {
   sorts: {
     title: { column: 'p.title', type: 'string', nullable: false },
     createdAt: { column: 'p.created_at', type: 'timestamp', nullable: false },
-    wishlistsCount: { column: 'p.wishlists_count', type: 'integer', nullable: false },
+    wishlistsCount: {
+      column: 'wc.wishlists_count',
+      type: 'integer',
+      nullable: false,
+      join: 'wishlistsCount',
+      zeroWhenAbsent: { idColumn: 'wc.product_id' },
+    },
   },
   defaultSort: '-createdAt',
   search: (pattern) => sql`p.title ilike ${pattern} or p.slug ilike ${pattern}`,
@@ -51,12 +61,12 @@ export const productList: ListDefinition = {
     wishlistsCount: {
       load: async ({ db, organizationId }, ids) => {
         const rows = await db
-          .selectFrom('products')
-          .select(['id', 'wishlists_count'])
+          .selectFrom('product_wishlist_counts')
+          .select(['product_id', 'wishlists_count'])
           .where('organization_id', '=', organizationId)
-          .where('id', 'in', [...ids])
+          .where('product_id', 'in', [...ids])
           .execute();
-        return new Map(rows.map((row) => [row.id, row.wishlists_count]));
+        return new Map(rows.map((row) => [row.product_id, row.wishlists_count]));
       },
       empty: () => 0,
     },

@@ -12,10 +12,16 @@ import {
   strictFailure,
   type Skipped,
 } from '../../resource-kit/imports.js';
-import { resolveCustomers, resolveProductsWithVariants } from '../../resource-kit/references.js';
+import { resolveCustomers, resolveProducts, resolveProductsWithVariants } from '../../resource-kit/references.js';
 import { uuidv7 } from '../../util/ids.js';
 import { isUuid } from '../../util/uuid.js';
-import { toWishlistWithItems, wishlistEvent, WISHLIST_COLUMNS, type WishlistFields } from '../../records/wishlist.js';
+import {
+  toWishlistWithItems,
+  wishlistEventOf,
+  WISHLIST_COLUMNS,
+  type WishlistFields,
+  type WishlistItemFields,
+} from '../../records/wishlist.js';
 import { adjustWishlistsCounts, deleteItems, insertItems, itemRowsOf, updateItems } from './queries.js';
 import type { WishlistImportBody, WishlistImportRow } from './schemas.js';
 import { countDeltas } from './counts.js';
@@ -52,9 +58,11 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
     { noun: 'wishlist' },
   );
   const customers = await resolveCustomers(trx, organizationId, [...new Set(rows.map((row) => row.customer))]);
-  const { products, variants } = await resolveProductsWithVariants(trx, organizationId, [
-    ...new Set(rows.flatMap((row) => row.items.map((item) => item.product))),
-  ]);
+  const productReferences = [...new Set(rows.flatMap((row) => row.items.map((item) => item.product)))];
+  // Variants are read only when an item names one: an item without a variant names the product alone.
+  const { products, variants } = rows.some((row) => row.items.some((item) => item.variant !== undefined))
+    ? await resolveProductsWithVariants(trx, organizationId, productReferences)
+    : { products: await resolveProducts(trx, organizationId, productReferences), variants: new Map() };
 
   const skipped: Skipped[] = [];
   const resolved: Accepted[] = [];
@@ -120,14 +128,37 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
   await deleteItems(trx, organizationId, removals);
   await updateItems(trx, organizationId, updates);
   await insertItems(trx, organizationId, inserts);
-  // Only the lists whose items this import changed are read again: every other list holds what `stored` read
-  // after it was locked (a new list without items holds none), so an unchanged re-import reads its items once.
+  // What each list holds now, read again only where it cannot be known: a list whose items this import did not
+  // change holds what `stored` read after it was locked (a new list without items holds none), and a list this
+  // import created, none of whose items sent addedAt, holds exactly the items inserted, all added at the
+  // transaction's time (its createdAt), so in id order (items are oldest first, docs/api.md#wishlists, ties in id
+  // order as itemRowsOf reads them).
+  const createdAt = new Map(created.map((row) => [row.id, row.created_at]));
+  const written = new Map<string, WishlistItemFields[]>();
+  for (const item of inserts) {
+    const at = createdAt.get(item.wishlistId);
+    if (at === undefined) continue;
+    let items = written.get(item.wishlistId);
+    if (!items) written.set(item.wishlistId, (items = []));
+    items.push({
+      id: item.id.toLowerCase(),
+      wishlist_id: item.wishlistId,
+      product_id: item.productId,
+      product_variant_id: item.variantId,
+      note: item.note,
+      added_at: at,
+    });
+  }
+  for (const plan of plans) if (plan.items.some((item) => item.addedAt !== undefined)) written.delete(plan.id);
+  for (const items of written.values()) items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const reread = await itemRowsOf(
     trx,
     organizationId,
-    plans.filter((plan) => itemsChanged.has(plan.id)).map((plan) => plan.id),
+    plans.filter((plan) => itemsChanged.has(plan.id) && !written.has(plan.id)).map((plan) => plan.id),
   );
-  const after = new Map(plans.map((plan) => [plan.id, reread.get(plan.id) ?? stored.get(plan.id) ?? []]));
+  const after = new Map(
+    plans.map((plan) => [plan.id, written.get(plan.id) ?? reread.get(plan.id) ?? stored.get(plan.id) ?? []]),
+  );
   await adjustWishlistsCounts(
     trx,
     organizationId,
@@ -135,15 +166,16 @@ export async function importWishlists(trx: Transaction<DB>, organizationId: stri
   );
 
   const outcomes = importOutcomes(plans, created, updated);
-  const events = [];
-  for (const [at, plan] of plans.entries()) {
-    const { record, action } = outcomes[at]!;
-    if (action !== 'unchanged') {
-      const name = action === 'created' ? 'wishlist.created' : 'wishlist.updated';
-      events.push(wishlistEvent(organizationId, name, record, after.get(plan.id)!));
-    }
-  }
+  // Each record is built once, for the answer and for its event.
   const data = plans.map((plan, at) => toWishlistWithItems(outcomes[at]!.record, after.get(plan.id)!));
+  const events = [];
+  for (const [at, record] of data.entries()) {
+    const { action } = outcomes[at]!;
+    if (action !== 'unchanged')
+      events.push(
+        wishlistEventOf(organizationId, action === 'created' ? 'wishlist.created' : 'wishlist.updated', record),
+      );
+  }
   await recordEvents(trx, events);
   return { data, skipped, ...importCounts(outcomes) };
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { nullableUuidArrayLiteral, plainArrayLiteral } from '../../db/arrays.js';
 import { columnList, type Executor } from '../../db/executor.js';
+import { PREPARE } from '../../db/prepared.js';
 import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
 import {
   toWishlistItem,
@@ -81,6 +83,10 @@ export async function touchWishlist(trx: Executor, organizationId: string, id: s
   return rows[0]!;
 }
 
+/**
+ * Inserts items, every column one array parameter (a prepared statement: the same text whatever the count), an item
+ * without addedAt taking the transaction's time.
+ */
 export async function insertItems(
   trx: Executor,
   organizationId: string,
@@ -94,23 +100,16 @@ export async function insertItems(
   }[],
 ): Promise<void> {
   if (items.length === 0) return;
-  const json = JSON.stringify(
-    items.map((item) => ({
-      id: item.id,
-      wishlist_id: item.wishlistId,
-      product_id: item.productId,
-      product_variant_id: item.variantId,
-      note: item.note,
-      added_at: item.addedAt ?? null,
-    })),
-  );
-  await sql`
+  await sql`${PREPARE}
     insert into wishlist_items (organization_id, id, wishlist_id, product_id, product_variant_id, note, added_at)
     select ${organizationId}::uuid, u.id, u.wishlist_id, u.product_id, u.product_variant_id, u.note, coalesce(u.added_at, now())
-    from json_to_recordset(${json}::json)
-      as u(id uuid, wishlist_id uuid, product_id uuid, product_variant_id uuid, note text, added_at timestamptz)`.execute(
-    trx,
-  );
+    from unnest(${plainArrayLiteral(items.map((item) => item.id))}::uuid[],
+      ${plainArrayLiteral(items.map((item) => item.wishlistId))}::uuid[],
+      ${plainArrayLiteral(items.map((item) => item.productId))}::uuid[],
+      ${nullableUuidArrayLiteral(items.map((item) => item.variantId))}::uuid[],
+      ${items.map((item) => item.note)}::text[],
+      ${items.map((item) => item.addedAt ?? null)}::timestamptz[])
+      as u(id, wishlist_id, product_id, product_variant_id, note, added_at)`.execute(trx);
 }
 
 export async function deleteItems(trx: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
@@ -134,10 +133,13 @@ export async function updateItems(
 }
 
 /**
- * Adds each delta to its product's wishlistsCount, in one statement, products in id order (writers lock wishlists
- * first, then products, so concurrent writers queue instead of deadlocking). The increment reads the row as the
- * last committed writer left it, so concurrent writers on different lists add up exactly
- * (docs/api.md#wishlists).
+ * Adds each delta to its product's wishlistsCount (docs/api.md#wishlists), kept in product_wishlist_counts rather than
+ * on the product row: the narrow row's update touches two small indexes where the product's touched all of its own.
+ * One upsert adds every delta, taking the rows in product id order (writers lock wishlists first, then these, so
+ * concurrent writers queue instead of deadlocking); it reads the row as the last committed writer left it (or
+ * inserts it, when a concurrent writer's insert or delete settles first), so concurrent writers on different lists
+ * add up exactly. A product holds a row only while its count is above 0: the rows this upsert brought to 0 are
+ * deleted next, among rows this transaction already locked, so no other transaction sees them.
  */
 export async function adjustWishlistsCounts(
   trx: Executor,
@@ -146,10 +148,21 @@ export async function adjustWishlistsCounts(
 ): Promise<void> {
   const entries = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return;
-  await sql`
-    update products p set wishlists_count = p.wishlists_count + d.delta
-    from unnest(${entries.map(([id]) => id)}::uuid[], ${entries.map(([, delta]) => delta)}::int[]) as d(id, delta)
-    where p.organization_id = ${organizationId}::uuid and p.id = d.id`.execute(trx);
+  await sql`${PREPARE}
+    insert into product_wishlist_counts as c (organization_id, product_id, wishlists_count)
+    select ${organizationId}::uuid, d.id, d.delta
+    from unnest(${plainArrayLiteral(entries.map(([id]) => id))}::uuid[], ${plainArrayLiteral(entries.map(([, delta]) => delta))}::int[])
+      as d(id, delta)
+    order by d.id
+    on conflict (organization_id, product_id) do update set wishlists_count = c.wishlists_count + excluded.wishlists_count`.execute(
+    trx,
+  );
+  const falling = entries.filter(([, delta]) => delta < 0).map(([id]) => id);
+  if (falling.length === 0) return;
+  await sql`${PREPARE}
+    delete from product_wishlist_counts
+    where organization_id = ${organizationId}::uuid and product_id = any(${plainArrayLiteral(falling)}::uuid[])
+      and wishlists_count = 0`.execute(trx);
 }
 
 export async function deleteWishlistRows(
