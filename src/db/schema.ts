@@ -569,17 +569,16 @@ export interface BulkJobChunksTable {
   rows: number;
 }
 
-/** A row of an import job's file, staged until the job has run (migration 0030, docs/api.md#import-jobs). */
+/**
+ * A batch of an import job's rows, staged until the job has written it (migration 0030, docs/api.md#import-jobs):
+ * `rows` holds `[index, line, row, problem]` per row: its index in the file, the line it starts on, the row as the
+ * synchronous import takes it, and why it cannot be imported as it is (or null).
+ */
 export interface BulkJobRowsTable {
   organization_id: string;
   job_id: string;
-  row_index: number;
-  /** The file's line the row starts on (1 is a CSV's header). */
-  line: number;
-  /** The row as the synchronous import takes it; null when the line could not be read into one. */
-  data: Json<Record<string, unknown>> | null;
-  /** Why the row cannot be imported as it is (it is skipped, or fails a strict job). */
-  problem: string | null;
+  first_index: number;
+  rows: Json<unknown[]>;
 }
 
 /** A row (or an order's item) an import job skipped, and why (migration 0030). */

@@ -2,9 +2,9 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Import jobs (docs/api.md#import-jobs) share bulk_jobs with export jobs. An upload is read into rows before the job
- * exists, then staged here in one transaction with the job itself: every process can run it, and a run committing
- * a batch commits the job's position with it, so a resumed run starts at the first row not yet written. Staged rows
- * go once the job has finished; what the run skipped stays for GET /import-jobs/{id}/skipped, walked in row order.
+ * exists, then staged here, a batch of rows per row (each `[index, line, row, problem]`), in one transaction with the
+ * job itself: every process can run it, and a run deletes a batch in the transaction that writes it and moves the
+ * job's position, so a resumed run starts at the first batch not yet written. Staged batches go once the job ends; what the run skipped stays for GET /import-jobs/{id}/skipped, walked in row order.
  * `unchanged` counts rows whose values were already stored, as the synchronous imports do.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -13,11 +13,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     sql`create table bulk_job_rows (
       organization_id uuid not null,
       job_id uuid not null,
-      row_index integer not null,
-      line integer not null,
-      data jsonb,
-      problem text,
-      primary key (organization_id, job_id, row_index),
+      first_index integer not null,
+      rows jsonb not null,
+      primary key (organization_id, job_id, first_index),
       foreign key (organization_id, job_id) references bulk_jobs (organization_id, id) on delete cascade)`,
     sql`create table bulk_job_skipped (
       organization_id uuid not null,

@@ -14,7 +14,7 @@ export function importJobsResource(sources: ImportSources): ResourceModule {
     description:
       "Import jobs: a CSV or JSON Lines file of up to 100,000 rows, imported in the background in batches by the resource's synchronous import, with progress, skipped rows and cancel.",
     routes: importJobRoutes(sources),
-    jobs: ({ config }) => [importJob({ sources, batchRows: config.importBatchRows })],
+    jobs: () => [importJob({ sources })],
     // The record the event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
     events: [{ names: ['importJob.completed'], schema: ImportJob }],
   };

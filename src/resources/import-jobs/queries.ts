@@ -85,15 +85,17 @@ export const updateImportJob = (
     .executeTakeFirstOrThrow();
 };
 
-/**
- * Stages rows of the file, each element `[index, line, row, problem]` of one JSON array text: one parameter for a
- * whole chunk, split by the database.
- */
-export async function stageRows(trx: Executor, organizationId: string, jobId: string, json: string): Promise<void> {
+/** Stages one batch of the file's rows: a JSON array text of `[index, line, row, problem]` elements. */
+export async function stageBatch(
+  trx: Executor,
+  organizationId: string,
+  jobId: string,
+  firstIndex: number,
+  json: string,
+): Promise<void> {
   await sql`
-    insert into bulk_job_rows (organization_id, job_id, row_index, line, data, problem)
-    select ${organizationId}::uuid, ${jobId}::uuid, (e->>0)::int, (e->>1)::int, e->2, e->>3
-    from jsonb_array_elements(${json}::jsonb) as e`.execute(trx);
+    insert into bulk_job_rows (organization_id, job_id, first_index, rows)
+    values (${organizationId}::uuid, ${jobId}::uuid, ${firstIndex}, ${json}::jsonb)`.execute(trx);
 }
 
 export interface StagedRow {
@@ -103,17 +105,37 @@ export interface StagedRow {
   problem: string | null;
 }
 
-/** The next batch of staged rows from `from` on, in file order. */
-export const stagedRows = (db: Executor, organizationId: string, jobId: string, from: number, limit: number) =>
-  db
+/** The first staged batch from `from` on: its rows in file order (empty when none is left). */
+export async function nextStagedBatch(
+  db: Executor,
+  organizationId: string,
+  jobId: string,
+  from: number,
+): Promise<{ firstIndex: number; rows: StagedRow[] } | undefined> {
+  const batch = await db
     .selectFrom('bulk_job_rows')
-    .select(['row_index', 'line', 'data', 'problem'])
+    .select(['first_index', 'rows'])
     .where('organization_id', '=', organizationId)
     .where('job_id', '=', jobId)
-    .where('row_index', '>=', from)
-    .orderBy('row_index')
-    .limit(limit)
-    .execute() as Promise<StagedRow[]>;
+    .where('first_index', '>=', from)
+    .orderBy('first_index')
+    .limit(1)
+    .executeTakeFirst();
+  if (!batch) return undefined;
+  const rows = (batch.rows as [number, number, Record<string, unknown> | null, string | null][]).map(
+    ([row_index, line, data, problem]) => ({ row_index, line, data, problem }),
+  );
+  return { firstIndex: batch.first_index, rows };
+}
+
+/** Removes a batch once written, in the transaction that writes it. */
+export const deleteStagedBatch = (trx: Executor, organizationId: string, jobId: string, firstIndex: number) =>
+  trx
+    .deleteFrom('bulk_job_rows')
+    .where('organization_id', '=', organizationId)
+    .where('job_id', '=', jobId)
+    .where('first_index', '=', firstIndex)
+    .execute();
 
 export const deleteStagedRows = (trx: Executor, organizationId: string, jobId: string) =>
   trx.deleteFrom('bulk_job_rows').where('organization_id', '=', organizationId).where('job_id', '=', jobId).execute();

@@ -31,8 +31,8 @@ const FILE_BODY = {
 };
 
 export function importJobRoutes(sources: ImportSources) {
-  return async (app: PatronApp, { db }: PlatformServices): Promise<void> => {
-    const importJobs = new ImportJobService(db, sources);
+  return async (app: PatronApp, { db, config }: PlatformServices): Promise<void> => {
+    const importJobs = new ImportJobService(db, sources, config.importBatchRows);
     const read = { permission: 'any', cost: 1 };
 
     // The upload is read as a stream, in a scope of its own so that every other route keeps taking JSON only.

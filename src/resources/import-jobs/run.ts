@@ -10,10 +10,11 @@ import { importJobEvent, type ImportOptions, type ImportResource } from '../../r
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import type { Skipped } from '../../resource-kit/imports.js';
 import {
+  deleteStagedBatch,
   deleteStagedRows,
   insertSkipped,
   lockImportJob,
-  stagedRows,
+  nextStagedBatch,
   updateImportJob,
   type ImportPosition,
   type StagedRow,
@@ -22,8 +23,6 @@ import { IMPORT_JOB_NAME, type ImportSources } from './service.js';
 
 export interface ImportJobOptions {
   sources: ImportSources;
-  /** Rows per batch: each batch is one transaction of the resource's import. */
-  batchRows: number;
 }
 
 /** Why a run stopped without finishing: the job was cancelled, or another runner took it over. */
@@ -85,13 +84,14 @@ async function runImport(
   const refused = new Map<number, string>();
   let rows = 0;
   for (;;) {
-    const batch = await stagedRows(db, organizationId, jobId, position, options.batchRows);
-    if (batch.length === 0) {
+    const staged = await nextStagedBatch(db, organizationId, jobId, position);
+    if (!staged) {
       await finishJob(db, organizationId, jobId, position, { status: 'succeeded' });
       return { rows };
     }
+    const batch = staged.rows;
     try {
-      const transaction = () => commitBatch(db, source, job, jobOptions, position, batch, refused);
+      const transaction = () => commitBatch(db, source, job, jobOptions, position, staged.firstIndex, batch, refused);
       await (source.around ? source.around(transaction) : transaction());
     } catch (error) {
       if (error instanceof RowFault) {
@@ -125,7 +125,8 @@ async function start(db: Kysely<DB>, organizationId: string, jobId: string): Pro
 }
 
 /**
- * One batch in one transaction, under the job's row lock and only from the position this run expects: rows that
+ * One batch in one transaction, under the job's row lock and only from the position this run expects (the batch is
+ * removed from the staged ones in the same transaction): rows that
  * could not be read into a valid row, or that the import refused earlier in this run, are skipped (a strict job
  * fails at the first); the rest go through the resource's import, whose own skipped rows are recorded too.
  */
@@ -135,6 +136,7 @@ async function commitBatch(
   job: BulkJobRow,
   options: ImportOptions,
   position: number,
+  firstIndex: number,
   batch: readonly StagedRow[],
   refused: ReadonlyMap<number, string>,
 ): Promise<void> {
@@ -177,6 +179,7 @@ async function commitBatch(
     const updated = outcome.updated ?? 0;
     const unchanged = outcome.unchanged ?? valid.length - importedSkipped - created - updated;
     await insertSkipped(trx, organizationId, jobId, skipped);
+    await deleteStagedBatch(trx, organizationId, jobId, firstIndex);
     await updateImportJob(trx, organizationId, jobId, {
       position: { next: batch.at(-1)!.row_index + 1 },
       rows_processed: locked.rows_processed + batch.length,

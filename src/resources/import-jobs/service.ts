@@ -40,7 +40,7 @@ import {
   findImportJob,
   insertImportJob,
   lockImportJob,
-  stageRows,
+  stageBatch,
   updateImportJob,
 } from './queries.js';
 import type { ImportJobQuery } from './schemas.js';
@@ -63,8 +63,6 @@ const pipeline = streamPipeline as unknown as (...stages: unknown[]) => Promise<
 
 /** A line longer than this is no row of any import (each holds at most a few hundred kilobytes). */
 const MAX_LINE_CHARS = 10 * 1024 * 1024;
-/** Staged rows per statement. */
-const STAGE_ROWS = 1_000;
 
 export interface Upload {
   query: ImportJobQuery;
@@ -87,6 +85,8 @@ export class ImportJobService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly sources: ImportSources,
+    /** Rows per staged batch: the run writes one batch per transaction. */
+    private readonly batchRows: number,
   ) {}
 
   /**
@@ -143,7 +143,7 @@ export class ImportJobService {
       }
       const job = await this.db.transaction().execute(async (trx) => {
         const row = await insertImportJob(trx, { organizationId, id, resource, format, options, rowsTotal: read.rows });
-        await stageFile(staged, (json) => stageRows(trx, organizationId, id, json));
+        await stageFile(staged, this.batchRows, (first, json) => stageBatch(trx, organizationId, id, first, json));
         await enqueueMany(trx, organizationId, IMPORT_JOB_NAME, [id], new Date());
         return row;
       });
@@ -423,16 +423,22 @@ async function* splitLines(text: AsyncIterable<string>): AsyncGenerator<[number,
   if (rest) yield [++line, rest];
 }
 
-/** Feeds the staging file back, STAGE_ROWS rows per statement. */
-async function stageFile(path: string, stage: (json: string) => Promise<void>): Promise<void> {
+/** Feeds the staging file back, one batch of `batchRows` rows per statement. */
+async function stageFile(
+  path: string,
+  batchRows: number,
+  stage: (firstIndex: number, json: string) => Promise<void>,
+): Promise<void> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let chunk: string[] = [];
+  let first = 0;
   for await (const line of lines) {
     chunk.push(line);
-    if (chunk.length === STAGE_ROWS) {
-      await stage(`[${chunk.join(',')}]`);
+    if (chunk.length === batchRows) {
+      await stage(first, `[${chunk.join(',')}]`);
+      first += chunk.length;
       chunk = [];
     }
   }
-  if (chunk.length) await stage(`[${chunk.join(',')}]`);
+  if (chunk.length) await stage(first, `[${chunk.join(',')}]`);
 }
