@@ -10,6 +10,7 @@ import { retentionJob } from '../../src/jobs/retention/job.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { EXPORT_JOB_NAME } from '../../src/resources/export-jobs/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { hooked as hookedDatabase } from '../support/hooked-database.js';
 
 /** Two records per page, so a handful of products spans several pages and chunks. */
 const PAGE_ROWS = 2;
@@ -104,32 +105,7 @@ async function runQueued(database: Kysely<DB> = db()): Promise<void> {
   while ((await runner.tick()) > 0);
 }
 
-/**
- * The database, with a hook before the n-th transaction begins (counting from 1): the run's first transaction claims
- * the job, each later one commits a page. The hook may throw (a crash before that page commits) or act first.
- */
-function hooked(before: (n: number) => Promise<void>): Kysely<DB> {
-  const target = db();
-  let calls = 0;
-  return new Proxy(target, {
-    get(object, property) {
-      if (property === 'transaction') {
-        return () => {
-          const real = object.transaction();
-          const n = ++calls;
-          return {
-            execute: async (callback: Parameters<typeof real.execute>[0]) => {
-              await before(n);
-              return real.execute(callback);
-            },
-          };
-        };
-      }
-      const value = Reflect.get(object, property, object) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
-    },
-  });
-}
+const hooked = (before: (n: number) => Promise<void>) => hookedDatabase(db(), before);
 
 const chunksOf = (jobId: string) =>
   db().selectFrom('bulk_job_chunks').select(['seq', 'rows']).where('job_id', '=', jobId).orderBy('seq').execute();

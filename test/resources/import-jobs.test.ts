@@ -7,6 +7,7 @@ import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { EXPORT_JOB_NAME } from '../../src/resources/export-jobs/index.js';
 import { IMPORT_JOB_NAME } from '../../src/resources/import-jobs/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { hooked as hookedDatabase } from '../support/hooked-database.js';
 
 /** Three rows per batch, so a handful of rows spans several batches (and transactions). */
 const BATCH_ROWS = 3;
@@ -112,32 +113,7 @@ async function imported(tenant: Tenant, query: string, body: string | Buffer, co
   return get(tenant, job.id);
 }
 
-/**
- * The database, with a hook before the n-th transaction begins (counting from 1): the run's first transaction claims
- * the job, each later one commits a batch. The hook may throw (a crash before that batch commits) or act first.
- */
-function hooked(before: (n: number) => Promise<void>): Kysely<DB> {
-  const target = db();
-  let calls = 0;
-  return new Proxy(target, {
-    get(object, property) {
-      if (property === 'transaction') {
-        return () => {
-          const real = object.transaction();
-          const n = ++calls;
-          return {
-            execute: async (callback: Parameters<typeof real.execute>[0]) => {
-              await before(n);
-              return real.execute(callback);
-            },
-          };
-        };
-      }
-      const value = Reflect.get(object, property, object) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
-    },
-  });
-}
+const hooked = (before: (n: number) => Promise<void>) => hookedDatabase(db(), before);
 
 async function listOrders(tenant: Tenant, query = 'include=items,tags&limit=250') {
   const response = await t.request({ url: `/v1/orders?${query}`, key: tenant.key });

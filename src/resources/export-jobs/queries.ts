@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { findBulkJob } from '../../resource-kit/bulk-jobs.js';
 import type { BulkJobRow } from '../../records/export-job.js';
 import type { GzipProgress } from '../../util/gzip-segments.js';
 
@@ -28,23 +29,10 @@ export interface ExportPosition {
 }
 
 export const findExportJob = (db: Executor, organizationId: string, id: string) =>
-  db
-    .selectFrom('bulk_jobs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .where('type', '=', 'export')
-    .executeTakeFirst();
+  findBulkJob(db, 'export', organizationId, id);
 
 export const lockExportJob = (trx: Executor, organizationId: string, id: string) =>
-  trx
-    .selectFrom('bulk_jobs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .where('type', '=', 'export')
-    .forUpdate()
-    .executeTakeFirst();
+  findBulkJob(trx, 'export', organizationId, id, true);
 
 export const insertExportJob = (
   trx: Executor,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { findBulkJob } from '../../resource-kit/bulk-jobs.js';
 import type { BulkJobRow } from '../../records/export-job.js';
 import type { ImportOptions } from '../../records/import-job.js';
 import type { Skipped } from '../../resource-kit/imports.js';
@@ -11,23 +12,10 @@ export interface ImportPosition {
 }
 
 export const findImportJob = (db: Executor, organizationId: string, id: string) =>
-  db
-    .selectFrom('bulk_jobs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .where('type', '=', 'import')
-    .executeTakeFirst();
+  findBulkJob(db, 'import', organizationId, id);
 
 export const lockImportJob = (trx: Executor, organizationId: string, id: string) =>
-  trx
-    .selectFrom('bulk_jobs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .where('type', '=', 'import')
-    .forUpdate()
-    .executeTakeFirst();
+  findBulkJob(trx, 'import', organizationId, id, true);
 
 export const insertImportJob = (
   trx: Executor,
