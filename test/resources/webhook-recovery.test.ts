@@ -176,12 +176,14 @@ describe('POST /v1/webhooks/{id}/recover', () => {
   });
 
   it('costs 5 tokens', async () => {
-    const endpoint = await createEndpoint(t, tenant, {
+    // A small allowance refills 0.2 tokens a second, so the time between the two requests cannot move the count.
+    const frugal = await t.tenant({ apiRequestsPerMinute: 12 });
+    const endpoint = await createEndpoint(t, frugal, {
       url: `${receiver.origin}/recover-cost`,
       events: ['site.created'],
     });
-    const first = await recover(endpoint.id, { since: '2000-01-01T00:00:00Z' });
-    const second = await recover(endpoint.id, { since: '2000-01-01T00:00:00Z' });
+    const first = await recover(endpoint.id, { since: '2000-01-01T00:00:00Z' }, frugal.key);
+    const second = await recover(endpoint.id, { since: '2000-01-01T00:00:00Z' }, frugal.key);
     const remaining = (response: typeof first) => Number(/r=(\d+)/.exec(String(response.headers['ratelimit']))?.[1]);
     expect(remaining(first) - remaining(second)).toBe(5);
   });
