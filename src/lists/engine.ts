@@ -161,12 +161,16 @@ export function withIncludes<T extends object>(
   return extended as T;
 }
 
-/** One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). */
+/**
+ * One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). `columns` replaces the list's own
+ * select (the id is always read): an export written by the database reads each record as one line of text.
+ */
 export async function listPage<Row extends { id: string }>(
   db: Kysely<DB>,
   definition: ListDefinition,
   organizationId: string,
   params: ListParams,
+  columns?: RawBuilder<unknown>,
 ): Promise<Page<Row>> {
   // A quick filter's sort applies when the request names none (docs/api.md#quick-filters).
   const sort = params.sort ? parseSort(definition, params.sort) : savedSort(definition, params.saved);
@@ -184,7 +188,8 @@ export async function listPage<Row extends { id: string }>(
   const rows: (Row & { _sort: string | number | null })[] = [];
   for (const segment of segments(sort, `${definition.alias}.id`, position)) {
     const query = sql<Row & { _sort: string | number | null }>`
-      select ${sql.raw(definition.select)}, ${sortValueExpression(sort)} as _sort
+      select ${columns ? sql`${sql.raw(definition.alias)}.id, ${columns}` : sql.raw(definition.select)},
+        ${sortValueExpression(sort)} as _sort
       from ${sql.raw(definition.from)} ${selection.joins}
       where ${selection.where} and ${segment.where}
       order by ${segment.orderBy}

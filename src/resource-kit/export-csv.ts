@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { sql, type RawBuilder } from 'kysely';
 import type { ListDefinition } from '../lists/types.js';
 
 /**
@@ -15,6 +16,52 @@ export interface ExportSource {
   permission: string;
   /** The record's array of objects flattened one CSV line per item, when its include is requested. */
   csvLines?: string;
+  /**
+   * Each field of the record (without extras) as SQL giving its API text: a CSV export without includes is then
+   * written by the database, a line per record, instead of record by record in Node (docs/api.md#export-jobs).
+   */
+  csvSql?: Record<string, CsvColumnSql>;
+}
+
+/** How the database writes one field's API text into a CSV cell (see `csvColumn`). */
+export interface CsvColumnSql {
+  kind: 'text' | 'integer' | 'timestamp' | 'boolean' | 'metadata';
+  /** The column (or expression) of the list's `from`, e.g. `o.notes`. */
+  column: string;
+}
+
+/** The field kinds a database-written CSV knows: text (and uuid), integer, timestamp, boolean, metadata. */
+export const csvColumn = {
+  text: (column: string): CsvColumnSql => ({ kind: 'text', column }),
+  integer: (column: string): CsvColumnSql => ({ kind: 'integer', column }),
+  timestamp: (column: string): CsvColumnSql => ({ kind: 'timestamp', column }),
+  boolean: (column: string): CsvColumnSql => ({ kind: 'boolean', column }),
+  metadata: (column: string): CsvColumnSql => ({ kind: 'metadata', column }),
+};
+
+/**
+ * A text value as csv-stringify writes it (the flattener's writer): quoted, with quotes doubled, when it holds a
+ * quote, a comma or a line break; empty when null.
+ */
+function quotedCell(value: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`(case when ${value} ~ '[",\r\n]' then '"' || replace(${value}, '"', '""') || '"' else coalesce(${value}, '') end)`;
+}
+
+/** A field's cell as the API serializes it: timestamps in ISO 8601 UTC with milliseconds (as Date#toISOString). */
+function cellSql(field: CsvColumnSql): RawBuilder<string> {
+  const column = sql.raw(field.column);
+  switch (field.kind) {
+    case 'text':
+      return quotedCell(sql`(${column})::text`);
+    case 'metadata':
+      throw new Error('metadata is written one column per key');
+    case 'integer':
+      return sql<string>`coalesce((${column})::text, '')`;
+    case 'timestamp':
+      return sql<string>`coalesce(to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '')`;
+    case 'boolean':
+      return sql<string>`(case when ${column} then 'true' when not ${column} then 'false' else '' end)`;
+  }
 }
 
 /** The JSON schema of a record field, as far as the flattener reads it. */
@@ -112,10 +159,56 @@ export class CsvFlattener {
   private readonly fields: Shape[];
   private readonly lines: (Shape & { kind: 'lines' }) | undefined;
 
-  constructor(source: ExportSource, includes: readonly string[]) {
+  constructor(
+    private readonly source: ExportSource,
+    includes: readonly string[],
+  ) {
     const unrequested = new Set(Object.keys(source.list.includes).filter((name) => !includes.includes(name)));
     this.fields = fieldsOf(source.record as FieldSchema, [], unrequested, source.csvLines);
     this.lines = this.fields.find((shape): shape is Shape & { kind: 'lines' } => shape.kind === 'lines');
+  }
+
+  /**
+   * The columns of the export's metadata fields (by dotted path) when all of them are the record's own, so one
+   * query per field collects their keys over the selection; undefined when an extra carries metadata (the records
+   * are then walked).
+   */
+  metadataColumns(): Map<string, string> | undefined {
+    const columns = new Map<string, string>();
+    let walk = false;
+    const visit = (shapes: readonly Shape[], own: boolean) => {
+      for (const shape of shapes) {
+        if (shape.kind === 'metadata') {
+          const field = own && shape.path.length === 1 ? this.source.csvSql?.[shape.path[0]!] : undefined;
+          if (field?.kind === 'metadata') columns.set(dotted(shape.path), field.column);
+          else walk = true;
+        } else if (shape.kind === 'object' || shape.kind === 'lines') visit(shape.fields, false);
+      }
+    };
+    visit(this.fields, true);
+    return walk ? undefined : columns;
+  }
+
+  /**
+   * One CSV line per record written by the database, cell for cell what `body` writes, when every column is a field
+   * the source declares in `csvSql` (so no extras); undefined otherwise.
+   */
+  sqlLine(keys: MetadataKeys): RawBuilder<string> | undefined {
+    const cells: RawBuilder<string>[] = [];
+    for (const shape of this.fields) {
+      const field = shape.path.length === 1 ? this.source.csvSql?.[shape.path[0]!] : undefined;
+      if (!field) return undefined;
+      if (shape.kind === 'metadata' && field.kind === 'metadata') {
+        const column = sql.raw(field.column);
+        for (const key of [...(keys[dotted(shape.path)] ?? [])].sort())
+          cells.push(quotedCell(sql`(${column} ->> ${key})`));
+      } else if (shape.kind === 'scalar' && field.kind !== 'metadata') {
+        cells.push(cellSql(field));
+      } else {
+        return undefined;
+      }
+    }
+    return sql<string>`concat_ws(',', ${sql.join(cells)})`;
   }
 
   /** Adds the metadata keys of these records (as the API serialized them) to `keys`. */

@@ -1,6 +1,7 @@
 import { gunzipSync, inflateRawSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
-import type { Kysely } from 'kysely';
+import { stringify } from 'csv-stringify/sync';
+import { sql, type Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledJobs } from '../../src/compose.js';
@@ -500,6 +501,84 @@ describe('CSV of orders', () => {
     expect(rows[0]!['items.product.metadata.fabric']).toBe('linen');
     expect(rows.map((row) => row['customer.email'])).toEqual(Array(3).fill('ada@example.com'));
     expect(rows[0]!['customer.metadata.tier']).toBe('gold');
+  });
+  it('writes the lines of an export without extras in the database, byte for byte what the flattener writes', async () => {
+    const c = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+    const site = await t.request({
+      method: 'POST',
+      url: '/v1/sites',
+      key: c.key,
+      body: { data: { name: 'Shop', domain: 'shop.example', platform: 'custom', currencyCode: 'EUR' } },
+    });
+    expect(site.statusCode, site.body).toBe(201);
+    const customers = await t.request({
+      method: 'POST',
+      url: '/v1/customers/import',
+      key: c.key,
+      body: { data: [{ email: 'ada@example.com' }] },
+    });
+    expect(customers.statusCode, customers.body).toBe(200);
+    const awkward = [
+      { notes: 'plain', metadata: { channel: 'web', 'z key': 'a "quoted", value' } },
+      { notes: 'say "hi", then\nleave\r\nagain', metadata: { 'a,b': 'x\ny' } },
+      { notes: '', metadata: {} },
+      { notes: null, metadata: { channel: 'Grüße ✓ 🎉' } },
+      { notes: '  leading and trailing  ', metadata: { channel: '' } },
+    ];
+    const orders = await t.request({
+      method: 'POST',
+      url: '/v1/orders/import',
+      key: c.key,
+      body: {
+        data: awkward.map((order, index) => ({
+          site: 'shop.example',
+          customer: 'ada@example.com',
+          remoteId: `R,${index}`,
+          number: `#${index} "x"`,
+          totalCents: index * 1001,
+          currencyCode: 'EUR',
+          metadata: order.metadata,
+          ...(index % 2 ? { shippedAt: '2025-03-01T10:00:00.120Z' } : {}),
+          createdAt: `2025-0${index + 1}-02T03:04:05.006Z`,
+        })),
+      },
+    });
+    expect(orders.statusCode, orders.body).toBe(200);
+    for (const [index, order] of awkward.entries()) {
+      if (order.notes === null) continue;
+      const id = (await db()
+        .selectFrom('orders')
+        .select('id')
+        .where('organization_id', '=', c.organization.id)
+        .where('remote_id', '=', `R,${index}`)
+        .executeTakeFirstOrThrow())!.id;
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/v1/orders/${id}`,
+        key: c.key,
+        body: { notes: order.notes },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+    }
+    // Microseconds the API never writes, as a store's own database might hold them: both writers truncate to ms.
+    await db()
+      .updateTable('orders')
+      .set({ delivered_at: new Date('2025-04-05T06:07:08.999Z') })
+      .where('organization_id', '=', c.organization.id)
+      .execute();
+    await sql`update orders set delivered_at = delivered_at + interval '0.000999 seconds'
+      where organization_id = ${c.organization.id}`.execute(db());
+
+    // importJob is an extra without SQL, so that export is written record by record in Node.
+    const bySql = await create(c, { resource: 'orders', format: 'csv', sort: 'number' });
+    const byNode = await create(c, { resource: 'orders', format: 'csv', sort: 'number', include: 'importJob' });
+    await runQueued();
+    const sqlText = await fileOf(c, bySql.id);
+    const nodeRows = parse(await fileOf(c, byNode.id), { columns: true }) as Record<string, string>[];
+    const header = Object.keys(nodeRows[0]!).filter((column) => !column.startsWith('importJob'));
+    expect(header).toContain('metadata.a,b');
+    expect(sqlText).toBe(stringify([header, ...nodeRows.map((row) => header.map((column) => row[column]))]));
+    expect(parse(sqlText, { columns: true })).toHaveLength(awkward.length);
   });
 });
 

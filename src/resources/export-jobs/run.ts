@@ -1,11 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import { serializeRecord } from '../../events/serialize.js';
 import { recordEvents } from '../../events/outbox.js';
 import { ContinueLater, type JobContext, type JobDefinition } from '../../jobs/runner/types.js';
-import { compileSelection, listRecords, parseIncludes } from '../../lists/engine.js';
+import { compileSelection, listPage, listRecords, parseIncludes } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { CsvFlattener, type ExportSource, type MetadataKeys } from '../../resource-kit/export-csv.js';
 import { GZIP_START, gzipSegment } from '../../util/gzip-segments.js';
@@ -74,28 +74,40 @@ async function runExport(
     seq: 0,
   };
 
-  // A CSV's header names every metadata key of the selection, so a first walk collects them (writing nothing).
+  // A CSV's header names every metadata key of the selection: one query per metadata field collects them, or, when
+  // an extra carries metadata, a first walk of the records (writing nothing).
   if (position.phase === 'columns' && flattener) {
-    const keys = new Map<string, Set<string>>();
-    let cursor: string | null = null;
-    do {
-      const page = await readPage(db, source, organizationId, { ...params, cursor: cursor ?? undefined });
-      flattener.collect(page.records(), keys);
-      cursor = page.nextCursor;
-      await checkRunning(db, organizationId, jobId);
-    } while (cursor);
-    const metadataKeys: MetadataKeys = Object.fromEntries([...keys].map(([path, set]) => [path, [...set].sort()]));
+    const columns = flattener.metadataColumns();
+    const metadataKeys = columns
+      ? await metadataKeysOf(db, source, organizationId, params, columns)
+      : await walkMetadataKeys(db, source, flattener, organizationId, jobId, params);
     const next: ExportPosition = { phase: 'rows', cursor: null, seq: 0, metadataKeys };
     job = await commitPage(db, job, position, next, undefined, 0, options.maxRows);
     position = next;
   }
+  // Without extras, the database writes the CSV lines (docs/api.md#export-jobs).
+  const sqlLine = flattener?.sqlLine(position.metadataKeys ?? {});
 
+  const read = (cursor: string | null) => {
+    const pageParams = { ...params, cursor: cursor ?? undefined };
+    const reading = sqlLine
+      ? readLines(db, source, organizationId, pageParams, sqlLine)
+      : readPage(db, source, organizationId, pageParams);
+    reading.catch(() => {}); // a page read ahead and never used must not be an unhandled rejection
+    return reading;
+  };
   let written = 0;
+  let reading = read(position.cursor);
   for (;;) {
-    const page = await readPage(db, source, organizationId, { ...params, cursor: position.cursor ?? undefined });
+    const page = await reading;
+    // The next page is read while this one is compressed and committed: the database, zlib's thread and this one
+    // work at once.
+    if (page.nextCursor) reading = read(page.nextCursor);
     const text = flattener
       ? (position.seq === 0 ? flattener.header(position.metadataKeys ?? {}) : '') +
-        flattener.body(page.records(), position.metadataKeys ?? {})
+        (sqlLine
+          ? page.lines.map((line) => `${line}\n`).join('')
+          : flattener.body(page.records(), position.metadataKeys ?? {}))
       : page.lines.map((line) => `${line}\n`).join('');
     // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file (compressed off
     // the event loop's thread, while requests are served).
@@ -143,6 +155,64 @@ async function readPage(db: Kysely<DB>, source: ExportSource, organizationId: st
     records: () => lines.map((line) => JSON.parse(line) as unknown),
     nextCursor: page.nextCursor,
   };
+}
+
+/** One page of CSV lines written by the database, in the list's order and keyset-walked like any page of it. */
+async function readLines(
+  db: Kysely<DB>,
+  source: ExportSource,
+  organizationId: string,
+  params: ListParams,
+  line: RawBuilder<string>,
+) {
+  const page = await listPage<{ id: string; line: string }>(
+    db,
+    source.list,
+    organizationId,
+    params,
+    sql`${line} as line`,
+  );
+  const lines = page.rows.map((row) => row.line);
+  return { lines, count: lines.length, records: () => [] as unknown[], nextCursor: page.nextCursor };
+}
+
+/** The metadata keys of the selection, one query per metadata field (each sorted, as the header names them). */
+async function metadataKeysOf(
+  db: Kysely<DB>,
+  source: ExportSource,
+  organizationId: string,
+  params: ListParams,
+  columns: Map<string, string>,
+): Promise<MetadataKeys> {
+  const selection = compileSelection(source.list, organizationId, params);
+  const keys: MetadataKeys = {};
+  for (const [path, column] of columns) {
+    const { rows } = await sql<{ key: string }>`
+      select distinct jsonb_object_keys(${sql.raw(column)}) as key
+      from ${sql.raw(source.list.from)} ${selection.joins} where ${selection.where}`.execute(db);
+    keys[path] = rows.map((row) => row.key).sort();
+  }
+  return keys;
+}
+
+/** The metadata keys of every record of the selection, walked page by page (stopping when the job is cancelled). */
+async function walkMetadataKeys(
+  db: Kysely<DB>,
+  source: ExportSource,
+  flattener: CsvFlattener,
+  organizationId: string,
+  jobId: string,
+  params: ListParams,
+): Promise<MetadataKeys> {
+  const keys = new Map<string, Set<string>>();
+  let cursor: string | null = null;
+  do {
+    const page = await readPage(db, source, organizationId, { ...params, cursor: cursor ?? undefined });
+    flattener.collect(page.records(), keys);
+    cursor = page.nextCursor;
+    await checkRunning(db, organizationId, jobId);
+  } while (cursor);
+  return Object.fromEntries([...keys].map(([path, set]) => [path, [...set].sort()]));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ResourceModule } from '../../http/types.js';
 import { orderRoutes } from './routes.js';
 import { Order } from '../../records/order.js';
-import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';
 import { toOrder } from '../../records/order.js';
 import { orderList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
@@ -26,6 +26,25 @@ export const orderExport: ExportSource = {
   toRecord: toOrder,
   permission: 'orders:read',
   csvLines: 'items',
+  csvSql: {
+    id: csvColumn.text('o.id'),
+    siteId: csvColumn.text('o.site_id'),
+    customerId: csvColumn.text('o.customer_id'),
+    remoteId: csvColumn.text('o.remote_id'),
+    number: csvColumn.text('o.number'),
+    totalCents: csvColumn.integer('o.total_cents'),
+    subtotalCents: csvColumn.integer('o.subtotal_cents'),
+    shippingCents: csvColumn.integer('o.shipping_cents'),
+    taxCents: csvColumn.integer('o.tax_cents'),
+    currencyCode: csvColumn.text('o.currency_code'),
+    shippedAt: csvColumn.timestamp('o.shipped_at'),
+    deliveredAt: csvColumn.timestamp('o.delivered_at'),
+    cancelledAt: csvColumn.timestamp('o.cancelled_at'),
+    metadata: csvColumn.metadata('o.metadata'),
+    notes: csvColumn.text('o.notes'),
+    createdAt: csvColumn.timestamp('o.created_at'),
+    updatedAt: csvColumn.timestamp('o.updated_at'),
+  },
 };
 
 /** Import jobs: the orders import, rows matched on remoteId, one CSV line per item (docs/api.md#import-jobs). */
