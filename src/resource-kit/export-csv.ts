@@ -25,14 +25,15 @@ export interface ExportSource {
 
 /** How the database writes one field's API text into a CSV cell (see `csvColumn`). */
 export interface CsvColumnSql {
-  kind: 'text' | 'integer' | 'timestamp' | 'boolean' | 'metadata';
+  kind: 'text' | 'uuid' | 'integer' | 'timestamp' | 'boolean' | 'metadata';
   /** The column (or expression) of the list's `from`, e.g. `o.notes`. */
   column: string;
 }
 
-/** The field kinds a database-written CSV knows: text (and uuid), integer, timestamp, boolean, metadata. */
+/** The field kinds a database-written CSV knows: text, uuid, integer, timestamp, boolean, metadata. */
 export const csvColumn = {
   text: (column: string): CsvColumnSql => ({ kind: 'text', column }),
+  uuid: (column: string): CsvColumnSql => ({ kind: 'uuid', column }),
   integer: (column: string): CsvColumnSql => ({ kind: 'integer', column }),
   timestamp: (column: string): CsvColumnSql => ({ kind: 'timestamp', column }),
   boolean: (column: string): CsvColumnSql => ({ kind: 'boolean', column }),
@@ -55,6 +56,7 @@ function cellSql(field: CsvColumnSql): RawBuilder<string> {
       return quotedCell(sql`(${column})::text`);
     case 'metadata':
       throw new Error('metadata is written one column per key');
+    case 'uuid': // never quoted: hex digits and hyphens
     case 'integer':
       return sql<string>`coalesce((${column})::text, '')`;
     case 'timestamp':

@@ -20,7 +20,7 @@ let t: TestApp;
 let a: Tenant;
 let b: Tenant;
 beforeAll(async () => {
-  t = await startTestApp({ config: { exportPageRows: PAGE_ROWS } });
+  t = await startTestApp({ config: { exportPageRows: PAGE_ROWS, exportLinePageRows: PAGE_ROWS } });
   a = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
   b = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
   await importProducts(a, [

@@ -16,7 +16,7 @@ let t: TestApp;
 let a: Tenant;
 let b: Tenant;
 beforeAll(async () => {
-  t = await startTestApp({ config: { importBatchRows: BATCH_ROWS, exportPageRows: 2 } });
+  t = await startTestApp({ config: { importBatchRows: BATCH_ROWS, exportPageRows: 2, exportLinePageRows: 2 } });
   a = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
   b = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
   for (const tenant of [a, b]) {

@@ -14,7 +14,14 @@ export function exportJobsResource(sources: ExportSources): ResourceModule {
     description:
       "Export jobs: a list's records, as its filter, search, quick filter, include and sort select them, written in the background to a CSV or JSON Lines file kept 7 days for download.",
     routes: exportJobRoutes(sources),
-    jobs: ({ config }) => [exportJob({ sources, maxRows: config.exportMaxRows, pageRows: config.exportPageRows })],
+    jobs: ({ config }) => [
+      exportJob({
+        sources,
+        maxRows: config.exportMaxRows,
+        pageRows: config.exportPageRows,
+        linePageRows: config.exportLinePageRows,
+      }),
+    ],
     // The record the event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
     events: [{ names: ['exportJob.completed'], schema: ExportJob }],
   };

@@ -26,6 +26,8 @@ export interface ExportJobOptions {
   maxRows: number;
   /** Records per page of the walk, and so per chunk of the file. */
   pageRows: number;
+  /** Records per page when the database writes the lines. */
+  linePageRows: number;
 }
 
 /** Why a run stopped without finishing: the job was cancelled, or another runner took it over. */
@@ -89,7 +91,7 @@ async function runExport(
   const sqlLine = flattener?.sqlLine(position.metadataKeys ?? {});
 
   const read = (cursor: string | null) => {
-    const pageParams = { ...params, cursor: cursor ?? undefined };
+    const pageParams = { ...params, cursor: cursor ?? undefined, ...(sqlLine ? { limit: options.linePageRows } : {}) };
     const reading = sqlLine
       ? readLines(db, source, organizationId, pageParams, sqlLine)
       : readPage(db, source, organizationId, pageParams);

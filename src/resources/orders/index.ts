@@ -27,9 +27,9 @@ export const orderExport: ExportSource = {
   permission: 'orders:read',
   csvLines: 'items',
   csvSql: {
-    id: csvColumn.text('o.id'),
-    siteId: csvColumn.text('o.site_id'),
-    customerId: csvColumn.text('o.customer_id'),
+    id: csvColumn.uuid('o.id'),
+    siteId: csvColumn.uuid('o.site_id'),
+    customerId: csvColumn.uuid('o.customer_id'),
     remoteId: csvColumn.text('o.remote_id'),
     number: csvColumn.text('o.number'),
     totalCents: csvColumn.integer('o.total_cents'),
