@@ -14,7 +14,7 @@
 // export may outlast it), so every request meets an export.
 // Tunables (env): BENCH_ROUNDS (2), BENCH_RATE (list requests per second, 40), BENCH_LOAD_S (15), BENCH_QUIET_WAIT_S.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import {
   startPatron,
   table,
   waitForQuiet,
+  withRss,
   type Server,
 } from './support/harness.js';
 
@@ -42,17 +43,6 @@ const TARGET_FLOOR_RATIO = 0.5;
 const TARGET_RSS_MB = 150;
 const TARGET_P99_RATIO = 2;
 const DATABASE = 'patron_bench_analytics';
-
-/** The server's resident memory (kB), read from /proc. */
-function rssKb(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The floor: psql's \copy of the columns the export writes (the order's fields, its one metadata key), in the
@@ -81,46 +71,42 @@ interface Exported {
 }
 
 async function exportOrders(server: Server, key: string): Promise<Exported> {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const pid = server.child.pid;
-  const before = rssKb(pid);
-  let peak = before ?? 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid) ?? 0)), 50);
   const cpu = [cpuMs(pid), databaseCpuMs(DATABASE)];
   const t0 = performance.now();
-  try {
-    const response = await fetch(`${server.baseUrl}/v1/export-jobs`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ resource: 'orders', format: 'csv' }),
-    });
-    const started = (await response.json()) as { id: string };
-    if (response.status !== 202) throw new Error(`POST /v1/export-jobs: ${response.status} ${JSON.stringify(started)}`);
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const poll = await fetch(`${server.baseUrl}/v1/export-jobs/${started.id}`, { headers });
-      const job = (await poll.json()) as { status: string; rowsProcessed: number; error: string | null };
-      if (job.status === 'queued' || job.status === 'running') continue;
-      if (job.status !== 'succeeded' || job.rowsProcessed !== ROWS)
-        throw new Error(`export ${started.id} ended ${job.status} with ${job.rowsProcessed} rows: ${job.error}`);
-      const ms = performance.now() - t0;
-      peak = Math.max(peak, rssKb(pid) ?? 0);
-      const after = [cpuMs(pid), databaseCpuMs(DATABASE)];
-      const delta = (i: number) =>
-        cpu[i] === null || cpu[i] === undefined || after[i] === null || after[i] === undefined
-          ? null
-          : after[i]! - cpu[i]!;
-      return {
-        id: started.id,
-        ms,
-        rowsPerSec: (ROWS * 1000) / ms,
-        rssGrowthMb: before === null ? null : (peak - before) / 1024,
-        serverCpuMs: delta(0),
-        databaseCpuMs: delta(1),
-      };
-    }
-  } finally {
-    clearInterval(sampler);
+  const { value: id, rssGrowthMb } = await withRss(server, () => runExport(server, key));
+  const ms = performance.now() - t0;
+  const after = [cpuMs(pid), databaseCpuMs(DATABASE)];
+  const delta = (i: number) =>
+    cpu[i] === null || cpu[i] === undefined || after[i] === null || after[i] === undefined ? null : after[i]! - cpu[i]!;
+  return {
+    id,
+    ms,
+    rowsPerSec: (ROWS * 1000) / ms,
+    rssGrowthMb,
+    serverCpuMs: delta(0),
+    databaseCpuMs: delta(1),
+  };
+}
+
+/** Makes the export and reads it every 100 ms until it succeeded: its id. */
+async function runExport(server: Server, key: string): Promise<string> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const response = await fetch(`${server.baseUrl}/v1/export-jobs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ resource: 'orders', format: 'csv' }),
+  });
+  const started = (await response.json()) as { id: string };
+  if (response.status !== 202) throw new Error(`POST /v1/export-jobs: ${response.status} ${JSON.stringify(started)}`);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const poll = await fetch(`${server.baseUrl}/v1/export-jobs/${started.id}`, { headers });
+    const job = (await poll.json()) as { status: string; rowsProcessed: number; error: string | null };
+    if (job.status === 'queued' || job.status === 'running') continue;
+    if (job.status !== 'succeeded' || job.rowsProcessed !== ROWS)
+      throw new Error(`export ${started.id} ended ${job.status} with ${job.rowsProcessed} rows: ${job.error}`);
+    return started.id;
   }
 }
 

@@ -13,7 +13,6 @@
 // (remoteId "imp-…") is deleted at the end. The job's progress is read every 250 ms, so its time is known to that.
 // Tunables (env): BENCH_ROUNDS (2), BENCH_JOB_ROWS (100000), BENCH_SKIP_BUILD=1, BENCH_QUIET_WAIT_S.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +28,7 @@ import {
   startPatron,
   table,
   waitForQuiet,
+  withRss,
   type Server,
 } from './support/harness.js';
 
@@ -89,33 +89,6 @@ function csvLines(row: Row): string[][] {
     String(item.quantity),
     String(item.unitPriceCents),
   ]);
-}
-
-/** The server's resident memory (kB), read from /proc. */
-function rssKb(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Samples the server's RSS every 50 ms while `work` runs: its growth over the value before, in MB. */
-async function withRss<T>(server: Server, work: () => Promise<T>): Promise<{ value: T; rssGrowthMb: number | null }> {
-  const before = rssKb(server.child.pid);
-  let peak = before ?? 0;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssKb(server.child.pid) ?? 0);
-  }, 50);
-  try {
-    const value = await work();
-    peak = Math.max(peak, rssKb(server.child.pid) ?? 0);
-    return { value, rssGrowthMb: before === null ? null : (peak - before) / 1024 };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 interface Measured {

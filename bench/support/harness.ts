@@ -463,3 +463,33 @@ export function saveResult(name: string, result: unknown): void {
   writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 2) + '\n');
   console.log(`RESULT ${JSON.stringify(result)}`);
 }
+
+/** A process's resident memory (kB), read from /proc. */
+export function rssKb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples the server's RSS every 50 ms while `work` runs: its peak growth over the value before, in MB. */
+export async function withRss<T>(
+  server: Server,
+  work: () => Promise<T>,
+): Promise<{ value: T; rssGrowthMb: number | null }> {
+  const before = rssKb(server.child.pid);
+  let peak = before ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssKb(server.child.pid) ?? 0);
+  }, 50);
+  try {
+    const value = await work();
+    peak = Math.max(peak, rssKb(server.child.pid) ?? 0);
+    return { value, rssGrowthMb: before === null ? null : (peak - before) / 1024 };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { sql, type RawBuilder } from 'kysely';
 import type { ListDefinition } from '../lists/types.js';
+import { isMetadataField, unwrapField, type FieldSchema } from './field-schema.js';
 
 /**
  * What an export job needs of one list resource (docs/api.md#export-jobs): its list, the record schema its list
@@ -66,18 +67,6 @@ function cellSql(field: CsvColumnSql): RawBuilder<string> {
   }
 }
 
-/** The JSON schema of a record field, as far as the flattener reads it. */
-interface FieldSchema {
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: FieldSchema[];
-  properties?: Record<string, FieldSchema>;
-  patternProperties?: Record<string, FieldSchema>;
-  additionalProperties?: boolean | FieldSchema;
-  items?: FieldSchema;
-}
-
 /**
  * How a field becomes CSV cells (docs/api.md#export-jobs): a scalar is one cell; metadata one `<path>.<key>` cell per
  * key; an array of strings (tag names) one `|`-joined cell; an object of fixed fields its fields' cells under
@@ -93,25 +82,14 @@ type Shape =
   | { kind: 'lines'; path: string[]; fields: Shape[] };
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'null']);
-
-/** A nullable field is its non-null variant; a union of string constants (an enum) is a scalar. */
-function unwrap(schema: FieldSchema): FieldSchema {
-  if (!schema.anyOf) return schema;
-  const variants = schema.anyOf.filter((variant) => variant.type !== 'null');
-  if (variants.length === 1) return unwrap(variants[0]!);
-  if (variants.every((variant) => variant.const !== undefined || SCALAR_TYPES.has(String(variant.type))))
-    return { type: 'string' };
-  return schema;
-}
+/** The field without its null branch (a nullable field is written as its value, null as an empty cell). */
+const unwrap = (schema: FieldSchema) => unwrapField(schema).field;
 
 function shapeOf(schema: FieldSchema, path: string[], lines?: string): Shape {
   const field = unwrap(schema);
   if (field.enum || field.const !== undefined) return { kind: 'scalar', path };
   if (typeof field.type === 'string' && SCALAR_TYPES.has(field.type)) return { kind: 'scalar', path };
-  if (field.type === 'object' && field.patternProperties && !field.properties) {
-    const values = Object.values(field.patternProperties);
-    if (values.every((value) => value.type === 'string')) return { kind: 'metadata', path };
-  }
+  if (isMetadataField(field)) return { kind: 'metadata', path };
   if (field.type === 'object' && field.properties && field.additionalProperties === false) {
     return { kind: 'object', path, fields: fieldsOf(field, path) };
   }

@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../http/errors.js';
 import { compileBodyValidator } from '../http/validation.js';
 import type { ImportSource } from './import-source.js';
+import { isMetadataField, unwrapField, type FieldSchema } from './field-schema.js';
 
 /**
  * Reading an import job's file into the rows of the resource's synchronous import (docs/api.md#import-jobs), driven
@@ -28,46 +29,16 @@ export interface FileRow {
   problem?: string;
 }
 
-/** The JSON schema of a field, as far as the reader looks at it. */
-interface FieldSchema {
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: FieldSchema[];
-  properties?: Record<string, FieldSchema>;
-  patternProperties?: Record<string, FieldSchema>;
-  additionalProperties?: boolean | FieldSchema;
-  items?: FieldSchema;
-}
-
-const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
-
-/** The field without its null branch, and whether it had one. */
-function unwrap(schema: FieldSchema): { field: FieldSchema; nullable: boolean } {
-  if (!schema.anyOf) return { field: schema, nullable: false };
-  const variants = schema.anyOf.filter((variant) => variant.type !== 'null');
-  const nullable = variants.length < schema.anyOf.length;
-  if (variants.length === 1) return { field: unwrap(variants[0]!).field, nullable };
-  if (variants.every((variant) => variant.const !== undefined || SCALAR_TYPES.has(String(variant.type))))
-    return { field: { type: 'string' }, nullable };
-  return { field: schema, nullable };
-}
-
-const isMetadata = (field: FieldSchema) =>
-  field.type === 'object' &&
-  !field.properties &&
-  field.patternProperties !== undefined &&
-  Object.values(field.patternProperties).every((value) => value.type === 'string');
-
-const isStrings = (field: FieldSchema) => field.type === 'array' && unwrap(field.items ?? {}).field.type === 'string';
+const isStrings = (field: FieldSchema) =>
+  field.type === 'array' && unwrapField(field.items ?? {}).field.type === 'string';
 
 /** Whether a record schema has this dotted path (metadata takes any key; arrays are walked into their items). */
 function hasPath(schema: FieldSchema | undefined, path: readonly string[]): boolean {
   if (!schema) return false;
-  const { field } = unwrap(schema);
+  const { field } = unwrapField(schema);
   if (path.length === 0) return true;
   if (field.type === 'array') return hasPath(field.items, path);
-  if (isMetadata(field)) return path.length === 1;
+  if (isMetadataField(field)) return path.length === 1;
   const next = field.properties?.[path[0]!];
   if (next) return hasPath(next, path.slice(1));
   // A union of object shapes (a reward's `reward`): any branch.
@@ -76,7 +47,7 @@ function hasPath(schema: FieldSchema | undefined, path: readonly string[]): bool
 
 /** A CSV cell as the field's value: empty is null where the field takes null, else absent (docs/api.md#import-jobs). */
 function cellValue(cell: string, schema: FieldSchema): unknown {
-  const { field, nullable } = unwrap(schema);
+  const { field, nullable } = unwrapField(schema);
   if (isStrings(field)) return cell === '' ? [] : cell.split('|');
   if (cell === '') return nullable ? null : undefined;
   const type = Array.isArray(field.type) ? field.type.find((each) => each !== 'null') : field.type;
@@ -100,7 +71,7 @@ function cellValue(cell: string, schema: FieldSchema): unknown {
 
 /** The JSON type of a value, to tell a row's `customer` (an id or email) from a record's embedded `customer`. */
 function fits(value: unknown, schema: FieldSchema): boolean {
-  const { field, nullable } = unwrap(schema);
+  const { field, nullable } = unwrapField(schema);
   if (value === null) return nullable;
   if (schema.anyOf && field === schema) return true;
   const types = Array.isArray(field.type) ? field.type : field.type ? [field.type] : [];
@@ -169,18 +140,18 @@ export class ImportFileReader {
     const [name, ...rest] = path;
     const schema = properties[name!];
     if (!schema) return undefined;
-    const { field } = unwrap(schema);
+    const { field } = unwrapField(schema);
     if (name === linesField && rest.length > 0) {
-      const item = unwrap(field.items ?? {}).field;
+      const item = unwrapField(field.items ?? {}).field;
       const [itemName, ...itemRest] = rest;
       const itemSchema = item.properties?.[itemName!];
       if (!itemSchema) return undefined;
-      const itemField = unwrap(itemSchema).field;
-      if (isMetadata(itemField) && itemRest.length === 1) return metadataColumn('item', itemName!, itemRest[0]!);
-      if (itemRest.length > 0 || isMetadata(itemField)) return undefined;
+      const itemField = unwrapField(itemSchema).field;
+      if (isMetadataField(itemField) && itemRest.length === 1) return metadataColumn('item', itemName!, itemRest[0]!);
+      if (itemRest.length > 0 || isMetadataField(itemField)) return undefined;
       return { on: 'item', set: (target, cell) => assign(target, itemName!, cellValue(cell, itemSchema)) };
     }
-    if (isMetadata(field)) {
+    if (isMetadataField(field)) {
       if (rest.length !== 1) return undefined;
       this.metadataPaths.add(name!);
       return metadataColumn('row', name!, rest[0]!);
@@ -235,21 +206,21 @@ export class ImportFileReader {
     prefix: string,
   ): Record<string, unknown> {
     const properties = rowSchema.properties ?? {};
-    const record = recordSchema ? unwrap(recordSchema).field : undefined;
+    const record = recordSchema ? unwrapField(recordSchema).field : undefined;
     const out: Record<string, unknown> = {};
     const lines = this.source.lines?.field;
     for (const [name, field] of Object.entries(value)) {
       const schema = properties[name];
       if (schema && fits(field, schema)) {
         if (prefix === '' && name === lines && Array.isArray(field)) {
-          const itemSchema = unwrap(schema).field.items ?? {};
+          const itemSchema = unwrapField(schema).field.items ?? {};
           const recordItems = record?.properties?.[name];
           out[name] = field.map((item) =>
             item && typeof item === 'object' && !Array.isArray(item)
               ? this.fromRecord(
                   item as Record<string, unknown>,
-                  unwrap(itemSchema).field,
-                  recordItems ? unwrap(recordItems).field.items : undefined,
+                  unwrapField(itemSchema).field,
+                  recordItems ? unwrapField(recordItems).field.items : undefined,
                   `${name}.`,
                 )
               : item,

@@ -440,7 +440,8 @@ describe('running an export job', () => {
 });
 
 describe('CSV of orders', () => {
-  it('writes one line per line item, the embedded product, variant and customer flattened', async () => {
+  /** A new organization with a site (shop.example) and one customer. */
+  async function storeTenant(customer: Record<string, unknown>): Promise<Tenant> {
     const c = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
     const site = await t.request({
       method: 'POST',
@@ -453,9 +454,14 @@ describe('CSV of orders', () => {
       method: 'POST',
       url: '/v1/customers/import',
       key: c.key,
-      body: { data: [{ email: 'ada@example.com', metadata: { tier: 'gold' }, tags: ['vip'] }] },
+      body: { data: [customer] },
     });
     expect(customers.statusCode, customers.body).toBe(200);
+    return c;
+  }
+
+  it('writes one line per line item, the embedded product, variant and customer flattened', async () => {
+    const c = await storeTenant({ email: 'ada@example.com', metadata: { tier: 'gold' }, tags: ['vip'] });
     await importProducts(c, [
       {
         slug: 'shirt',
@@ -502,22 +508,9 @@ describe('CSV of orders', () => {
     expect(rows.map((row) => row['customer.email'])).toEqual(Array(3).fill('ada@example.com'));
     expect(rows[0]!['customer.metadata.tier']).toBe('gold');
   });
+
   it('writes the lines of an export without extras in the database, byte for byte what the flattener writes', async () => {
-    const c = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
-    const site = await t.request({
-      method: 'POST',
-      url: '/v1/sites',
-      key: c.key,
-      body: { data: { name: 'Shop', domain: 'shop.example', platform: 'custom', currencyCode: 'EUR' } },
-    });
-    expect(site.statusCode, site.body).toBe(201);
-    const customers = await t.request({
-      method: 'POST',
-      url: '/v1/customers/import',
-      key: c.key,
-      body: { data: [{ email: 'ada@example.com' }] },
-    });
-    expect(customers.statusCode, customers.body).toBe(200);
+    const c = await storeTenant({ email: 'ada@example.com' });
     const awkward = [
       { notes: 'plain', metadata: { channel: 'web', 'z key': 'a "quoted", value' } },
       { notes: 'say "hi", then\nleave\r\nagain', metadata: { 'a,b': 'x\ny' } },
