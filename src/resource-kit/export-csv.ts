@@ -216,16 +216,25 @@ export class CsvFlattener {
     return stringify([this.columns(this.fields, [], keys).map((column) => column.name)]);
   }
 
-  /** The CSV lines of these records: one per record, or one per item of the nested list when it is requested. */
-  body(records: readonly unknown[], keys: MetadataKeys): string {
+  /**
+   * The CSV lines of these records, one per record or one per item of the nested list when it is requested, in
+   * pieces of at most `perPiece` lines (small strings, see the export's linePieces).
+   */
+  body(records: readonly unknown[], keys: MetadataKeys, perPiece = 200): string[] {
     const parentColumns = this.columns(this.fields, [], keys);
-    const rows: string[][] = [];
+    const pieces: string[] = [];
+    let rows: string[][] = [];
     for (const record of records) {
       const items = this.lines ? valueAt(record, this.lines.path) : undefined;
       const perItem = Array.isArray(items) && items.length > 0 ? items : [undefined];
       for (const item of perItem) rows.push(parentColumns.map((column) => column.read(record, item)));
+      if (rows.length >= perPiece) {
+        pieces.push(stringify(rows));
+        rows = [];
+      }
     }
-    return rows.length ? stringify(rows) : '';
+    if (rows.length) pieces.push(stringify(rows));
+    return pieces;
   }
 
   private columns(

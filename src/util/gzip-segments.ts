@@ -24,11 +24,11 @@ export const GZIP_START: GzipProgress = { crc: 0, bytes: 0 };
  * stop after the first member of a file.
  */
 export async function gzipSegment(
-  text: string,
+  text: string | Buffer,
   progress: GzipProgress,
   place: { first: boolean; last: boolean },
 ): Promise<{ data: Buffer; progress: GzipProgress }> {
-  const raw = Buffer.from(text, 'utf8');
+  const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   // The fastest level: an export's CSV compresses to about a quarter either way (level 6 gains ~5 % of the size for
   // twice the CPU), and the time goes to the export (docs/api.md#export-jobs).
   const body = await deflateRawAsync(raw, { finishFlush: constants.Z_SYNC_FLUSH, level: constants.Z_BEST_SPEED });

@@ -105,15 +105,13 @@ async function runExport(
     // The next page is read while this one is compressed and committed: the database, zlib's thread and this one
     // work at once.
     if (page.nextCursor) reading = read(page.nextCursor);
-    const text = flattener
-      ? (position.seq === 0 ? flattener.header(position.metadataKeys ?? {}) : '') +
-        (sqlLine
-          ? page.lines.map((line) => `${line}\n`).join('')
-          : flattener.body(page.records(), position.metadataKeys ?? {}))
-      : page.lines.map((line) => `${line}\n`).join('');
+    const keys = position.metadataKeys ?? {};
+    const header = flattener && position.seq === 0 ? [flattener.header(keys)] : [];
+    const pieces = flattener && !sqlLine ? flattener.body(page.records(), keys) : linePieces(page.lines);
+    const bytes = Buffer.concat([...header, ...pieces].map((piece) => Buffer.from(piece)));
     // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file (compressed off
     // the event loop's thread, while requests are served).
-    const { data, progress } = await gzipSegment(text, position.gzip ?? GZIP_START, {
+    const { data, progress } = await gzipSegment(bytes, position.gzip ?? GZIP_START, {
       first: position.seq === 0,
       last: !page.nextCursor,
     });
@@ -130,6 +128,20 @@ async function runExport(
     await nextTurn();
   }
 }
+
+/**
+ * A page's lines as text in pieces of LINES_PER_PIECE lines, each line ending in a newline. A page's text in one
+ * string (a megabyte or more) would be allocated in V8's large-object space, which only a full collection frees, so
+ * an export's pages would pile up there between collections; pieces stay small and die young.
+ */
+function linePieces(lines: readonly string[]): string[] {
+  const pieces: string[] = [];
+  for (let from = 0; from < lines.length; from += LINES_PER_PIECE)
+    pieces.push(`${lines.slice(from, from + LINES_PER_PIECE).join('\n')}\n`);
+  return pieces;
+}
+
+const LINES_PER_PIECE = 200;
 
 /** The job's selection as the list engine takes it, its quick filter as it was when the export was made. */
 function listParams(parameters: ExportParameters, pageRows: number): ListParams {
