@@ -161,20 +161,10 @@ export function withIncludes<T extends object>(
   return extended as T;
 }
 
-/**
- * One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). `columns` replaces the list's own
- * select (the id is always read): an export written by the database reads each record as one line of text.
- */
-export async function listPage<Row extends { id: string }>(
-  db: Kysely<DB>,
-  definition: ListDefinition,
-  organizationId: string,
-  params: ListParams,
-  columns?: RawBuilder<unknown>,
-): Promise<Page<Row>> {
+/** What a page's queries share: the sort, the page size, the compiled selection and where the cursor left off. */
+async function planPage(db: Kysely<DB>, definition: ListDefinition, organizationId: string, params: ListParams) {
   // A quick filter's sort applies when the request names none (docs/api.md#quick-filters).
   const sort = params.sort ? parseSort(definition, params.sort) : savedSort(definition, params.saved);
-  const includeNames = parseIncludes(definition, params.include);
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
   let selection = compileSelection(definition, organizationId, params, sortJoins);
@@ -183,6 +173,21 @@ export async function listPage<Row extends { id: string }>(
   const position = params.cursor ? decodeCursor(params.cursor, binding, sort, savedVersion) : null;
   const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);
   if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
+  const cursorAfter = (last: { _sort: string | number | null; id: string }) =>
+    encodeCursor(binding, { value: last._sort ?? null, id: last.id }, savedVersion);
+  return { sort, limit, selection, position, cursorAfter };
+}
+
+/** One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). */
+export async function listPage<Row extends { id: string }>(
+  db: Kysely<DB>,
+  definition: ListDefinition,
+  organizationId: string,
+  params: ListParams,
+  columns?: RawBuilder<unknown>,
+): Promise<Page<Row>> {
+  const includeNames = parseIncludes(definition, params.include);
+  const { sort, limit, selection, position, cursorAfter } = await planPage(db, definition, organizationId, params);
 
   // limit + 1 rows tell whether another page follows; the ranges are read in order until that many are found.
   const rows: (Row & { _sort: string | number | null })[] = [];
@@ -201,8 +206,7 @@ export async function listPage<Row extends { id: string }>(
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  const nextCursor =
-    hasMore && last ? encodeCursor(binding, { value: last._sort ?? null, id: last.id }, savedVersion) : null;
+  const nextCursor = hasMore && last ? cursorAfter(last) : null;
   for (const row of page) delete (row as { _sort?: unknown })._sort;
   const includes = await loadIncludes(
     definition,
@@ -211,6 +215,36 @@ export async function listPage<Row extends { id: string }>(
     page.map((row) => row.id),
   );
   return { rows: page, nextCursor, includes };
+}
+
+/**
+ * A list read from a cursor to its end without pages: the statements to run one after another (one per index range
+ * of the sort), each selecting `line` (SQL over the list's `from`), then the row's sort value and id as text, in the
+ * list's order; and the cursor that goes on after a row, from those two texts. For an export that streams its
+ * records (docs/api.md#export-jobs).
+ */
+export async function listWalk(
+  db: Kysely<DB>,
+  definition: ListDefinition,
+  organizationId: string,
+  params: ListParams,
+  line: RawBuilder<string>,
+): Promise<{ statements: RawBuilder<unknown>[]; cursorAfter: (sortText: string | null, id: string) => string }> {
+  const { sort, selection, position, cursorAfter } = await planPage(db, definition, organizationId, params);
+  const statements = segments(sort, `${definition.alias}.id`, position).map(
+    (segment) => sql`
+      select ${line}, (${sortValueExpression(sort)})::text, ${sql.raw(definition.alias)}.id::text
+      from ${sql.raw(definition.from)} ${selection.joins}
+      where ${selection.where} and ${segment.where}
+      order by ${segment.orderBy}`,
+  );
+  // The sort value as listPage reads it: a count or an integer column is a number, the rest text.
+  const numeric = sort.def.type === 'integer' || sort.def.zeroWhenAbsent !== undefined;
+  return {
+    statements,
+    cursorAfter: (sortText, id) =>
+      cursorAfter({ _sort: sortText === null ? null : numeric ? Number(sortText) : sortText, id }),
+  };
 }
 
 function savedSort(definition: ListDefinition, saved: SelectionParams['saved']) {

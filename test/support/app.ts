@@ -53,6 +53,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...loadConfig({}),
     logLevel: 'silent',
     secretKey: randomBytes(32).toString('base64'),
+    // The server's own address, as the process would have it (an export's COPY opens a connection of its own).
+    databaseUrl: testDatabase.url,
     ...options.config,
   };
   let redis: Redis | undefined;

@@ -20,6 +20,7 @@ export function exportJobsResource(sources: ExportSources): ResourceModule {
         maxRows: config.exportMaxRows,
         pageRows: config.exportPageRows,
         linePageRows: config.exportLinePageRows,
+        databaseUrl: config.databaseUrl,
       }),
     ],
     // The record the event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.

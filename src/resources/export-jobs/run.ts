@@ -5,7 +5,8 @@ import type { DB } from '../../db/schema.js';
 import { serializeRecord } from '../../events/serialize.js';
 import { recordEvents } from '../../events/outbox.js';
 import { ContinueLater, type JobContext, type JobDefinition } from '../../jobs/runner/types.js';
-import { compileSelection, listPage, listRecords, parseIncludes } from '../../lists/engine.js';
+import { compileSelection, listPage, listRecords, listWalk, parseIncludes } from '../../lists/engine.js';
+import { copyOutPages, withLiteralParameters } from '../../db/copy-out.js';
 import type { ListParams } from '../../lists/query.js';
 import { CsvFlattener, type ExportSource, type MetadataKeys } from '../../resource-kit/export-csv.js';
 import { GZIP_START, gzipSegment } from '../../util/gzip-segments.js';
@@ -28,6 +29,8 @@ export interface ExportJobOptions {
   pageRows: number;
   /** Records per page when the database writes the lines. */
   linePageRows: number;
+  /** PostgreSQL's address when Patron runs on it: lines the database writes are then streamed by COPY. */
+  databaseUrl?: string | undefined;
 }
 
 /** Why a run stopped without finishing: the job was cancelled, or another runner took it over. */
@@ -90,42 +93,127 @@ async function runExport(
   // Without extras, the database writes the CSV lines (docs/api.md#export-jobs).
   const sqlLine = flattener?.sqlLine(position.metadataKeys ?? {});
 
-  const read = (cursor: string | null) => {
-    const pageParams = { ...params, cursor: cursor ?? undefined, ...(sqlLine ? { limit: options.linePageRows } : {}) };
-    const reading = sqlLine
-      ? readLines(db, source, organizationId, pageParams, sqlLine)
-      : readPage(db, source, organizationId, pageParams);
-    reading.catch(() => {}); // a page read ahead and never used must not be an unhandled rejection
-    return reading;
-  };
+  const keys = position.metadataKeys ?? {};
+  const pages =
+    sqlLine && options.databaseUrl
+      ? copiedPages(db, source, organizationId, { ...params, cursor: position.cursor ?? undefined }, sqlLine, {
+          databaseUrl: options.databaseUrl,
+          pageRows: options.linePageRows,
+        })
+      : readPages(position.cursor, (cursor) => {
+          const pageParams = { ...params, cursor: cursor ?? undefined };
+          if (sqlLine)
+            return readLines(db, source, organizationId, { ...pageParams, limit: options.linePageRows }, sqlLine);
+          return readPage(db, source, organizationId, pageParams, flattener, keys);
+        });
+  // Three stages at once: the next page is read while one is compressed (zlib's thread) and the one before it is
+  // committed; the commits stay in order, each from the position the one before it left.
   let written = 0;
-  let reading = read(position.cursor);
-  for (;;) {
-    const page = await reading;
-    // The next page is read while this one is compressed and committed: the database, zlib's thread and this one
-    // work at once.
-    if (page.nextCursor) reading = read(page.nextCursor);
-    const keys = position.metadataKeys ?? {};
-    const header = flattener && position.seq === 0 ? [flattener.header(keys)] : [];
-    const pieces = flattener && !sqlLine ? flattener.body(page.records(), keys) : linePieces(page.lines);
-    const bytes = Buffer.concat([...header, ...pieces].map((piece) => Buffer.from(piece)));
-    // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file (compressed off
-    // the event loop's thread, while requests are served).
-    const { data, progress } = await gzipSegment(bytes, position.gzip ?? GZIP_START, {
-      first: position.seq === 0,
+  let from = position;
+  let committing: Promise<void> | undefined;
+  for await (const page of pages) {
+    const header = flattener && from.seq === 0 ? [Buffer.from(flattener.header(keys))] : [];
+    const bytes = Buffer.concat([
+      ...header,
+      ...page.pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)),
+    ]);
+    // Every page is a chunk, an empty selection's too, and the chunks in order are one gzip file.
+    const { data, progress } = gzipSegment(bytes, from.gzip ?? GZIP_START, {
+      first: from.seq === 0,
       last: !page.nextCursor,
     });
-    const next: ExportPosition = { ...position, cursor: page.nextCursor, seq: position.seq + 1, gzip: progress };
-    const chunk = { data, rows: page.count };
-    job = await commitPage(db, job, position, next, chunk, page.count, options.maxRows, !page.nextCursor);
+    data.catch(() => {}); // awaited below; a failure must not be unhandled meanwhile
+    const to: ExportPosition = { ...from, cursor: page.nextCursor, seq: from.seq + 1, gzip: progress };
+    if (committing) await committing;
+    const at = from;
+    committing = data.then(async (chunkData) => {
+      const chunk = { data: chunkData, rows: page.count };
+      job = await commitPage(db, job!, at, to, chunk, page.count, options.maxRows, !page.nextCursor);
+    });
+    committing.catch(() => {}); // awaited before the next commit or the end
     written += page.count;
-    position = next;
-    if (!page.nextCursor) return { rows: written };
+    from = to;
+    if (!page.nextCursor) {
+      await committing;
+      return { rows: written };
+    }
     // A long export lets other organizations' due jobs run between its turns (docs/api.md#job-runner).
-    if (context.turnOver()) return new ContinueLater({ rows: written });
+    if (context.turnOver()) {
+      await committing;
+      return new ContinueLater({ rows: written });
+    }
     // The embedded engine runs its queries on this thread without waiting for I/O: without a turn of the event loop
     // between pages, an export would hold back every request of the process until it ends.
     await nextTurn();
+  }
+  throw new Error('The export ended without its last page');
+}
+
+/** A page of the file: its records' text in pieces (see linePieces), how many records, the cursor after it. */
+interface FilePage {
+  pieces: (string | Buffer)[];
+  count: number;
+  nextCursor: string | null;
+}
+
+/**
+ * The pages of a paged walk, each read while the one before is compressed and committed: the database, zlib's
+ * thread and this one work at once.
+ */
+async function* readPages(
+  cursor: string | null,
+  read: (cursor: string | null) => Promise<FilePage>,
+): AsyncGenerator<FilePage> {
+  const ahead = (from: string | null) => {
+    const reading = read(from);
+    reading.catch(() => {}); // a page read ahead and never used must not be an unhandled rejection
+    return reading;
+  };
+  let reading = ahead(cursor);
+  for (;;) {
+    const page = await reading;
+    if (page.nextCursor) reading = ahead(page.nextCursor);
+    yield page;
+    if (!page.nextCursor) return;
+  }
+}
+
+/**
+ * The pages of a walk streamed by COPY on PostgreSQL (docs/api.md#export-jobs): each range of the sort is one COPY
+ * (one snapshot), its lines the database's bytes as they arrive, cut into pages of `pageRows` lines, each page's
+ * cursor the keyset position of its last line, so a run that stops goes on from the last committed page. The next
+ * page streams in while one is compressed and committed.
+ */
+async function* copiedPages(
+  db: Kysely<DB>,
+  source: ExportSource,
+  organizationId: string,
+  params: ListParams,
+  line: RawBuilder<string>,
+  options: { databaseUrl: string; pageRows: number },
+): AsyncGenerator<FilePage> {
+  const walk = await listWalk(db, source.list, organizationId, params, line);
+  const statements = walk.statements.map((statement) => withLiteralParameters(statement.compile(db)));
+  async function* pages(): AsyncGenerator<FilePage> {
+    for await (const page of copyOutPages(options.databaseUrl, statements, options.pageRows)) {
+      const nextCursor = page.last || !page.lastId ? null : walk.cursorAfter(page.lastSort, page.lastId);
+      yield { pieces: page.pieces, count: page.count, nextCursor };
+    }
+  }
+  const stream = pages();
+  try {
+    let next = stream.next();
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      if (result.value.nextCursor) {
+        next = stream.next();
+        next.catch(() => {}); // read ahead; a failure surfaces when awaited
+      }
+      yield result.value;
+    }
+  } finally {
+    await stream.return(undefined).catch(() => {});
   }
 }
 
@@ -157,18 +245,31 @@ function listParams(parameters: ExportParameters, pageRows: number): ListParams 
 
 /**
  * One page of the list, as its endpoint answers it: each record serialized with the list's record schema (the JSON
- * the list returns, byte for byte), and parsed back for the CSV, so both formats read exactly what the API shows.
+ * the list returns, byte for byte), and for a CSV parsed back and flattened, so both formats read exactly what the
+ * API shows.
  */
-async function readPage(db: Kysely<DB>, source: ExportSource, organizationId: string, params: ListParams) {
+async function readPage(
+  db: Kysely<DB>,
+  source: ExportSource,
+  organizationId: string,
+  params: ListParams,
+  flattener?: CsvFlattener,
+  keys: MetadataKeys = {},
+): Promise<FilePage> {
+  const { lines, nextCursor } = await serializedPage(db, source, organizationId, params);
+  const pieces = flattener
+    ? flattener.body(
+        lines.map((line) => JSON.parse(line) as unknown),
+        keys,
+      )
+    : linePieces(lines);
+  return { pieces, count: lines.length, nextCursor };
+}
+
+/** One page of records serialized as the list endpoint writes them. */
+async function serializedPage(db: Kysely<DB>, source: ExportSource, organizationId: string, params: ListParams) {
   const page = await listRecords(db, source.list, organizationId, params, source.toRecord as (row: never) => object);
-  const lines = page.data.map((record) => serializeRecord(source.record, record));
-  return {
-    lines,
-    count: lines.length,
-    /** The records as the API shows them (parsed back from their JSON), for the CSV. */
-    records: () => lines.map((line) => JSON.parse(line) as unknown),
-    nextCursor: page.nextCursor,
-  };
+  return { lines: page.data.map((record) => serializeRecord(source.record, record)), nextCursor: page.nextCursor };
 }
 
 /** One page of CSV lines written by the database, in the list's order and keyset-walked like any page of it. */
@@ -178,7 +279,7 @@ async function readLines(
   organizationId: string,
   params: ListParams,
   line: RawBuilder<string>,
-) {
+): Promise<FilePage> {
   const page = await listPage<{ id: string; line: string }>(
     db,
     source.list,
@@ -186,8 +287,7 @@ async function readLines(
     params,
     sql`${line} as line`,
   );
-  const lines = page.rows.map((row) => row.line);
-  return { lines, count: lines.length, records: () => [] as unknown[], nextCursor: page.nextCursor };
+  return { pieces: linePieces(page.rows.map((row) => row.line)), count: page.rows.length, nextCursor: page.nextCursor };
 }
 
 /** The metadata keys of the selection, one query per metadata field (each sorted, as the header names them). */
@@ -221,8 +321,11 @@ async function walkMetadataKeys(
   const keys = new Map<string, Set<string>>();
   let cursor: string | null = null;
   do {
-    const page = await readPage(db, source, organizationId, { ...params, cursor: cursor ?? undefined });
-    flattener.collect(page.records(), keys);
+    const page = await serializedPage(db, source, organizationId, { ...params, cursor: cursor ?? undefined });
+    flattener.collect(
+      page.lines.map((line) => JSON.parse(line) as unknown),
+      keys,
+    );
     cursor = page.nextCursor;
     await checkRunning(db, organizationId, jobId);
   } while (cursor);
