@@ -622,6 +622,58 @@ describe('CSV of orders', () => {
       '#5',
     ]);
   });
+
+  it('selects exactly what the list selects, whatever quotes, backslashes and placeholders its values hold', async () => {
+    // On PostgreSQL the selection's values are written into a COPY as literals: none may change what it means.
+    const c = await storeTenant({ email: 'ada@example.com' });
+    const numbers = [`#1 it's`, '#2 back\\slash', '#3 $1 and $2', '#4 "quoted", comma', "#5 ' or 1=1 --"];
+    const orders = await t.request({
+      method: 'POST',
+      url: '/v1/orders/import',
+      key: c.key,
+      body: {
+        data: numbers.map((number, index) => ({
+          site: 'shop.example',
+          customer: 'ada@example.com',
+          remoteId: `R-${index}`,
+          number,
+          totalCents: index * 100,
+          currencyCode: 'EUR',
+          metadata: { note: number },
+          createdAt: `2025-0${index + 1}-01T00:00:00.000Z`,
+        })),
+      },
+    });
+    expect(orders.statusCode, orders.body).toBe(200);
+    const selections: { filter?: Record<string, unknown>; search?: string }[] = [
+      { filter: { number: { $in: [numbers[0], numbers[1], numbers[4]] } } },
+      { filter: { 'metadata.note': numbers[2], createdAt: { $gte: '2025-02-15T00:00:00Z' } } },
+      { search: `it's` },
+      { search: 'back\\slash' },
+      { search: '$1 and' },
+      { search: `' or 1=1 --` },
+      { filter: { totalCents: { $gt: 150 } }, search: '"quoted"' },
+    ];
+    for (const selection of selections) {
+      const listed = await t.request({
+        url: `/v1/orders?limit=100&sort=number${selection.filter ? `&filter=${q(selection.filter)}` : ''}${
+          selection.search ? `&search=${q(selection.search)}` : ''
+        }`,
+        key: c.key,
+      });
+      expect(listed.statusCode, listed.body).toBe(200);
+      const expected = (listed.json() as { data: { number: string }[] }).data.map((order) => order.number);
+      expect(expected.length, JSON.stringify(selection)).toBeGreaterThan(0);
+      const job = await create(c, { resource: 'orders', format: 'csv', sort: 'number', ...selection });
+      await runQueued();
+      expect((await get(c, job.id)).status).toBe('succeeded');
+      const rows = parse(await fileOf(c, job.id), { columns: true }) as Record<string, string>[];
+      expect(
+        rows.map((row) => row.number),
+        JSON.stringify(selection),
+      ).toEqual(expected);
+    }
+  });
 });
 
 describe('every list resource', () => {
