@@ -108,6 +108,15 @@ async function runQueued(database: Kysely<DB> = db()): Promise<void> {
 
 const hooked = (before: (n: number) => Promise<void>) => hookedDatabase(db(), before);
 
+/** As if the process running the job had died holding its lease: another runner may take it over. */
+const diedHoldingTheLease = (tenant: Tenant, jobId: string) =>
+  db()
+    .updateTable('jobs')
+    .set({ status: 'running', lease_expires_at: new Date(Date.now() - 1000), claimed_by: 'dead' })
+    .where('organization_id', '=', tenant.organization.id)
+    .where('run_key', '=', jobId)
+    .execute();
+
 const chunksOf = (jobId: string) =>
   db().selectFrom('bulk_job_chunks').select(['seq', 'rows']).where('job_id', '=', jobId).orderBy('seq').execute();
 
@@ -361,13 +370,7 @@ describe('running an export job', () => {
     ).resolves.toBeUndefined();
     expect((await chunksOf(job.id)).map((chunk) => chunk.seq)).toEqual([0, 1]);
     expect((await get(a, job.id)).status).toBe('running');
-    // As if the process had died holding the lease: another runner takes the job over once the lease ran out.
-    await db()
-      .updateTable('jobs')
-      .set({ status: 'running', lease_expires_at: new Date(Date.now() - 1000), claimed_by: 'dead' })
-      .where('organization_id', '=', a.organization.id)
-      .where('run_key', '=', job.id)
-      .execute();
+    await diedHoldingTheLease(a, job.id);
     await runQueued();
     expect(await get(a, job.id)).toMatchObject({ status: 'succeeded', rowsProcessed: 5 });
     expect((await chunksOf(job.id)).map((chunk) => chunk.seq)).toEqual([0, 1, 2]);
@@ -603,12 +606,7 @@ describe('CSV of orders', () => {
       }),
     );
     expect(await chunksOf(job.id)).toEqual([{ seq: 0, rows: PAGE_ROWS }]);
-    await db()
-      .updateTable('jobs')
-      .set({ status: 'running', lease_expires_at: new Date(Date.now() - 1000), claimed_by: 'dead' })
-      .where('organization_id', '=', c.organization.id)
-      .where('run_key', '=', job.id)
-      .execute();
+    await diedHoldingTheLease(c, job.id);
     await runQueued();
     expect(await get(c, job.id)).toMatchObject({ status: 'succeeded', rowsProcessed: 5 });
     expect((await chunksOf(job.id)).map((chunk) => chunk.rows)).toEqual([2, 2, 1]);
