@@ -1,7 +1,7 @@
 import { createReadStream, fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { createProgress, type Progress } from './progress.js';
 import { call, RemoteError, remoteOf, postFile, type Remote, type RemoteOptions } from './remote.js';
 
@@ -142,7 +142,9 @@ async function sourceOf(file: string, format: 'csv' | 'jsonl' | undefined): Prom
     } catch {
       // not a file: a pipe or a terminal
     }
-    return { name: 'stdin', open: () => process.stdin, format, gzip: false, size };
+    // Piped gzip (`zcat`'s opposite, `gzip -c file |`) is told by its first two bytes and sent as it is.
+    const { stream, gzip } = await peekGzip(process.stdin);
+    return { name: 'stdin', open: () => stream, format, gzip, size };
   }
   let size: number;
   try {
@@ -164,6 +166,34 @@ async function sourceOf(file: string, format: 'csv' | 'jsonl' | undefined): Prom
     );
   }
   return { name: file, open: () => createReadStream(file), format: chosen, gzip, size };
+}
+
+/** The stream, read again from its start, and whether it opens with gzip's magic bytes (1f 8b). */
+async function peekGzip(input: Readable): Promise<{ stream: Readable; gzip: boolean }> {
+  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < 2) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    length += next.value.length;
+  }
+  const start = Buffer.concat(head);
+  async function* all(): AsyncGenerator<Buffer> {
+    if (start.length) yield start;
+    if (ended) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { stream: Readable.from(all()), gzip: start[0] === 0x1f && start[1] === 0x8b };
 }
 
 /**
@@ -234,14 +264,17 @@ async function watch(remote: Remote, first: ImportJob, progress: Progress): Prom
 /** The first skipped rows as a table on stderr, and where the rest are. */
 async function showSkipped(remote: Remote, job: ImportJob): Promise<void> {
   const path = `/v1/import-jobs/${job.id}/skipped`;
+  // One entry more than is shown tells whether the last row shown has more entries (items) after it.
   const page = await call<{ data: SkippedRow[]; nextCursor: string | null }>(
     remote,
     'GET',
-    `${path}?limit=${SKIPPED_SHOWN}`,
+    `${path}?limit=${SKIPPED_SHOWN + 1}`,
   );
+  const shownEntries = page.data.slice(0, SKIPPED_SHOWN);
+  const firstHidden = page.data[SKIPPED_SHOWN];
   const rows = [
     ['index', 'item', 'line', 'message'],
-    ...page.data.map((row) => [
+    ...shownEntries.map((row) => [
       String(row.index),
       row.itemIndex === undefined ? '' : String(row.itemIndex),
       String(row.line),
@@ -254,10 +287,12 @@ async function showSkipped(remote: Remote, job: ImportJob): Promise<void> {
   );
   process.stderr.write(`Skipped (index: the row in the file from 0; item: the row's item at fault):\n`);
   process.stderr.write(lines.map((line) => `  ${line}\n`).join(''));
-  if (page.nextCursor !== null) {
-    // An entry is a row or one item of a row, so the rows not shown are counted, not the entries.
-    const shown = new Set(page.data.map((row) => row.index)).size;
-    const more = job.skipped - shown;
-    process.stderr.write(`  … and ${more > 0 ? `${count(more)} more rows` : 'more'}; GET ${path} lists them all\n`);
+  if (firstHidden) {
+    // An entry is a row or one item of a row, so the rows not shown in full are counted, not the entries.
+    const lastShown = shownEntries[shownEntries.length - 1]!.index;
+    const rowsInFull = new Set(shownEntries.map((row) => row.index)).size - (firstHidden.index === lastShown ? 1 : 0);
+    const more = job.skipped - rowsInFull;
+    const rest = more > 1 ? `${count(more)} more rows` : more === 1 ? '1 more row' : 'more';
+    process.stderr.write(`  … and ${rest}; GET ${path} lists them all\n`);
   }
 }

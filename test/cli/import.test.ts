@@ -61,6 +61,15 @@ async function api<T>(path: string): Promise<T> {
   return (await response.json()) as T;
 }
 
+async function post(path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status, `${path}: ${await response.text()}`).toBeLessThan(300);
+}
+
 const file = async (name: string, content: string | Buffer) => {
   const path = join(dir, name);
   await writeFile(path, content);
@@ -167,6 +176,24 @@ describe('patron import', { timeout: 180_000 }, () => {
     expect(lines[header + 51]).toBe(`  … and 3 more rows; GET /v1/import-jobs/${id}/skipped lists them all`);
   });
 
+  it('counts the rows not shown in full when a row’s skipped items cross the end of the table', async () => {
+    // 49 rows skipped whole, then one order whose 3 items are each at fault: entries 50–52, only the first shown.
+    const site = 'crossing.example';
+    const customer = 'crossing@example.com';
+    await post('/v1/sites', { name: 'Crossing', domain: site, platform: 'custom', currencyCode: 'EUR' });
+    await post('/v1/customers/import', { data: [{ email: customer }] });
+    const header = 'remoteId,number,site,customer,currencyCode,items.product,items.quantity,items.unitPriceCents';
+    const whole = Array.from({ length: 49 }, (_, index) => `w-${index},#w${index},no-such-site.example,x,EUR,,,`);
+    const items = [1, 2, 3].map((item) => `crossing,#c,${site},${customer},EUR,no-such-product-${item},1,100`);
+    const path = await file('crossing.csv', [header, ...whole, ...items].join('\n') + '\n');
+    const result = await patron(['import', path, '--resource', 'orders']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/, 50 skipped\.$/m);
+    const id = result.stdout.trim();
+    // Rows shown in full: the 49; the crossing row is one of the rows not shown in full.
+    expect(result.stderr).toContain(`  … and 1 more row; GET /v1/import-jobs/${id}/skipped lists them all`);
+  });
+
   it('reads stdin with --format, and a gzip file sent compressed', async () => {
     const lines = [{ email: 'piped-1@example.com' }, { email: 'piped-2@example.com', tags: ['vip'] }]
       .map((row) => JSON.stringify(row))
@@ -175,6 +202,13 @@ describe('patron import', { timeout: 180_000 }, () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).toMatch(/^Import job [0-9a-f-]{36}: 2 customers rows from stdin \(jsonl\)$/m);
     expect(piped.stderr).toMatch(/^Imported 2 rows: 2 created, 0 updated, 0 unchanged, 0 skipped\.$/m);
+
+    // Piped gzip is told by its first bytes and sent compressed, as a .gz file is.
+    const pipedZip = gzipSync('email\npiped-zip@example.com\n');
+    const pipedZipped = await patron(['import', '-', '--resource', 'customers', '--format', 'csv'], {}, pipedZip);
+    expect(pipedZipped.code, pipedZipped.stderr).toBe(0);
+    expect(pipedZipped.stderr).toMatch(new RegExp(`^Sent ${pipedZip.length} bytes;`, 'm'));
+    expect(pipedZipped.stderr).toMatch(/^Imported 1 rows: 1 created, 0 updated, 0 unchanged, 0 skipped\.$/m);
 
     const gzipped = gzipSync('email,tags\nzipped-1@example.com,a|b\nzipped-2@example.com,\n');
     const path = await file('zipped.csv.gz', gzipped);
