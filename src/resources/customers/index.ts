@@ -1,7 +1,7 @@
 import type { ResourceModule } from '../../http/types.js';
 import { customerRoutes } from './routes.js';
 import { Customer } from '../../records/customer.js';
-import type { ExportSource } from '../../resource-kit/export-csv.js';
+import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';
 import { toCustomer } from '../../records/customer.js';
 import { customerList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
@@ -27,6 +27,22 @@ export const customerExport: ExportSource = {
   record: Customer,
   toRecord: toCustomer,
   permission: 'customers:read',
+  csvSql: {
+    id: csvColumn.uuid('c.id'),
+    email: csvColumn.text('c.email'),
+    phone: csvColumn.text('c.phone'),
+    firstName: csvColumn.text('c.first_name'),
+    lastName: csvColumn.text('c.last_name'),
+    country: csvColumn.text('c.country'),
+    birthday: csvColumn.text('c.birthday'),
+    metadata: csvColumn.metadata('c.metadata'),
+    notes: csvColumn.text('c.notes'),
+    emailOptOut: csvColumn.boolean('c.email_opt_out'),
+    emailOptOutAt: csvColumn.timestamp('c.email_opt_out_at'),
+    emailOptOutSource: csvColumn.text('c.email_opt_out_source'),
+    createdAt: csvColumn.timestamp('c.created_at'),
+    updatedAt: csvColumn.timestamp('c.updated_at'),
+  },
 };
 
 /** Import jobs: the customers import, rows matched on email (docs/api.md#import-jobs). */
