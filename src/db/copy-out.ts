@@ -31,7 +31,7 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.length + 8;
 
 /** The lines of one piece of a COPY stream (see LineCopyReader). */
-export interface CopiedLines {
+interface CopiedLines {
   /** Each complete tuple's line followed by a newline, in order. */
   bytes: Buffer;
   count: number;
