@@ -161,10 +161,14 @@ export function withIncludes<T extends object>(
   return extended as T;
 }
 
-/** What a page's queries share: the sort, the page size, the compiled selection and where the cursor left off. */
+/**
+ * What a page's queries share: the sort, the requested extras, the page size, the compiled selection and where the
+ * cursor left off. The parameters are checked in this order, before any query.
+ */
 async function planPage(db: Kysely<DB>, definition: ListDefinition, organizationId: string, params: ListParams) {
   // A quick filter's sort applies when the request names none (docs/api.md#quick-filters).
   const sort = params.sort ? parseSort(definition, params.sort) : savedSort(definition, params.saved);
+  const includeNames = parseIncludes(definition, params.include);
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
   let selection = compileSelection(definition, organizationId, params, sortJoins);
@@ -175,7 +179,7 @@ async function planPage(db: Kysely<DB>, definition: ListDefinition, organization
   if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
   const cursorAfter = (last: { _sort: string | number | null; id: string }) =>
     encodeCursor(binding, { value: last._sort ?? null, id: last.id }, savedVersion);
-  return { sort, limit, selection, position, cursorAfter };
+  return { sort, includeNames, limit, selection, position, cursorAfter };
 }
 
 /** One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). */
@@ -186,8 +190,12 @@ export async function listPage<Row extends { id: string }>(
   params: ListParams,
   columns?: RawBuilder<unknown>,
 ): Promise<Page<Row>> {
-  const includeNames = parseIncludes(definition, params.include);
-  const { sort, limit, selection, position, cursorAfter } = await planPage(db, definition, organizationId, params);
+  const { sort, includeNames, limit, selection, position, cursorAfter } = await planPage(
+    db,
+    definition,
+    organizationId,
+    params,
+  );
 
   // limit + 1 rows tell whether another page follows; the ranges are read in order until that many are found.
   const rows: (Row & { _sort: string | number | null })[] = [];
