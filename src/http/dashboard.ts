@@ -122,7 +122,10 @@ async function sendFile(
     result.stream.destroy();
     return undefined;
   }
-  const type = send.mime.getType(result.metadata.path) ?? 'application/octet-stream';
+  // RFC 9239 names JavaScript text/javascript; the mime table still says application/javascript.
+  const type = result.metadata.path.endsWith('.js')
+    ? 'text/javascript'
+    : (send.mime.getType(result.metadata.path) ?? 'application/octet-stream');
   if (acceptsGzip && (await isFile(`${result.metadata.path}.gz`))) {
     result.stream.destroy();
     const gzipped = await send(request.raw, `/${path}.gz`, { ...options, acceptRanges: false });
