@@ -57,7 +57,8 @@ export function ApiErrorAlert({ error, title, onRetry, showDetails = true }: Api
       {(patron?.requestId || onRetry) && (
         <Group justify="space-between" mt="xs" gap="xs">
           {patron?.requestId ? (
-            <Text size="xs" c="dimmed">
+            // Not "dimmed": its grey on the alert's red tint is below AA contrast.
+            <Text size="xs" c="gray.8">
               {patron.code} · request {patron.requestId}
             </Text>
           ) : (
