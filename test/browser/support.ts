@@ -393,7 +393,12 @@ export async function ensureDashboardBuilt(): Promise<void> {
   const sources = Math.max(...(await Promise.all(DASHBOARD_SOURCES.map((path) => newestChange(join(ROOT, path))))));
   if (built > sources) return;
   for (const workspace of ['@patron/client', '@patron/dashboard']) {
-    const child = spawn('npm', ['run', 'build', '-w', workspace], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // NODE_ENV is 'test' under vitest; Vite would then bundle React's development build.
+    const child = spawn('npm', ['run', 'build', '-w', workspace], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     endWithThisProcess(child);
     let output = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -44,6 +44,7 @@ export function DateRangeZonePicker({ value, onChange }: DateRangeZonePickerProp
         type="range"
         label="Dates"
         allowSingleDateInRange
+        valueFormat="MMM D, YYYY"
         value={[value.from, value.to]}
         onChange={([from, to]) => {
           if (from && to) onChange({ ...value, from, to });

@@ -110,6 +110,7 @@ function Orders({ range }: { range: DateRangeZone }) {
         dataKey="date"
         series={[{ name: 'count', label: 'Orders', color: 'teal.7' }]}
         valueFormatter={(value) => formatInteger(value)}
+        yAxisProps={{ allowDecimals: false }}
       />
     </ChartCard>
   );
@@ -133,6 +134,7 @@ function NewMembers({ range }: { range: DateRangeZone }) {
         dataKey="date"
         series={[{ name: 'count', label: 'New members', color: 'grape.7' }]}
         valueFormatter={(value) => formatInteger(value)}
+        yAxisProps={{ allowDecimals: false }}
       />
     </ChartCard>
   );
@@ -159,6 +161,7 @@ function Points({ range }: { range: DateRangeZone }) {
           { name: 'pointsSpent', label: 'Spent', color: 'orange.8' },
         ]}
         valueFormatter={(value) => formatInteger(value)}
+        yAxisProps={{ allowDecimals: false }}
         withLegend
         withDots={false}
         curveType="monotone"
@@ -199,6 +202,7 @@ function Rewards({ range }: { range: DateRangeZone }) {
           { name: 'redeemed', label: 'Redeemed', color: 'cyan.8' },
         ]}
         valueFormatter={(value) => formatInteger(value)}
+        yAxisProps={{ allowDecimals: false }}
         withLegend
       />
     </ChartCard>
