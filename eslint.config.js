@@ -3,6 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import boundaries from 'eslint-plugin-boundaries';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 /**
  * The layers of docs/architecture.md, enforced: the platform imports only the platform; records import the platform
@@ -75,6 +76,7 @@ export default tseslint.config(
       '.patron/',
       'clients/typescript/dist/',
       'clients/typescript/src/generated/',
+      'dashboard/dist/',
     ],
   },
   js.configs.recommended,
@@ -99,6 +101,33 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/compose.js'], message: 'Only src/cli imports the composition root.' }] },
+      ],
+    },
+  },
+  {
+    // The dashboard runs in the browser (docs/dashboard.md): React's hook rules; text from the API is rendered as
+    // text, never as HTML; /v1 is reached through the typed client made in dashboard/src/api only.
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'Render text from the API as text (docs/dashboard.md#safety).',
+        },
+      ],
+    },
+  },
+  {
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    ignores: ['dashboard/src/api/**'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'Call the API through useApi() or useDashboardApi() (dashboard/src/api).' },
       ],
     },
   },

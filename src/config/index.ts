@@ -62,6 +62,8 @@ export interface Config {
   exportLinePageRows: number;
   /** Rows one batch of an import job writes in one transaction (tests make it small). */
   importBatchRows: number;
+  /** Where the built dashboard is (not an environment variable; tests point it elsewhere): dashboard/dist by default. */
+  dashboardDir?: string;
 }
 
 /** The retention windows in days, and the rows one pruning statement deletes at most (docs/api.md#retention). */

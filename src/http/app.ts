@@ -23,6 +23,7 @@ import { registerHealth } from './health.js';
 import { registerIdempotency } from './idempotency.js';
 import { startPresence } from './process-presence.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
+import { registerDashboard, defaultDashboardDir } from './dashboard.js';
 import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
 import { chargeRequest } from './rate-limit.js';
@@ -144,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerHealth(app, database);
   await registerOpenApi(app, resources, options.examples);
   await registerDocs(app);
+  await registerDashboard(app, config.dashboardDir ?? defaultDashboardDir());
 
   const services: PlatformServices = { database, db: database.db, config };
   await app.register(

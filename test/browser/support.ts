@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -330,3 +331,91 @@ export const docs = {
     await docs.client(page).waitFor({ state: 'hidden' });
   },
 };
+
+/** axe-core's own script, injected into a page through the DevTools protocol (which a page's CSP does not govern). */
+let axeSource: string | undefined;
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  /** The offending elements' selectors and what axe found wrong with each. */
+  nodes: { target: string; summary: string }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page as it is now and returns the violations
+ * of the impacts given (serious and critical by default).
+ */
+export async function axeViolations(
+  page: Page,
+  impacts: readonly string[] = ['serious', 'critical'],
+): Promise<AxeViolation[]> {
+  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate<AxeViolation[]>(`window.axe
+    .run(document, { resultTypes: ['violations'] })
+    .then((results) => results.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes.map((node) => ({ target: node.target.join(' '), summary: node.failureSummary || '' })),
+    })))`);
+  return violations.filter((violation) => violation.impact !== null && impacts.includes(violation.impact));
+}
+
+/** dashboard/dist's index.html: what `npm run build` writes and the server serves at /dashboard. */
+const DASHBOARD_INDEX = join(ROOT, 'dashboard/dist/index.html');
+const DASHBOARD_SOURCES = [
+  'dashboard/src',
+  'dashboard/index.html',
+  'dashboard/vite.config.ts',
+  'clients/typescript/src',
+];
+
+async function newestChange(path: string): Promise<number> {
+  const stats = await stat(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  const entries = await readdir(path);
+  const times = await Promise.all(entries.map((entry) => newestChange(join(path, entry))));
+  return Math.max(stats.mtimeMs, ...times);
+}
+
+/**
+ * Builds the typed client and the dashboard (as `npm run build` does) when dashboard/dist is missing or older than
+ * their sources, so the browser suite tests the dashboard of this checkout, fresh clone included.
+ */
+export async function ensureDashboardBuilt(): Promise<void> {
+  const built = await stat(DASHBOARD_INDEX).then(
+    (stats) => stats.mtimeMs,
+    () => 0,
+  );
+  const sources = Math.max(...(await Promise.all(DASHBOARD_SOURCES.map((path) => newestChange(join(ROOT, path))))));
+  if (built > sources) return;
+  for (const workspace of ['@patron/client', '@patron/dashboard']) {
+    // NODE_ENV is 'test' under vitest; Vite would then bundle React's development build.
+    const child = spawn('npm', ['run', 'build', '-w', workspace], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    endWithThisProcess(child);
+    let output = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exit = await exitOf(child);
+    if (exit.code !== 0)
+      throw new Error(`npm run build -w ${workspace} failed (${exit.code ?? exit.signal}):\n${output}`);
+  }
+}
+
+/**
+ * Signs in on the dashboard with a one-time link (`…/dashboard/sign-in#token=…`, which `npm start` prints for the demo
+ * owner and `patron user create` prints for a new user), opened on `origin`; resolves once the signed-in layout shows
+ * (the organization's name in the header).
+ */
+export async function signIn(page: Page, origin: string, link: string): Promise<void> {
+  const { pathname, hash } = new URL(link);
+  await page.goto(`${origin}${pathname}${hash}`, { waitUntil: 'load' });
+  await page.getByTestId('organization-name').waitFor({ timeout: 30_000 });
+}

@@ -1,0 +1,75 @@
+/**
+ * The signed-in session as the pages see it: useSession() (the user, organization and permissions), useApi() (the
+ * typed client) and useDashboardApi() (users, keys, password), all available inside the app layout, where the route
+ * guard has made sure there is a session.
+ */
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { PatronError, type PatronClient } from '@patron/client/browser';
+import { createDashboardClient } from './client';
+import { dashboardEndpoints, getSession, type DashboardEndpoints, type Session } from './contract';
+
+export const SESSION_QUERY_KEY = ['session'] as const;
+
+/** The session of this browser: undefined while loading, null when signed out. */
+export function useSessionQuery() {
+  return useQuery({
+    queryKey: SESSION_QUERY_KEY,
+    queryFn: getSession,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    retry: false,
+  });
+}
+
+/** Any answer of 401 means the session ended (expired, signed out elsewhere): the guard then shows the sign-in page. */
+export function forgetSessionOn401(queryClient: QueryClient, error: unknown): void {
+  if (error instanceof PatronError && error.status === 401) queryClient.setQueryData(SESSION_QUERY_KEY, null);
+}
+
+interface SignedIn {
+  session: Session;
+  api: PatronClient;
+  endpoints: DashboardEndpoints;
+}
+const SignedInContext = createContext<SignedIn | null>(null);
+
+export function SignedInProvider({ session, children }: { session: Session; children: ReactNode }) {
+  const value = useMemo(
+    () => ({
+      session,
+      api: createDashboardClient(session.csrfToken),
+      endpoints: dashboardEndpoints(session.csrfToken),
+    }),
+    [session],
+  );
+  return <SignedInContext.Provider value={value}>{children}</SignedInContext.Provider>;
+}
+
+function useSignedIn(): SignedIn {
+  const value = useContext(SignedInContext);
+  if (!value) throw new Error('Used outside the signed-in layout: wrap the page in the route guard.');
+  return value;
+}
+
+/** The signed-in user, organization and permissions. */
+export const useSession = (): Session => useSignedIn().session;
+/** The typed client of /v1 (every path, parameter, body and answer typed from the API document). */
+export const useApi = (): PatronClient => useSignedIn().api;
+/** The dashboard-only endpoints (users, API keys, password), typed by hand: see api/contract.ts. */
+export const useDashboardApi = (): DashboardEndpoints => useSignedIn().endpoints;
+
+/** Whether the session may do `permission` (e.g. 'organization:write'). */
+export function useCan(permission: string): boolean {
+  const { permissions } = useSession();
+  return permissions.includes('all') || permissions.includes(permission);
+}
+
+/** Puts a session in the cache (after signing in) or removes it (after signing out). */
+export function useSetSession(): (session: Session | null) => void {
+  const queryClient = useQueryClient();
+  return (session) => {
+    if (session === null) queryClient.clear();
+    queryClient.setQueryData(SESSION_QUERY_KEY, session);
+  };
+}

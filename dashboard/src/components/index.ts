@@ -1,0 +1,7 @@
+/** The building blocks pages are made of (docs/dashboard.md#building-blocks). */
+export { ApiErrorAlert, errorTitle, type ApiErrorAlertProps } from './ApiErrorAlert';
+export { ConfirmButton, ConfirmDialog, type ConfirmButtonProps, type ConfirmDialogProps } from './ConfirmDialog';
+export { DetailDrawer, useDetailParam, type DetailDrawerProps } from './DetailDrawer';
+export { applyApiErrors, fieldOf, FormError, type FormErrorProps, type FormLike } from './FormErrors';
+export { PageHeader } from './PageHeader';
+export { PagedTable, type Column, type Page, type PagedTableProps } from './PagedTable';

@@ -1,0 +1,5 @@
+import { PlaceholderPage } from '../PlaceholderPage';
+
+export default function LoyaltyPage() {
+  return <PlaceholderPage title="Loyalty" plans="Loyalty programs, tiers and rules." />;
+}
