@@ -45,6 +45,13 @@ export const newToken = () => randomBytes(32).toString('base64url');
 /** Tokens are stored as their SHA-256, like secret keys: random 256-bit values need no slow hash. */
 export const hashToken = hashKey;
 
+/**
+ * A one-time sign-in link: the dashboard's sign-in page with the token in the fragment, which browsers never send to
+ * a server, write to its logs or put in a Referer (docs/api.md#dashboard-sessions).
+ */
+export const signInLink = (baseUrl: string, token: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/dashboard/sign-in#token=${token}`;
+
 /** Emails are compared case-insensitively; the stored spelling is the one first given. */
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 
@@ -85,6 +92,17 @@ export const findUser = (db: Executor, organizationId: string, id: string) =>
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .executeTakeFirst();
+
+/**
+ * An email no user has yet: `local@domain`, or `local+<n>@domain` when taken (the demo world seeded more than once
+ * on one database).
+ */
+export async function freeEmail(db: Executor, local: string, domain: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const email = n === 1 ? `${local}@${domain}` : `${local}+${n}@${domain}`;
+    if (!(await findUserByEmail(db, email))) return email;
+  }
+}
 
 /** Any user by id, whatever its organization: the operator's CLI. */
 export const findUserAnywhere = (db: Executor, id: string) =>

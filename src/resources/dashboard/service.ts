@@ -13,6 +13,7 @@ import {
   rolePermissions,
   sessionExpiry,
   setPasswordHash,
+  signInLink,
   signInRetryAfter,
   updateUser,
   useSignInLink,
@@ -37,10 +38,6 @@ import type {
 
 /** The same answer for an unknown email and a wrong password, so sign-in tells nobody which emails exist. */
 const WRONG_CREDENTIALS = 'The email or password is not right.';
-
-/** Where a one-time sign-in link leads: the dashboard's sign-in page, the token in the fragment. */
-export const signInLink = (baseUrl: string, token: string) =>
-  `${baseUrl.replace(/\/+$/, '')}/dashboard/sign-in#token=${token}`;
 
 /** Either an email and a password, or a link's token alone (docs/api.md#dashboard-sessions). */
 export function checkSignInBody(body: unknown): void {
