@@ -72,19 +72,6 @@ function errorResponses(
   return errors;
 }
 
-/** The X-CSRF-Token a session-only write must send, documented as a header parameter. */
-const CSRF_HEADER = {
-  type: 'object',
-  required: ['x-csrf-token'],
-  properties: {
-    'x-csrf-token': {
-      type: 'string',
-      maxLength: 100,
-      description: "The session's csrfToken (GET /session answers it). Required on every method but GET.",
-    },
-  },
-};
-
 const errorResponse = (description: string) => ({ description, $ref: 'ErrorEnvelope#' });
 
 /** OpenAPI 3.1 generated from the route schemas, with each operation's permission, cost and error responses. */
@@ -126,6 +113,14 @@ export async function registerOpenApi(
               "The dashboard's session, set by POST /session. Without an Authorization header every operation also " +
               'accepts it, never charged to the rate limit; writes need X-CSRF-Token (docs/api.md, "Dashboard sessions").',
           },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description:
+              "The session's csrfToken (POST and GET /session answer it), required with the session cookie on every " +
+              'method but GET, HEAD and OPTIONS.',
+          },
         },
       },
       tags: [
@@ -162,9 +157,13 @@ export async function registerOpenApi(
           url: url.replace(/^\/v1/, ''),
           schema: {
             ...schema,
-            ...(sessionOnly && method !== 'GET' ? { headers: CSRF_HEADER } : {}),
             response: documented,
-            security: sessionOnly ? [{ sessionCookie: [] }] : [],
+            // A write needs the cookie and the CSRF token together; a read the cookie alone.
+            security: !sessionOnly
+              ? []
+              : method === 'GET'
+                ? [{ sessionCookie: [] }]
+                : [{ sessionCookie: [], csrfToken: [] }],
             description: [schema?.description, who].filter(Boolean).join('\n\n'),
             ...(sessionOnly ? { 'x-permission': config.permission, 'x-session-only': true } : { 'x-public': true }),
           },
