@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import type { FastifyServerOptions } from 'fastify';
 import type { Registry } from 'prom-client';
-import { CORE_PERMISSIONS } from './auth/permissions.js';
+import { permissionCatalogOf } from './auth/permissions.js';
 import type { Config } from './config/index.js';
 import type { JobDefinition } from './jobs/runner/types.js';
 import { retentionJob } from './jobs/retention/job.js';
@@ -16,6 +16,7 @@ import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
+import { dashboardResource } from './resources/dashboard/index.js';
 import { productExport, productImport, productList, productsResource } from './resources/products/index.js';
 import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
@@ -51,6 +52,7 @@ import { DOCUMENTED_EXAMPLES } from './demo/index.js';
 
 export const resources: readonly ResourceModule[] = [
   organizationResource,
+  dashboardResource,
   productsResource,
   tagsResource,
   sitesResource,
@@ -102,9 +104,7 @@ export const resources: readonly ResourceModule[] = [
 ];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
-export const permissionCatalog: readonly string[] = [
-  ...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])]),
-];
+export const permissionCatalog: readonly string[] = permissionCatalogOf(resources);
 
 /**
  * Every background job: the platform's retention (docs/api.md#retention) and those the resources declare. What

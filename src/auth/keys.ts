@@ -89,3 +89,38 @@ function toRecord(row: Selectable<ApiKeysTable>): KeyRecord {
     revokedAt: row.revoked_at,
   };
 }
+
+/** One key of the organization; undefined for another organization's key, like a missing one. */
+export async function findOrganizationKey(
+  db: Kysely<DB>,
+  organizationId: string,
+  keyId: string,
+): Promise<KeyRecord | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  return row ? toRecord(row) : undefined;
+}
+
+/**
+ * Revokes one of the organization's keys (the dashboard); a key already revoked keeps its first revocation time.
+ * Undefined for another organization's key, like a missing one.
+ */
+export async function revokeOrganizationKey(
+  db: Kysely<DB>,
+  organizationId: string,
+  keyId: string,
+): Promise<KeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return row ? toRecord(row) : findOrganizationKey(db, organizationId, keyId);
+}

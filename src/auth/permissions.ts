@@ -13,6 +13,11 @@ export const CORE_PERMISSIONS = [
   'webhooks:write',
 ] as const;
 
+/** Every permission a key can be granted: service.md's eleven plus those the resources add. */
+export function permissionCatalogOf(resources: readonly { permissions?: readonly string[] | undefined }[]): string[] {
+  return [...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])])];
+}
+
 /** Stored on a key to grant every permission, including ones added after the key was made. */
 export const ALL_PERMISSIONS = 'all';
 

@@ -1,3 +1,4 @@
+import { createSignInLink, createUser, freeEmail } from '../auth/accounts.js';
 import { createKey } from '../auth/keys.js';
 import { ALL_PERMISSIONS } from '../auth/permissions.js';
 import type { Config } from '../config/index.js';
@@ -11,10 +12,12 @@ export interface DemoSeed {
   organization: Organization;
   keyId: string;
   key: string;
+  /** The demo owner (owner@demo.example on a fresh database) and a one-time sign-in link's token for it. */
+  owner: { id: string; email: string; signInToken: string };
 }
 
 /**
- * The demo organization, a key with every permission, and its world (src/demo/world.ts): a store, a loyalty program,
+ * The demo organization, a key with every permission, its owner (signing in with a one-time link), and its world (src/demo/world.ts): a store, a loyalty program,
  * reviews and webhook endpoints whose well-known records the documented examples name, so the quick start has
  * something to call and "Test Request" in /docs works (docs/api.md#documented-examples-and-the-demo-world).
  */
@@ -30,7 +33,13 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
     name: 'demo',
   });
   await seedWorld(database, config, organization.id, key);
-  return { organization, keyId: record.id, key };
+  // The dashboard's demo owner signs in with a one-time link (docs/api.md#dashboard-sessions): no password to guess.
+  const email = await freeEmail(db, 'owner', 'demo.example');
+  const owner = await withPlannedIds([DEMO.users.owner], () =>
+    createUser(db, { organizationId: organization.id, email, name: 'Demo owner', role: 'owner' }),
+  );
+  const { token } = await createSignInLink(db, owner);
+  return { organization, keyId: record.id, key, owner: { id: owner.id, email, signInToken: token } };
 }
 
 /**

@@ -22,6 +22,8 @@ import { importCommand } from './import.js';
 import { runJob } from './jobs.js';
 import { deleteOrganizationCommand } from './org-delete.js';
 import { serve } from './serve.js';
+import { createUserCommand, dashboardBaseUrl, deleteUserCommand, linkUserCommand, listUsersCommand } from './users.js';
+import { signInLink } from '../auth/accounts.js';
 import { packageVersion } from './version.js';
 import { isUuid } from '../util/uuid.js';
 
@@ -306,19 +308,89 @@ key
     });
   });
 
+const user = program.command('user').description('Dashboard users (docs/api.md#dashboard-sessions).');
+user
+  .command('create')
+  .description(
+    'Add a dashboard user to an organization and print a one-time sign-in link, valid 24 hours. Emails are unique across the deployment.',
+  )
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .requiredOption('--email <email>', 'the email the user signs in with')
+  .addOption(
+    new Option(
+      '--role <role>',
+      'owner (everything, and users), admin (everything but users) or viewer (every :read permission)',
+    )
+      .choices(['owner', 'admin', 'viewer'])
+      .makeOptionMandatory(),
+  )
+  .option('--name <name>', 'display name')
+  .option('--url <url>', "the server's public URL the link opens (default PATRON_URL, else http://127.0.0.1:$PORT)")
+  .option('--json', 'print one JSON object { user, signInLink }')
+  .addHelpText(
+    'after',
+    `
+The link opens the dashboard's sign-in page; it works once, and the token
+travels in the URL's fragment, so it never reaches a server log. A user with
+a password signs in with it; one without gets a new link with
+  patron user link <id>
+
+Examples:
+  patron user create --org 0196… --email ada@example.com --role owner --name "Ada"
+  PATRON_URL=https://patron.example.com patron user create --org 0196… --email bo@example.com --role viewer`,
+  )
+  .action(createUserCommand);
+user
+  .command('link')
+  .description(
+    'Print a fresh one-time sign-in link for a user (valid 24 hours; earlier links stay valid until used or expired).',
+  )
+  .argument('<id>', 'user id', uuid)
+  .option('--url <url>', "the server's public URL the link opens (default PATRON_URL, else http://127.0.0.1:$PORT)")
+  .option('--json', 'print one JSON object { id, email, signInLink, expiresAt }')
+  .action(linkUserCommand);
+user
+  .command('list')
+  .description("List an organization's dashboard users (never passwords or links).")
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .option('--json', 'print one JSON object { data: [...] }')
+  .action(listUsersCommand);
+user
+  .command('delete')
+  .description("Delete a dashboard user; their sessions and links end at once. An organization's last owner is kept.")
+  .argument('<id>', 'user id', uuid)
+  .option('--json', 'print one JSON object { id, deleted }')
+  .action(deleteUserCommand);
+
 program
   .command('seed')
   .description('Create demo data.')
   .requiredOption('--demo', 'create a demo organization with a full-permission key')
-  .option('--json', 'print one JSON object { organization, id, key, permissions }')
-  .action(async (options: { json?: boolean }) => {
+  .option('--json', 'print one JSON object { organization, id, key, permissions, owner }')
+  .option(
+    '--url <url>',
+    "the server's public URL the owner's link opens (default PATRON_URL, else http://127.0.0.1:$PORT)",
+  )
+  .action(async (options: { json?: boolean; url?: string }) => {
+    const baseUrl = dashboardBaseUrl(options.url);
     await withCli(async ({ config, database }) => {
       config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
       const demo = await seedDemo(database, config);
       print(
         Boolean(options.json),
-        { organization: demo.organization, id: demo.keyId, key: demo.key, permissions: ['all'] },
-        `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}`,
+        {
+          organization: demo.organization,
+          id: demo.keyId,
+          key: demo.key,
+          permissions: ['all'],
+          owner: {
+            id: demo.owner.id,
+            email: demo.owner.email,
+            signInLink: signInLink(baseUrl, demo.owner.signInToken),
+          },
+        },
+        `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}\n` +
+          `Its owner ${demo.owner.email} signs in to the dashboard once with:\n  ${signInLink(baseUrl, demo.owner.signInToken)}`,
       );
     });
   });

@@ -6,6 +6,7 @@ import { allOrganizations, createRuntime, openMigratedDatabase, scheduledJobs, t
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
 import { startJobRunner, type JobRunner } from '../jobs/runner/runner.js';
+import { signInLink } from '../auth/accounts.js';
 import { seedDemo, type DemoSeed } from './demo.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -136,6 +137,9 @@ function banner(
       `  curl -H "Authorization: Bearer ${demo.key}" ${baseUrl}/v1/organization`,
       'or open the API reference signed in with it, and send any request from the page:',
       `  ${baseUrl}/docs#key=${demo.key}`,
+      `Sign in to the dashboard as its owner (${demo.owner.email}) with this one-time link, valid 24 hours:`,
+      `  ${signInLink(baseUrl, demo.owner.signInToken)}`,
+      `(a new link, with the server stopped: npm run patron -- user link ${demo.owner.id})`,
     );
   } else {
     const stopFirst = engine === 'pglite' ? 'stop the server (the embedded database is single-process), then ' : '';

@@ -18,6 +18,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$' })),
   MAX_CONNECTIONS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  TRUST_PROXY: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.:/]+(\\s*,\\s*[0-9A-Za-z.:/]+)*$', maxLength: 1000 })),
   // Checked by retention() below, whose messages never repeat the value.
   RETENTION_DELIVERIES_DAYS: Type.Optional(Type.String()),
   RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
@@ -51,6 +52,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** Open connections one process accepts at most; further ones are closed at once. */
   maxConnections: number;
+  /**
+   * The proxies whose X-Forwarded-* headers are believed (addresses, CIDR ranges or `loopback`), comma-separated;
+   * none by default (docs/api.md#dashboard-sessions).
+   */
+  trustProxy: string | undefined;
   reviewSummaryGenerator: ReviewSummaryGeneratorConfig;
   /** How long the bounded tables keep their rows (docs/api.md#retention). */
   retention: RetentionConfig;
@@ -118,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs,
     requestTimeoutMs: Number(values.REQUEST_TIMEOUT_MS ?? 30_000),
     maxConnections: Number(values.MAX_CONNECTIONS ?? 1000),
+    trustProxy: values.TRUST_PROXY,
     retention: retention(values),
     exportMaxRows: Number(values.EXPORT_MAX_ROWS ?? 100_000),
     exportPageRows: 1000,
@@ -184,6 +191,8 @@ function describe(name: string): string {
       return 'expected a positive number of milliseconds.';
     case 'REQUEST_TIMEOUT_MS':
       return 'expected a number of milliseconds from 1000 to 9999999 (default 30000).';
+    case 'TRUST_PROXY':
+      return 'expected comma-separated proxy addresses or CIDR ranges, e.g. 10.0.0.0/8,loopback.';
     case 'MAX_CONNECTIONS':
       return 'expected a positive whole number (default 1000).';
     case 'RETENTION_DELIVERIES_DAYS':

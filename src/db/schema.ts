@@ -47,6 +47,53 @@ export interface IdempotencyKeysTable {
   owner_process: string | null;
 }
 
+/** The dashboard's roles (docs/api.md#dashboard-sessions). */
+export type UserRole = 'owner' | 'admin' | 'viewer';
+
+/** A person who signs in to the dashboard; the email is unique across the deployment, compared in lowercase. */
+export interface UsersTable {
+  organization_id: string;
+  id: string;
+  email: string;
+  name: string | null;
+  role: UserRole;
+  /** Self-describing scrypt hash (src/auth/passwords.ts); null until the user sets a password. */
+  password_hash: string | null;
+  created_at: CreatedAt;
+  last_signed_in_at: Date | null;
+}
+
+/** A signed-in dashboard session; the cookie's token is stored only as its SHA-256. */
+export interface SessionsTable {
+  organization_id: string;
+  id: string;
+  user_id: string;
+  token_hash: string;
+  csrf_token: string;
+  created_at: CreatedAt;
+  last_used_at: Generated<Date>;
+  /** The latest the session may live, whatever its use: 7 days after sign-in. */
+  expires_at: Date;
+}
+
+/** A one-time sign-in link; the token (in the link's fragment) is stored only as its SHA-256. */
+export interface SignInLinksTable {
+  organization_id: string;
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** A failed sign-in for an email (lowercased), known or not. Global: not a tenant table. */
+export interface SignInFailuresTable {
+  email: string;
+  id: string;
+  failed_at: Generated<Date>;
+}
+
 /** The API processes alive, each renewing its row (docs/api.md#idempotency-keys). Global: not a tenant table. */
 export interface ServerProcessesTable {
   id: string;
@@ -638,6 +685,10 @@ export interface DB {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   server_processes: ServerProcessesTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  sign_in_links: SignInLinksTable;
+  sign_in_failures: SignInFailuresTable;
   events: EventsTable;
   sites: SitesTable;
   quick_filters: QuickFiltersTable;

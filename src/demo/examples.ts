@@ -6,6 +6,12 @@ const { sites, customers, products, variants, orders, webhooks, programs, tiers,
 const filter = (document: object) => JSON.stringify(document);
 
 /**
+ * The password the sign-in example sends. The demo owner has none on a fresh quick start (it signs in with the link
+ * `serve` prints, so no known password ever opens a demo database); the examples test gives it this one first.
+ */
+export const DEMO_OWNER_PASSWORD = 'correct horse battery staple';
+
+/**
  * Every operation's documented example, by operationId (docs/api.md#documented-examples-and-the-demo-world). Each names records of the
  * demo world (src/demo/world.ts) and answers its success status there, once, in any order: what changes a record for
  * good (a delete, a leave, a revoke, a redeem) has a record of its own. test/contract/examples.test.ts sends every one.
@@ -17,6 +23,31 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     summary: 'Warn two weeks before points and rewards expire',
     body: { data: { settings: { expiringSoonDays: 14 } } },
   },
+
+  // The dashboard's endpoints (docs/api.md#dashboard-sessions), sent as the demo owner's session.
+  createSession: {
+    summary: 'Sign in as the demo owner',
+    body: { email: 'owner@demo.example', password: DEMO_OWNER_PASSWORD },
+  },
+  getSession: { summary: 'The signed-in session and its CSRF token' },
+  deleteSession: { summary: 'Sign out' },
+  changeSessionPassword: {
+    summary: 'Choose a new password',
+    body: { currentPassword: DEMO_OWNER_PASSWORD, newPassword: 'a longer passphrase for 2027' },
+  },
+  listUsers: { summary: "The organization's dashboard users" },
+  createUser: {
+    summary: 'Invite a colleague as a viewer',
+    body: { email: 'new.colleague@demo.example', name: 'New Colleague', role: 'viewer' },
+  },
+  updateUser: { summary: 'Make a viewer an admin', params: { id: DEMO.users.analyst }, body: { role: 'admin' } },
+  deleteUser: { summary: 'Remove a user who left', params: { id: DEMO.users.leaver } },
+  listApiKeys: { summary: "The organization's secret keys" },
+  createApiKey: {
+    summary: 'A read-only key for reporting',
+    body: { name: 'reporting', permissions: ['analytics:read', 'orders:read'] },
+  },
+  revokeApiKey: { summary: "Revoke the storefront's key", params: { id: DEMO.keys.storefront } },
 
   listProducts: { summary: 'The newest products' },
   bulkUpdateProducts: {

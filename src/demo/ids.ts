@@ -50,6 +50,10 @@ export const DEMO = {
   /** A products export written by the seed (get, download), and one queued after it (cancel). */
   exportJobs: { products: id('991'), queued: id('992') },
   importJobs: { customers: id('993'), queued: id('994') },
+  /** Dashboard users: the owner `serve` prints a sign-in link for, one to change, one to delete. */
+  users: { owner: id('1001'), analyst: id('1002'), leaver: id('1003') },
+  /** A secret key beside the demo key, for the revoke example (the demo key keeps working). */
+  keys: { storefront: id('1011') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { createUser, freeEmail } from '../auth/accounts.js';
+import { createKey } from '../auth/keys.js';
 import type { DB } from '../db/schema.js';
 import { withPlannedIds } from '../util/ids.js';
 import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
@@ -554,6 +556,25 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
     throw new Error(`seeding the demo world: these well-known records are missing: ${missing.join(', ')}`);
   await sql`update loyalty_rewards set code = ${DEMO_REDEEMABLE_CODE}
     where organization_id = ${organizationId}::uuid and id = ${rewards.birthday}::uuid`.execute(db);
+  await seedDemoAccounts(db, organizationId);
+}
+
+/**
+ * The dashboard records the examples name (docs/api.md#dashboard-sessions): two users beside the owner (one the
+ * update example changes, one the delete example removes) and a key the revoke example revokes. Made directly: the
+ * endpoints that make them answer only a signed-in session.
+ */
+async function seedDemoAccounts(db: Kysely<DB>, organizationId: string): Promise<void> {
+  for (const [local, id, name] of [
+    ['analyst', DEMO.users.analyst, 'Ana Lyst'],
+    ['leaver', DEMO.users.leaver, 'Lee Ver'],
+  ] as const) {
+    const email = await freeEmail(db, local, 'demo.example');
+    await withPlannedIds([id], () => createUser(db, { organizationId, email, name, role: 'viewer' }));
+  }
+  await withPlannedIds([DEMO.keys.storefront], () =>
+    createKey(db, { organizationId, permissions: ['products:read', 'reviews:read'], name: 'storefront' }),
+  );
 }
 
 /** Where each well-known record is read: every one must be there once the world is seeded. */

@@ -11,13 +11,15 @@ import Fastify, {
   type FastifyServerOptions,
   type RouteOptions,
 } from 'fastify';
+import cookie from '@fastify/cookie';
 import Type from 'typebox';
 import { withoutSecretKeys } from '../auth/keys.js';
+import { permissionCatalogOf } from '../auth/permissions.js';
 import type { Config } from '../config/index.js';
 import { ApiError } from './errors.js';
 import type { Database } from '../db/engine.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import { authenticate, authorize, requestLabels } from './auth.js';
+import { authenticate, authorize, checkOrigin, checkSessionWrite, requestLabels, SESSION_ONLY } from './auth.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerHealth } from './health.js';
 import { registerIdempotency } from './idempotency.js';
@@ -118,6 +120,9 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Behind a proxy the operator names, its X-Forwarded-* headers say how the client reached the server: the
+    // session cookie's Secure flag and the dashboard's origin check read them (docs/api.md#dashboard-sessions).
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     // Replaced by closeConnectionsWhenClosing, which answers in the error envelope (docs/api.md#error-envelope).
     return503OnClosing: false,
     logController: new AccessLog(),
@@ -135,7 +140,10 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const metrics = createMetrics(() => database.poolStats());
   registerErrorHandling(app, BODY_LIMIT_BYTES);
   registerMetrics(app, metrics);
-  registerAccessControl(app, database, limiter, metrics);
+  // Cookies are parsed only where a session is looked for (src/http/auth.ts), not on every request.
+  await app.register(cookie, { hook: false });
+  const permissionCatalog = permissionCatalogOf(resources);
+  registerAccessControl(app, database, limiter, metrics, permissionCatalog);
   const presence = startPresence(database.db, database.engine, app.log);
   // After every request has finished (onClose hooks run once in-flight requests are done).
   app.addHook('onClose', () => presence.close());
@@ -147,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   await registerDocs(app);
   await registerDashboard(app, config.dashboardDir ?? defaultDashboardDir());
 
-  const services: PlatformServices = { database, db: database.db, config };
+  const services: PlatformServices = { database, db: database.db, config, permissionCatalog };
   await app.register(
     async (v1) => {
       for (const resource of resources) await resource.routes(v1 as PatronApp, services);
@@ -335,15 +343,30 @@ function closeConnectionsWhenClosing(app: PatronApp): void {
 
 /**
  * The order of checks (docs/api.md#order-of-checks): authenticate → charge → permission, in one hook (validation and
- * the handler follow in Fastify's lifecycle). Routes without a declared permission (health, metrics, docs) are public.
+ * the handler follow in Fastify's lifecycle). A dashboard session is never charged: authenticate → origin and CSRF
+ * token on writes → permission (docs/api.md#dashboard-sessions). Routes without a declared permission (health,
+ * metrics, docs) are public; the public sign-in only checks the Origin of its POST.
  */
-function registerAccessControl(app: PatronApp, database: Database, limiter: RateLimiter, metrics: Metrics): void {
+function registerAccessControl(
+  app: PatronApp,
+  database: Database,
+  limiter: RateLimiter,
+  metrics: Metrics,
+  permissionCatalog: readonly string[],
+): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
+    if (config.access === 'public') return checkOrigin(request);
     if (!config.permission) return;
-    const auth = await authenticate(database.db, request);
+    const auth = await authenticate(database.db, request, permissionCatalog);
     request.auth = auth;
+    if (auth.session) {
+      checkSessionWrite(request, auth.session);
+      authorize(auth, config.permission);
+      return;
+    }
+    if (config.access === 'session') throw new ApiError('FORBIDDEN', SESSION_ONLY);
     await chargeRequest(limiter, metrics, auth, config, reply);
     authorize(auth, config.permission);
   });
@@ -375,9 +398,23 @@ function enforceRouteContract(app: PatronApp): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.url.startsWith(API_PREFIX)) return;
     const config = route.config ?? {};
-    if (!config.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`);
-    if (!Number.isInteger(config.cost) || (config.cost ?? 0) < 1) {
-      throw new Error(`Route ${route.method} ${route.url} declares no cost`);
+    if (config.access === 'public') {
+      // Signing in: nobody to authenticate, no bucket to charge (docs/api.md#dashboard-sessions).
+      if (config.permission || config.cost !== undefined) {
+        throw new Error(`Route ${route.method} ${route.url} is public: it declares neither permission nor cost`);
+      }
+    } else {
+      if (!config.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`);
+      if (config.access === 'session') {
+        // Sessions are never charged, so a cost would be a promise the route cannot keep.
+        if (config.cost !== undefined) {
+          throw new Error(
+            `Route ${route.method} ${route.url} answers only sessions, never charged: it declares no cost`,
+          );
+        }
+      } else if (!Number.isInteger(config.cost) || (config.cost ?? 0) < 1) {
+        throw new Error(`Route ${route.method} ${route.url} declares no cost`);
+      }
     }
     // A body naming required create fields is checked before the Idempotency-Key is claimed, so a body missing one
     // is 400 whatever key it carries (docs/api.md#order-of-checks): the route must say how (checkCreateBody).

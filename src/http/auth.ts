@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { timingSafeEqual } from 'node:crypto';
+import { findSession, rolePermissions, type SessionLookup } from '../auth/accounts.js';
 import { grants } from '../auth/permissions.js';
 import { hashKey, KEY_PATTERN, SECRET_KEY_IN_TEXT } from '../auth/keys.js';
 import { prepared } from '../db/prepared.js';
@@ -51,7 +53,11 @@ export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext 
  * First of the checks (docs/api.md#order-of-checks): a missing, malformed, unknown or revoked key is 401 and costs
  * nothing.
  */
-export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Promise<AuthContext> {
+export async function authenticate(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  catalog: readonly string[],
+): Promise<AuthContext> {
   const queryStart = request.url.indexOf('?');
   if (queryStart !== -1 && SECRET_KEY_IN_TEXT.test(request.url.slice(queryStart + 1))) {
     // Refused whether or not the key is valid: a key in a URL is written to access logs, proxies and browser
@@ -62,6 +68,11 @@ export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Pro
     );
   }
   const header = request.headers.authorization;
+  // An Authorization header always means a key, whatever cookie comes with it (docs/api.md#dashboard-sessions).
+  if (header === undefined) {
+    const token = sessionToken(request);
+    if (token !== undefined) return authenticateSession(db, token, catalog);
+  }
   if (!header) {
     throw new ApiError('UNAUTHORIZED', 'Missing Authorization header: send "Authorization: Bearer <secret key>".');
   }
@@ -84,8 +95,109 @@ export async function authenticate(db: Kysely<DB>, request: FastifyRequest): Pro
 export function authorize(auth: AuthContext, required: string): void {
   if (required === 'any') return;
   if (!grants(auth.permissions, required)) {
-    throw new ApiError('FORBIDDEN', `This API key lacks the permission "${required}" that this endpoint requires.`);
+    throw new ApiError(
+      'FORBIDDEN',
+      auth.session
+        ? `The role "${auth.session.user.role}" does not grant the permission "${required}" that this endpoint requires.`
+        : `This API key lacks the permission "${required}" that this endpoint requires.`,
+    );
   }
+}
+
+/** The dashboard's session cookie (docs/api.md#dashboard-sessions). */
+export const SESSION_COOKIE = 'patron_session';
+/** A session token is 32 random bytes in base64url; anything else is refused without a lookup. */
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const SESSION_ONLY = 'This endpoint answers only to a signed-in dashboard session, not to an API key.';
+
+/** The session cookie's value, parsed only for requests without an Authorization header. */
+function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header || !header.includes(SESSION_COOKIE)) return undefined;
+  return request.server.parseCookie(header)[SESSION_COOKIE];
+}
+
+async function authenticateSession(db: Kysely<DB>, token: string, catalog: readonly string[]): Promise<AuthContext> {
+  const found = SESSION_TOKEN.test(token) ? await findSession(db, token) : undefined;
+  if (!found) {
+    throw new ApiError('UNAUTHORIZED', 'The dashboard session has ended or is unknown: sign in again.');
+  }
+  return sessionContext(found, catalog);
+}
+
+/** The caller a session makes: the organization and the permissions of the user's role; never charged. */
+export function sessionContext(found: SessionLookup, catalog: readonly string[]): AuthContext {
+  return {
+    session: found,
+    organizationId: found.session.organization_id,
+    permissions: rolePermissions(found.user.role, catalog),
+    plan: {
+      apiRequestsPerMinute: found.organization.api_requests_per_minute,
+      loyaltyEventsPerMinute: found.organization.loyalty_events_per_minute,
+      loyaltyStampsPerMinute: found.organization.loyalty_stamps_per_minute,
+    },
+  };
+}
+
+/**
+ * A session's write must come from this server's own pages: its Origin, when sent, is this server's origin, and it
+ * carries the session's CSRF token in X-CSRF-Token (docs/api.md#dashboard-sessions). Reads are not checked.
+ */
+export function checkSessionWrite(request: FastifyRequest, session: SessionLookup): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  checkOrigin(request);
+  const sent = request.headers['x-csrf-token'];
+  if (typeof sent !== 'string' || sent === '') {
+    throw new ApiError(
+      'FORBIDDEN',
+      "Missing X-CSRF-Token header: a dashboard session's write must send the session's csrfToken (GET /v1/session answers it).",
+    );
+  }
+  if (!sameText(sent, session.session.csrf_token)) {
+    throw new ApiError(
+      'FORBIDDEN',
+      "The X-CSRF-Token header is not this session's csrfToken (GET /v1/session answers the current one).",
+    );
+  }
+}
+
+/** A browser's write from another site is refused: an Origin header, when present, must be this server's own. */
+export function checkOrigin(request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const own = ownOrigin(request);
+  if (own === undefined || originOf(origin) !== own) {
+    throw new ApiError(
+      'FORBIDDEN',
+      `The Origin header names another site than this server (${own ?? 'unknown'}): dashboard writes are accepted only from the server's own pages.`,
+    );
+  }
+}
+
+/** This server's origin as the client reached it (behind a trusted proxy, as the proxy forwards it). */
+export function ownOrigin(request: FastifyRequest): string | undefined {
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An Origin header as a browser would write it (a default port dropped), or undefined when it is no URL ("null"). */
+function originOf(header: string): string | undefined {
+  try {
+    return new URL(header).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** The caller of an authenticated route; routes without a declared permission have none. */
@@ -96,14 +208,17 @@ export function authOf(request: FastifyRequest): AuthContext {
 }
 
 /**
- * Who a request's log lines are about: the organization and the key's id and prefix once the key is known, nothing
- * before (docs/security.md).
+ * Who a request's log lines are about: the organization and the key's id and prefix (or the dashboard user's id) once
+ * the caller is known, nothing before (docs/security.md).
  */
 export function requestLabels(request: FastifyRequest): {
   organizationId?: string;
   keyId?: string;
   keyPrefix?: string;
+  userId?: string;
 } {
   const auth = request.auth;
-  return auth ? { organizationId: auth.organizationId, keyId: auth.keyId, keyPrefix: auth.keyPrefix } : {};
+  if (!auth) return {};
+  if (auth.session) return { organizationId: auth.organizationId, userId: auth.session.user.id };
+  return { organizationId: auth.organizationId, keyId: auth.keyId, keyPrefix: auth.keyPrefix };
 }

@@ -64,7 +64,15 @@ export function registerIdempotency(app: PatronApp, db: Kysely<DB>, presence: Pr
   // Callback-style hooks with a synchronous fast path: most requests carry no key, and an async hook costs every
   // request a promise and a microtask turn.
   app.addHook('preHandler', (request, reply, done) => {
-    if (request.method !== 'POST' || !request.auth || request.headers['idempotency-key'] === undefined) return done();
+    // The session-only endpoints are the dashboard's own forms, not API calls to retry: they keep no answers
+    // (docs/api.md#dashboard-sessions).
+    if (
+      request.method !== 'POST' ||
+      !request.auth ||
+      request.headers['idempotency-key'] === undefined ||
+      request.routeOptions.config.access === 'session'
+    )
+      return done();
     claimOrReplay(request, reply).then(() => {
       if (!reply.sent) done();
     }, done);

@@ -7,8 +7,9 @@ import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from './
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
-  '401': 'UNAUTHORIZED: the key is missing, malformed, unknown or revoked.',
-  '403': 'FORBIDDEN: the key lacks the permission this endpoint requires.',
+  '401': 'UNAUTHORIZED: the key is missing, malformed, unknown or revoked, or the dashboard session has ended.',
+  '403':
+    "FORBIDDEN: the key (or the dashboard user's role) lacks the permission this endpoint requires, or a dashboard write lacks its X-CSRF-Token or comes from another Origin.",
   '429': 'TOO_MANY_REQUESTS: the organization cannot afford the cost now; see Retry-After.',
   '500': 'INTERNAL_ERROR: an unexpected fault; quote the X-Request-Id.',
   '503': 'SERVICE_UNAVAILABLE: the database is unreachable; see Retry-After.',
@@ -17,6 +18,25 @@ const BODY_ERRORS: Record<string, string> = {
   '413': 'PAYLOAD_TOO_LARGE: the body exceeds 10 MiB.',
   '415': 'UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.',
 };
+/** What an endpoint that answers only a dashboard session may answer instead (docs/api.md#dashboard-sessions). */
+const SESSION_ERRORS: Record<string, string> = {
+  '400': COMMON_ERRORS['400']!,
+  '401': 'UNAUTHORIZED: no dashboard session cookie, or the session has ended; sign in again.',
+  '403':
+    "FORBIDDEN: an API key was sent (this endpoint answers only a dashboard session), the user's role lacks the permission, or a write lacks the session's X-CSRF-Token or comes from another Origin.",
+  '500': COMMON_ERRORS['500']!,
+  '503': COMMON_ERRORS['503']!,
+};
+/** What signing in may answer (docs/api.md#dashboard-sessions). */
+const SIGN_IN_ERRORS: Record<string, string> = {
+  '400': 'VALIDATION_ERROR: the body is malformed, or sends neither email and password nor signInToken.',
+  '401': 'UNAUTHORIZED: the email or password is not right, or the sign-in link has been used or has expired.',
+  '403': 'FORBIDDEN: the Origin header names another site than this server.',
+  '429': 'TOO_MANY_REQUESTS: five failed sign-ins for this email within 15 minutes; see Retry-After.',
+  '500': COMMON_ERRORS['500']!,
+  '503': COMMON_ERRORS['503']!,
+};
+
 /** Every method but GET may carry a body, which is parsed (and refused) whatever the route does with it. */
 const METHODS_WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const PATH_RECORD_MISSING =
@@ -29,18 +49,26 @@ const IDEMPOTENCY_CONFLICT =
  * names a record; 409 on every POST (Idempotency-Key: docs/api.md#idempotency-keys); and the route's own declared
  * refusals.
  */
-function errorResponses(method: string, url: string, refusals: Refusals = {}): Record<string, string> {
+function errorResponses(
+  method: string,
+  url: string,
+  refusals: Refusals = {},
+  access?: 'session' | 'public',
+): Record<string, string> {
   const errors: Record<string, string> = {
-    ...COMMON_ERRORS,
+    ...(access === 'session' ? SESSION_ERRORS : access === 'public' ? SIGN_IN_ERRORS : COMMON_ERRORS),
     ...(METHODS_WITH_BODY.includes(method) ? BODY_ERRORS : {}),
   };
   const own: Record<string, string | undefined> = { ...refusals };
   if (url.includes(':'))
     errors['404'] = own['404'] ? `${PATH_RECORD_MISSING} Also: ${own['404']}.` : PATH_RECORD_MISSING;
   else if (own['404']) errors['404'] = `NOT_FOUND: ${own['404']}.`;
-  const conflicts = [own['409'], method === 'POST' ? IDEMPOTENCY_CONFLICT : undefined].filter(Boolean);
+  // The dashboard's own endpoints keep no Idempotency-Key answers (docs/api.md#dashboard-sessions).
+  const keyed = method === 'POST' && access === undefined;
+  const conflicts = [own['409'], keyed ? IDEMPOTENCY_CONFLICT : undefined].filter(Boolean);
   if (conflicts.length) errors['409'] = `CONFLICT: ${conflicts.join('; or ')}.`;
   if (own['422']) errors['422'] = `UNPROCESSABLE: ${own['422']}.`;
+  if (own['429']) errors['429'] = `TOO_MANY_REQUESTS: ${own['429']}.`;
   return errors;
 }
 
@@ -74,7 +102,27 @@ export async function registerOpenApi(
           ...{ 'x-internal': false },
         },
       ],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_…' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'patron_session',
+            description:
+              "The dashboard's session, set by POST /session. Without an Authorization header every operation also " +
+              'accepts it, never charged to the rate limit; writes need X-CSRF-Token (docs/api.md, "Dashboard sessions").',
+          },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description:
+              "The session's csrfToken (POST and GET /session answer it), required with the session cookie on every " +
+              'method but GET, HEAD and OPTIONS.',
+          },
+        },
+      },
       tags: [
         ...resources.map((resource) => ({ name: resource.name, description: resource.description ?? '' })),
         WEBHOOK_TAG,
@@ -87,9 +135,9 @@ export async function registerOpenApi(
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const config = (route as RouteOptions).config ?? {};
-      if (!config.permission || !url.startsWith('/v1')) return { schema, url };
+      if (!url.startsWith('/v1') || !(config.permission || config.access === 'public')) return { schema, url };
       const method = String(route.method).toUpperCase();
-      const errors = errorResponses(method, url, config.refusals);
+      const errors = errorResponses(method, url, config.refusals, config.access);
       if (config.documentedBody) {
         errors['413'] = `PAYLOAD_TOO_LARGE: ${config.documentedBody.tooLarge}`;
         errors['415'] = `UNSUPPORTED_MEDIA_TYPE: ${config.documentedBody.unsupported}`;
@@ -97,6 +145,29 @@ export async function registerOpenApi(
       const documented = { ...(schema?.response as Record<string, unknown> | undefined) };
       for (const [status, description] of Object.entries(errors)) {
         if (!(status in documented)) documented[status] = errorResponse(description);
+      }
+      if (config.access) {
+        const sessionOnly = config.access === 'session';
+        const who = !sessionOnly
+          ? 'Public: no key or session needed. Not charged to the rate limit.'
+          : `Dashboard session only (an API key is 403); never charged to the rate limit. Permission: ${
+              config.permission === 'any' ? 'any signed-in user' : `\`${config.permission}\``
+            }.`;
+        return {
+          url: url.replace(/^\/v1/, ''),
+          schema: {
+            ...schema,
+            response: documented,
+            // A write needs the cookie and the CSRF token together; a read the cookie alone.
+            security: !sessionOnly
+              ? []
+              : method === 'GET'
+                ? [{ sessionCookie: [] }]
+                : [{ sessionCookie: [], csrfToken: [] }],
+            description: [schema?.description, who].filter(Boolean).join('\n\n'),
+            ...(sessionOnly ? { 'x-permission': config.permission, 'x-session-only': true } : { 'x-public': true }),
+          },
+        };
       }
       const permissionText = config.permission === 'any' ? 'any valid key' : `\`${config.permission}\``;
       return {

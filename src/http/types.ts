@@ -15,6 +15,7 @@ import type { Database } from '../db/engine.js';
 import type { DB } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
 import type { SecretBox } from '../events/secret-box.js';
+import type { SessionLookup } from '../auth/accounts.js';
 
 /** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
 export type PatronApp = FastifyInstance<
@@ -25,12 +26,19 @@ export type PatronApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** Who is calling: resolved from the Bearer key before anything else runs. */
+/**
+ * Who is calling: resolved before anything else runs, from the Bearer key, or without an Authorization header from
+ * the dashboard session's cookie (docs/api.md#dashboard-sessions).
+ */
 export interface AuthContext {
-  keyId: string;
+  /** Set when a secret key authenticated the request. */
+  keyId?: string;
   /** The key's visible prefix (`sk_` and 8 characters), which identifies it in logs and key lists. */
-  keyPrefix: string;
+  keyPrefix?: string;
+  /** Set when a dashboard session authenticated the request: never charged to the organization's buckets. */
+  session?: SessionLookup;
   organizationId: string;
+  /** What the key holds, or what the session's user's role grants, written out from the catalog. */
   permissions: string[];
   plan: Plan;
 }
@@ -44,6 +52,12 @@ declare module 'fastify' {
     permission?: string;
     /** Tokens the call spends from the organization bucket (service.md Cost table). */
     cost?: number;
+    /**
+     * Who may call, beyond the default (a secret key, or a dashboard session): 'session' answers only a signed-in
+     * dashboard session (a key is 403) and is never charged, so it declares a permission and no cost; 'public'
+     * needs no caller at all (signing in), and declares neither (docs/api.md#dashboard-sessions).
+     */
+    access?: 'session' | 'public';
     /** Separate per-endpoint buckets charged together with the organization bucket. */
     buckets?: readonly EndpointBucket[];
     /**
@@ -81,13 +95,15 @@ declare module 'fastify' {
 }
 
 /** A route's own refusals by status: 404 beyond a missing path record, 409 state conflicts, 422 missing references. */
-export type Refusals = Partial<Record<404 | 409 | 422, string>>;
+export type Refusals = Partial<Record<404 | 409 | 422 | 429, string>>;
 
 /** What the platform hands every resource module. */
 export interface PlatformServices {
   database: Database;
   db: Kysely<DB>;
   config: Config;
+  /** Every permission a key can be granted: service.md's eleven and those the resources add. */
+  permissionCatalog: readonly string[];
 }
 
 /** A resource plugs into the platform through this and nothing else (see src/compose.ts). */

@@ -328,7 +328,12 @@ describe('patron CLI', () => {
 
   it('seed --demo --json creates a Demo organization and a key with every permission', async () => {
     const seeded = jsonOf(await cli('seed', '--demo', '--json'));
-    expect(Object.keys(seeded).sort()).toEqual(['id', 'key', 'organization', 'permissions']);
+    expect(Object.keys(seeded).sort()).toEqual(['id', 'key', 'organization', 'owner', 'permissions']);
+    expect(seeded.owner).toEqual({
+      id: expect.stringMatching(UUID),
+      email: expect.stringMatching(/^owner(\+\d+)?@demo\.example$/),
+      signInLink: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/dashboard\/sign-in#token=[A-Za-z0-9_-]{43}$/),
+    });
     expect(seeded.id).toMatch(UUID);
     expect(seeded.key).toMatch(KEY);
     expect(seeded.permissions).toEqual(['all']);

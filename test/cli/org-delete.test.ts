@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLink, createUser } from '../../src/auth/accounts.js';
 import { createKey } from '../../src/auth/keys.js';
 import { createRuntime, scheduledJobs, type Runtime } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -176,7 +177,35 @@ async function fill(runtime: Runtime, database: Database, organization: Org, key
   await runner.runNow(organization.id, 'importJob.run', imported.id);
   await upload('email\ngus@example.com\n');
   await runner.runNow(organization.id, 'retention.prune', 'filled');
+  // Dashboard accounts: a user signed in with a link, a live link, and a failed sign-in (kept by email).
+  const owner = await createUser(database.db, {
+    organizationId: organization.id,
+    email: `owner-${organization.id}@example.com`,
+    role: 'owner',
+  });
+  const signedIn = await runtime.app.inject({
+    method: 'POST',
+    url: '/v1/session',
+    payload: { signInToken: (await createSignInLink(database.db, owner)).token },
+  });
+  expect(signedIn.statusCode, signedIn.body).toBe(201);
+  await createSignInLink(database.db, owner);
+  const failed = await runtime.app.inject({
+    method: 'POST',
+    url: '/v1/session',
+    payload: { email: owner.email, password: 'not the password' },
+  });
+  expect(failed.statusCode).toBe(401);
 }
+
+const failedSignIns = async (db: Kysely<DB>, organization: Org) =>
+  (
+    await db
+      .selectFrom('sign_in_failures')
+      .select('email')
+      .where('email', '=', `owner-${organization.id}@example.com`)
+      .execute()
+  ).length;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'patron-org-delete-'));
@@ -323,6 +352,7 @@ describe('patron org delete', () => {
       expect(report.deleted[table] ?? 0, table).toBe(perOrganization[doomed.id] ?? 0);
     }
     expect(report.deleted.organizations).toBe(1);
+    expect(report.deleted.sign_in_failures).toBe(1);
 
     const database = await open();
     try {
@@ -335,6 +365,8 @@ describe('patron org delete', () => {
       const ids = (await database.db.selectFrom('organizations').select('id').execute()).map((row) => row.id);
       expect(ids).not.toContain(doomed.id);
       expect(ids).toContain(kept.id);
+      expect(await failedSignIns(database.db, doomed)).toBe(0);
+      expect(await failedSignIns(database.db, kept)).toBe(1);
     } finally {
       await database.close();
     }

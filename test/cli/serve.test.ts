@@ -140,6 +140,24 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       expect(Array.isArray(response.body.settings)).toBe(false);
       demoOrganizationId = createdId!;
 
+      // The demo owner's one-time sign-in link, beside the key: it signs in once, and never reaches the logs.
+      const link = new RegExp(`^\\s+${server.baseUrl}/dashboard/sign-in#token=([A-Za-z0-9_-]{43})$`, 'm').exec(banner);
+      expect(banner).toContain('owner@demo.example');
+      expect(link, banner).not.toBeNull();
+      const signIn = () =>
+        fetch(`${server.baseUrl}/v1/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ signInToken: link![1] }),
+        });
+      const signedIn = await signIn();
+      expect(signedIn.status).toBe(201);
+      expect(((await signedIn.json()) as { user: { email: string; role: string } }).user).toMatchObject({
+        email: 'owner@demo.example',
+        role: 'owner',
+      });
+      expect((await signIn()).status).toBe(401);
+
       // Every response carries x-request-id: success, error, unknown route, health; an incoming one is echoed.
       const answers = await Promise.all([
         fetch(url!, { headers: { authorization: `Bearer ${demoKey}` } }),
@@ -160,6 +178,7 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       // request logs, which are JSON lines on stdout and nothing else.
       expect(server.stderr().match(ANY_KEY)).toEqual([demoKey, demoKey, demoKey]);
       expect(server.stdout()).not.toMatch(ANY_KEY);
+      expect(server.stdout()).not.toContain(link![1]);
       const lines = server.stdout().trim().split('\n');
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();

@@ -53,17 +53,20 @@ describe('the OpenAPI document', () => {
   it('describes every response, and documents the headers each operation sends and reads', () => {
     for (const { method, path, operation } of operations) {
       const where = `${method.toUpperCase()} ${path}`;
+      const dashboardOnly = Boolean(operation['x-session-only'] || operation['x-public']);
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
         expect(response.description, `${where} ${status}`).toBeTruthy();
         expect(response.description, `${where} ${status}`).not.toBe('Default Response');
         expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toBeDefined();
-        if (status !== '401') expect(response.headers?.RateLimit, `${where} ${status}`).toBeDefined();
+        // The dashboard's own endpoints are never charged (docs/api.md#dashboard-sessions).
+        if (dashboardOnly) expect(response.headers?.RateLimit, `${where} ${status}`).toBeUndefined();
+        else if (status !== '401') expect(response.headers?.RateLimit, `${where} ${status}`).toBeDefined();
         if (status === '429' || status === '503') expect(response.headers?.['Retry-After']).toBeDefined();
       }
       const idempotencyKey = (operation.parameters ?? []).find(
         (parameter: Json) => parameter.name === 'Idempotency-Key',
       );
-      expect(Boolean(idempotencyKey), where).toBe(method === 'post');
+      expect(Boolean(idempotencyKey), where).toBe(method === 'post' && !dashboardOnly);
     }
     expect(Object.keys(document.components.headers).sort()).toEqual(
       ['Idempotent-Replayed', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id'].sort(),

@@ -3,8 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/cli/demo.js';
-import { OPERATION_EXAMPLES } from '../../src/demo/examples.js';
+import { createSession, findUser, setPasswordHash } from '../../src/auth/accounts.js';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { seedDemo, type DemoSeed } from '../../src/cli/demo.js';
+import { DEMO_OWNER_PASSWORD, OPERATION_EXAMPLES } from '../../src/demo/examples.js';
 import { RESPONSE_EXAMPLES } from '../../src/demo/responses.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -21,18 +23,35 @@ const LIST_EXAMPLE_RECORDS = 2;
 
 let t: TestApp;
 let key: string;
+let demo: DemoSeed;
 let document: Json;
 const operations: { method: string; path: string; operation: Json }[] = [];
 
 beforeAll(async () => {
   // The world's endpoints point at a receiver on this machine (docs/api.md#documented-examples-and-the-demo-world).
   t = await startTestApp({ config: { allowHttpWebhooks: true, webhookAllowPrivateHosts: true } });
-  ({ key } = await seedDemo(t.testDatabase.database, t.config));
+  demo = await seedDemo(t.testDatabase.database, t.config);
+  ({ key } = demo);
   document = (await t.request({ url: '/openapi.json' })).json();
   for (const [path, methods] of Object.entries(document.paths as Record<string, Json>))
     for (const [method, operation] of Object.entries(methods)) operations.push({ method, path, operation });
 }, 120_000);
 afterAll(() => t?.close());
+
+/**
+ * How an example is sent: with the demo key, or for the dashboard's own endpoints as the demo owner
+ * (docs/api.md#dashboard-sessions), who first gets the documented password (a fresh quick start gives it none) and,
+ * but for signing in, a session of its own, so signing out or changing the password leaves the next example a session.
+ */
+async function credentials(operation: Json): Promise<{ key?: string; headers: Record<string, string> }> {
+  if (!operation['x-session-only'] && !operation['x-public']) return { key, headers: {} };
+  const db = t.testDatabase.database.db;
+  const owner = (await findUser(db, demo.organization.id, demo.owner.id))!;
+  await setPasswordHash(db, owner, await hashPassword(DEMO_OWNER_PASSWORD), undefined);
+  if (operation['x-public']) return { headers: {} };
+  const { token, session } = await createSession(db, owner);
+  return { headers: { cookie: `patron_session=${token}`, 'x-csrf-token': session.csrf_token } };
+}
 
 const successStatuses = (operation: Json) => Object.keys(operation.responses).filter((status) => /^2/.test(status));
 
@@ -93,12 +112,13 @@ describe('documented examples', () => {
       const contentType = example.contentType ?? 'application/json';
       const media = operation.requestBody?.content?.[contentType];
       const body = media?.examples ? Object.values(media.examples as Record<string, Json>)[0]!.value : undefined;
+      const sender = await credentials(operation);
       const response = await t.request({
         method: method.toUpperCase() as 'GET',
         url: query ? `${url}?${query}` : url,
-        key,
+        key: sender.key,
         body,
-        ...(example.contentType ? { headers: { 'content-type': example.contentType } } : {}),
+        headers: { ...sender.headers, ...(example.contentType ? { 'content-type': example.contentType } : {}) },
       });
       const expected = example.status ?? Number(successStatuses(operation)[0]);
       if (response.statusCode !== expected) {
@@ -122,6 +142,8 @@ describe('documented examples', () => {
     ajv.addSchema({ $id: 'patron', components: document.components }, 'patron');
     const mismatches: string[] = [];
     for (const { operation } of operations) {
+      // A 204 (signing out, a dashboard user deleted) has no body to show.
+      if (successStatuses(operation).every((candidate) => candidate === '204')) continue;
       const status = successStatuses(operation).find(
         (candidate) => exampleMedia(operation.responses[candidate])?.examples,
       );

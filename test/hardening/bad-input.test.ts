@@ -21,6 +21,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, createUser, findSession, findUserByEmail } from '../../src/auth/accounts.js';
 import { createKey, revokeKey } from '../../src/auth/keys.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import type { BucketSpec, ChargeDecision, RateLimiter } from '../../src/ratelimit/types.js';
@@ -32,6 +33,8 @@ import { readPool, type OrganizationPool } from './fuzz/pools.js';
 import {
   describeRequest,
   includesOf,
+  LIVE_CSRF_TOKEN,
+  LIVE_SESSION_COOKIE,
   requestArbitrary,
   type FuzzContext,
   type HarvestedCursor,
@@ -108,6 +111,19 @@ beforeAll(async () => {
   foreign = { organizationId: b.organization.id };
   await seedOrganization(t, a.key, a.organization.id, 'A');
   await seedOrganization(t, b.key, b.organization.id, 'B');
+  // The dashboard's records (docs/api.md#dashboard-sessions): users and keys to change in each organization (never the
+  // fuzzer's own), and the owner whose session calls the session-only operations.
+  for (const [organization, tag] of [
+    [a.organization, 'a'],
+    [b.organization, 'b'],
+  ] as const) {
+    for (const n of [1, 2, 3]) {
+      await createUser(db, { organizationId: organization.id, email: `spare-${tag}${n}@example.com`, role: 'viewer' });
+      await createKey(db, { organizationId: organization.id, permissions: ['products:read'], name: `spare-${n}` });
+    }
+  }
+  await createUser(db, { organizationId: a.organization.id, email: FUZZ_OWNER, role: 'owner' });
+  await liveSession();
   const revoked = await createKey(db, { organizationId: a.organization.id, permissions: ['all'] });
   await revokeKey(db, revoked.record.id);
   keys = {
@@ -198,12 +214,41 @@ async function fuzz(mode: Mode, runs: number, list: Operation[]): Promise<Failur
 /** Statuses a request gets before its Idempotency-Key is claimed (D16): a repeat runs again rather than replaying. */
 const UNCLAIMED = [400, 401, 403, 413, 415, 429];
 
+const FUZZ_OWNER = 'fuzz-owner@example.com';
+let live: { token: string; csrfToken: string } | undefined;
+
+/**
+ * The fuzzer owner's session, made again when an earlier request ended it (DELETE /session): only then does this
+ * write, which no refusal can cause, so the invalid phase's table comparison holds.
+ */
+async function liveSession(): Promise<{ token: string; csrfToken: string }> {
+  const db = t.testDatabase.database.db;
+  if (live && (await findSession(db, live.token))) return live;
+  const owner =
+    (await findUserByEmail(db, FUZZ_OWNER)) ??
+    (await createUser(db, { organizationId: own.organizationId, email: FUZZ_OWNER, role: 'owner' }));
+  const { token, session } = await createSession(db, owner);
+  return (live = { token, csrfToken: session.csrf_token });
+}
+
+/** The request's headers with the live session in place of its stand-ins. */
+async function withLiveSession(headers: Record<string, string>): Promise<Record<string, string>> {
+  if (headers.cookie !== LIVE_SESSION_COOKIE && headers['x-csrf-token'] !== LIVE_CSRF_TOKEN) return headers;
+  const session = await liveSession();
+  return {
+    ...headers,
+    ...(headers.cookie === LIVE_SESSION_COOKIE ? { cookie: `patron_session=${session.token}` } : {}),
+    ...(headers['x-csrf-token'] === LIVE_CSRF_TOKEN ? { 'x-csrf-token': session.csrfToken } : {}),
+  };
+}
+
 async function send(operation: Operation, request: PlannedRequest, mode: Mode): Promise<string | null> {
+  const headers = await withLiveSession(request.headers);
   const inject = () =>
     t.app.inject({
       method: request.method,
       url: request.url,
-      headers: request.headers,
+      headers,
       ...(request.payload !== undefined ? { payload: request.payload } : {}),
     });
   const response = await inject();

@@ -6,6 +6,8 @@ import { buildApp } from '../../src/http/app.js';
 import type { PatronApp } from '../../src/http/types.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
+import { dashboardResource } from '../../src/resources/dashboard/index.js';
+import { createSignInLink, createUser } from '../../src/auth/accounts.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -30,7 +32,7 @@ beforeAll(async () => {
     config: { ...loadConfig({}), logLevel: 'info' },
     database: testDatabase.database,
     limiter: new MemoryRateLimiter(),
-    resources: [organizationResource],
+    resources: [organizationResource, dashboardResource],
     logger: { level: 'trace', stream },
   }));
   const organization = await createOrganization(testDatabase.database.db, { name: 'Logged' });
@@ -88,5 +90,28 @@ describe('secret keys and the log', () => {
     const completed = linesOf(logged).find((line) => line.msg === 'request completed');
     expect(completed).toMatchObject({ organizationId, keyId, keyPrefix: key.slice(0, 11), reqId: expect.any(String) });
     expect(completed.res.statusCode).toBe(200);
+  });
+});
+
+describe('dashboard sessions and the log', () => {
+  it("labels a session's lines with the organization and the user, and logs neither cookie nor token", async () => {
+    const user = await createUser(testDatabase.database.db, {
+      organizationId,
+      email: `logged-${Date.now()}@example.com`,
+      role: 'viewer',
+    });
+    const link = await createSignInLink(testDatabase.database.db, user);
+    logged = '';
+    const signedIn = await app.inject({ method: 'POST', url: '/v1/session', payload: { signInToken: link.token } });
+    expect(signedIn.statusCode).toBe(201);
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const answer = await app.inject({ url: '/v1/organization', headers: { cookie } });
+    expect(answer.statusCode).toBe(200);
+    const completed = linesOf(logged).filter((line) => line.msg === 'request completed');
+    expect(completed.at(-1)).toMatchObject({ organizationId, userId: user.id });
+    expect(completed.at(-1).keyId).toBeUndefined();
+    expect(logged).not.toContain(cookie.split('=')[1]);
+    expect(logged).not.toContain(link.token);
+    expect(logged).not.toContain(signedIn.json().csrfToken);
   });
 });

@@ -11,3 +11,14 @@ export type { components, operations, paths } from './generated/schema.js';
 import type { components } from './generated/schema.js';
 /** The records of the API by name, e.g. `Schemas['Customer']` (as in the main entry). */
 export type Schemas = components['schemas'];
+
+/**
+ * The config of a rule of section `S` (docs/api.md, "Rule sections and configs"). The document types a rule's config
+ * as the union of the four, since which one applies depends on `section`; this picks the one for a section.
+ */
+export type RuleConfigOf<S extends Schemas['LoyaltyRule']['section']> = {
+  rules: Schemas['EarningRuleConfig'];
+  rewards: Schemas['ClaimableRuleConfig'];
+  offers: Schemas['OfferRuleConfig'];
+  stampCards: Schemas['StampCardRuleConfig'];
+}[S];

@@ -63,20 +63,55 @@ type PaginateParams<O> = O extends { parameters: infer Params }
   ? Omit<Params, 'query'> & { query?: Omit<NonNullable<Params extends { query?: infer Q } ? Q : never>, 'cursor'> }
   : never;
 
-export interface PatronClientOptions {
+/**
+ * A signed-in dashboard session (docs/api.md, "Dashboard sessions"): the browser sends its cookie itself, and the
+ * client sends `csrfToken` as X-CSRF-Token with every request but GET, HEAD and OPTIONS. It is read at each request,
+ * so after signing in again the same object can be given the new token.
+ */
+export interface SessionAuth {
+  csrfToken: string;
+}
+
+interface CommonClientOptions {
   /**
    * Where the server is: its origin (`http://127.0.0.1:3000`) or the API's base URL (`…/v1`); the client adds the
-   * document's `/v1` when the URL does not end with it.
+   * document's `/v1` when the URL does not end with it. In a page served by Patron, `window.location.origin`.
    */
   baseUrl: string;
-  /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
-  apiKey: string;
   /** Retries of 429 and 503 answers (see RetryOptions); `false` turns them off. */
   retry?: RetryOptions | false;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /** The fetch used (defaults to the global one), e.g. to add a dispatcher or instrument calls. */
   fetch?: (request: Request) => Promise<Response>;
+}
+
+/** How the client authenticates: a secret key (servers), or a dashboard session (the dashboard in a browser). */
+export type PatronClientOptions = CommonClientOptions &
+  (
+    | {
+        /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
+        apiKey: string;
+        session?: never;
+      }
+    | {
+        /** The signed-in session: no Authorization header, cookies sent same-origin, X-CSRF-Token on writes. */
+        session: SessionAuth;
+        apiKey?: never;
+      }
+  );
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Adds the session's current CSRF token to every request that is not a read. */
+function withCsrfToken(
+  send: (request: Request) => Promise<Response>,
+  session: SessionAuth,
+): (request: Request) => Promise<Response> {
+  return (request) => {
+    if (!SAFE_METHODS.has(request.method.toUpperCase())) request.headers.set('x-csrf-token', session.csrfToken);
+    return send(request);
+  };
 }
 
 export interface PatronClient {
@@ -115,10 +150,20 @@ const API_PREFIX = '/v1';
 /** A typed client of the Patron API. Every path, parameter, body and answer is typed from the API document. */
 export function createPatronClient(options: PatronClientOptions): PatronClient {
   const base = options.baseUrl.replace(/\/+$/, '');
+  const send = options.fetch ?? ((request: Request) => fetch(request));
   const raw = createFetchClient<paths>({
     baseUrl: base.endsWith(API_PREFIX) ? base : base + API_PREFIX,
-    headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
-    fetch: retryingFetch(options.fetch ?? ((request) => fetch(request)), options.retry),
+    ...(options.session
+      ? // The browser sends the session cookie itself, to the page's own origin only.
+        {
+          headers: { ...options.headers },
+          credentials: 'same-origin' as const,
+          fetch: retryingFetch(withCsrfToken(send, options.session), options.retry),
+        }
+      : {
+          headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
+          fetch: retryingFetch(send, options.retry),
+        }),
   });
 
   // Typed by PatronClient's signatures; `never` lets each one return its own answer type.

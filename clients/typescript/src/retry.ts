@@ -55,7 +55,7 @@ export function retryingFetch(fetch: Fetch, options: RetryOptions | false | unde
 
   return async (request) => {
     if (request.method === 'POST' && !request.headers.has('idempotency-key')) {
-      request.headers.set('idempotency-key', crypto.randomUUID());
+      request.headers.set('idempotency-key', randomKey());
     }
     let current = request;
     for (let attempt = 1; ; attempt++) {
@@ -100,4 +100,17 @@ function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
     };
     signal?.addEventListener('abort', abort, { once: true });
   });
+}
+
+/**
+ * A random UUID (v4) for an Idempotency-Key. crypto.randomUUID exists only in secure contexts, and a dashboard may be
+ * served over plain http on a local network; crypto.getRandomValues exists everywhere.
+ */
+function randomKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

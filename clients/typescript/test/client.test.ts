@@ -348,3 +348,76 @@ describe('PatronError', () => {
     }
   });
 });
+
+describe('session mode (the dashboard)', () => {
+  it('sends no Authorization header, credentials same-origin, and X-CSRF-Token on writes only', async () => {
+    const { createSignInLink, createUser } = await import('../../../src/auth/accounts.js');
+    const db = t.testDatabase.database.db;
+    const own = await t.tenant();
+    const owner = await createUser(db, {
+      organizationId: own.organization.id,
+      email: `client-owner-${Date.now()}@example.com`,
+      role: 'owner',
+    });
+    const signedIn = await fetch(`${baseUrl}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ signInToken: (await createSignInLink(db, owner)).token }),
+    });
+    expect(signedIn.status).toBe(201);
+    const { csrfToken } = (await signedIn.json()) as { csrfToken: string };
+    // A browser sends the cookie itself; Node has no cookie jar, so the test sends it as a header.
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const seen: { method: string; authorization: string | null; csrf: string | null; credentials: string }[] = [];
+    const session = { csrfToken };
+    const dashboard = createPatronClient({
+      baseUrl,
+      session,
+      headers: { cookie },
+      fetch: (request) => {
+        seen.push({
+          method: request.method,
+          authorization: request.headers.get('authorization'),
+          csrf: request.headers.get('x-csrf-token'),
+          credentials: request.credentials,
+        });
+        return fetch(request);
+      },
+    });
+    expect((await dashboard.GET('/session')).user.id).toBe(owner.id);
+    const key = await dashboard.POST('/keys', { body: { name: 'from the client', permissions: ['orders:read'] } });
+    expect(key.key).toMatch(/^sk_/);
+    expect((await dashboard.GET('/keys')).data.map((each) => each.id)).toContain(key.id);
+    expect(seen.map((each) => [each.method, each.authorization, each.csrf])).toEqual([
+      ['GET', null, null],
+      ['POST', null, csrfToken],
+      ['GET', null, null],
+    ]);
+    expect(seen.every((each) => each.credentials === 'same-origin')).toBe(true);
+
+    // A wrong token is the server's 403, as a PatronError.
+    session.csrfToken = 'stale';
+    const refused = await dashboard.POST('/keys', { body: { permissions: ['orders:read'] } }).catch((error) => error);
+    expect(refused).toBeInstanceOf(PatronError);
+    expect(refused.status).toBe(403);
+  });
+
+  it('keeps node-only modules out of what @patron/client/browser loads', () => {
+    const pending = ['browser.ts'];
+    const visited = new Set<string>();
+    while (pending.length) {
+      const file = pending.pop()!;
+      if (visited.has(file)) continue;
+      visited.add(file);
+      const text = readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8');
+      // Runtime imports only: `import type` and `export type` are erased.
+      for (const [, specifier] of text.matchAll(/^(?:import|export)(?! type)[^'"]*?from '([^']+)'/gm)) {
+        expect(specifier, file).not.toMatch(/^node:/);
+        if (specifier!.startsWith('./')) pending.push(specifier!.slice(2).replace(/\.js$/, '.ts'));
+      }
+    }
+    expect([...visited].sort()).toEqual(['browser.ts', 'client.ts', 'errors.ts', 'retry.ts']);
+    const exports = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).exports;
+    expect(exports['./browser']).toEqual({ types: './dist/src/browser.d.ts', default: './dist/src/browser.js' });
+  });
+});

@@ -28,6 +28,7 @@ import * as productQuestions from './0028_product_questions.js';
 import * as bulkJobs from './0029_bulk_jobs.js';
 import * as importJobs from './0030_import_jobs.js';
 import * as productWishlistCounts from './0031_product_wishlist_counts.js';
+import * as dashboardAccounts from './0032_dashboard_accounts.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0029_bulk_jobs': bulkJobs,
   '0030_import_jobs': importJobs,
   '0031_product_wishlist_counts': productWishlistCounts,
+  '0032_dashboard_accounts': dashboardAccounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -20,6 +20,11 @@ export interface Operation {
   path: string;
   permission: string;
   cost: number;
+  /**
+   * Who may call it (docs/api.md#dashboard-sessions): a key (or a session), only a dashboard session, or anyone
+   * (signing in).
+   */
+  access: 'key' | 'session' | 'public';
   pathParams: Parameter[];
   queryParams: Parameter[];
   body: Schema | undefined;
@@ -60,6 +65,7 @@ export function readOperations(document: any): Operation[] {
         path,
         permission: op['x-permission'],
         cost: op['x-cost'],
+        access: op['x-session-only'] ? 'session' : op['x-public'] ? 'public' : 'key',
         pathParams: parameters.filter((parameter) => parameter.in === 'path'),
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         body: op.requestBody?.content?.['application/json']?.schema,

@@ -38,6 +38,7 @@ export function judge(
   }
   if (mode === 'invalid' && status < 400) return `the invalid request was accepted with ${status}`;
   if (!response.headers['x-request-id']) return 'no X-Request-Id header';
+  if (status === 204) return response.body === '' ? null : `a 204 with a body: ${response.body.slice(0, 200)}`;
   let body: unknown;
   try {
     body = JSON.parse(response.body);

@@ -22,7 +22,9 @@ export type Kind =
   | 'wishlists'
   | 'wishlistItems'
   | 'productQuestions'
-  | 'productQuestionAnswers';
+  | 'productQuestionAnswers'
+  | 'users'
+  | 'apiKeys';
 
 /** Real values of one organization, read from its tables before each operation is fuzzed. */
 export interface OrganizationPool {
@@ -62,6 +64,9 @@ const SELECTS: Record<Kind, string> = {
   wishlistItems: `select id from wishlist_items where organization_id = $1`,
   productQuestions: `select id from product_questions where organization_id = $1`,
   productQuestionAnswers: `select id from product_question_answers where organization_id = $1`,
+  // Never the fuzzer's own signed-in owner, nor its own keys: only users and keys made to be changed.
+  users: `select id from users where organization_id = $1 and email not like 'fuzz-owner%'`,
+  apiKeys: `select id from api_keys where organization_id = $1 and name like 'spare%'`,
 };
 
 async function column(db: Kysely<any>, statement: string, organizationId: string): Promise<string[]> {
@@ -144,6 +149,8 @@ const COLLECTIONS: Record<string, Kind> = {
   wishlists: 'wishlists',
   'product-questions': 'productQuestions',
   'product-question-answers': 'productQuestionAnswers',
+  users: 'users',
+  keys: 'apiKeys',
 };
 
 /** The kind a body field of uuid format names, from its name (customerId → customers). */

@@ -33,6 +33,19 @@ export interface HarvestedCursor {
   sort: string | undefined;
 }
 
+/**
+ * Stand-ins for the fuzzer's live dashboard session, put into requests when they are sent (bad-input.test.ts): the
+ * session may have been ended by an earlier request (DELETE /session) and is then made again.
+ */
+export const LIVE_SESSION_COOKIE = 'patron_session=<live>';
+export const LIVE_CSRF_TOKEN = '<live csrf token>';
+
+/** The cookie, and on writes the CSRF token, of a session-only operation's valid request. */
+const sessionHeaders = (operation: Operation): Record<string, string> =>
+  operation.access !== 'session'
+    ? {}
+    : { cookie: LIVE_SESSION_COOKIE, ...(operation.method === 'GET' ? {} : { 'x-csrf-token': LIVE_CSRF_TOKEN }) };
+
 export interface FuzzContext extends ValueContext {
   keys: Keys;
   validators: RequestValidators;
@@ -89,8 +102,9 @@ function baseArbitrary(operation: Operation, ctx: FuzzContext): fc.Arbitrary<Par
   const path = pathArbitrary(operation, ctx);
   const query = validQueryArbitrary(operation, ctx);
   const body = operation.body ? valueArbitrary(operation.body, ctx) : fc.constant(undefined);
+  // The dashboard's own endpoints keep no Idempotency-Key answers (docs/api.md#dashboard-sessions).
   const idempotency =
-    operation.method === 'POST'
+    operation.method === 'POST' && operation.access === 'key'
       ? fc.oneof(
           { arbitrary: fc.constant(undefined), weight: 6 },
           { arbitrary: fc.uuid(), weight: 2 },
@@ -114,8 +128,9 @@ function baseArbitrary(operation: Operation, ctx: FuzzContext): fc.Arbitrary<Par
         : body === undefined
           ? null
           : 'application/json',
-      authorization: `Bearer ${ctx.keys.all}`,
+      authorization: operation.access === 'key' ? `Bearer ${ctx.keys.all}` : null,
       headers: {
+        ...sessionHeaders(operation),
         ...(idempotency ? { 'idempotency-key': idempotency } : {}),
         ...(requestId ? { 'x-request-id': requestId } : {}),
       },
@@ -291,41 +306,20 @@ function mutationArbitraries(operation: Operation, ctx: FuzzContext): fc.Weighte
     list.push({ arbitrary, weight: Math.round(weight * 20) });
   const takesBody = operation.body !== undefined;
 
-  add(
-    2,
-    fc
-      .constantFrom<[string, string | null]>(
-        ['missing', null],
-        ['malformed', 'Bearer'],
-        ['malformed', 'Basic dXNlcjpwYXNz'],
-        ['malformed', 'Bearer sk_short'],
-        ['malformed', `Bearer ${ctx.keys.all} extra`],
-        ['malformed', `Token ${ctx.keys.all}`],
-        ['malformed', 'Bearer \u00ff\u00fe'],
-        ['unknown', `Bearer sk_${'A1b2C3d4E5'.repeat(4)}`],
-        ['revoked', `Bearer ${ctx.keys.revoked}`],
-      )
-      .map(([why, authorization]) => (parts) => ({ ...parts, authorization, label: `auth:${why}`, forced: [401] })),
-  );
-  add(
-    1,
-    fc
-      .constantFrom(`bearer ${ctx.keys.all}`, `Bearer   ${ctx.keys.all}  `)
-      .map((authorization) => (parts) => ({ ...parts, authorization, label: 'auth:odd-but-valid' })),
-  );
-
-  const lacking = ctx.keys.limited.filter((key) => !key.permissions.includes(operation.permission));
-  if (operation.permission !== 'any' && lacking.length) {
+  if (operation.access === 'session')
+    sessionMutations(operation, ctx).forEach(([weight, arbitrary]) => add(weight, arbitrary));
+  if (operation.access === 'public') {
     add(
       1,
-      fc.constantFrom(...lacking).map(({ key }) => (parts) => ({
+      fc.constant<Mutate>((parts) => ({
         ...parts,
-        authorization: `Bearer ${key}`,
-        label: 'auth:forbidden',
+        headers: { ...parts.headers, origin: 'https://elsewhere.example' },
+        label: 'auth:cross-origin',
         forced: [403],
       })),
     );
   }
+  if (operation.access === 'key') keyMutations(operation, ctx).forEach(([weight, arbitrary]) => add(weight, arbitrary));
 
   if (takesBody || operation.method !== 'GET') {
     add(
@@ -450,7 +444,7 @@ function mutationArbitraries(operation: Operation, ctx: FuzzContext): fc.Weighte
 
   add(4, queryMutationArbitrary(operation, ctx));
 
-  if (operation.method === 'POST') {
+  if (operation.method === 'POST' && operation.access === 'key') {
     add(
       1,
       fc.constantFrom('a'.repeat(256), 'has space', 'tab\tkey', 'caf\u00e9', '').map((key) => (parts) => ({
@@ -462,6 +456,84 @@ function mutationArbitraries(operation: Operation, ctx: FuzzContext): fc.Weighte
     );
   }
   return list;
+}
+
+/** Auth mutations of a key's request: missing, malformed, unknown, revoked (401) and lacking the permission (403). */
+function keyMutations(operation: Operation, ctx: FuzzContext): [number, fc.Arbitrary<Mutate>][] {
+  const list: [number, fc.Arbitrary<Mutate>][] = [];
+  const add = (weight: number, arbitrary: fc.Arbitrary<Mutate>) => list.push([weight, arbitrary]);
+  add(
+    2,
+    fc
+      .constantFrom<[string, string | null]>(
+        ['missing', null],
+        ['malformed', 'Bearer'],
+        ['malformed', 'Basic dXNlcjpwYXNz'],
+        ['malformed', 'Bearer sk_short'],
+        ['malformed', `Bearer ${ctx.keys.all} extra`],
+        ['malformed', `Token ${ctx.keys.all}`],
+        ['malformed', 'Bearer \u00ff\u00fe'],
+        ['unknown', `Bearer sk_${'A1b2C3d4E5'.repeat(4)}`],
+        ['revoked', `Bearer ${ctx.keys.revoked}`],
+      )
+      .map(([why, authorization]) => (parts) => ({ ...parts, authorization, label: `auth:${why}`, forced: [401] })),
+  );
+  add(
+    1,
+    fc
+      .constantFrom(`bearer ${ctx.keys.all}`, `Bearer   ${ctx.keys.all}  `)
+      .map((authorization) => (parts) => ({ ...parts, authorization, label: 'auth:odd-but-valid' })),
+  );
+
+  const lacking = ctx.keys.limited.filter((key) => !key.permissions.includes(operation.permission));
+  if (operation.permission !== 'any' && lacking.length) {
+    add(
+      1,
+      fc.constantFrom(...lacking).map(({ key }) => (parts) => ({
+        ...parts,
+        authorization: `Bearer ${key}`,
+        label: 'auth:forbidden',
+        forced: [403],
+      })),
+    );
+  }
+  return list;
+}
+
+/**
+ * Auth mutations of a session-only operation (docs/api.md#dashboard-sessions): no or an unknown session (401), a key
+ * instead (403), and on writes a missing or wrong CSRF token or another Origin (403).
+ */
+function sessionMutations(operation: Operation, ctx: FuzzContext): [number, fc.Arbitrary<Mutate>][] {
+  const without = (headers: Record<string, string>, name: string) =>
+    Object.fromEntries(Object.entries(headers).filter(([header]) => header !== name));
+  const changes: [string, (parts: Parts) => Partial<Parts>, number][] = [
+    ['no-session', (parts) => ({ headers: without(parts.headers, 'cookie') }), 401],
+    [
+      'unknown-session',
+      (parts) => ({ headers: { ...parts.headers, cookie: `patron_session=${'A'.repeat(43)}` } }),
+      401,
+    ],
+    ['key-instead', () => ({ authorization: `Bearer ${ctx.keys.all}` }), 403],
+  ];
+  if (operation.method !== 'GET') {
+    changes.push(
+      ['csrf-missing', (parts) => ({ headers: without(parts.headers, 'x-csrf-token') }), 403],
+      ['csrf-wrong', (parts) => ({ headers: { ...parts.headers, 'x-csrf-token': 'not-the-token' } }), 403],
+      ['cross-origin', (parts) => ({ headers: { ...parts.headers, origin: 'https://elsewhere.example' } }), 403],
+    );
+  }
+  return [
+    [
+      3,
+      fc.constantFrom(...changes).map(([why, change, status]) => (parts: Parts) => ({
+        ...parts,
+        ...change(parts),
+        label: `auth:${why}`,
+        forced: [status],
+      })),
+    ],
+  ];
 }
 
 function replacePath(parts: Parts, index: number, value: string, kind: PathKind): Parts {

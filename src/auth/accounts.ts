@@ -1,0 +1,432 @@
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Executor } from '../db/executor.js';
+import type { DB, SessionsTable, UserRole, UsersTable } from '../db/schema.js';
+import { conflict } from '../http/errors.js';
+import { uuidv7 } from '../util/ids.js';
+import { hashKey } from './keys.js';
+
+/*
+ * Dashboard accounts (docs/api.md#dashboard-sessions): users with a role, one-time sign-in links, sessions and the
+ * failed sign-ins that throttle an email. Every query of a tenant table names the organization, except the three
+ * lookups that find it: a user by email at sign-in, a session by its cookie's token, a link by its token.
+ */
+
+export const USER_ROLES = ['owner', 'admin', 'viewer'] as const satisfies readonly UserRole[];
+
+/** What only owners may do: manage the organization's users. Not a key permission. */
+export const USER_MANAGEMENT = 'users:manage';
+/** What owners and admins may do: create, list and revoke secret keys. Not a key permission. */
+export const KEY_MANAGEMENT = 'keys:manage';
+
+export const SIGN_IN_LINK_HOURS = 24;
+export const SESSION_IDLE_HOURS = 12;
+export const SESSION_MAX_DAYS = 7;
+export const SIGN_IN_FAILURE_LIMIT = 5;
+export const SIGN_IN_FAILURE_WINDOW_MINUTES = 15;
+/** A session's last use is written at most this often, so a burst of dashboard requests writes once. */
+const TOUCH_AFTER_SECONDS = 60;
+
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+
+/**
+ * The permissions a role holds (docs/api.md#dashboard-sessions), written out from the key catalog so the dashboard can
+ * test for one by name: owners every permission and both management rights, admins every permission and key
+ * management, viewers every `…:read`.
+ */
+export function rolePermissions(role: UserRole, catalog: readonly string[]): string[] {
+  if (role === 'viewer') return catalog.filter((permission) => permission.endsWith(':read'));
+  return [...catalog, KEY_MANAGEMENT, ...(role === 'owner' ? [USER_MANAGEMENT] : [])];
+}
+
+/** A random token of 32 bytes, base64url: session cookies, CSRF tokens and sign-in links. */
+export const newToken = () => randomBytes(32).toString('base64url');
+/** Tokens are stored as their SHA-256, like secret keys: random 256-bit values need no slow hash. */
+export const hashToken = hashKey;
+
+/**
+ * A one-time sign-in link: the dashboard's sign-in page with the token in the fragment, which browsers never send to
+ * a server, write to its logs or put in a Referer (docs/api.md#dashboard-sessions).
+ */
+export const signInLink = (baseUrl: string, token: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/dashboard/sign-in#token=${token}`;
+
+/** Emails are compared case-insensitively; the stored spelling is the one first given. */
+export const normalEmail = (email: string) => email.trim().toLowerCase();
+
+// ---------------------------------------------------------------------------------------------------------- users
+
+export async function createUser(
+  db: Executor,
+  input: { organizationId: string; email: string; name?: string | null | undefined; role: UserRole },
+): Promise<UserRow> {
+  const row = await db
+    .insertInto('users')
+    .values({
+      organization_id: input.organizationId,
+      id: uuidv7(),
+      email: input.email.trim(),
+      name: input.name?.trim() || null,
+      role: input.role,
+    })
+    // Any unique violation here is the email's (the id is new): answered as a conflict, not an error.
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw conflict('A user with this email already exists (emails are unique across the deployment).');
+  return row;
+}
+
+export const findUserByEmail = (db: Executor, email: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', normalEmail(email))
+    .executeTakeFirst();
+
+export const findUser = (db: Executor, organizationId: string, id: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/**
+ * An email no user has yet: `local@domain`, or `local+<n>@domain` when taken (the demo world seeded more than once
+ * on one database).
+ */
+export async function freeEmail(db: Executor, local: string, domain: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const email = n === 1 ? `${local}@${domain}` : `${local}+${n}@${domain}`;
+    if (!(await findUserByEmail(db, email))) return email;
+  }
+}
+
+/** Any user by id, whatever its organization: the operator's CLI. */
+export const findUserAnywhere = (db: Executor, id: string) =>
+  db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const listUsers = (db: Executor, organizationId: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
+const LAST_OWNER =
+  'An organization keeps at least one owner: make another user owner first, then change or delete this one.';
+
+/**
+ * Locks the organization's owners (in id order, so concurrent changes queue rather than deadlock) and the user, and
+ * refuses a change that would leave no owner.
+ */
+async function guardLastOwner(trx: Executor, organizationId: string, id: string, staysOwner: boolean) {
+  const owners = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const user = await trx
+    .selectFrom('users')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (user?.role === 'owner' && !staysOwner && owners.length <= 1) throw conflict(LAST_OWNER);
+  return user;
+}
+
+/** Changes a user's name or role; undefined when the organization has no such user. */
+export async function updateUser(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+  changes: { name?: string | null | undefined; role?: UserRole | undefined },
+): Promise<UserRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const user = await guardLastOwner(trx, organizationId, id, (changes.role ?? 'owner') === 'owner');
+    if (!user) return undefined;
+    const name = changes.name === undefined ? user.name : changes.name?.trim() || null;
+    const role = changes.role ?? user.role;
+    if (name === user.name && role === user.role) return user;
+    return trx
+      .updateTable('users')
+      .set({ name, role })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Deletes a user with its sessions and links; false when the organization has no such user. */
+export async function deleteUser(db: Kysely<DB>, organizationId: string, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const user = await guardLastOwner(trx, organizationId, id, false);
+    if (!user) return false;
+    await trx.deleteFrom('users').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+    return true;
+  });
+}
+
+/** Sets a user's password (already hashed) and ends the user's other sessions. */
+export async function setPasswordHash(
+  db: Kysely<DB>,
+  user: { organization_id: string; id: string },
+  passwordHash: string,
+  keepSessionId: string | undefined,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('organization_id', '=', user.organization_id)
+      .where('id', '=', user.id)
+      .execute();
+    let others = trx
+      .deleteFrom('sessions')
+      .where('organization_id', '=', user.organization_id)
+      .where('user_id', '=', user.id);
+    if (keepSessionId) others = others.where('id', '<>', keepSessionId);
+    await others.execute();
+  });
+}
+
+// ------------------------------------------------------------------------------------------------ sign-in links
+
+/**
+ * A one-time sign-in link's token for the user, valid SIGN_IN_LINK_HOURS. The user's used and expired links are
+ * deleted on the way; earlier live links stay valid until used or expired.
+ */
+export async function createSignInLink(
+  db: Kysely<DB>,
+  user: { organization_id: string; id: string },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = newToken();
+  const row = await db.transaction().execute(async (trx) => {
+    await trx
+      .deleteFrom('sign_in_links')
+      .where('organization_id', '=', user.organization_id)
+      .where('user_id', '=', user.id)
+      .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', sql<Date>`now()`)]))
+      .execute();
+    return trx
+      .insertInto('sign_in_links')
+      .values({
+        organization_id: user.organization_id,
+        id: uuidv7(),
+        user_id: user.id,
+        token_hash: hashToken(token),
+        expires_at: sql<Date>`now() + make_interval(hours => ${SIGN_IN_LINK_HOURS})`,
+      })
+      .returning('expires_at')
+      .executeTakeFirstOrThrow();
+  });
+  return { token, expiresAt: row.expires_at };
+}
+
+/** The link's user when the token is a live link, which it then uses up (in the same statement); else undefined. */
+export async function useSignInLink(db: Kysely<DB>, token: string): Promise<UserRow | undefined> {
+  const used = await db
+    .updateTable('sign_in_links')
+    .set({ used_at: sql<Date>`now()` })
+    .where('token_hash', '=', hashToken(token))
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .returning(['organization_id', 'user_id'])
+    .executeTakeFirst();
+  return used ? findUser(db, used.organization_id, used.user_id) : undefined;
+}
+
+// ----------------------------------------------------------------------------------------------------- sessions
+
+/** What a live session resolves to: the session, its user, and the organization's name and plan. */
+export interface SessionLookup {
+  session: SessionRow;
+  user: UserRow;
+  organization: {
+    id: string;
+    name: string;
+    api_requests_per_minute: number;
+    loyalty_events_per_minute: number;
+    loyalty_stamps_per_minute: number;
+  };
+}
+
+/** Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. */
+export async function createSession(
+  db: Kysely<DB>,
+  user: { organization_id: string; id: string },
+): Promise<{ token: string; session: SessionRow }> {
+  const token = newToken();
+  const session = await db.transaction().execute(async (trx) => {
+    await trx
+      .deleteFrom('sessions')
+      .where('organization_id', '=', user.organization_id)
+      .where('user_id', '=', user.id)
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<=', sql<Date>`now()`),
+          eb('last_used_at', '<=', sql<Date>`now() - make_interval(hours => ${SESSION_IDLE_HOURS})`),
+        ]),
+      )
+      .execute();
+    await trx
+      .updateTable('users')
+      .set({ last_signed_in_at: sql<Date>`now()` })
+      .where('organization_id', '=', user.organization_id)
+      .where('id', '=', user.id)
+      .execute();
+    return trx
+      .insertInto('sessions')
+      .values({
+        organization_id: user.organization_id,
+        id: uuidv7(),
+        user_id: user.id,
+        token_hash: hashToken(token),
+        csrf_token: newToken(),
+        expires_at: sql<Date>`now() + make_interval(days => ${SESSION_MAX_DAYS})`,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { token, session };
+}
+
+/**
+ * The live session a cookie's token names, with its user and organization; undefined when it is unknown, ended or
+ * expired (12 hours after its last use, 7 days after sign-in at most). Its last use is moved forward at most once a
+ * minute.
+ */
+export async function findSession(db: Kysely<DB>, token: string): Promise<SessionLookup | undefined> {
+  const row = await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', (join) =>
+      join.onRef('u.organization_id', '=', 's.organization_id').onRef('u.id', '=', 's.user_id'),
+    )
+    .innerJoin('organizations as o', 'o.id', 's.organization_id')
+    .select([
+      's.organization_id',
+      's.id',
+      's.user_id',
+      's.token_hash',
+      's.csrf_token',
+      's.created_at',
+      's.last_used_at',
+      's.expires_at',
+      'u.email',
+      'u.name',
+      'u.role',
+      'u.password_hash',
+      'u.created_at as user_created_at',
+      'u.last_signed_in_at',
+      'o.name as organization_name',
+      'o.api_requests_per_minute',
+      'o.loyalty_events_per_minute',
+      'o.loyalty_stamps_per_minute',
+      sql<boolean>`s.last_used_at < now() - make_interval(secs => ${TOUCH_AFTER_SECONDS})`.as('stale'),
+    ])
+    .where('s.token_hash', '=', hashToken(token))
+    .where('s.expires_at', '>', sql<Date>`now()`)
+    .where('s.last_used_at', '>', sql<Date>`now() - make_interval(hours => ${SESSION_IDLE_HOURS})`)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  let lastUsedAt = row.last_used_at;
+  if (row.stale) {
+    const touched = await db
+      .updateTable('sessions')
+      .set({ last_used_at: sql<Date>`now()` })
+      .where('organization_id', '=', row.organization_id)
+      .where('id', '=', row.id)
+      .returning('last_used_at')
+      .executeTakeFirst();
+    lastUsedAt = touched?.last_used_at ?? lastUsedAt;
+  }
+  return {
+    session: {
+      organization_id: row.organization_id,
+      id: row.id,
+      user_id: row.user_id,
+      token_hash: row.token_hash,
+      csrf_token: row.csrf_token,
+      created_at: row.created_at,
+      last_used_at: lastUsedAt,
+      expires_at: row.expires_at,
+    },
+    user: {
+      organization_id: row.organization_id,
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      role: row.role,
+      password_hash: row.password_hash,
+      created_at: row.user_created_at,
+      last_signed_in_at: row.last_signed_in_at,
+    },
+    organization: {
+      id: row.organization_id,
+      name: row.organization_name,
+      api_requests_per_minute: row.api_requests_per_minute,
+      loyalty_events_per_minute: row.loyalty_events_per_minute,
+      loyalty_stamps_per_minute: row.loyalty_stamps_per_minute,
+    },
+  };
+}
+
+/** When a session ends unless it is used again: 12 hours after its last use, capped by its 7-day limit. */
+export function sessionExpiry(session: Pick<SessionRow, 'last_used_at' | 'expires_at'>): Date {
+  const idle = new Date(session.last_used_at.getTime() + SESSION_IDLE_HOURS * 3_600_000);
+  return idle < session.expires_at ? idle : session.expires_at;
+}
+
+export async function deleteSession(db: Executor, organizationId: string, id: string): Promise<void> {
+  await db.deleteFrom('sessions').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+// ------------------------------------------------------------------------------------------- sign-in throttling
+
+/**
+ * Seconds until the email may try again when it has SIGN_IN_FAILURE_LIMIT failures within the window, else null.
+ * Counted in the database, so every process agrees.
+ */
+export async function signInRetryAfter(db: Executor, email: string): Promise<number | null> {
+  const recent = await db
+    .selectFrom('sign_in_failures')
+    .select(
+      sql<number>`ceil(extract(epoch from failed_at + make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES}) - now()))`.as(
+        'seconds_left',
+      ),
+    )
+    .where('email', '=', normalEmail(email))
+    .where('failed_at', '>', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
+    .orderBy('failed_at', 'desc')
+    .limit(SIGN_IN_FAILURE_LIMIT)
+    .execute();
+  if (recent.length < SIGN_IN_FAILURE_LIMIT) return null;
+  // The attempts free up when the oldest of the last LIMIT failures leaves the window.
+  return Math.max(1, Number(recent[recent.length - 1]!.seconds_left));
+}
+
+/** Records a failed sign-in, and forgets every failure older than the window (for any email). */
+export async function recordSignInFailure(db: Kysely<DB>, email: string): Promise<void> {
+  await db
+    .insertInto('sign_in_failures')
+    .values({ email: normalEmail(email), id: uuidv7() })
+    .execute();
+  await db
+    .deleteFrom('sign_in_failures')
+    .where('failed_at', '<=', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
+    .execute();
+}
+
+export async function clearSignInFailures(db: Executor, email: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('email', '=', normalEmail(email)).execute();
+}

@@ -1,0 +1,255 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { KEY_MANAGEMENT, USER_MANAGEMENT, type SessionLookup } from '../../auth/accounts.js';
+import { authOf, ownOrigin, SESSION_COOKIE } from '../../http/auth.js';
+import type { PatronApp, PlatformServices } from '../../http/types.js';
+import { IdParams } from '../../records/common.js';
+import { ApiKey, CreatedApiKey } from '../../records/api-key.js';
+import { User } from '../../records/user.js';
+import {
+  ApiKeyPage,
+  ChangePasswordBody,
+  CreateKeyBody,
+  CreatedUser,
+  CreateUserBody,
+  Session,
+  SignInBody,
+  UpdateUserBody,
+  UserPage,
+} from './schemas.js';
+import {
+  addKey,
+  addUser,
+  allKeys,
+  allUsers,
+  changePassword,
+  changeUser,
+  checkSignInBody,
+  removeUser,
+  revokeKey,
+  sessionAnswer,
+  signIn,
+  signOut,
+} from './service.js';
+
+const TAGS = ['dashboard'];
+
+/** The session of a session-only route (the access check let nothing else through). */
+function sessionOf(request: FastifyRequest): SessionLookup {
+  const session = authOf(request).session;
+  if (!session) throw new Error(`Route ${request.routeOptions.url} is session-only but has no session`);
+  return session;
+}
+
+/** The cookie's attributes (docs/api.md#dashboard-sessions): Secure whenever the client came over https. */
+const cookieOptions = (request: FastifyRequest) =>
+  ({ httpOnly: true, sameSite: 'lax', path: '/', secure: request.protocol === 'https' }) as const;
+
+function endCookie(request: FastifyRequest, reply: FastifyReply) {
+  void reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+}
+
+/** Sign-in, the session, the organization's users and its secret keys: what the dashboard manages. */
+export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: PlatformServices): void {
+  app.post(
+    '/session',
+    {
+      config: { access: 'public', checkBody: checkSignInBody },
+      schema: {
+        operationId: 'createSession',
+        summary: 'Sign in to the dashboard with an email and password, or a one-time sign-in link',
+        description:
+          'Answers the session and sets the `patron_session` cookie (HttpOnly, SameSite=Lax, Secure over https). ' +
+          'Five failed sign-ins for one email within 15 minutes make the next attempts 429 until the oldest of them ' +
+          'is 15 minutes old.',
+        tags: TAGS,
+        body: SignInBody,
+        response: { 201: Session },
+      },
+    },
+    async (request, reply) => {
+      const { token, answer } = await signIn(db, permissionCatalog, request.body);
+      void reply.setCookie(SESSION_COOKIE, token, cookieOptions(request));
+      return reply.code(201).send(answer);
+    },
+  );
+
+  app.get(
+    '/session',
+    {
+      config: { access: 'session', permission: 'any' },
+      schema: {
+        operationId: 'getSession',
+        summary: 'The signed-in user, organization, permissions and CSRF token',
+        tags: TAGS,
+        response: { 200: Session },
+      },
+    },
+    async (request) => sessionAnswer(sessionOf(request), permissionCatalog),
+  );
+
+  app.delete(
+    '/session',
+    {
+      config: { access: 'session', permission: 'any' },
+      schema: {
+        operationId: 'deleteSession',
+        summary: 'Sign out: the session ends everywhere its cookie was copied',
+        tags: TAGS,
+        response: { 204: { type: 'null', description: 'Signed out; the cookie is cleared.' } },
+      },
+    },
+    async (request, reply) => {
+      await signOut(db, sessionOf(request));
+      endCookie(request, reply);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/session/password',
+    {
+      config: {
+        access: 'session',
+        permission: 'any',
+        refusals: { 429: 'too many wrong current passwords for this email; see Retry-After' },
+      },
+      schema: {
+        operationId: 'changeSessionPassword',
+        summary: "Set the signed-in user's password; the user's other sessions end",
+        description:
+          'currentPassword is required when the user has a password; a wrong one is 403 and counts as a failed sign-in.',
+        tags: TAGS,
+        body: ChangePasswordBody,
+        response: { 204: { type: 'null', description: 'The password is set.' } },
+      },
+    },
+    async (request, reply) => {
+      await changePassword(db, sessionOf(request), request.body);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/users',
+    {
+      config: { access: 'session', permission: USER_MANAGEMENT },
+      schema: {
+        operationId: 'listUsers',
+        summary: "The organization's dashboard users (owners only)",
+        tags: TAGS,
+        response: { 200: UserPage },
+      },
+    },
+    async (request) => ({ data: await allUsers(db, authOf(request).organizationId), nextCursor: null }),
+  );
+
+  app.post(
+    '/users',
+    {
+      config: {
+        access: 'session',
+        permission: USER_MANAGEMENT,
+        refusals: { 409: 'a user already has this email (emails are unique across the deployment)' },
+      },
+      schema: {
+        operationId: 'createUser',
+        summary: 'Add a dashboard user and make a one-time sign-in link, valid 24 hours (owners only)',
+        tags: TAGS,
+        body: CreateUserBody,
+        response: { 201: CreatedUser },
+      },
+    },
+    async (request, reply) => {
+      const baseUrl = ownOrigin(request) ?? '';
+      return reply.code(201).send(await addUser(db, authOf(request).organizationId, request.body, baseUrl));
+    },
+  );
+
+  app.patch(
+    '/users/:id',
+    {
+      config: {
+        access: 'session',
+        permission: USER_MANAGEMENT,
+        refusals: { 409: 'the change would leave the organization without an owner' },
+      },
+      schema: {
+        operationId: 'updateUser',
+        summary: "Change a user's name or role (owners only)",
+        tags: TAGS,
+        params: IdParams,
+        body: UpdateUserBody,
+        response: { 200: User },
+      },
+    },
+    async (request) => changeUser(db, authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/users/:id',
+    {
+      config: {
+        access: 'session',
+        permission: USER_MANAGEMENT,
+        refusals: { 409: "the user is the organization's last owner" },
+      },
+      schema: {
+        operationId: 'deleteUser',
+        summary: "Delete a user; the user's sessions end (owners only)",
+        tags: TAGS,
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'The user is deleted.' } },
+      },
+    },
+    async (request, reply) => {
+      await removeUser(db, authOf(request).organizationId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/keys',
+    {
+      config: { access: 'session', permission: KEY_MANAGEMENT },
+      schema: {
+        operationId: 'listApiKeys',
+        summary: "The organization's secret keys, revoked ones included, never the secrets (owners and admins)",
+        tags: TAGS,
+        response: { 200: ApiKeyPage },
+      },
+    },
+    async (request) => ({ data: await allKeys(db, authOf(request).organizationId), nextCursor: null }),
+  );
+
+  app.post(
+    '/keys',
+    {
+      config: { access: 'session', permission: KEY_MANAGEMENT },
+      schema: {
+        operationId: 'createApiKey',
+        summary:
+          'Make a secret key with the chosen permissions; the key is shown only in this answer (owners and admins)',
+        tags: TAGS,
+        body: CreateKeyBody,
+        response: { 201: CreatedApiKey },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await addKey(db, authOf(request).organizationId, permissionCatalog, request.body)),
+  );
+
+  app.post(
+    '/keys/:id/revoke',
+    {
+      config: { access: 'session', permission: KEY_MANAGEMENT },
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke a secret key: it is refused from its next request (owners and admins)',
+        tags: TAGS,
+        params: IdParams,
+        response: { 200: ApiKey },
+      },
+    },
+    async (request) => revokeKey(db, authOf(request).organizationId, request.params.id),
+  );
+}

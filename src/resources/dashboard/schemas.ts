@@ -1,0 +1,116 @@
+import Type, { type Static } from 'typebox';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.js';
+import { Uuid } from '../../records/common.js';
+import { User, UserRoleSchema } from '../../records/user.js';
+import { ApiKey } from '../../records/api-key.js';
+
+const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+const NewPassword = Type.String({
+  minLength: PASSWORD_MIN_LENGTH,
+  maxLength: PASSWORD_MAX_LENGTH,
+  description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
+});
+
+/** Sign in with an email and password, or with a one-time link's token (docs/api.md#dashboard-sessions). */
+export const SignInBody = Type.Object(
+  {
+    email: Type.Optional(Email),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })),
+    signInToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "A one-time sign-in link's token: what follows #token= in the link.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Either email and password, or signInToken alone.',
+  },
+);
+export type SignInBody = Static<typeof SignInBody>;
+
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: PASSWORD_MAX_LENGTH,
+        description: 'Required when the user already has a password.',
+      }),
+    ),
+    newPassword: NewPassword,
+  },
+  { additionalProperties: false },
+);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
+
+const UserName = Type.String({ minLength: 1, maxLength: 200, description: 'Display name (trimmed).' });
+
+export const CreateUserBody = Type.Object(
+  { email: Email, name: Type.Optional(UserName), role: UserRoleSchema },
+  { additionalProperties: false },
+);
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const UpdateUserBody = Type.Object(
+  {
+    name: Type.Optional(Type.Union([UserName, Type.Null()], { description: 'Display name; null removes it.' })),
+    role: Type.Optional(UserRoleSchema),
+  },
+  { additionalProperties: false },
+);
+export type UpdateUserBody = Static<typeof UpdateUserBody>;
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A label to recognise the key by.' })),
+    permissions: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: '"all", or permissions of the catalog (the session\'s grantablePermissions).',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const Session = Type.Object(
+  {
+    user: User,
+    organization: Type.Object({ id: Uuid, name: Type.String() }, { additionalProperties: false }),
+    permissions: Type.Array(Type.String(), {
+      description: "What the user's role grants: permissions of the catalog, plus keys:manage and users:manage.",
+    }),
+    grantablePermissions: Type.Array(Type.String(), { description: 'The permissions a new API key may be given.' }),
+    csrfToken: Type.String({ description: 'Send it as X-CSRF-Token with every request but GET, HEAD and OPTIONS.' }),
+    expiresAt: Type.String({
+      format: 'date-time',
+      description:
+        'When the session ends unless it is used again (12 h after its last use, 7 days after sign-in at most).',
+    }),
+  },
+  { $id: 'Session', additionalProperties: false },
+);
+export type Session = Static<typeof Session>;
+
+export const UserPage = Type.Object(
+  { data: Type.Array(User), nextCursor: Type.Null({ description: 'Always null: every user is on one page.' }) },
+  { additionalProperties: false },
+);
+
+export const CreatedUser = Type.Object(
+  {
+    user: User,
+    signInLink: Type.String({
+      description: 'A one-time sign-in link, valid 24 hours: shown only in this answer.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyPage = Type.Object(
+  { data: Type.Array(ApiKey), nextCursor: Type.Null({ description: 'Always null: every key is on one page.' }) },
+  { additionalProperties: false },
+);

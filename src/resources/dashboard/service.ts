@@ -1,0 +1,208 @@
+import type { Kysely } from 'kysely';
+import {
+  clearSignInFailures,
+  createSession,
+  createSignInLink,
+  createUser,
+  deleteSession,
+  deleteUser,
+  findSession,
+  findUserByEmail,
+  listUsers,
+  recordSignInFailure,
+  rolePermissions,
+  sessionExpiry,
+  setPasswordHash,
+  signInLink,
+  signInRetryAfter,
+  updateUser,
+  useSignInLink,
+  type SessionLookup,
+  type UserRow,
+} from '../../auth/accounts.js';
+import { createKey, listKeys, revokeOrganizationKey } from '../../auth/keys.js';
+import { hashPassword, verifyPassword } from '../../auth/passwords.js';
+import { ALL_PERMISSIONS } from '../../auth/permissions.js';
+import type { DB } from '../../db/schema.js';
+import { ApiError, notFound, validationError } from '../../http/errors.js';
+import { toApiKey, type ApiKey, type CreatedApiKey } from '../../records/api-key.js';
+import { toUser, type User } from '../../records/user.js';
+import type {
+  ChangePasswordBody,
+  CreateKeyBody,
+  CreateUserBody,
+  Session,
+  SignInBody,
+  UpdateUserBody,
+} from './schemas.js';
+
+/** The same answer for an unknown email and a wrong password, so sign-in tells nobody which emails exist. */
+const WRONG_CREDENTIALS = 'The email or password is not right.';
+
+/** Either an email and a password, or a link's token alone (docs/api.md#dashboard-sessions). */
+export function checkSignInBody(body: unknown): void {
+  const { email, password, signInToken } = (body ?? {}) as SignInBody;
+  if (signInToken !== undefined) {
+    if (email !== undefined || password !== undefined) {
+      throw validationError('Send either signInToken alone, or email and password.', [
+        { path: 'body.signInToken', message: 'cannot be sent with email or password' },
+      ]);
+    }
+    return;
+  }
+  const missing = [
+    ...(email === undefined ? [{ path: 'body.email', message: 'is required (or send signInToken)' }] : []),
+    ...(password === undefined ? [{ path: 'body.password', message: 'is required (or send signInToken)' }] : []),
+  ];
+  if (missing.length) throw validationError('Send email and password, or a sign-in link token.', missing);
+}
+
+function throttled(seconds: number): ApiError {
+  const minutes = Math.ceil(seconds / 60);
+  return new ApiError(
+    'TOO_MANY_REQUESTS',
+    `Too many failed sign-ins for this email: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
+}
+
+/** Signs in; answers the session and the token its cookie carries. */
+export async function signIn(
+  db: Kysely<DB>,
+  catalog: readonly string[],
+  body: SignInBody,
+): Promise<{ token: string; answer: Session }> {
+  let user: UserRow | undefined;
+  if (body.signInToken !== undefined) {
+    user = await useSignInLink(db, body.signInToken);
+    if (!user) {
+      throw new ApiError(
+        'UNAUTHORIZED',
+        'This sign-in link has been used or has expired: ask an owner of the organization for a new one.',
+      );
+    }
+  } else {
+    const email = body.email!;
+    const retryAfter = await signInRetryAfter(db, email);
+    if (retryAfter !== null) throw throttled(retryAfter);
+    user = await findUserByEmail(db, email);
+    // verifyPassword hashes even without a user, so an unknown email costs as long as a wrong password.
+    if (!(await verifyPassword(body.password!, user?.password_hash ?? null)) || !user) {
+      await recordSignInFailure(db, email);
+      throw new ApiError('UNAUTHORIZED', WRONG_CREDENTIALS);
+    }
+    await clearSignInFailures(db, email);
+  }
+  const { token } = await createSession(db, user);
+  const found = await findSession(db, token);
+  if (!found) throw new Error('A session just made was not found');
+  return { token, answer: sessionAnswer(found, catalog) };
+}
+
+export function sessionAnswer(found: SessionLookup, catalog: readonly string[]): Session {
+  return {
+    user: toUser(found.user),
+    organization: { id: found.organization.id, name: found.organization.name },
+    permissions: rolePermissions(found.user.role, catalog),
+    grantablePermissions: [...catalog],
+    csrfToken: found.session.csrf_token,
+    expiresAt: sessionExpiry(found.session).toISOString(),
+  };
+}
+
+export async function signOut(db: Kysely<DB>, found: SessionLookup): Promise<void> {
+  await deleteSession(db, found.session.organization_id, found.session.id);
+}
+
+/**
+ * Sets the user's password; the current one is needed when there is one (wrong ones count as failed sign-ins, so a
+ * stolen session cannot try passwords faster than the sign-in page). Ends the user's other sessions.
+ */
+export async function changePassword(db: Kysely<DB>, found: SessionLookup, body: ChangePasswordBody): Promise<void> {
+  const { user } = found;
+  if (user.password_hash !== null) {
+    if (body.currentPassword === undefined) {
+      throw validationError('The current password is needed to change it.', [
+        { path: 'body.currentPassword', message: 'is required: the user has a password' },
+      ]);
+    }
+    const retryAfter = await signInRetryAfter(db, user.email);
+    if (retryAfter !== null) throw throttled(retryAfter);
+    if (!(await verifyPassword(body.currentPassword, user.password_hash))) {
+      await recordSignInFailure(db, user.email);
+      throw new ApiError('FORBIDDEN', 'The current password is not right.');
+    }
+  }
+  await setPasswordHash(db, user, await hashPassword(body.newPassword), found.session.id);
+}
+
+// ------------------------------------------------------------------------------------------------------- users
+
+export async function allUsers(db: Kysely<DB>, organizationId: string): Promise<User[]> {
+  return (await listUsers(db, organizationId)).map(toUser);
+}
+
+export async function addUser(
+  db: Kysely<DB>,
+  organizationId: string,
+  body: CreateUserBody,
+  baseUrl: string,
+): Promise<{ user: User; signInLink: string }> {
+  const row = await createUser(db, { organizationId, email: body.email, name: body.name, role: body.role });
+  const link = await createSignInLink(db, row);
+  return { user: toUser(row), signInLink: signInLink(baseUrl, link.token) };
+}
+
+export async function changeUser(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+  body: UpdateUserBody,
+): Promise<User> {
+  const row = await updateUser(db, organizationId, id, body);
+  if (!row) throw notFound('The user');
+  return toUser(row);
+}
+
+export async function removeUser(db: Kysely<DB>, organizationId: string, id: string): Promise<void> {
+  if (!(await deleteUser(db, organizationId, id))) throw notFound('The user');
+}
+
+// -------------------------------------------------------------------------------------------------------- keys
+
+export async function allKeys(db: Kysely<DB>, organizationId: string): Promise<ApiKey[]> {
+  return (await listKeys(db, organizationId)).map(toApiKey);
+}
+
+/** A new key with the chosen permissions: "all", or names of the catalog (an unknown one is 400 naming it). */
+export async function addKey(
+  db: Kysely<DB>,
+  organizationId: string,
+  catalog: readonly string[],
+  body: CreateKeyBody,
+): Promise<CreatedApiKey> {
+  const unknown = body.permissions
+    .map((permission, index) => ({ permission, index }))
+    .filter(({ permission }) => permission !== ALL_PERMISSIONS && !catalog.includes(permission));
+  if (unknown.length) {
+    throw validationError(
+      `Unknown permission "${unknown[0]!.permission}": use "all" or permissions of the catalog (grantablePermissions).`,
+      unknown.map(({ index }) => ({
+        path: `body.permissions.${index}`,
+        message: 'is not a permission of the catalog',
+      })),
+    );
+  }
+  const permissions = body.permissions.includes(ALL_PERMISSIONS)
+    ? [ALL_PERMISSIONS]
+    : [...new Set(body.permissions)].sort();
+  const { record, key } = await createKey(db, { organizationId, permissions, name: body.name });
+  return { ...toApiKey(record), key };
+}
+
+export async function revokeKey(db: Kysely<DB>, organizationId: string, id: string): Promise<ApiKey> {
+  const record = await revokeOrganizationKey(db, organizationId, id);
+  if (!record) throw notFound('The API key');
+  return toApiKey(record);
+}
