@@ -35,14 +35,10 @@ interface SignedIn {
 const SignedInContext = createContext<SignedIn | null>(null);
 
 export function SignedInProvider({ session, children }: { session: Session; children: ReactNode }) {
-  const value = useMemo(
-    () => ({
-      session,
-      api: createDashboardClient(session.csrfToken),
-      endpoints: dashboardEndpoints(session.csrfToken),
-    }),
-    [session],
-  );
+  const value = useMemo(() => {
+    const api = createDashboardClient(session.csrfToken);
+    return { session, api, endpoints: dashboardEndpoints(api) };
+  }, [session]);
   return <SignedInContext.Provider value={value}>{children}</SignedInContext.Provider>;
 }
 
@@ -56,7 +52,7 @@ function useSignedIn(): SignedIn {
 export const useSession = (): Session => useSignedIn().session;
 /** The typed client of /v1 (every path, parameter, body and answer typed from the API document). */
 export const useApi = (): PatronClient => useSignedIn().api;
-/** The dashboard-only endpoints (users, API keys, password), typed by hand: see api/contract.ts. */
+/** The dashboard-only endpoints (users, API keys, password): see api/contract.ts. */
 export const useDashboardApi = (): DashboardEndpoints => useSignedIn().endpoints;
 
 /** Whether the session may do `permission` (e.g. 'organization:write'). */
