@@ -19,9 +19,19 @@ export function formatDateTime(iso: string | null | undefined, timezone?: string
   );
 }
 
-/** The calendar date of a bucket start (an instant) in `timezone`: "Mar 4". */
-export function formatBucketDate(iso: string, timezone: string): string {
-  return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: timezone }).format(
-    new Date(iso),
-  );
+/** The calendar date of a bucket start (an instant) in `timezone`: "Mar 4" for a day or week, "Mar 2025" for a month. */
+export function formatBucketDate(iso: string, timezone: string, granularity: 'day' | 'week' | 'month' = 'day'): string {
+  const parts: Intl.DateTimeFormatOptions =
+    granularity === 'month' ? { month: 'short', year: 'numeric' } : { month: 'short', day: 'numeric' };
+  return new Intl.DateTimeFormat(undefined, { ...parts, timeZone: timezone }).format(new Date(iso));
+}
+
+/** An amount in cents of one currency (ISO 4217), e.g. "€1,234.50"; an unknown code is shown beside the number. */
+export function formatMoney(cents: number | null | undefined, currency: string): string {
+  if (cents === null || cents === undefined) return '—';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(cents / 100);
+  } catch {
+    return `${money.format(cents / 100)} ${currency}`;
+  }
 }

@@ -16,23 +16,42 @@ export function useAnalytics(body: AnalyticsQuery) {
   });
 }
 
-/** A daily series of `measures` over the range: `date` (a bucket start in the range's zone) bounded on both sides. */
+export type Granularity = 'day' | 'week' | 'month';
+
+/** The days a range covers, both ends included. */
+export const daysIn = (range: DateRangeZone): number =>
+  Math.round((Date.parse(range.to) - Date.parse(range.from)) / 86_400_000) + 1;
+
+/**
+ * The bucket a range is drawn in: days up to about a quarter, weeks up to two years, months beyond, so that a chart
+ * keeps between a handful and about a hundred points and a long range costs the browser no more than a short one.
+ */
+export function granularityOf(range: DateRangeZone): Granularity {
+  const days = daysIn(range);
+  return days <= 92 ? 'day' : days <= 731 ? 'week' : 'month';
+}
+
+/**
+ * A series of `measures` over the range, one row per bucket (see granularityOf), the date field bounded on both
+ * sides; `by` adds a dimension (e.g. currency), whose `limit` most frequent values are kept and the rest become Other.
+ */
 export function dailySeries(
   resource: AnalyticsQuery['resource'],
   measures: string[],
   range: DateRangeZone,
   dateField = 'createdAt',
+  by?: { field: string; limit: number },
 ): AnalyticsQuery {
   return {
     resource,
     measures,
-    groupBy: [dateField],
-    granularity: 'day',
+    groupBy: by ? [dateField, by.field] : [dateField],
+    granularity: granularityOf(range),
     timezone: range.timezone,
     // Bounded on both sides, so every day of the range is a row (zeros included): docs/api.md#filling-gaps.
     filter: JSON.stringify({ [dateField]: rangeFilter(range) }),
     fillGaps: true,
-    limit: 500,
+    limit: by?.limit ?? 1,
   };
 }
 
