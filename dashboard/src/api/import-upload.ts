@@ -61,9 +61,7 @@ function errorOf(request: XMLHttpRequest, body: unknown, url: string): PatronErr
     status: request.status,
     code: typeof envelope?.code === 'string' ? envelope.code : `HTTP_${request.status}`,
     message:
-      typeof envelope?.message === 'string'
-        ? envelope.message
-        : text || `POST ${url} answered HTTP ${request.status}`,
+      typeof envelope?.message === 'string' ? envelope.message : text || `POST ${url} answered HTTP ${request.status}`,
     details: Array.isArray(envelope?.details) ? envelope.details : [],
     requestId: request.getResponseHeader('x-request-id') ?? undefined,
     method: 'POST',

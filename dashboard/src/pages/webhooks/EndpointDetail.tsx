@@ -277,11 +277,7 @@ export function EndpointDetail() {
       />
       {editing && <EndpointForm opened endpoint={record} onClose={() => setEditing(false)} />}
       {recovering && (
-        <RecoverDialog
-          endpointId={id}
-          onClose={() => setRecovering(false)}
-          onRecovered={() => void refreshLog()}
-        />
+        <RecoverDialog endpointId={id} onClose={() => setRecovering(false)} onRecovered={() => void refreshLog()} />
       )}
       <Modal opened={rotated !== null} onClose={() => setRotated(null)} title="The new signing secret" size="lg">
         {rotated && (

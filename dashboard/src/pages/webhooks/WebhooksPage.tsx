@@ -37,7 +37,10 @@ function EndpointList() {
   const [creating, setCreating] = useState(false);
   return (
     <>
-      <PageHeader title="Webhooks" description="Endpoints that receive the organization's events, and their deliveries.">
+      <PageHeader
+        title="Webhooks"
+        description="Endpoints that receive the organization's events, and their deliveries."
+      >
         {canWrite && <Button onClick={() => setCreating(true)}>Add endpoint</Button>}
       </PageHeader>
       <PagedTable<Endpoint>
