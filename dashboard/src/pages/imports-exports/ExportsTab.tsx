@@ -191,7 +191,7 @@ export function ExportsTab() {
                 <Stack gap={2}>
                   <JobStatusBadge status={job.status} />
                   {job.error && (
-                    <Text size="xs" c="red.8" style={{ whiteSpace: 'pre-wrap' }}>
+                    <Text size="xs" c="red.9" style={{ whiteSpace: 'pre-wrap' }}>
                       {job.error}
                     </Text>
                   )}

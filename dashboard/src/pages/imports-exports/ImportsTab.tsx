@@ -116,7 +116,7 @@ function Counts({ job }: { job: ImportJob }) {
     <Text size="xs">
       {formatInteger(job.created)} created · {formatInteger(job.updated)} updated · {formatInteger(job.unchanged)}{' '}
       unchanged ·{' '}
-      <Text span size="xs" c={job.skipped > 0 ? 'orange.9' : undefined} fw={job.skipped > 0 ? 600 : undefined}>
+      <Text span size="xs" fw={job.skipped > 0 ? 600 : undefined}>
         {formatInteger(job.skipped)} skipped
       </Text>
     </Text>

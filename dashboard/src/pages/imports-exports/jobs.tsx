@@ -16,7 +16,7 @@ export const isActive = (status: JobStatus) => status === 'queued' || status ===
 
 export function JobStatusBadge({ status }: { status: JobStatus }) {
   return (
-    <Badge color={COLORS[status]} variant="light">
+    <Badge color={COLORS[status]} variant="dot">
       {status}
     </Badge>
   );

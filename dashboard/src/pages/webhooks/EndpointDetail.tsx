@@ -43,7 +43,7 @@ const STATUS_COLORS: Record<Delivery['status'], string> = {
 
 function DeliveryStatus({ delivery }: { delivery: Delivery }) {
   return (
-    <Badge color={STATUS_COLORS[delivery.status]} variant="light">
+    <Badge color={STATUS_COLORS[delivery.status]} variant="dot">
       {delivery.status}
     </Badge>
   );
@@ -125,7 +125,7 @@ export function EndpointDetail() {
         <Stack gap="sm">
           <Group gap="xs">
             <ActiveBadge active={record.isActive} />
-            <Badge color={record.hasHmacSecret ? 'indigo' : 'orange'} variant="light">
+            <Badge color={record.hasHmacSecret ? 'indigo' : 'orange'} variant="dot">
               {record.hasHmacSecret ? 'Signed' : 'Unsigned'}
             </Badge>
             <Text size="xs" c="dimmed">

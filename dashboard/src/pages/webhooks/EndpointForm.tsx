@@ -248,7 +248,7 @@ export function EndpointForm({
               />
             )}
             {form.values.secret !== 'own' && form.errors.hmacSecret && (
-              <Text size="sm" c="red.8" role="alert">
+              <Text size="sm" c="red.9" role="alert">
                 {form.errors.hmacSecret}
               </Text>
             )}

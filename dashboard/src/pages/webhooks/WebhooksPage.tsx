@@ -20,11 +20,11 @@ export default function WebhooksPage() {
 
 export function ActiveBadge({ active }: { active: boolean }) {
   return active ? (
-    <Badge color="green" variant="light">
+    <Badge color="green" variant="dot">
       Active
     </Badge>
   ) : (
-    <Badge color="gray" variant="light">
+    <Badge color="gray" variant="dot">
       Paused
     </Badge>
   );
@@ -81,7 +81,7 @@ function EndpointList() {
               <Group gap={4}>
                 <ActiveBadge active={endpoint.isActive} />
                 {!endpoint.hasHmacSecret && (
-                  <Badge color="orange" variant="light">
+                  <Badge color="orange" variant="dot">
                     Unsigned
                   </Badge>
                 )}
