@@ -33,6 +33,11 @@ export interface PagedTableProps<Row> {
   onRowClick?: (row: Row) => void;
   /** What an empty list says. */
   empty?: ReactNode;
+  /**
+   * Reloads the page shown every so many milliseconds while it returns a number (e.g. while a job on the page is
+   * still running); false or omitted: no polling.
+   */
+  refetchInterval?: (page: Page<Row> | undefined) => number | false;
 }
 
 /**
@@ -47,6 +52,7 @@ export function PagedTable<Row>({
   caption,
   onRowClick,
   empty = 'Nothing here yet.',
+  refetchInterval,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
@@ -56,10 +62,11 @@ export function PagedTable<Row>({
   });
   const cursors = paging.listKey === listKey ? paging.cursors : [undefined];
   const cursor = cursors[cursors.length - 1];
-  const query = useQuery({
+  const query = useQuery<Page<Row>>({
     queryKey: [...queryKey, { cursor: cursor ?? null }],
     queryFn: ({ signal }) => fetchPage(cursor, signal),
     placeholderData: keepPreviousData,
+    refetchInterval: refetchInterval ? (current) => refetchInterval(current.state.data) : false,
   });
 
   if (query.isPending) {
