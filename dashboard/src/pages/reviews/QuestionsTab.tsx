@@ -28,6 +28,7 @@ import {
 import { formatDateTime, formatInteger } from '../../lib/format';
 import { Field } from './ReviewsTab';
 import {
+  ANY,
   FilterSelect,
   ProductSelect,
   Prose,
@@ -52,13 +53,13 @@ const ANSWER_STATUS = {
 } as const;
 
 const STATUS_OPTIONS = [
-  { value: '', label: 'Any status' },
+  { value: ANY, label: 'Any status' },
   { value: 'pending', label: 'Pending' },
   { value: 'published', label: 'Published' },
   { value: 'rejected', label: 'Rejected' },
 ];
 const SOURCE_OPTIONS = [
-  { value: '', label: 'Anyone' },
+  { value: ANY, label: 'Anyone' },
   { value: 'shopper', label: 'Shoppers' },
   { value: 'merchant', label: 'Recorded by the store' },
 ];
@@ -348,7 +349,7 @@ function AnswerForm({ questionId }: { questionId: string }) {
         />
         <FormError error={answer.error} form={form} />
         {answer.isSuccess && (
-          <Text size="sm" c="green.9" role="status">
+          <Text size="sm" role="status">
             Answer published.
           </Text>
         )}

@@ -8,8 +8,8 @@ import { SummariesTab } from './SummariesTab';
 
 const TABS = [
   { value: 'reviews', label: 'Reviews' },
-  { value: 'summaries', label: 'Review summaries' },
-  { value: 'questions', label: 'Questions & answers' },
+  { value: 'summaries', label: 'Summaries' },
+  { value: 'questions', label: 'Questions' },
 ] as const;
 
 /**
@@ -41,7 +41,7 @@ export default function ReviewsPage() {
         onChange={(value) => value && setParams({ tab: value }, { replace: true })}
         keepMounted={false}
       >
-        <Tabs.List mb="md">
+        <Tabs.List mb="md" aria-label="Views">
           {TABS.map((candidate) => (
             <Tabs.Tab key={candidate.value} value={candidate.value}>
               {candidate.label}

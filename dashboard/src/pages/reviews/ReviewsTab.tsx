@@ -5,6 +5,7 @@ import { useApi, useCan } from '../../api/session';
 import { ApiErrorAlert, ConfirmButton, DetailDrawer, PagedTable, useDetailParam, type Column } from '../../components';
 import { formatDateTime } from '../../lib/format';
 import {
+  ANY,
   FilterSelect,
   ProductSelect,
   Prose,
@@ -26,7 +27,7 @@ const STATUS_FILTERS: Record<string, Record<string, boolean>> = {
 };
 
 const STATUS_OPTIONS = [
-  { value: '', label: 'Any status' },
+  { value: ANY, label: 'Any status' },
   { value: 'published', label: 'Published' },
   { value: 'unpublished', label: 'Not published' },
   { value: 'flagged', label: 'Flagged' },
@@ -34,7 +35,7 @@ const STATUS_OPTIONS = [
 ];
 
 const RATING_OPTIONS = [
-  { value: '', label: 'Any rating' },
+  { value: ANY, label: 'Any rating' },
   ...[5, 4, 3, 2, 1].map((stars) => ({ value: String(stars), label: `${stars} star${stars === 1 ? '' : 's'}` })),
 ];
 

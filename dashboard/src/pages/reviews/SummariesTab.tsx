@@ -245,7 +245,7 @@ function SummaryText({ version }: { version: Summary | SummaryVersion }) {
               key={theme.label}
               role="listitem"
               color={SENTIMENT_COLOR[theme.sentiment]}
-              variant="light"
+              variant="dot"
               tt="none"
               title={`${theme.reviewCount} reviews mention it; ${theme.sentiment}`}
             >

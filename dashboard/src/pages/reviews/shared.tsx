@@ -58,7 +58,10 @@ export function SearchInput({ label, placeholder }: { label: string; placeholder
   );
 }
 
-/** A list's select filter in the URL: `options` values, '' for "any". */
+/** The value of a FilterSelect's option that filters nothing (not in the URL). */
+export const ANY = 'any';
+
+/** A list's select filter in the URL: one of `options`' values, or ANY (the parameter left out). */
 export function FilterSelect({
   name,
   label,
@@ -69,13 +72,13 @@ export function FilterSelect({
   options: { value: string; label: string }[];
 }) {
   const [value, setValue] = useUrlParam(name);
-  const known = options.some((option) => option.value === value) ? value : '';
+  const known = options.some((option) => option.value === value) ? value : ANY;
   return (
     <Select
       label={label}
       data={options}
       value={known}
-      onChange={(next) => setValue(next || null)}
+      onChange={(next) => setValue(next === ANY ? null : next)}
       allowDeselect={false}
       w={{ base: '100%', xs: 180 }}
       comboboxProps={{ withinPortal: true }}
@@ -97,7 +100,8 @@ export function Rating({ value }: { value: number }) {
 
 export function StatusBadge({ color, children }: { color: MantineColor; children: string }) {
   return (
-    <Badge color={color} variant="light" style={{ flexShrink: 0 }}>
+    // "dot": the text in the page's text colour (light variants' coloured text is below AA contrast on their tint).
+    <Badge color={color} variant="dot" style={{ flexShrink: 0 }}>
       {children}
     </Badge>
   );
