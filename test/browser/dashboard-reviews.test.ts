@@ -55,17 +55,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
 
     beforeAll(async () => {
       await ensureDashboardBuilt();
-      [server, chromium] = await Promise.all([
-        process.env.DEV_ORIGIN
-          ? Promise.resolve({
-              origin: process.env.DEV_ORIGIN,
-              key: process.env.DEV_KEY!,
-              stderr: () => process.env.DEV_LINK!,
-              stop: async () => ({}) as never,
-            } as unknown as ServedOnHostname)
-          : serveOnHostname(),
-        launchChromium(),
-      ]);
+      [server, chromium] = await Promise.all([serveOnHostname({}, { readyWithinMs: 180_000 }), launchChromium()]);
       // Text with markup in it, as a store could send it: a review (reviews arrive by import) and a question.
       const imported = await api<{ data: { id: string }[] }>('POST', '/reviews/import', {
         data: [
@@ -94,17 +84,9 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       context = await chromium.browser.newContext({ viewport: DESKTOP });
       page = await context.newPage();
       watch = watchPage(page, server.origin);
-      if (process.env.DEV_ORIGIN) {
-        await page.goto(`${server.origin}/dashboard/sign-in`);
-        await page.getByRole('textbox', { name: 'Email' }).fill('owner@demo.example');
-        await page.getByRole('textbox', { name: 'Password' }).fill('dev-password-123');
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByTestId('organization-name').waitFor();
-      } else {
-        const link = /(https?:\/\/\S+\/dashboard\/sign-in#token=\S+)/.exec(server.stderr())?.[1];
-        expect(link, server.stderr()).toBeDefined();
-        await signIn(page, server.origin, link!);
-      }
+      const link = /(https?:\/\/\S+\/dashboard\/sign-in#token=\S+)/.exec(server.stderr())?.[1];
+      expect(link, server.stderr()).toBeDefined();
+      await signIn(page, server.origin, link!);
     }, 300_000);
 
     afterAll(async () => {

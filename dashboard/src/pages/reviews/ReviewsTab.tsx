@@ -74,6 +74,10 @@ export function ReviewsTab() {
         <Stack gap={2}>
           {review.title && <Snippet strong>{review.title}</Snippet>}
           <Snippet>{review.body || '(no text)'}</Snippet>
+          {/* On phones the status column is left out: the badges go under the text. */}
+          <Group hiddenFrom="sm">
+            <ReviewBadges review={review} />
+          </Group>
         </Stack>
       ),
     },
@@ -89,7 +93,13 @@ export function ReviewsTab() {
       render: (review) => <Text size="sm">{review.customer?.email ?? '—'}</Text>,
       visibleFrom: 'lg',
     },
-    { key: 'status', header: 'Status', render: (review) => <ReviewBadges review={review} />, width: 130 },
+    {
+      key: 'status',
+      header: 'Status',
+      render: (review) => <ReviewBadges review={review} />,
+      width: 130,
+      visibleFrom: 'sm',
+    },
     {
       key: 'createdAt',
       header: 'Written',
