@@ -109,7 +109,11 @@ export interface ServedOnHostname {
  * `patron serve` on the embedded database in a new data dir, bound to HOST=0.0.0.0 on a free port; resolves once
  * /readyz answers 200 through the machine's hostname and the banner has printed the demo key.
  */
-export async function serveOnHostname(env: Record<string, string | undefined> = {}): Promise<ServedOnHostname> {
+export async function serveOnHostname(
+  env: Record<string, string | undefined> = {},
+  // A first start seeds the demo world, which takes well over a minute on a loaded machine.
+  { readyWithinMs = READY_WITHIN_MS }: { readyWithinMs?: number } = {},
+): Promise<ServedOnHostname> {
   const dataDir = await mkdtemp(join(tmpdir(), 'patron-browser-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
@@ -133,7 +137,7 @@ export async function serveOnHostname(env: Record<string, string | undefined> = 
     return exit;
   };
 
-  const deadline = Date.now() + READY_WITHIN_MS;
+  const deadline = Date.now() + readyWithinMs;
   let ready = false;
   let key: string | undefined;
   while (!(ready && key)) {
@@ -143,7 +147,7 @@ export async function serveOnHostname(env: Record<string, string | undefined> = 
     }
     if (Date.now() > deadline) {
       await stop('SIGKILL');
-      throw new Error(`serve was not ready on ${origin} within ${READY_WITHIN_MS} ms\n${output()}`);
+      throw new Error(`serve was not ready on ${origin} within ${readyWithinMs} ms\n${output()}`);
     }
     if (!ready) {
       try {

@@ -1,10 +1,63 @@
-import { PlaceholderPage } from '../PlaceholderPage';
+import { Tabs, Text } from '@mantine/core';
+import { useSearchParams } from 'react-router';
+import { useCan } from '../../api/session';
+import { PageHeader } from '../../components';
+import { QuestionsTab } from './QuestionsTab';
+import { ReviewsTab } from './ReviewsTab';
+import { SummariesTab } from './SummariesTab';
 
+const TABS = [
+  { value: 'reviews', label: 'Reviews' },
+  { value: 'summaries', label: 'Summaries' },
+  { value: 'questions', label: 'Questions' },
+] as const;
+
+/**
+ * Reviews to publish or flag, each product's review summary, and shoppers' questions to moderate and answer. The tab,
+ * the filters and the open record are in the URL (?tab=, ?status=…, ?id=), so a view can be reloaded and linked to.
+ */
 export default function ReviewsPage() {
+  const [params, setParams] = useSearchParams();
+  const canWrite = useCan('reviews:write');
+  const asked = params.get('tab');
+  const tab = TABS.find((candidate) => candidate.value === asked)?.value ?? 'reviews';
   return (
-    <PlaceholderPage
-      title="Reviews"
-      plans="Reviews to publish or flag, product review summaries, and product questions and answers."
-    />
+    <>
+      <PageHeader
+        title="Reviews"
+        description={
+          canWrite ? (
+            'Moderate reviews and questions, answer shoppers, and look after the summaries of what reviewers say.'
+          ) : (
+            <Text span size="sm">
+              You can read reviews, summaries and questions; changing them needs the reviews:write permission.
+            </Text>
+          )
+        }
+      />
+      <Tabs
+        value={tab}
+        // A tab starts with its own filters: the others' would not apply.
+        onChange={(value) => value && setParams({ tab: value }, { replace: true })}
+        keepMounted={false}
+      >
+        <Tabs.List mb="md" aria-label="Views">
+          {TABS.map((candidate) => (
+            <Tabs.Tab key={candidate.value} value={candidate.value}>
+              {candidate.label}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+        <Tabs.Panel value="reviews">
+          <ReviewsTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="summaries">
+          <SummariesTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="questions">
+          <QuestionsTab />
+        </Tabs.Panel>
+      </Tabs>
+    </>
   );
 }

@@ -1,0 +1,314 @@
+import { Anchor, Button, Center, Divider, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { useApi, useCan } from '../../api/session';
+import { ApiErrorAlert, ConfirmButton, DetailDrawer, PagedTable, useDetailParam, type Column } from '../../components';
+import { formatDateTime } from '../../lib/format';
+import {
+  ANY,
+  FilterSelect,
+  ProductSelect,
+  Prose,
+  Rating,
+  REVIEWS_KEY,
+  SearchInput,
+  Snippet,
+  StatusBadge,
+  SUMMARY_KEY,
+  useUrlParam,
+  type Review,
+} from './shared';
+
+const STATUS_FILTERS: Record<string, Record<string, boolean>> = {
+  published: { published: true },
+  unpublished: { published: false },
+  flagged: { flagged: true },
+  unflagged: { flagged: false },
+};
+
+const STATUS_OPTIONS = [
+  { value: ANY, label: 'Any status' },
+  { value: 'published', label: 'Published' },
+  { value: 'unpublished', label: 'Not published' },
+  { value: 'flagged', label: 'Flagged' },
+  { value: 'unflagged', label: 'Not flagged' },
+];
+
+const RATING_OPTIONS = [
+  { value: ANY, label: 'Any rating' },
+  ...[5, 4, 3, 2, 1].map((stars) => ({ value: String(stars), label: `${stars} star${stars === 1 ? '' : 's'}` })),
+];
+
+export function ReviewBadges({ review }: { review: Review }) {
+  return (
+    <Group gap={4} wrap="wrap">
+      {review.published ? (
+        <StatusBadge color="green">Published</StatusBadge>
+      ) : (
+        <StatusBadge color="gray">Not published</StatusBadge>
+      )}
+      {review.flagged && <StatusBadge color="red">Flagged</StatusBadge>}
+    </Group>
+  );
+}
+
+/** The reviews: filtered by status, rating, product and text; one opens beside the list to publish or flag it. */
+export function ReviewsTab() {
+  const api = useApi();
+  const detail = useDetailParam();
+  const [status] = useUrlParam('status');
+  const [rating] = useUrlParam('rating');
+  const [product, setProduct] = useUrlParam('product');
+  const [search] = useUrlParam('q');
+
+  const filter: Record<string, unknown> = { ...(status && STATUS_FILTERS[status]) };
+  if (rating && /^[1-5]$/.test(rating)) filter.rating = Number(rating);
+  if (product) filter.productId = product;
+
+  const columns: Column<Review>[] = [
+    { key: 'rating', header: 'Rating', render: (review) => <Rating value={review.rating} />, width: 96 },
+    {
+      key: 'review',
+      header: 'Review',
+      render: (review) => (
+        <Stack gap={2}>
+          {review.title && <Snippet strong>{review.title}</Snippet>}
+          <Snippet>{review.body || '(no text)'}</Snippet>
+          {/* On phones the status column is left out: the badges go under the text. */}
+          <Group hiddenFrom="sm">
+            <ReviewBadges review={review} />
+          </Group>
+        </Stack>
+      ),
+    },
+    {
+      key: 'product',
+      header: 'Product',
+      render: (review) => review.product?.title ?? (review.productId ? '—' : 'Deleted product'),
+      visibleFrom: 'sm',
+    },
+    {
+      key: 'customer',
+      header: 'Reviewer',
+      render: (review) => <Text size="sm">{review.customer?.email ?? '—'}</Text>,
+      visibleFrom: 'lg',
+    },
+    {
+      key: 'status',
+      header: 'Status',
+      render: (review) => <ReviewBadges review={review} />,
+      width: 130,
+      visibleFrom: 'sm',
+    },
+    {
+      key: 'createdAt',
+      header: 'Written',
+      render: (review) => formatDateTime(review.createdAt),
+      visibleFrom: 'md',
+    },
+  ];
+
+  return (
+    <Stack>
+      <Group gap="sm" align="flex-end" wrap="wrap">
+        <SearchInput label="Search" placeholder="Title, text or reviewer email" />
+        <FilterSelect name="status" label="Status" options={STATUS_OPTIONS} />
+        <FilterSelect name="rating" label="Rating" options={RATING_OPTIONS} />
+        <ProductSelect value={product} onChange={setProduct} />
+      </Group>
+      <PagedTable<Review>
+        caption="Reviews"
+        queryKey={[...REVIEWS_KEY, 'list', filter, search]}
+        fetchPage={(cursor, signal) =>
+          api.GET('/reviews', {
+            params: {
+              query: {
+                limit: 25,
+                include: 'product,customer',
+                ...(Object.keys(filter).length > 0 && { filter: JSON.stringify(filter) }),
+                ...(search && { search }),
+                ...(cursor && { cursor }),
+              },
+            },
+            signal,
+          })
+        }
+        columns={columns}
+        rowKey={(review) => review.id}
+        onRowClick={(review) => detail.open(review.id)}
+        empty={Object.keys(filter).length > 0 || search ? 'No review matches these filters.' : 'No reviews yet.'}
+      />
+      <DetailDrawer opened={detail.id !== null} onClose={detail.close} title="Review">
+        {detail.id && <ReviewDetail id={detail.id} onDeleted={detail.close} />}
+      </DetailDrawer>
+    </Stack>
+  );
+}
+
+function ReviewDetail({ id, onDeleted }: { id: string; onDeleted: () => void }) {
+  const api = useApi();
+  const canWrite = useCan('reviews:write');
+  const queryClient = useQueryClient();
+  const query = useQuery({
+    queryKey: [...REVIEWS_KEY, 'detail', id],
+    queryFn: ({ signal }) =>
+      api.GET('/reviews/{id}', { params: { path: { id }, query: { include: 'product,customer' } }, signal }),
+  });
+  const update = useMutation({
+    mutationFn: (body: { published?: boolean; flagged?: boolean }) =>
+      api.PATCH('/reviews/{id}', { params: { path: { id } }, body }),
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: REVIEWS_KEY }),
+        queryClient.invalidateQueries({ queryKey: SUMMARY_KEY }),
+      ]);
+    },
+  });
+
+  if (query.isPending)
+    return (
+      <Center py="xl">
+        <Loader size="sm" aria-label="Loading the review" />
+      </Center>
+    );
+  if (query.isError) return <ApiErrorAlert error={query.error} onRetry={() => void query.refetch()} />;
+  const review = query.data;
+  const busy = update.isPending;
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="center">
+        <Rating value={review.rating} />
+        <ReviewBadges review={review} />
+      </Group>
+      <Stack gap={4}>
+        {review.title && (
+          <Title order={3} size="h4" style={{ overflowWrap: 'anywhere' }}>
+            {review.title}
+          </Title>
+        )}
+        <Prose>{review.body || '(no text)'}</Prose>
+      </Stack>
+
+      {canWrite && (
+        <Stack gap="xs">
+          <Group gap="xs">
+            <Button
+              size="xs"
+              variant={review.published ? 'default' : 'filled'}
+              loading={busy && update.variables?.published !== undefined}
+              disabled={busy}
+              onClick={() => update.mutate({ published: !review.published })}
+            >
+              {review.published ? 'Unpublish' : 'Publish'}
+            </Button>
+            <Button
+              size="xs"
+              color={review.flagged ? undefined : 'red'}
+              variant={review.flagged ? 'default' : 'light'}
+              loading={busy && update.variables?.flagged !== undefined}
+              disabled={busy}
+              onClick={() => update.mutate({ flagged: !review.flagged })}
+            >
+              {review.flagged ? 'Clear flag' : 'Flag'}
+            </Button>
+            <ConfirmButton
+              title="Delete this review?"
+              message="The review is deleted for good and the product's summary no longer reads it. This cannot be undone."
+              confirmLabel="Delete review"
+              buttonProps={{ variant: 'subtle', disabled: busy }}
+              onConfirm={async () => {
+                await api.DELETE('/reviews/{id}', { params: { path: { id } } });
+                onDeleted();
+                await queryClient.invalidateQueries({ queryKey: REVIEWS_KEY });
+              }}
+            >
+              Delete
+            </ConfirmButton>
+          </Group>
+          <Text size="xs" c="dimmed">
+            Flagged reviews wait for moderation: review summaries do not quote them.
+          </Text>
+          {update.isError && <ApiErrorAlert error={update.error} />}
+        </Stack>
+      )}
+
+      <Divider />
+      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
+        <Field label="Product">
+          {review.product ? (
+            <Anchor component={Link} to={`?tab=summaries&product=${review.product.id}`} size="sm">
+              {review.product.title}
+            </Anchor>
+          ) : (
+            'Deleted product'
+          )}
+        </Field>
+        <Field label="Reviewer">
+          {review.customer
+            ? [review.customer.firstName, review.customer.lastName].filter(Boolean).join(' ') ||
+              review.customer.email ||
+              '—'
+            : 'Deleted customer'}
+          {review.customer?.email && (
+            <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+              {review.customer.email}
+            </Text>
+          )}
+        </Field>
+        <Field label="Verified buyer">{review.verifiedBuyer ? 'Yes' : 'No'}</Field>
+        <Field label="Language">{review.language ?? 'Unknown'}</Field>
+        <Field label="Written">{formatDateTime(review.createdAt)}</Field>
+        <Field label="Last changed">{formatDateTime(review.updatedAt)}</Field>
+      </SimpleGrid>
+
+      {review.answers.length > 0 && (
+        <Stack gap={4}>
+          <Title order={4} size="h6">
+            Answers to the review form
+          </Title>
+          <Table>
+            <Table.Tbody>
+              {review.answers.map((answer, index) => (
+                <Table.Tr key={index}>
+                  <Table.Td>{answer.question}</Table.Td>
+                  <Table.Td w={64}>{answer.step} / 5</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Stack>
+      )}
+      {Object.keys(review.metadata).length > 0 && (
+        <Stack gap={4}>
+          <Title order={4} size="h6">
+            Metadata
+          </Title>
+          <Table>
+            <Table.Tbody>
+              {Object.entries(review.metadata).map(([key, value]) => (
+                <Table.Tr key={key}>
+                  <Table.Td ff="monospace">{key}</Table.Td>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{value}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Stack>
+      )}
+    </Stack>
+  );
+}
+
+export function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </div>
+  );
+}
