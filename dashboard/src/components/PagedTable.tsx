@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Button, Center, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
 import { ApiErrorAlert } from './ApiErrorAlert';
@@ -33,6 +33,8 @@ export interface PagedTableProps<Row> {
   onRowClick?: (row: Row) => void;
   /** What an empty list says. */
   empty?: ReactNode;
+  /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -47,6 +49,7 @@ export function PagedTable<Row>({
   caption,
   onRowClick,
   empty = 'Nothing here yet.',
+  onError,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
@@ -61,6 +64,8 @@ export function PagedTable<Row>({
     queryFn: ({ signal }) => fetchPage(cursor, signal),
     placeholderData: keepPreviousData,
   });
+  const error = query.isError ? query.error : null;
+  useEffect(() => onError?.(error), [error, onError]);
 
   if (query.isPending) {
     return (
