@@ -32,7 +32,8 @@ export const chromiumMissing = existsSync(CHROMIUM)
   : `${CHROMIUM} is not installed (apt-get install -y chromium); the browser suites are skipped`;
 export const SCREENSHOTS = join(ROOT, 'test/browser/screenshots');
 
-const READY_WITHIN_MS = 60_000;
+// Generous: the embedded database and the demo world take over a minute on a loaded 2-core machine.
+const READY_WITHIN_MS = 180_000;
 
 /** SIGKILLs the child if this process exits first (a worker ended before its afterAll), so none outlives a run. */
 function endWithThisProcess(child: ChildProcess): void {

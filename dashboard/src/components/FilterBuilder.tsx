@@ -371,7 +371,15 @@ export function FilterBuilder({ fields, value, onApply, error, label = 'Filter' 
   };
 
   return (
-    <Paper withBorder p="sm" component="form" onSubmit={apply} aria-label={label}>
+    <Paper
+      withBorder
+      p="sm"
+      component="form"
+      onSubmit={apply}
+      aria-label={label}
+      // Mantine's error red (red.6) is below AA contrast on white at the small sizes used here.
+      style={{ '--mantine-color-error': 'var(--mantine-color-red-8)' } as React.CSSProperties}
+    >
       <Stack gap="xs">
         {json === null ? (
           <>
@@ -465,7 +473,12 @@ export function FilterBuilder({ fields, value, onApply, error, label = 'Filter' 
           </Button>
         </Group>
         {document && Object.keys(document).length > 0 && (
-          <Code block data-testid="filter-document" aria-label="The filter document">
+          <Code
+            block
+            data-testid="filter-document"
+            aria-label="The filter document"
+            style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+          >
             {JSON.stringify(document)}
           </Code>
         )}
@@ -553,47 +566,49 @@ function ConditionRow({
     );
 
   return (
-    <Group gap="xs" align="flex-start" wrap="wrap" data-testid="filter-condition">
-      <Select
-        aria-label={`Field of condition ${n}`}
-        data={fields.map((entry) => ({ value: entry.name, label: entry.label }))}
-        value={condition.field}
-        onChange={(name) => {
-          if (!name) return;
-          const next = fieldOf(fields, name);
-          const keep = OPERATORS_OF[next.type].includes(condition.operator);
-          onChange({
-            field: name,
-            operator: keep ? condition.operator : OPERATORS_OF[next.type][0]!,
-            value: next.type === 'boolean' ? 'true' : next.type === field.type ? condition.value : '',
-            values: next.type === field.type ? condition.values : [],
-          });
-        }}
-        allowDeselect={false}
-        searchable
-        size="xs"
-        w={190}
-      />
-      {field.type === 'metadata' && (
-        <TextInput
-          aria-label={`Metadata key of condition ${n}`}
-          placeholder="key"
-          value={condition.metaKey}
-          onChange={(event) => onChange({ metaKey: event.currentTarget.value })}
+    <Group gap="xs" align="flex-start" wrap="nowrap" data-testid="filter-condition">
+      <Group gap="xs" align="flex-start" wrap="wrap" style={{ flex: 1 }}>
+        <Select
+          aria-label={`Field of condition ${n}`}
+          data={fields.map((entry) => ({ value: entry.name, label: entry.label }))}
+          value={condition.field}
+          onChange={(name) => {
+            if (!name) return;
+            const next = fieldOf(fields, name);
+            const keep = OPERATORS_OF[next.type].includes(condition.operator);
+            onChange({
+              field: name,
+              operator: keep ? condition.operator : OPERATORS_OF[next.type][0]!,
+              value: next.type === 'boolean' ? 'true' : next.type === field.type ? condition.value : '',
+              values: next.type === field.type ? condition.values : [],
+            });
+          }}
+          allowDeselect={false}
+          searchable
           size="xs"
-          w={110}
+          w={{ base: '100%', xs: 190 }}
         />
-      )}
-      <Select
-        aria-label={`Operator of condition ${n}`}
-        data={operators.map((operator) => ({ value: operator, label: operatorLabel(operator, field.type) }))}
-        value={condition.operator}
-        onChange={(operator) => operator && onChange({ operator: operator as Operator })}
-        allowDeselect={false}
-        size="xs"
-        w={140}
-      />
-      {valueInput}
+        {field.type === 'metadata' && (
+          <TextInput
+            aria-label={`Metadata key of condition ${n}`}
+            placeholder="key"
+            value={condition.metaKey}
+            onChange={(event) => onChange({ metaKey: event.currentTarget.value })}
+            size="xs"
+            w={110}
+          />
+        )}
+        <Select
+          aria-label={`Operator of condition ${n}`}
+          data={operators.map((operator) => ({ value: operator, label: operatorLabel(operator, field.type) }))}
+          value={condition.operator}
+          onChange={(operator) => operator && onChange({ operator: operator as Operator })}
+          allowDeselect={false}
+          size="xs"
+          w={140}
+        />
+        {valueInput}
+      </Group>
       <ActionIcon variant="subtle" color="gray" size="input-xs" aria-label={`Remove condition ${n}`} onClick={onRemove}>
         ×
       </ActionIcon>

@@ -33,6 +33,8 @@ export interface PagedTableProps<Row> {
   onRowClick?: (row: Row) => void;
   /** What an empty list says. */
   empty?: ReactNode;
+  /** The width below which the table scrolls sideways in its container. Default 480. */
+  minWidth?: number;
   /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
   onError?: (error: unknown) => void;
 }
@@ -50,6 +52,7 @@ export function PagedTable<Row>({
   onRowClick,
   empty = 'Nothing here yet.',
   onError,
+  minWidth = 480,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
@@ -86,7 +89,7 @@ export function PagedTable<Row>({
           {empty}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
+        <Table.ScrollContainer minWidth={minWidth}>
           <Table striped highlightOnHover={Boolean(onRowClick)} aria-busy={query.isFetching}>
             <Table.Caption style={{ captionSide: 'top', textAlign: 'left' }} hidden>
               {caption}

@@ -151,7 +151,11 @@ function SaveQuickFilter({
     mutationFn: (name: string) => api.POST('/quick-filters', { body: { data: { resource, name, ...current } } }),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: quickFiltersKey(resource) });
-      notifications.show({ color: 'green', message: `The quick filter “${created.name}” was saved.` });
+      notifications.show({
+        color: 'green',
+        closeButtonProps: { 'aria-label': 'Close' },
+        message: `The quick filter “${created.name}” was saved.`,
+      });
       form.reset();
       onSaved(created);
     },
@@ -164,7 +168,7 @@ function SaveQuickFilter({
   };
   const empty = Object.keys(current.filter).length === 0 && !current.search;
   return (
-    <Modal opened={opened} onClose={close} title="Save as quick filter">
+    <Modal opened={opened} onClose={close} title="Save as quick filter" closeButtonProps={{ 'aria-label': 'Close' }}>
       <form onSubmit={form.onSubmit((values) => save.mutate(values.name.trim()))}>
         <Stack>
           <Text size="sm">

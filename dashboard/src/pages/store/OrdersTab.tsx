@@ -90,6 +90,7 @@ export function OrdersTab() {
           })
         }
         onError={setError}
+        minWidth={340}
         rowKey={(order) => order.id}
         onRowClick={(order) => detail.open(order.id)}
         empty="No orders match."
@@ -134,7 +135,7 @@ export function OrdersTab() {
             key: 'total',
             header: 'Total',
             render: (order) => (
-              <Text size="sm" ta="right" style={{ whiteSpace: 'nowrap' }}>
+              <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
                 {formatCents(order.totalCents)} {order.currencyCode}
               </Text>
             ),

@@ -61,6 +61,7 @@ export function ProductsTab() {
           })
         }
         onError={setError}
+        minWidth={340}
         rowKey={(product) => product.id}
         onRowClick={(product) => detail.open(product.id)}
         empty="No products match."

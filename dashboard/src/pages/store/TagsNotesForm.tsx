@@ -38,7 +38,12 @@ export function TagsNotesForm({
   }, [key]);
   const mutation = useMutation({
     mutationFn: save,
-    onSuccess: () => notifications.show({ color: 'green', message: `The ${noun} was saved.` }),
+    onSuccess: () =>
+      notifications.show({
+        color: 'green',
+        closeButtonProps: { 'aria-label': 'Close' },
+        message: `The ${noun} was saved.`,
+      }),
     // A tag's detail (`body.tags[2]`) goes under the tags input, which shows the whole set.
     onError: (error) =>
       applyApiErrors(
@@ -64,7 +69,6 @@ export function TagsNotesForm({
           label="Tags"
           description="Press Enter after each tag; the set replaces the stored one."
           disabled={!canWrite}
-          clearable
           {...form.getInputProps('tags')}
         />
         <Textarea
