@@ -70,13 +70,17 @@ export function QuickFilterBar({ resource, applied, onApply, current }: QuickFil
         {quickFilters.map((quickFilter) => {
           const on = quickFilter.id === applied;
           return (
-            <Group key={quickFilter.id} gap={0} wrap="nowrap">
+            <Group key={quickFilter.id} gap={0} wrap="nowrap" maw="100%">
               <Button
                 size="compact-sm"
                 variant={on ? 'filled' : 'light'}
                 aria-pressed={on}
                 onClick={() => onApply(on ? null : quickFilter)}
                 title={JSON.stringify(quickFilter.filter)}
+                maw={260}
+                styles={{
+                  label: { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', display: 'block' },
+                }}
               >
                 {quickFilter.name}
               </Button>
