@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Button, Center, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
 import { ApiErrorAlert } from './ApiErrorAlert';
@@ -38,6 +38,10 @@ export interface PagedTableProps<Row> {
    * still running); false or omitted: no polling.
    */
   refetchInterval?: (page: Page<Row> | undefined) => number | false;
+  /** The width below which the table scrolls sideways in its container. Default 480. */
+  minWidth?: number;
+  /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -53,6 +57,8 @@ export function PagedTable<Row>({
   onRowClick,
   empty = 'Nothing here yet.',
   refetchInterval,
+  onError,
+  minWidth = 480,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
@@ -68,6 +74,8 @@ export function PagedTable<Row>({
     placeholderData: keepPreviousData,
     refetchInterval: refetchInterval ? (current) => refetchInterval(current.state.data) : false,
   });
+  const error = query.isError ? query.error : null;
+  useEffect(() => onError?.(error), [error, onError]);
 
   if (query.isPending) {
     return (
@@ -88,7 +96,7 @@ export function PagedTable<Row>({
           {empty}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
+        <Table.ScrollContainer minWidth={minWidth}>
           <Table striped highlightOnHover={Boolean(onRowClick)} aria-busy={query.isFetching}>
             <Table.Caption style={{ captionSide: 'top', textAlign: 'left' }} hidden>
               {caption}

@@ -3,5 +3,24 @@ export { ApiErrorAlert, errorTitle, type ApiErrorAlertProps } from './ApiErrorAl
 export { ConfirmButton, ConfirmDialog, type ConfirmButtonProps, type ConfirmDialogProps } from './ConfirmDialog';
 export { DetailDrawer, useDetailParam, type DetailDrawerProps } from './DetailDrawer';
 export { applyApiErrors, fieldOf, FormError, type FormErrorProps, type FormLike } from './FormErrors';
+export {
+  buildFilter,
+  FilterBuilder,
+  filterErrorDetails,
+  isFilterRefusal,
+  parseFilter,
+  type FilterBuilderProps,
+  type FilterDocument,
+  type FilterField,
+  type FilterFieldType,
+} from './FilterBuilder';
 export { PageHeader } from './PageHeader';
 export { PagedTable, type Column, type Page, type PagedTableProps } from './PagedTable';
+export {
+  QuickFilterBar,
+  quickFiltersKey,
+  type ListSelection,
+  type QuickFilter,
+  type QuickFilterBarProps,
+  type QuickFilterResource,
+} from './QuickFilterBar';
