@@ -125,7 +125,7 @@ const CURRENCY_COLORS = ['indigo.6', 'teal.7', 'orange.8'];
 
 /** Orders per bucket and currency: revenue is drawn per currency (amounts of different currencies never add up). */
 const ordersByCurrency = (range: DateRangeZone) =>
-  dailySeries('orders', ['revenue', 'count'], range, 'createdAt', { field: 'currency', limit: CURRENCIES_SHOWN });
+  dailySeries('orders', ['revenue', 'count'], range, 'createdAt', { field: 'currencyCode', limit: CURRENCIES_SHOWN });
 
 /**
  * When the range holds no order at all, says when the latest one was placed and offers the 30 days up to it: a store
@@ -165,7 +165,7 @@ function Revenue({ range }: { range: DateRangeZone }) {
   // Currencies by revenue over the range, largest first; Other (the rest, mixed) is not drawn.
   const totals = new Map<string, number>();
   for (const row of rows) {
-    const currency = String(row.currency);
+    const currency = String(row.currencyCode);
     totals.set(currency, (totals.get(currency) ?? 0) + (numberOf(row, 'revenue') ?? 0));
   }
   const currencies = [...totals]
@@ -175,7 +175,7 @@ function Revenue({ range }: { range: DateRangeZone }) {
   const byBucket = new Map<string, Record<string, string | number>>();
   for (const row of points(rows, range)) {
     const bucket = byBucket.get(row.date) ?? { date: row.date };
-    if (currencies.includes(String(row.currency))) bucket[String(row.currency)] = numberOf(row, 'revenue') ?? 0;
+    if (currencies.includes(String(row.currencyCode))) bucket[String(row.currencyCode)] = numberOf(row, 'revenue') ?? 0;
     byBucket.set(row.date, bucket);
   }
   const others = (totals.get('Other') ?? 0) > 0;
