@@ -122,3 +122,50 @@ export function customerName(customer: Pick<Customer, 'firstName' | 'lastName' |
   const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
   return name || customer.email;
 }
+
+/** A rule's config in a line: "1 point per 1.00", "Costs 200 points: Free shipping". */
+export function describeRuleConfig(rule: Pick<Rule, 'section' | 'config'>): string {
+  const config = rule.config as unknown as Record<string, unknown>;
+  const reward = config.reward as Loose | undefined;
+  switch (rule.section) {
+    case 'rules':
+      return config.type === 'orderSpend'
+        ? `${formatInteger(num(config.pointsPerUnit))} per ${formatCents(num(config.unitCents) ?? 100)} spent`
+        : `${formatInteger(num(config.points))} for ${String(config.eventName)} (${String(config.frequency ?? 'once')})`;
+    case 'rewards':
+      return `Costs ${formatInteger(num(config.pointsCost))}: ${reward ? describeReward(reward) : '—'}`;
+    case 'offers':
+      return `${config.type === 'pointsMultiplier' ? `×${String(config.multiplier)} points` : reward ? describeReward(reward) : '—'}, ${formatDateTime(String(config.startsAt))} – ${formatDateTime(String(config.endsAt))}`;
+    case 'stampCards':
+      return `${formatInteger(num(config.stampsRequired))} stamps: ${reward ? describeReward(reward) : '—'}`;
+    default:
+      return '';
+  }
+}
+
+/** An ISO instant as the value of an `<input type="datetime-local">` (the browser's time zone). */
+export function toLocalInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** The fields of `next` whose value differs from `current` (a PATCH sends only those; an empty one is refused). */
+export function changedFields<T extends object>(next: T, current: object): Partial<T> {
+  const changed: Partial<T> = {};
+  for (const [key, value] of Object.entries(next) as [keyof T, unknown][]) {
+    if (stableJson(value) !== stableJson((current as Record<keyof T, unknown>)[key]))
+      changed[key] = value as T[keyof T];
+  }
+  return changed;
+}
+
+/** JSON with object keys sorted, so two equal values compare equal whatever their keys' order. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
