@@ -190,7 +190,11 @@ function MemberRewards({ membershipId }: { membershipId: string }) {
       rowKey={(reward) => reward.id}
       empty="No rewards yet."
       columns={[
-        { key: 'code', header: 'Code', render: (reward) => <Code>{reward.code ?? '—'}</Code> },
+        {
+          key: 'code',
+          header: 'Code',
+          render: (reward) => <Code style={{ whiteSpace: 'nowrap' }}>{reward.code ?? '—'}</Code>,
+        },
         { key: 'reward', header: 'Reward', render: (reward) => describeReward(reward.reward) },
         { key: 'status', header: 'Status', render: (reward) => <RewardStatus reward={reward} /> },
         { key: 'actions', header: '', render: (reward) => <RewardActions reward={reward} /> },

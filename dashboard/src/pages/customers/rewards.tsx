@@ -30,7 +30,13 @@ export function useRewardsChanged() {
 
 export function RewardStatus({ reward }: { reward: Reward }) {
   return (
-    <Badge color={REWARD_STATUS_COLORS[reward.status]} variant="light">
+    <Badge
+      color={REWARD_STATUS_COLORS[reward.status]}
+      // Light green's own text is below AA contrast on its tint.
+      c={reward.status === 'redeemed' ? 'green.9' : undefined}
+      variant="light"
+      miw="fit-content"
+    >
       {reward.status}
     </Badge>
   );
@@ -171,7 +177,11 @@ export function RewardsTab({ onOpenCustomer }: { onOpenCustomer: (customerId: st
         onRowClick={(reward) => reward.customer && onOpenCustomer(reward.customer.id)}
         empty={debounced || status ? 'No reward matches.' : 'No rewards yet.'}
         columns={[
-          { key: 'code', header: 'Code', render: (reward) => <Code>{reward.code ?? '—'}</Code> },
+          {
+            key: 'code',
+            header: 'Code',
+            render: (reward) => <Code style={{ whiteSpace: 'nowrap' }}>{reward.code ?? '—'}</Code>,
+          },
           {
             key: 'customer',
             header: 'Customer',

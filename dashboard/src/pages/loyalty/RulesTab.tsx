@@ -103,7 +103,7 @@ export function RulesTab() {
             key: 'active',
             header: 'Active',
             render: (rule) => (
-              <Badge color={rule.isActive ? 'green' : 'gray'} variant="light">
+              <Badge color={rule.isActive ? 'green' : 'gray'} c={rule.isActive ? 'green.9' : undefined} variant="light">
                 {rule.isActive ? 'Active' : 'Off'}
               </Badge>
             ),
