@@ -46,7 +46,7 @@ export function ConfirmDialog({
     }
   };
   return (
-    <Modal opened={opened} onClose={close} title={title} centered>
+    <Modal opened={opened} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <Stack>
         {typeof message === 'string' ? <Text size="sm">{message}</Text> : message}
         {error !== null && <ApiErrorAlert error={error} />}

@@ -38,7 +38,15 @@ export interface DetailDrawerProps {
 export function DetailDrawer({ opened, onClose, title, children, size = 'lg' }: DetailDrawerProps) {
   const phone = useMediaQuery('(max-width: 48em)');
   return (
-    <Drawer opened={opened} onClose={onClose} title={title} position="right" size={phone ? '100%' : size} padding="md">
+    <Drawer
+      opened={opened}
+      onClose={onClose}
+      title={title}
+      position="right"
+      size={phone ? '100%' : size}
+      padding="md"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
       {children}
     </Drawer>
   );

@@ -16,7 +16,6 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { useMutation } from '@tanstack/react-query';
 import type { RequestBodyOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
@@ -34,6 +33,8 @@ import {
   type ActivityEntry,
   type Membership,
   type Reward,
+  CLOSE_LABEL,
+  notifySuccess,
 } from '../loyalty/shared';
 import { RewardActions, RewardStatus, useRewardsChanged } from './rewards';
 
@@ -237,10 +238,7 @@ function AdjustPoints({
       }),
     onSuccess: async (transaction) => {
       await changed();
-      notifications.show({
-        color: 'green',
-        message: `The balance is now ${formatInteger(transaction.balanceAfter)} ${pointsName}.`,
-      });
+      notifySuccess(`The balance is now ${formatInteger(transaction.balanceAfter)} ${pointsName}.`);
       close();
     },
     onError: (error) => applyApiErrors(form, error),
@@ -251,7 +249,7 @@ function AdjustPoints({
     onClose();
   };
   return (
-    <Modal opened={opened} onClose={close} title="Adjust points">
+    <Modal {...CLOSE_LABEL} opened={opened} onClose={close} title="Adjust points">
       <form onSubmit={form.onSubmit((values) => adjust.mutate(values))}>
         <Stack>
           <Text size="sm">
@@ -363,7 +361,7 @@ function IssueReward({
       }),
     onSuccess: async (reward) => {
       await changed();
-      notifications.show({ color: 'green', message: `Issued ${reward.code ?? 'the reward'}.` });
+      notifySuccess(`Issued ${reward.code ?? 'the reward'}.`);
       close();
     },
     onError: (error) => applyApiErrors(form, error),
@@ -375,7 +373,7 @@ function IssueReward({
   };
   const type = form.values.reward.type;
   return (
-    <Modal opened={opened} onClose={close} title="Issue a reward" size="lg">
+    <Modal {...CLOSE_LABEL} opened={opened} onClose={close} title="Issue a reward" size="lg">
       <form onSubmit={form.onSubmit((values) => issue.mutate(values))}>
         <Stack>
           <Select

@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { Badge, Button, Code, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
-import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi, useCan } from '../../api/session';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -16,6 +15,9 @@ import {
   REWARD_STATUS_COLORS,
   REWARDS_KEY,
   type Reward,
+  CLOSE_LABEL,
+  GREEN_BADGE_TEXT,
+  notifySuccess,
 } from '../loyalty/shared';
 
 /** After a reward changes: its lists, the feeds (an entry was written) and balances. */
@@ -33,7 +35,7 @@ export function RewardStatus({ reward }: { reward: Reward }) {
     <Badge
       color={REWARD_STATUS_COLORS[reward.status]}
       // Light green's own text is below AA contrast on its tint.
-      c={reward.status === 'redeemed' ? 'green.9' : undefined}
+      style={reward.status === 'redeemed' ? GREEN_BADGE_TEXT : undefined}
       variant="light"
       miw="fit-content"
     >
@@ -83,7 +85,7 @@ export function RewardActions({ reward }: { reward: Reward }) {
         onConfirm={async () => {
           await api.POST('/loyalty-rewards/redeem', { body: { code: reward.code ?? '' } });
           await changed();
-          notifications.show({ color: 'green', message: 'The reward was redeemed.' });
+          notifySuccess('The reward was redeemed.');
         }}
       />
       <ConfirmDialog
@@ -111,7 +113,7 @@ export function RewardActions({ reward }: { reward: Reward }) {
             body: reason.trim() ? { reason: reason.trim() } : {},
           });
           await changed();
-          notifications.show({ color: 'green', message: 'The reward was revoked.' });
+          notifySuccess('The reward was revoked.');
         }}
       />
     </Group>
@@ -228,10 +230,7 @@ function RedeemCode({ opened, onClose }: { opened: boolean; onClose: () => void 
       }),
     onSuccess: async (reward) => {
       await changed();
-      notifications.show({
-        color: 'green',
-        message: `Redeemed ${reward.code ?? ''}: ${describeReward(reward.reward)}.`,
-      });
+      notifySuccess(`Redeemed ${reward.code ?? ''}: ${describeReward(reward.reward)}.`);
       close();
     },
     onError: (error) => applyApiErrors(form, error),
@@ -242,7 +241,7 @@ function RedeemCode({ opened, onClose }: { opened: boolean; onClose: () => void 
     onClose();
   };
   return (
-    <Modal opened={opened} onClose={close} title="Redeem a reward code">
+    <Modal {...CLOSE_LABEL} opened={opened} onClose={close} title="Redeem a reward code">
       <form onSubmit={form.onSubmit((values) => redeem.mutate(values))}>
         <Stack>
           <TextInput

@@ -1,14 +1,22 @@
 import { useState } from 'react';
 import { Button, Group, Modal, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { RequestBodyOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
-import { changedFields, describeExpiry, describeTierWindow, PROGRAMS_KEY, toLocalInput, type Program } from './shared';
+import {
+  changedFields,
+  describeExpiry,
+  describeTierWindow,
+  PROGRAMS_KEY,
+  toLocalInput,
+  type Program,
+  CLOSE_LABEL,
+  notifySuccess,
+} from './shared';
 
 type ProgramBody = NonNullable<RequestBodyOf<'/loyalty-programs', 'post'>['data']>;
 type NumberField = number | string;
@@ -141,14 +149,20 @@ function ProgramForm({ program, onClose }: { program: Program | null; onClose: (
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: PROGRAMS_KEY });
-      notifications.show({ color: 'green', message: `Saved the program ${saved.name}.` });
+      notifySuccess(`Saved the program ${saved.name}.`);
       onClose();
     },
     onError: (error) => applyApiErrors(form, error),
   });
   const values = form.values;
   return (
-    <Modal opened onClose={onClose} title={program ? `Edit ${program.name}` : 'New loyalty program'} size="lg">
+    <Modal
+      {...CLOSE_LABEL}
+      opened
+      onClose={onClose}
+      title={program ? `Edit ${program.name}` : 'New loyalty program'}
+      size="lg"
+    >
       <form onSubmit={form.onSubmit((submitted) => save.mutate(submitted))}>
         <Stack>
           <SimpleGrid cols={{ base: 1, sm: 2 }}>

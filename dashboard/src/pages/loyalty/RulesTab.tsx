@@ -1,14 +1,24 @@
 import { useState } from 'react';
 import { Badge, Button, Group, JsonInput, Modal, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { PatronError, type RequestBodyOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, fieldOf, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
-import { changedFields, describeRuleConfig, nameOf, RULES_KEY, SECTION_LABELS, usePrograms, type Rule } from './shared';
+import {
+  changedFields,
+  describeRuleConfig,
+  nameOf,
+  RULES_KEY,
+  SECTION_LABELS,
+  usePrograms,
+  type Rule,
+  CLOSE_LABEL,
+  GREEN_BADGE_TEXT,
+  notifySuccess,
+} from './shared';
 import { ProgramFilter } from './TiersTab';
 
 type Section = Rule['section'];
@@ -103,7 +113,11 @@ export function RulesTab() {
             key: 'active',
             header: 'Active',
             render: (rule) => (
-              <Badge color={rule.isActive ? 'green' : 'gray'} c={rule.isActive ? 'green.9' : undefined} variant="light">
+              <Badge
+                color={rule.isActive ? 'green' : 'gray'}
+                style={rule.isActive ? GREEN_BADGE_TEXT : undefined}
+                variant="light"
+              >
                 {rule.isActive ? 'Active' : 'Off'}
               </Badge>
             ),
@@ -201,7 +215,7 @@ function RuleForm({ rule, program, onClose }: { rule: Rule | null; program: stri
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: RULES_KEY });
-      notifications.show({ color: 'green', message: `Saved the rule ${saved.name}.` });
+      notifySuccess(`Saved the rule ${saved.name}.`);
       onClose();
     },
     onError: (error) => {
@@ -220,7 +234,7 @@ function RuleForm({ rule, program, onClose }: { rule: Rule | null; program: stri
   });
   const section = form.values.section;
   return (
-    <Modal opened onClose={onClose} title={rule ? `Edit rule ${rule.name}` : 'New rule'} size="lg">
+    <Modal {...CLOSE_LABEL} opened onClose={onClose} title={rule ? `Edit rule ${rule.name}` : 'New rule'} size="lg">
       <form onSubmit={form.onSubmit((values) => save.mutate(values))}>
         <Stack>
           <Select

@@ -1,14 +1,22 @@
 import { useState } from 'react';
 import { Button, Group, Modal, NumberInput, Select, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi, useCan } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
 import { formatInteger } from '../../lib/format';
-import { changedFields, MEMBERSHIPS_KEY, nameOf, TIERS_KEY, usePrograms, type Tier } from './shared';
+import {
+  changedFields,
+  MEMBERSHIPS_KEY,
+  nameOf,
+  TIERS_KEY,
+  usePrograms,
+  type Tier,
+  CLOSE_LABEL,
+  notifySuccess,
+} from './shared';
 
 /** A program picker over the organization's programs ("Every program" when `allowAll`). */
 export function ProgramFilter({ value, onChange }: { value: string | null; onChange: (value: string | null) => void }) {
@@ -127,13 +135,13 @@ function TierForm({ tier, program, onClose }: { tier: Tier | null; program: stri
     },
     onSuccess: async (saved) => {
       await changed();
-      notifications.show({ color: 'green', message: `Saved the tier ${saved.name}.` });
+      notifySuccess(`Saved the tier ${saved.name}.`);
       onClose();
     },
     onError: (error) => applyApiErrors(form, error),
   });
   return (
-    <Modal opened onClose={onClose} title={tier ? `Edit tier ${tier.name}` : 'New tier'}>
+    <Modal {...CLOSE_LABEL} opened onClose={onClose} title={tier ? `Edit tier ${tier.name}` : 'New tier'}>
       <form onSubmit={form.onSubmit((values) => save.mutate(values))}>
         <Stack>
           <Select

@@ -2,6 +2,7 @@
  * What the Loyalty and Customers pages share: the organization's programs and tiers (for names), and the words for
  * rewards, expiries and activity kinds. Everything here renders API text as text.
  */
+import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import type { Schemas } from '@patron/client/browser';
 import { useApi } from '../../api/session';
@@ -169,3 +170,14 @@ export function stableJson(value: unknown): string {
       : inner,
   );
 }
+
+/** A success notice whose close button has a name (Mantine's has none of its own). */
+export function notifySuccess(message: string): void {
+  notifications.show({ color: 'green', message, closeButtonProps: { 'aria-label': 'Dismiss' } });
+}
+
+/** Names the close button of a Modal (Mantine's has none of its own): `<Modal {...CLOSE_LABEL}>`. */
+export const CLOSE_LABEL = { closeButtonProps: { 'aria-label': 'Close' } } as const;
+
+/** A green light badge with text dark enough for AA contrast on its tint. */
+export const GREEN_BADGE_TEXT = { '--badge-color': 'var(--mantine-color-green-9)' } as React.CSSProperties;
