@@ -81,7 +81,11 @@ export function PagedTable<Row>({
           {empty}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
+        <Table.ScrollContainer
+          minWidth={480}
+          // A region that scrolls sideways on phones must be reachable by keyboard (axe: scrollable-region-focusable).
+          scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption } }}
+        >
           <Table striped highlightOnHover={Boolean(onRowClick)} aria-busy={query.isFetching}>
             <Table.Caption style={{ captionSide: 'top', textAlign: 'left' }} hidden>
               {caption}

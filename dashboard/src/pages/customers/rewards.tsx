@@ -16,7 +16,6 @@ import {
   REWARDS_KEY,
   type Reward,
   CLOSE_LABEL,
-  GREEN_BADGE_TEXT,
   notifySuccess,
 } from '../loyalty/shared';
 
@@ -32,13 +31,7 @@ export function useRewardsChanged() {
 
 export function RewardStatus({ reward }: { reward: Reward }) {
   return (
-    <Badge
-      color={REWARD_STATUS_COLORS[reward.status]}
-      // Light green's own text is below AA contrast on its tint.
-      style={reward.status === 'redeemed' ? GREEN_BADGE_TEXT : undefined}
-      variant="light"
-      miw="fit-content"
-    >
+    <Badge color={REWARD_STATUS_COLORS[reward.status]} variant="light" miw="fit-content">
       {reward.status}
     </Badge>
   );

@@ -16,7 +16,6 @@ import {
   usePrograms,
   type Rule,
   CLOSE_LABEL,
-  GREEN_BADGE_TEXT,
   notifySuccess,
 } from './shared';
 import { ProgramFilter } from './TiersTab';
@@ -113,11 +112,7 @@ export function RulesTab() {
             key: 'active',
             header: 'Active',
             render: (rule) => (
-              <Badge
-                color={rule.isActive ? 'green' : 'gray'}
-                style={rule.isActive ? GREEN_BADGE_TEXT : undefined}
-                variant="light"
-              >
+              <Badge color={rule.isActive ? 'green.9' : 'gray'} variant="light">
                 {rule.isActive ? 'Active' : 'Off'}
               </Badge>
             ),
