@@ -112,7 +112,7 @@ export function RulesTab() {
             key: 'active',
             header: 'Active',
             render: (rule) => (
-              <Badge color={rule.isActive ? 'green.9' : 'gray'} variant="light">
+              <Badge color={rule.isActive ? 'green.9' : 'gray'} variant={rule.isActive ? 'filled' : 'light'}>
                 {rule.isActive ? 'Active' : 'Off'}
               </Badge>
             ),

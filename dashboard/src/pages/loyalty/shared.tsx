@@ -88,7 +88,6 @@ export function describeReward(reward: Loose): string {
 
 export const REWARD_STATUS_COLORS: Record<Reward['status'], string> = {
   pending: 'blue',
-  // green.9: light green's own text is below AA contrast on its tint.
   redeemed: 'green.9',
   expired: 'gray',
   revoked: 'red',
