@@ -112,7 +112,7 @@ export function RulesTab() {
             key: 'active',
             header: 'Active',
             render: (rule) => (
-              <Badge color={rule.isActive ? 'green.9' : 'gray'} variant={rule.isActive ? 'filled' : 'light'}>
+              <Badge color={rule.isActive ? 'indigo' : 'gray'} variant="light">
                 {rule.isActive ? 'Active' : 'Off'}
               </Badge>
             ),

@@ -86,11 +86,12 @@ export function describeReward(reward: Loose): string {
   }
 }
 
+/** Light badges whose text meets AA contrast on their tint (light green and red do not). */
 export const REWARD_STATUS_COLORS: Record<Reward['status'], string> = {
   pending: 'blue',
-  redeemed: 'green.9',
+  redeemed: 'violet',
   expired: 'gray',
-  revoked: 'red',
+  revoked: 'pink',
 };
 
 export const ACTIVITY_KINDS: Record<ActivityEntry['kind'], string> = {
