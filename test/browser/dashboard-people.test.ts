@@ -174,7 +174,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('the Customers
       await dialog.getByRole('textbox', { name: 'Reason' }).fill('Issued by mistake');
       await dialog.getByRole('button', { name: 'Revoke reward' }).click();
       await row.getByText('revoked').waitFor();
-    expect(await axeViolations(page), 'a revoked reward').toEqual([]);
+      expect(await axeViolations(page), 'a revoked reward').toEqual([]);
       const after = await v1<{ status: string; revokedAt: string | null }>(`/loyalty-rewards/${reward.id}`);
       expect(after.status).toBe('revoked');
       expect(after.revokedAt).not.toBeNull();
