@@ -96,7 +96,11 @@ export function PagedTable<Row>({
           {empty}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={minWidth}>
+        <Table.ScrollContainer
+          minWidth={minWidth}
+          // A region that scrolls sideways on phones must be reachable by keyboard (axe: scrollable-region-focusable).
+          scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption } }}
+        >
           <Table striped highlightOnHover={Boolean(onRowClick)} aria-busy={query.isFetching}>
             <Table.Caption style={{ captionSide: 'top', textAlign: 'left' }} hidden>
               {caption}
