@@ -140,7 +140,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         expect(await axeViolations(page)).toEqual([]);
         await screenshot(page, 'dashboard-sign-in-refused');
         // Chromium logs the refused POST itself as a console error.
-        expectSelfContained(watch, [/Failed to load resource: the server responded with a status of (401|404)/]);
+        expectSelfContained(watch, [/Failed to load resource: the server responded with a status of (400|401|404)/]);
       } finally {
         await page.close();
       }
