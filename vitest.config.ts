@@ -4,8 +4,10 @@ export default defineConfig({
   test: {
     // The typed client's suite (clients/typescript) runs with the server's: it starts the server in-process.
     include: ['test/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
-    // The hardening suites take minutes: `npm run test:hardening` (vitest.hardening.config.ts).
-    exclude: [...configDefaults.exclude, 'test/hardening/**'],
+    // The hardening suites take minutes: `npm run test:hardening` (vitest.hardening.config.ts). The browser suites each
+    // run a serve process and Chromium for minutes, and beside them the CLI's process tests timed out: they run one at
+    // a time in `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/hardening/**', 'test/browser/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The browser suites (test/browser: /docs and the dashboard in Debian's Chromium, each against a `patron serve` of its
+ * own), one at a time: two at once, beside the rest of `npm test`, starved the CLI's process tests of the machine's
+ * two cores. Run with `npm run test:browser`; skipped with their reason when /usr/bin/chromium is missing.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/browser/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    pool: 'forks',
+    maxWorkers: 1,
+  },
+});
