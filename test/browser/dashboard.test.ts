@@ -4,15 +4,13 @@
  * (1280 px) and a phone's (390 px). Every page must load from that origin alone, without a Content Security Policy
  * error or any other console error, and without a serious or critical axe-core violation (docs/dashboard.md#tests).
  *
- * The signed-in steps need the sessions endpoints (POST /v1/session and the demo owner's link that the first start
- * prints): they run once the API document has them, and are reported as skipped, with the reason, until then.
+ * Signed in, the demo owner (with the link the first start prints) walks every section at both widths, meets a
+ * validation error, adds a viewer whose link signs in on a phone, and signs out; the other suites walk each section's
+ * own steps.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../support/database.js';
-import { ROOT } from '../support/processes.js';
 import {
   axeViolations,
   chromiumMissing,
@@ -31,16 +29,6 @@ const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-/** Whether this checkout's API has the dashboard's session endpoints (the committed contract document says). */
-const sessionsMissing = (() => {
-  const document = JSON.parse(readFileSync(join(ROOT, 'test/contract/openapi.json'), 'utf8')) as {
-    paths: Record<string, unknown>;
-  };
-  return document.paths['/session']
-    ? null
-    : 'POST /v1/session is not in the API yet (the sessions backend of the dashboard contract): signing in cannot be tested';
-})();
 
 describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
   '/dashboard in Chromium, served on HOST=0.0.0.0 and opened by hostname',
@@ -130,8 +118,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         await page.getByRole('button', { name: 'Sign in' }).click();
         const response = await answer;
         const envelope = (await response.json()) as { error: { message: string } };
-        if (sessionsMissing) expect(response.status()).toBe(404);
-        else expect([response.status(), envelope.error.message]).toEqual([400, expect.stringMatching(/email/)]);
+        expect([response.status(), envelope.error.message]).toEqual([400, expect.stringMatching(/email/)]);
         const alert = page.getByRole('alert');
         await alert.waitFor();
         expect(await alert.textContent()).toContain(envelope.error.message);
@@ -165,13 +152,22 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       expect(await gzipped.text()).toBe(await plain.text());
     });
 
-    describe.skipIf(sessionsMissing !== null)('signed in', () => {
+    describe('signed in', () => {
       /** The demo owner's one-time link, which the first start prints beside the key. */
       const demoLink = () => {
         const link = /(https?:\/\/\S+\/dashboard\/sign-in#token=\S+)/.exec(server.stderr())?.[1];
         expect(link, server.stderr()).toBeDefined();
         return link!;
       };
+      // The owner signs in once (the link works once) and the steps below go on in that page, in order.
+      let owner: { page: Page; watch: PageWatch };
+
+      /** Opens a section from the navigation, as a person does (the menu button first, on a phone). */
+      async function openSection(page: Page, section: string, phone: boolean): Promise<void> {
+        if (phone) await page.getByRole('button', { name: 'Open navigation' }).click();
+        await page.getByRole('link', { name: section }).click();
+        await page.getByRole('heading', { name: section, level: 1 }).waitFor();
+      }
 
       it('without a session, a page of the app shows the sign-in page', async () => {
         const { page, watch } = await newPage('desktop');
@@ -186,152 +182,156 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       });
 
       it("the demo owner's link signs in, leaves the address bar, and the overview and settings pass axe at both widths", async () => {
-        const { page, watch } = await newPage('desktop');
-        try {
-          await signIn(page, server.origin, demoLink());
-          expect(page.url()).toBe(`${server.origin}/dashboard/overview`);
-          expect(await page.getByTestId('organization-name').textContent()).toBe('Demo');
-          await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-          await page.locator('.recharts-surface').first().waitFor();
-          for (const viewport of VIEWPORTS) {
-            await page.setViewportSize({ width: viewport.width, height: viewport.height });
-            for (const path of ['overview', 'settings']) {
-              await page.goto(`${server.origin}/dashboard/${path}`, { waitUntil: 'networkidle' });
-              await page.getByRole('heading', { level: 1 }).waitFor();
-              await expectNoSidewaysScroll(page, viewport.width);
-              expect(await axeViolations(page), `${path} at ${viewport.width} px`).toEqual([]);
-              await screenshot(page, `dashboard-${path}-${viewport.width}`);
-            }
-          }
-          await page.getByRole('button', { name: 'Sign out' }).click();
-          await page.getByRole('heading', { name: 'Sign in to Patron' }).waitFor();
-          // Before signing in, and after signing out, the app asks for its session and is told 401: Chromium logs that.
-          expectSelfContained(watch, [/status of 401/]);
-        } finally {
-          await page.close();
-        }
-      }, 240_000);
-    });
-
-    if (sessionsMissing) {
-      describe('signed in', () => {
-        it.skip(sessionsMissing, () => {});
-      });
-    }
-
-    // Until the sessions backend lands: the signed-in layout with GET /v1/session answered in the browser with a
-    // session of the demo organization, and every other /v1 request sent with the demo key (the dashboard's client
-    // sends none). It proves the layout, the overview's charts on the demo data and the settings page, not signing in.
-    describe.skipIf(sessionsMissing === null)(
-      'signed in with a stand-in session (until the sessions backend lands)',
-      () => {
-        async function standInSession(page: Page): Promise<void> {
-          const organization = (await (
-            await fetch(`${server.origin}/v1/organization`, { headers: { authorization: `Bearer ${server.key}` } })
-          ).json()) as { id: string; name: string };
-          const session = {
-            user: {
-              id: '00000000-0000-7000-8000-000000000001',
-              organizationId: organization.id,
-              email: 'owner@demo.example',
-              name: 'Demo owner',
-              role: 'owner',
-              hasPassword: false,
-              createdAt: new Date().toISOString(),
-              lastSignedInAt: null,
-            },
-            organization: { id: organization.id, name: organization.name },
-            permissions: ['all'],
-            grantablePermissions: ['customers:read', 'customers:write', 'organization:write'],
-            csrfToken: 'stand-in',
-            expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-          };
-          await page.route(`${server.origin}/v1/**`, async (route) => {
-            const url = new URL(route.request().url());
-            if (url.pathname === '/v1/session') return route.fulfill({ json: session });
-            if (url.pathname === '/v1/users' || url.pathname === '/v1/keys')
-              return route.fulfill({ json: { data: [], nextCursor: null } });
-            return route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${server.key}` } });
-          });
-        }
-
+        owner = await newPage('desktop');
+        const { page } = owner;
+        await signIn(page, server.origin, demoLink());
+        expect(page.url()).toBe(`${server.origin}/dashboard/overview`);
+        expect(await page.getByTestId('organization-name').textContent()).toBe('Demo');
+        await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+        await page.locator('.recharts-surface').first().waitFor();
+        await expect.poll(() => page.getByText('Other products').count(), { timeout: 15_000 }).toBeGreaterThan(0);
         for (const viewport of VIEWPORTS) {
-          it(`the layout, the overview and the settings at ${viewport.width} px pass axe and fit the width`, async () => {
-            const { page, watch } = await newPage(viewport.name);
-            try {
-              await standInSession(page);
-              await page.goto(`${server.origin}/dashboard/`, { waitUntil: 'networkidle' });
-              await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-              expect(new URL(page.url()).pathname).toBe('/dashboard/overview');
-              expect(await page.getByTestId('organization-name').textContent()).toBe('Demo');
-              await page.locator('.recharts-surface').first().waitFor();
-              await expect.poll(() => page.getByText('Other products').count(), { timeout: 15_000 }).toBeGreaterThan(0);
-              await expectNoSidewaysScroll(page, viewport.width);
-              expect(await axeViolations(page), 'overview').toEqual([]);
-              await screenshot(page, `dashboard-overview-${viewport.width}`);
-
-              if (viewport.width < 768) {
-                await page.getByRole('button', { name: 'Open navigation' }).click();
-                await page.getByRole('link', { name: 'Settings' }).waitFor({ state: 'visible' });
-                await screenshot(page, `dashboard-navigation-${viewport.width}`);
-              }
-              await page.getByRole('link', { name: 'Settings' }).click();
-              await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-              await page.getByRole('textbox', { name: 'Name' }).waitFor();
-              expect(await page.getByRole('textbox', { name: 'Name' }).inputValue()).toBe('Demo');
-              await expectNoSidewaysScroll(page, viewport.width);
-              expect(await axeViolations(page), 'settings').toEqual([]);
-              await screenshot(page, `dashboard-settings-${viewport.width}`);
-
-              for (const section of [
-                'Customers',
-                'Loyalty',
-                'Reviews',
-                'Store data',
-                'Webhooks',
-                'Imports & exports',
-              ]) {
-                if (viewport.width < 768) await page.getByRole('button', { name: 'Open navigation' }).click();
-                await page.getByRole('link', { name: section }).click();
-                await page.getByRole('heading', { name: section, level: 1 }).waitFor();
-              }
-              expect(await axeViolations(page), 'a placeholder page').toEqual([]);
-              expectSelfContained(watch);
-            } finally {
-              await page.close();
-            }
-          });
-        }
-
-        it('a validation error of PATCH /v1/organization shows under its field', async () => {
-          const { page, watch } = await newPage('desktop');
-          try {
-            await standInSession(page);
-            await page.goto(`${server.origin}/dashboard/settings`, { waitUntil: 'networkidle' });
-            const name = page.getByRole('textbox', { name: 'Name' });
-            await name.waitFor();
-            // The API takes at most 255 characters; the form leaves that to the API, whose answer names the field.
-            await name.fill('x'.repeat(300));
-            const answer = page.waitForResponse(
-              (response) =>
-                response.url() === `${server.origin}/v1/organization` && response.request().method() === 'PATCH',
-            );
-            await page.getByRole('button', { name: 'Save' }).click();
-            const response = await answer;
-            expect(response.status()).toBe(400);
-            const envelope = (await response.json()) as { error: { details: { path: string; message: string }[] } };
-            const detail = envelope.error.details.find((entry) => entry.path.endsWith('.name'));
-            expect(detail, JSON.stringify(envelope)).toBeDefined();
-            await page.getByText(detail!.message).first().waitFor();
-            expect(await name.getAttribute('aria-invalid')).toBe('true');
-            await screenshot(page, 'dashboard-settings-refused');
-            expectSelfContained(watch, [/status of 400/]);
-          } finally {
-            await page.close();
+          await page.setViewportSize({ width: viewport.width, height: viewport.height });
+          for (const path of ['overview', 'settings']) {
+            await page.goto(`${server.origin}/dashboard/${path}`, { waitUntil: 'networkidle' });
+            await page.getByRole('heading', { level: 1 }).waitFor();
+            if (path === 'overview') await page.locator('.recharts-surface').first().waitFor();
+            await expectNoSidewaysScroll(page, viewport.width);
+            expect(await axeViolations(page), `${path} at ${viewport.width} px`).toEqual([]);
+            await screenshot(page, `dashboard-${path}-${viewport.width}`);
           }
+        }
+        // Before signing in the app asks for its session and is told 401: Chromium logs that.
+        expectSelfContained(owner.watch, [/status of 401/]);
+      }, 240_000);
+
+      for (const viewport of VIEWPORTS) {
+        it(`every section opens from the navigation at ${viewport.width} px`, async () => {
+          const { page } = owner;
+          const phone = viewport.width < 768;
+          await page.setViewportSize({ width: viewport.width, height: viewport.height });
+          await page.goto(`${server.origin}/dashboard/overview`, { waitUntil: 'networkidle' });
+          if (phone) {
+            await page.getByRole('button', { name: 'Open navigation' }).click();
+            await page.getByRole('link', { name: 'Settings' }).waitFor({ state: 'visible' });
+            expect(await axeViolations(page), 'the navigation open').toEqual([]);
+            await screenshot(page, `dashboard-navigation-${viewport.width}`);
+            await page.getByRole('button', { name: 'Close navigation' }).click();
+          }
+          for (const section of [
+            'Customers',
+            'Loyalty',
+            'Reviews',
+            'Store data',
+            'Webhooks',
+            'Imports & exports',
+            'Settings',
+            'Overview',
+          ]) {
+            await openSection(page, section, phone);
+            expect(new URL(page.url()).pathname).not.toBe('/dashboard/sign-in');
+          }
+          await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height });
+          expectSelfContained(owner.watch, [/status of 401/]);
+        }, 120_000);
+      }
+
+      it('a validation error of PATCH /v1/organization shows under its field and changes nothing', async () => {
+        const { page } = owner;
+        await page.goto(`${server.origin}/dashboard/settings`, { waitUntil: 'networkidle' });
+        const name = page.getByRole('textbox', { name: 'Name' });
+        await name.waitFor();
+        expect(await name.inputValue()).toBe('Demo');
+        // The API takes at most 255 characters; the form leaves that to the API, whose answer names the field.
+        await name.fill('x'.repeat(300));
+        const answer = page.waitForResponse(
+          (response) =>
+            response.url() === `${server.origin}/v1/organization` && response.request().method() === 'PATCH',
+        );
+        await page.getByRole('button', { name: 'Save' }).click();
+        const response = await answer;
+        expect(response.status()).toBe(400);
+        const envelope = (await response.json()) as { error: { details: { path: string; message: string }[] } };
+        const detail = envelope.error.details.find((entry) => entry.path.endsWith('.name'));
+        expect(detail, JSON.stringify(envelope)).toBeDefined();
+        await page.getByText(detail!.message).first().waitFor();
+        expect(await name.getAttribute('aria-invalid')).toBe('true');
+        await screenshot(page, 'dashboard-settings-refused');
+        const organization = await fetch(`${server.origin}/v1/organization`, {
+          headers: { authorization: `Bearer ${server.key}` },
         });
-      },
-    );
+        expect(((await organization.json()) as { name: string }).name).toBe('Demo');
+        expectSelfContained(owner.watch, [/status of (400|401)/]);
+      });
+
+      it("an owner adds a viewer in Settings; the viewer's link signs in on a phone, and the viewer reads but cannot change", async () => {
+        const { page } = owner;
+        await page.goto(`${server.origin}/dashboard/settings?tab=users`, { waitUntil: 'networkidle' });
+        await page.getByRole('table', { name: 'Users' }).waitFor();
+        await page.getByRole('button', { name: 'Add user' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Add a user' });
+        await dialog.getByRole('textbox', { name: 'Email' }).fill('viewer@demo.example');
+        await dialog.getByRole('textbox', { name: 'Name' }).fill('Vera Viewer');
+        await dialog.getByRole('button', { name: 'Add user' }).click();
+        const link = (await dialog.locator('pre, code').first().textContent()) ?? '';
+        expect(link).toMatch(/\/dashboard\/sign-in#token=\S+$/);
+        expect(await axeViolations(page), 'the link shown once').toEqual([]);
+        await screenshot(page, 'dashboard-settings-user-added');
+        await dialog.getByRole('button', { name: 'Done' }).click();
+        await page.getByRole('row', { name: /viewer@demo\.example/ }).waitFor();
+        // The API, with the owner's session (users answer only to a session).
+        const users = (await (await page.request.get(`${server.origin}/v1/users`)).json()) as {
+          data: { email: string; role: string; name: string | null }[];
+        };
+        expect(users.data).toContainEqual(
+          expect.objectContaining({ email: 'viewer@demo.example', role: 'viewer', name: 'Vera Viewer' }),
+        );
+
+        const viewer = await newPage('phone');
+        try {
+          await signIn(viewer.page, server.origin, link);
+          await openSection(viewer.page, 'Settings', true);
+          // Neither users nor keys are offered, and the organization's fields are read-only.
+          expect(await viewer.page.getByRole('tab').allTextContents()).toEqual(['Organization']);
+          await viewer.page.getByText('You can read these settings').waitFor();
+          expect(await viewer.page.getByRole('textbox', { name: 'Name' }).isDisabled()).toBe(true);
+          expect(await axeViolations(viewer.page), 'settings for a viewer').toEqual([]);
+          await screenshot(viewer.page, 'dashboard-settings-viewer-390');
+          await openSection(viewer.page, 'Webhooks', true);
+          await viewer.page.getByRole('table', { name: 'Webhook endpoints' }).waitFor();
+          expect(await viewer.page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+          // And the API itself refuses the viewer a write, CSRF token and all.
+          const session = (await (await viewer.page.request.get(`${server.origin}/v1/session`)).json()) as {
+            csrfToken: string;
+            user: { role: string };
+          };
+          expect(session.user.role).toBe('viewer');
+          const refused = await viewer.page.request.patch(`${server.origin}/v1/organization`, {
+            headers: { 'x-csrf-token': session.csrfToken, origin: server.origin },
+            data: { name: 'Renamed by a viewer' },
+          });
+          expect(refused.status()).toBe(403);
+          expectSelfContained(viewer.watch, [/status of 401/]);
+        } finally {
+          await viewer.page.close();
+        }
+      }, 120_000);
+
+      it('signing out ends the session: its cookie no longer answers, and the app shows the sign-in page', async () => {
+        const { page } = owner;
+        const cookie = (await page.context().cookies(server.origin)).find((entry) => entry.name === 'patron_session');
+        expect(cookie?.httpOnly).toBe(true);
+        expect(cookie?.sameSite).toBe('Lax');
+        const asCookie = { cookie: `patron_session=${cookie!.value}` };
+        expect((await fetch(`${server.origin}/v1/session`, { headers: asCookie })).status).toBe(200);
+        await page.goto(`${server.origin}/dashboard/overview`, { waitUntil: 'networkidle' });
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('heading', { name: 'Sign in to Patron' }).waitFor();
+        expect((await fetch(`${server.origin}/v1/session`, { headers: asCookie })).status).toBe(401);
+        expectSelfContained(owner.watch, [/status of (400|401)/]);
+        await page.close();
+      });
+    });
   },
 );
 

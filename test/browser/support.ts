@@ -197,6 +197,8 @@ export function watchPage(page: Page, origin: string): PageWatch {
 /** Writes a full-page screenshot to test/browser/screenshots/<name>.png (gitignored) and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(SCREENSHOTS, { recursive: true });
+  // A picture half-way through a transition is still a picture: waiting is best effort here.
+  await settled(page).catch(() => {});
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: false });
   return path;
@@ -350,13 +352,32 @@ export interface AxeViolation {
 }
 
 /**
- * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page as it is now and returns the violations
- * of the impacts given (serious and critical by default).
+ * Waits until no CSS transition or animation is running: a drawer or dialog fading in is, for a moment, text at a
+ * fraction of its opacity, which axe measures as too little contrast and a screenshot catches half drawn.
+ */
+export async function settled(page: Page, withinMs = 10_000): Promise<void> {
+  // Polled with evaluate (through the DevTools protocol): waitForFunction evaluates a string in the page, which the
+  // dashboard's Content-Security-Policy (no 'unsafe-eval') refuses.
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const running = await page.evaluate<number>(
+      `document.getAnimations().filter((animation) => animation.playState === 'running' && animation.effect?.getTiming().iterations !== Infinity).length`,
+    );
+    if (running === 0) return;
+    if (Date.now() > deadline) throw new Error(`${running} transitions still running after ${withinMs} ms`);
+    await sleep(50);
+  }
+}
+
+/**
+ * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page as it is now, once its transitions have
+ * ended, and returns the violations of the impacts given (serious and critical by default).
  */
 export async function axeViolations(
   page: Page,
   impacts: readonly string[] = ['serious', 'critical'],
 ): Promise<AxeViolation[]> {
+  await settled(page);
   axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource);
   const violations = await page.evaluate<AxeViolation[]>(`window.axe

@@ -93,7 +93,7 @@ function CreateKey({ opened, onClose }: { opened: boolean; onClose: () => void }
       {create.isSuccess ? (
         <Stack>
           <Text size="sm">Copy the key now: it is shown this once and cannot be read again.</Text>
-          <Code block>{create.data.key}</Code>
+          <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>{create.data.key}</Code>
           <Group justify="flex-end">
             <CopyButton value={create.data.key}>
               {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy key'}</Button>}

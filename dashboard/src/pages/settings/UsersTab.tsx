@@ -124,7 +124,7 @@ function InviteUser({ opened, onClose }: { opened: boolean; onClose: () => void 
           <Text size="sm">
             Send {create.data.user.email} this sign-in link. It works once, for 24 hours, and is not shown again.
           </Text>
-          <Code block>{create.data.signInLink}</Code>
+          <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>{create.data.signInLink}</Code>
           <Group justify="flex-end">
             <CopyButton value={create.data.signInLink}>
               {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy link'}</Button>}
