@@ -2,19 +2,7 @@ import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import {
-  Alert,
-  createTheme,
-  Drawer,
-  FileInput,
-  MantineProvider,
-  Modal,
-  MultiSelect,
-  Notification,
-  Select,
-  TagsInput,
-  type CSSVariablesResolver,
-} from '@mantine/core';
+import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
@@ -40,17 +28,19 @@ const theme = createTheme({
   primaryShade: 7,
   // Whoever asks their system for less motion gets drawers and dialogs without their transitions.
   respectReducedMotion: true,
+  // Plain objects rather than Component.extend(): extending would import every one of these components into the shell
+  // bundle, where most are used only by pages loaded later.
   components: {
     // Mantine's close and clear buttons are icons without a name: every one gets a name (axe: button-name), so a
     // screen reader says what it does.
-    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
-    Alert: Alert.extend({ defaultProps: { closeButtonLabel: 'Dismiss' } }),
-    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
-    Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
-    Select: Select.extend({ defaultProps: { clearButtonProps: { 'aria-label': 'Clear' } } }),
-    MultiSelect: MultiSelect.extend({ defaultProps: { clearButtonProps: { 'aria-label': 'Clear all' } } }),
-    TagsInput: TagsInput.extend({ defaultProps: { clearButtonProps: { 'aria-label': 'Clear all' } } }),
-    FileInput: FileInput.extend({ defaultProps: { clearButtonProps: { 'aria-label': 'Remove the file' } } }),
+    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Alert: { defaultProps: { closeButtonLabel: 'Dismiss' } },
+    Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Drawer: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Select: { defaultProps: { clearButtonProps: { 'aria-label': 'Clear' } } },
+    MultiSelect: { defaultProps: { clearButtonProps: { 'aria-label': 'Clear all' } } },
+    TagsInput: { defaultProps: { clearButtonProps: { 'aria-label': 'Clear all' } } },
+    FileInput: { defaultProps: { clearButtonProps: { 'aria-label': 'Remove the file' } } },
   },
 });
 

@@ -22,13 +22,23 @@ import { dailySeries, granularityOf, numberOf, total, useAnalytics, type Analyti
 const CHART_HEIGHT = 220;
 
 /** The organization, for its time zone (the default of the range picker). */
-function useOrganization() {
+function useOrganization(enabled: boolean) {
   const api = useApi();
-  return useQuery({ queryKey: ['organization'], queryFn: ({ signal }) => api.GET('/organization', { signal }) });
+  return useQuery({
+    queryKey: ['organization'],
+    enabled,
+    queryFn: ({ signal }) => api.GET('/organization', { signal }),
+  });
 }
 
 export default function OverviewPage() {
-  const organization = useOrganization();
+  // An address that names its time zone (a bookmark, a shared link) draws at once; only without one does the page wait
+  // for the organization's zone before it asks for any figure.
+  const [params] = useSearchParams();
+  const zone = params.get('tz');
+  const zoneInAddress = isTimeZone(zone);
+  const organization = useOrganization(!zoneInAddress);
+  if (zoneInAddress) return <Overview timezone={zone} />;
   if (organization.isPending) {
     return (
       <Center py="xl">
