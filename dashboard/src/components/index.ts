@@ -2,6 +2,7 @@
 export { ApiErrorAlert, errorTitle, type ApiErrorAlertProps } from './ApiErrorAlert';
 export { ConfirmButton, ConfirmDialog, type ConfirmButtonProps, type ConfirmDialogProps } from './ConfirmDialog';
 export { DetailDrawer, useDetailParam, type DetailDrawerProps } from './DetailDrawer';
+export { FormActions, type FormActionsProps } from './FormActions';
 export { applyApiErrors, fieldOf, FormError, type FormErrorProps, type FormLike } from './FormErrors';
 export {
   buildFilter,
@@ -15,6 +16,7 @@ export {
   type FilterFieldType,
 } from './FilterBuilder';
 export { PageHeader } from './PageHeader';
+export { ShownOnce, type ShownOnceProps } from './ShownOnce';
 export { PagedTable, type Column, type Page, type PagedTableProps } from './PagedTable';
 export {
   QuickFilterBar,

@@ -21,7 +21,7 @@ import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/format';
-import { allows, isActive, JobProgress, JobStatusBadge, pollWhileActive } from './jobs';
+import { allows, isActive, jobColumns, pollWhileActive } from './jobs';
 
 type ExportJob = Schemas['ExportJob'];
 type ExportResource = ExportJob['resource'];
@@ -42,6 +42,7 @@ const RESOURCES: { value: ExportResource; label: string; permission: string }[] 
   { value: 'loyalty-activity', label: 'Loyalty activity', permission: 'loyalty:read' },
 ];
 const labelOf = (resource: string) => RESOURCES.find((entry) => entry.value === resource)?.label ?? resource;
+const columns = jobColumns<ExportJob>('Export', labelOf);
 
 interface Values {
   resource: string;
@@ -172,51 +173,8 @@ export function ExportsTab() {
           rowKey={(job) => job.id}
           empty="No exports yet."
           columns={[
-            {
-              key: 'resource',
-              header: 'Resource',
-              render: (job) => (
-                <Stack gap={0}>
-                  <Text size="sm">{labelOf(job.resource)}</Text>
-                  <Text size="xs" c="dimmed">
-                    {job.format === 'csv' ? 'CSV' : 'JSON Lines'}
-                  </Text>
-                </Stack>
-              ),
-            },
-            {
-              key: 'status',
-              header: 'Status',
-              render: (job) => (
-                <Stack gap={2}>
-                  <JobStatusBadge status={job.status} />
-                  {job.error && (
-                    <Text size="xs" c="red.9" style={{ whiteSpace: 'pre-wrap' }}>
-                      {job.error}
-                    </Text>
-                  )}
-                </Stack>
-              ),
-            },
-            {
-              key: 'progress',
-              header: 'Progress',
-              visibleFrom: 'sm',
-              render: (job) => (
-                <JobProgress
-                  status={job.status}
-                  processed={job.rowsProcessed}
-                  total={job.rowsTotal}
-                  label={`Export of ${labelOf(job.resource)}`}
-                />
-              ),
-            },
-            {
-              key: 'createdAt',
-              header: 'Started',
-              visibleFrom: 'md',
-              render: (job) => formatDateTime(job.createdAt),
-            },
+            ...columns.leading,
+            columns.started,
             {
               key: 'file',
               header: 'File',

@@ -23,7 +23,7 @@ import { ConfirmButton } from '../../components/ConfirmDialog';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PagedTable } from '../../components/PagedTable';
 import { formatDateTime, formatInteger } from '../../lib/format';
-import { allows, isActive, JobProgress, JobStatusBadge, pollWhileActive } from './jobs';
+import { allows, isActive, jobColumns, JobProgress, JobStatusBadge, pollWhileActive } from './jobs';
 
 const IMPORTS_KEY = ['import-jobs'] as const;
 
@@ -39,6 +39,7 @@ const RESOURCES: { value: ImportResource; label: string; permission: string; mer
   { value: 'loyalty-history', label: 'Loyalty history', permission: 'loyalty:write', merge: false },
 ];
 const labelOf = (resource: string) => RESOURCES.find((entry) => entry.value === resource)?.label ?? resource;
+const columns = jobColumns<ImportJob>('Import', labelOf);
 
 function useWritableResources() {
   const { permissions } = useSession();
@@ -71,38 +72,9 @@ export function ImportsTab() {
           onRowClick={(job) => detail.open(job.id)}
           empty="No imports yet."
           columns={[
-            {
-              key: 'resource',
-              header: 'Resource',
-              render: (job) => (
-                <Stack gap={0}>
-                  <Text size="sm">{labelOf(job.resource)}</Text>
-                  <Text size="xs" c="dimmed">
-                    {job.format.toUpperCase()}
-                  </Text>
-                </Stack>
-              ),
-            },
-            { key: 'status', header: 'Status', render: (job) => <JobStatusBadge status={job.status} /> },
-            {
-              key: 'progress',
-              header: 'Progress',
-              render: (job) => (
-                <JobProgress
-                  status={job.status}
-                  processed={job.rowsProcessed}
-                  total={job.rowsTotal}
-                  label={`Import of ${labelOf(job.resource)}`}
-                />
-              ),
-            },
-            {
-              key: 'counts',
-              header: 'Rows',
-              visibleFrom: 'sm',
-              render: (job) => <Counts job={job} />,
-            },
-            { key: 'createdAt', header: 'Started', visibleFrom: 'md', render: (job) => formatDateTime(job.createdAt) },
+            ...columns.leading,
+            { key: 'counts', header: 'Rows', visibleFrom: 'sm', render: (job) => <Counts job={job} /> },
+            columns.started,
           ]}
         />
       </Stack>

@@ -4,8 +4,8 @@ import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { RequestBodyOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
-import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
+import { FormActions } from '../../components/FormActions';
 import { PagedTable } from '../../components/PagedTable';
 import {
   changedFields,
@@ -253,34 +253,26 @@ function ProgramForm({ program, onClose }: { program: Program | null; onClose: (
             </Text>
           )}
           <FormError error={save.error} form={form} />
-          <Group justify="space-between">
-            {program && canWrite ? (
-              <ConfirmButton
-                title={`Delete ${program.name}?`}
-                message="Its tiers and rules are deleted with it. A program with members, or the last program, cannot be deleted."
-                confirmLabel="Delete program"
-                onConfirm={async () => {
+          <FormActions
+            canWrite={canWrite}
+            editing={Boolean(program)}
+            createLabel="Create program"
+            saving={save.isPending}
+            onClose={onClose}
+            deletion={
+              program && {
+                title: `Delete ${program.name}?`,
+                message:
+                  'Its tiers and rules are deleted with it. A program with members, or the last program, cannot be deleted.',
+                confirmLabel: 'Delete program',
+                onConfirm: async () => {
                   await api.DELETE('/loyalty-programs/{id}', { params: { path: { id: program.id } } });
                   await queryClient.invalidateQueries({ queryKey: PROGRAMS_KEY });
                   onClose();
-                }}
-              >
-                Delete
-              </ConfirmButton>
-            ) : (
-              <span />
-            )}
-            <Group gap="xs">
-              <Button variant="default" onClick={onClose}>
-                {canWrite ? 'Cancel' : 'Close'}
-              </Button>
-              {canWrite && (
-                <Button type="submit" loading={save.isPending}>
-                  {program ? 'Save' : 'Create program'}
-                </Button>
-              )}
-            </Group>
-          </Group>
+                },
+              }
+            }
+          />
         </Stack>
       </form>
     </Modal>

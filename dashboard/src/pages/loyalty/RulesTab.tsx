@@ -4,8 +4,8 @@ import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { PatronError, type RequestBodyOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
-import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, fieldOf, FormError } from '../../components/FormErrors';
+import { FormActions } from '../../components/FormActions';
 import { PagedTable } from '../../components/PagedTable';
 import {
   changedFields,
@@ -279,34 +279,25 @@ function RuleForm({ rule, program, onClose }: { rule: Rule | null; program: stri
               Changing rules needs the loyalty:write permission.
             </Text>
           )}
-          <Group justify="space-between">
-            {rule && canWrite ? (
-              <ConfirmButton
-                title={`Delete the rule ${rule.name}?`}
-                message="It stops applying at once. Rewards it issued keep pointing to it."
-                confirmLabel="Delete rule"
-                onConfirm={async () => {
+          <FormActions
+            canWrite={canWrite}
+            editing={Boolean(rule)}
+            createLabel="Create rule"
+            saving={save.isPending}
+            onClose={onClose}
+            deletion={
+              rule && {
+                title: `Delete the rule ${rule.name}?`,
+                message: 'It stops applying at once. Rewards it issued keep pointing to it.',
+                confirmLabel: 'Delete rule',
+                onConfirm: async () => {
                   await api.DELETE('/loyalty-rules/{id}', { params: { path: { id: rule.id } } });
                   await queryClient.invalidateQueries({ queryKey: RULES_KEY });
                   onClose();
-                }}
-              >
-                Delete
-              </ConfirmButton>
-            ) : (
-              <span />
-            )}
-            <Group gap="xs">
-              <Button variant="default" onClick={onClose}>
-                {canWrite ? 'Cancel' : 'Close'}
-              </Button>
-              {canWrite && (
-                <Button type="submit" loading={save.isPending}>
-                  {rule ? 'Save' : 'Create rule'}
-                </Button>
-              )}
-            </Group>
-          </Group>
+                },
+              }
+            }
+          />
         </Stack>
       </form>
     </Modal>

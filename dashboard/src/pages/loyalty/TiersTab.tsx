@@ -3,8 +3,8 @@ import { Button, Group, Modal, NumberInput, Select, Stack, TextInput } from '@ma
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi, useCan } from '../../api/session';
-import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
+import { FormActions } from '../../components/FormActions';
 import { PagedTable } from '../../components/PagedTable';
 import { formatInteger } from '../../lib/format';
 import {
@@ -171,34 +171,25 @@ function TierForm({ tier, program, onClose }: { tier: Tier | null; program: stri
             {...form.getInputProps('position')}
           />
           <FormError error={save.error} form={form} />
-          <Group justify="space-between">
-            {tier && canWrite ? (
-              <ConfirmButton
-                title={`Delete the tier ${tier.name}?`}
-                message="A tier that members hold cannot be deleted."
-                confirmLabel="Delete tier"
-                onConfirm={async () => {
+          <FormActions
+            canWrite={canWrite}
+            editing={Boolean(tier)}
+            createLabel="Create tier"
+            saving={save.isPending}
+            onClose={onClose}
+            deletion={
+              tier && {
+                title: `Delete the tier ${tier.name}?`,
+                message: 'A tier that members hold cannot be deleted.',
+                confirmLabel: 'Delete tier',
+                onConfirm: async () => {
                   await api.DELETE('/loyalty-tiers/{id}', { params: { path: { id: tier.id } } });
                   await changed();
                   onClose();
-                }}
-              >
-                Delete
-              </ConfirmButton>
-            ) : (
-              <span />
-            )}
-            <Group gap="xs">
-              <Button variant="default" onClick={onClose}>
-                {canWrite ? 'Cancel' : 'Close'}
-              </Button>
-              {canWrite && (
-                <Button type="submit" loading={save.isPending}>
-                  {tier ? 'Save' : 'Create tier'}
-                </Button>
-              )}
-            </Group>
-          </Group>
+                },
+              }
+            }
+          />
         </Stack>
       </form>
     </Modal>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Code, CopyButton, Group, Modal, MultiSelect, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Code, Group, Modal, MultiSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ApiKey } from '../../api/contract';
@@ -7,6 +7,7 @@ import { useDashboardApi, useSession } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
+import { ShownOnce } from '../../components/ShownOnce';
 import { formatDateTime } from '../../lib/format';
 
 const KEYS_KEY = ['keys'] as const;
@@ -91,18 +92,12 @@ function CreateKey({ opened, onClose }: { opened: boolean; onClose: () => void }
   return (
     <Modal opened={opened} onClose={close} title="Create an API key" size="lg">
       {create.isSuccess ? (
-        <Stack>
-          <Text size="sm">Copy the key now: it is shown this once and cannot be read again.</Text>
-          <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>{create.data.key}</Code>
-          <Group justify="flex-end">
-            <CopyButton value={create.data.key}>
-              {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy key'}</Button>}
-            </CopyButton>
-            <Button variant="default" onClick={close}>
-              Done
-            </Button>
-          </Group>
-        </Stack>
+        <ShownOnce
+          explanation={<Text size="sm">Copy the key now: it is shown this once and cannot be read again.</Text>}
+          value={create.data.key}
+          copyLabel="Copy key"
+          onDone={close}
+        />
       ) : (
         <form onSubmit={form.onSubmit((values) => create.mutate(values))}>
           <Stack>

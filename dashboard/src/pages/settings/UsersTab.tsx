@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Code, CopyButton, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Role, User } from '../../api/contract';
@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../components/ConfirmDialog';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
+import { ShownOnce } from '../../components/ShownOnce';
 import { formatDateTime } from '../../lib/format';
 
 const ROLES: { value: Role; label: string }[] = [
@@ -120,20 +121,16 @@ function InviteUser({ opened, onClose }: { opened: boolean; onClose: () => void 
   return (
     <Modal opened={opened} onClose={close} title="Add a user">
       {create.isSuccess ? (
-        <Stack>
-          <Text size="sm">
-            Send {create.data.user.email} this sign-in link. It works once, for 24 hours, and is not shown again.
-          </Text>
-          <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>{create.data.signInLink}</Code>
-          <Group justify="flex-end">
-            <CopyButton value={create.data.signInLink}>
-              {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy link'}</Button>}
-            </CopyButton>
-            <Button variant="default" onClick={close}>
-              Done
-            </Button>
-          </Group>
-        </Stack>
+        <ShownOnce
+          explanation={
+            <Text size="sm">
+              Send {create.data.user.email} this sign-in link. It works once, for 24 hours, and is not shown again.
+            </Text>
+          }
+          value={create.data.signInLink}
+          copyLabel="Copy link"
+          onDone={close}
+        />
       ) : (
         <form onSubmit={form.onSubmit((values) => create.mutate(values))}>
           <Stack>

@@ -7,7 +7,6 @@ import {
   Card,
   Center,
   Code,
-  CopyButton,
   Group,
   Loader,
   Modal,
@@ -27,6 +26,7 @@ import { ConfirmButton } from '../../components/ConfirmDialog';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PageHeader } from '../../components/PageHeader';
 import { PagedTable } from '../../components/PagedTable';
+import { ShownOnce } from '../../components/ShownOnce';
 import { formatDateTime } from '../../lib/format';
 import { EndpointForm, WEBHOOKS_KEY } from './EndpointForm';
 import { ActiveBadge } from './WebhooksPage';
@@ -281,27 +281,22 @@ export function EndpointDetail() {
       )}
       <Modal opened={rotated !== null} onClose={() => setRotated(null)} title="The new signing secret" size="lg">
         {rotated && (
-          <Stack>
-            <Alert color="yellow" title="Copy the secret now">
-              <Text size="sm">
-                It is shown this once.{' '}
-                {rotated.previousSecretExpiresAt
-                  ? `The previous secret still signs deliveries until ${formatDateTime(rotated.previousSecretExpiresAt)}.`
-                  : 'Deliveries are signed from now on.'}
-              </Text>
-            </Alert>
-            <Code block data-testid="webhook-secret" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
-              {rotated.hmacSecret}
-            </Code>
-            <Group justify="flex-end">
-              <CopyButton value={rotated.hmacSecret}>
-                {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy secret'}</Button>}
-              </CopyButton>
-              <Button variant="default" onClick={() => setRotated(null)}>
-                Done
-              </Button>
-            </Group>
-          </Stack>
+          <ShownOnce
+            explanation={
+              <Alert color="yellow" title="Copy the secret now">
+                <Text size="sm">
+                  It is shown this once.{' '}
+                  {rotated.previousSecretExpiresAt
+                    ? `The previous secret still signs deliveries until ${formatDateTime(rotated.previousSecretExpiresAt)}.`
+                    : 'Deliveries are signed from now on.'}
+                </Text>
+              </Alert>
+            }
+            value={rotated.hmacSecret}
+            copyLabel="Copy secret"
+            onDone={() => setRotated(null)}
+            testId="webhook-secret"
+          />
         )}
       </Modal>
     </Stack>

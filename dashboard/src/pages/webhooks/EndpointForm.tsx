@@ -3,8 +3,6 @@ import {
   Alert,
   Button,
   Checkbox,
-  Code,
-  CopyButton,
   Group,
   Loader,
   Modal,
@@ -22,6 +20,7 @@ import type { ResponseDataOf, Schemas } from '@patron/client/browser';
 import { useApi } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
+import { ShownOnce } from '../../components/ShownOnce';
 
 export type Endpoint = Schemas['WebhookEndpoint'];
 type Saved = ResponseDataOf<'/webhooks', 'post'>;
@@ -156,22 +155,19 @@ export function EndpointForm({
       fullScreen={phone}
     >
       {saved?.hmacSecret ? (
-        <Stack>
-          <Alert color="yellow" title="Copy the signing secret now">
-            <Text size="sm">It is shown this once and cannot be read again. Receivers verify deliveries with it.</Text>
-          </Alert>
-          <Code block data-testid="webhook-secret" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
-            {saved.hmacSecret}
-          </Code>
-          <Group justify="flex-end">
-            <CopyButton value={saved.hmacSecret}>
-              {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy secret'}</Button>}
-            </CopyButton>
-            <Button variant="default" onClick={close}>
-              Done
-            </Button>
-          </Group>
-        </Stack>
+        <ShownOnce
+          explanation={
+            <Alert color="yellow" title="Copy the signing secret now">
+              <Text size="sm">
+                It is shown this once and cannot be read again. Receivers verify deliveries with it.
+              </Text>
+            </Alert>
+          }
+          value={saved.hmacSecret}
+          copyLabel="Copy secret"
+          onDone={close}
+          testId="webhook-secret"
+        />
       ) : (
         <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
           <Stack>
