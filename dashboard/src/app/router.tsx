@@ -1,4 +1,4 @@
-import { Navigate, createBrowserRouter } from 'react-router';
+import { Navigate, createBrowserRouter, useLocation } from 'react-router';
 import { SignInPage } from '../pages/SignInPage';
 import { NotFoundPage, RouteError } from '../pages/NotFoundPage';
 import { AppLayout } from './AppLayout';
@@ -16,7 +16,7 @@ export const router = createBrowserRouter(
       ),
       errorElement: <RouteError />,
       children: [
-        { index: true, element: <Navigate to="/overview" replace /> },
+        { index: true, element: <ToOverview /> },
         // `/*`: a page may have routes of its own (a record's URL, tabs).
         ...SECTIONS.map(({ path, Page }) => ({ path: `/${path}/*`, element: <Page /> })),
         { path: '*', element: <NotFoundPage /> },
@@ -25,3 +25,9 @@ export const router = createBrowserRouter(
   ],
   { basename: '/dashboard' },
 );
+
+/** /dashboard/ opens the overview, keeping the address's query (a bookmarked range: ?from=…&to=…&tz=…). */
+function ToOverview() {
+  const { search } = useLocation();
+  return <Navigate to={{ pathname: '/overview', search }} replace />;
+}
