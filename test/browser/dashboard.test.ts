@@ -236,6 +236,16 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         }, 120_000);
       }
 
+      it('a bookmarked overview range survives the way in through /dashboard/', async () => {
+        const { page } = owner;
+        const query = '?from=2026-01-01&to=2026-01-31&tz=Europe%2FBerlin';
+        await page.goto(`${server.origin}/dashboard/${query}`, { waitUntil: 'networkidle' });
+        await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+        expect(new URL(page.url()).pathname).toBe('/dashboard/overview');
+        expect(new URL(page.url()).search).toBe(query);
+        expect(await page.getByRole('button', { name: 'Dates' }).textContent()).toContain('Jan 1, 2026 – Jan 31, 2026');
+      });
+
       it('a validation error of PATCH /v1/organization shows under its field and changes nothing', async () => {
         const { page } = owner;
         await page.goto(`${server.origin}/dashboard/settings`, { waitUntil: 'networkidle' });
