@@ -329,6 +329,17 @@ describe('POST /v1/email-templates/{id}/preview', () => {
     ]);
   });
 
+  it('answers 400 naming the part when rendering exceeds its bounds, instead of holding the server', async () => {
+    const created = await create(a, {
+      ...reward,
+      locale: 'cs',
+      html: '{% for i in (1..100000000) %}{{ i }}{% endfor %}',
+    });
+    const response = await preview(a, created.id);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error.details[0].path).toBe('html');
+  });
+
   it('keeps the raw filter out of the HTML part', async () => {
     const response = await post(a, { ...reward, locale: 'pl', html: '{{ customer.firstName | raw }}' });
     expect(response.statusCode).toBe(400);
