@@ -99,7 +99,15 @@ export function checkTemplate(kind: EmailTemplateKind, parts: Partial<TemplateSo
       details.push(...((error as { details?: ErrorDetail[] }).details ?? []));
       continue;
     }
-    for (const name of unknownVariables(kind, templates)) {
+    let unknown: string[];
+    try {
+      unknown = unknownVariables(kind, templates);
+    } catch (error) {
+      // The analysis reads what parsing accepted; should it still fail, the template is refused, never a 500.
+      details.push({ path: fieldPath, message: `could not be checked: ${messageOf(error)}` });
+      continue;
+    }
+    for (const name of unknown) {
       details.push({ path: fieldPath, message: `uses the unknown variable ${name}, which ${kind} mails do not have` });
     }
   }
