@@ -37,6 +37,7 @@ import {
 } from './resources/loyalty/index.js';
 import { reviewExport, reviewImport, reviewList, reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
+import { emailTemplatesResource } from './resources/email-templates/index.js';
 import { wishlistExport, wishlistImport, wishlistList, wishlistsResource } from './resources/wishlists/index.js';
 import {
   productQuestionExport,
@@ -66,6 +67,7 @@ export const resources: readonly ResourceModule[] = [
   wishlistsResource,
   productQuestionsResource,
   analyticsResource,
+  emailTemplatesResource,
   // The lists quick filters belong to (docs/api.md#quick-filters).
   quickFiltersResource({
     products: productList,

@@ -129,6 +129,20 @@ export interface QuickFiltersTable {
   updated_at: UpdatedAt;
 }
 
+export interface EmailTemplatesTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  kind: string;
+  subject: string;
+  html: string;
+  text: string;
+  locale: string;
+  is_active: boolean;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface SitesTable {
   organization_id: string;
   id: string;
@@ -692,6 +706,7 @@ export interface DB {
   events: EventsTable;
   sites: SitesTable;
   quick_filters: QuickFiltersTable;
+  email_templates: EmailTemplatesTable;
   customers: CustomersTable;
   products: ProductsTable;
   product_variants: ProductVariantsTable;

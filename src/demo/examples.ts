@@ -552,6 +552,36 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   deleteQuickFilter: { summary: "Delete last season's view", params: { id: DEMO.quickFilters.retired } },
 
+  listEmailTemplates: {
+    summary: 'The active email templates',
+    query: { filter: filter({ isActive: true }), sort: 'name' },
+  },
+  createEmailTemplate: {
+    summary: 'Ask for a review a few days after delivery',
+    body: {
+      data: {
+        kind: 'surveyRequest',
+        name: 'How was your order?',
+        subject: 'How was order {{ order.number }}, {{ customer.firstName }}?',
+        html: '<p>Hi {{ customer.firstName }},</p><p><a href="{{ survey.url }}">Tell us</a> how order {{ order.number }} went.</p>',
+        text: 'Hi {{ customer.firstName }}, tell us how order {{ order.number }} went: {{ survey.url }}',
+      },
+    },
+    status: 201,
+  },
+  getEmailTemplate: { summary: 'The reward mail', params: { id: DEMO.emailTemplates.rewardIssued } },
+  updateEmailTemplate: {
+    summary: "Name the customer in the reward mail's subject",
+    params: { id: DEMO.emailTemplates.rewardIssued },
+    body: { data: { subject: '{{ customer.firstName }}, a reward from {{ organization.name }}' } },
+  },
+  deleteEmailTemplate: { summary: 'Delete the old reward mail', params: { id: DEMO.emailTemplates.retired } },
+  previewEmailTemplate: {
+    summary: 'Preview the reward mail for a customer called Grace',
+    params: { id: DEMO.emailTemplates.rewardIssued },
+    body: { variables: { customer: { firstName: 'Grace' } } },
+  },
+
   listImportJobs: { summary: 'The import jobs, newest first' },
   createImportJob: {
     summary: 'Import three customers from a CSV file (one row is skipped for its email)',

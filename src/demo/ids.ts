@@ -52,6 +52,8 @@ export const DEMO = {
   importJobs: { customers: id('993'), queued: id('994') },
   /** Dashboard users: the owner `serve` prints a sign-in link for, one to change, one to delete. */
   users: { owner: id('1001'), analyst: id('1002'), leaver: id('1003') },
+  /** Email templates: one to preview and change, one of another kind, one to delete. */
+  emailTemplates: { rewardIssued: id('1021'), pointsExpiring: id('1022'), retired: id('1023') },
   /** A secret key beside the demo key, for the revoke example (the demo key keeps working). */
   keys: { storefront: id('1011') },
 } as const;

@@ -492,6 +492,47 @@ const STEPS: readonly DemoStep[] = [
     ids: [DEMO.quickFilters.retired],
     body: { data: { resource: 'products', name: 'Last season', filter: { 'tags.name': 'clearance' } } },
   },
+  {
+    method: 'POST',
+    url: '/v1/email-templates',
+    ids: [DEMO.emailTemplates.rewardIssued],
+    body: {
+      data: {
+        kind: 'rewardIssued',
+        name: 'Reward issued',
+        subject: 'A reward from {{ organization.name }}',
+        html: '<p>Hi {{ customer.firstName }},</p><p>Your reward: <b>{{ reward.description }}</b>. Code {{ reward.code }}.</p>',
+        text: 'Hi {{ customer.firstName }}, your reward: {{ reward.description }}. Code {{ reward.code }}.',
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/email-templates',
+    ids: [DEMO.emailTemplates.pointsExpiring],
+    body: {
+      data: {
+        kind: 'pointsExpiringSoon',
+        name: 'Points expiring',
+        subject: '{{ points }} points expire soon',
+        html: '<p>{{ points }} of your points expire on {{ expiresAt | date: "%B %-d" }}.</p>',
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/email-templates',
+    ids: [DEMO.emailTemplates.retired],
+    body: {
+      data: {
+        kind: 'rewardIssued',
+        name: 'Old reward mail',
+        subject: 'Your reward',
+        html: '<p>{{ reward.code }}</p>',
+        isActive: false,
+      },
+    },
+  },
   // Run by the first run of the queued jobs below: two customers, and a row it skips for its email.
   {
     method: 'POST',
@@ -597,6 +638,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('loyalty-rewards', DEMO.rewards),
     ...urls('reviews', DEMO.reviews),
     ...urls('quick-filters', DEMO.quickFilters),
+    ...urls('email-templates', DEMO.emailTemplates),
     ...urls('wishlists', DEMO.wishlists),
     ...urls('product-questions', DEMO.productQuestions),
     ...urls('export-jobs', DEMO.exportJobs),

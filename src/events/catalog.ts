@@ -13,7 +13,7 @@ export interface CatalogEvent {
   firesWhen: string;
   /**
    * False for a name service.md lists for records this API does not hold yet (questions, wishlists, quick filters,
-   * surveys, email templates): a subscription to it is accepted and receives nothing until they exist
+   * surveys): a subscription to it is accepted and receives nothing until they exist
    * (docs/api.md#event-catalog).
    */
   firing: boolean;
@@ -129,7 +129,7 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'],
     'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
   ],
-  [['emailTemplate.*'], 'Configuration changes.', false],
+  [['emailTemplate.*'], 'POST, PATCH and DELETE on /email-templates.'],
   [['quickFilter.*'], 'POST, PATCH and DELETE on /quick-filters.'],
   [
     ['webhook.*'],

@@ -175,6 +175,7 @@ describe('a create missing its required fields', () => {
     });
     expect(creates.map(({ operation }) => operation.operationId).sort()).toEqual([
       'adjustLoyaltyPoints',
+      'createEmailTemplate',
       'createExportJob',
       'createLoyaltyProgram',
       'createLoyaltyRule',

@@ -116,10 +116,11 @@ describe('GET /v1/webhook-events', () => {
     expect(firesWhen('loyaltyReward.expiringSoon')).toMatch(/overnight loyalty job/);
     // Exactly the names service.md lists for records this API does not hold yet cannot fire.
     const silent = data.filter((event) => !event.firing).map((event) => event.name);
-    expect(silent.every((name) => /^(surveyFlow|emailTemplate)\./.test(name) || name === 'survey.deleted')).toBe(true);
-    expect(silent).toHaveLength(7);
+    expect(silent.every((name) => /^surveyFlow\./.test(name) || name === 'survey.deleted')).toBe(true);
+    expect(silent).toHaveLength(4);
     expect(names.slice(-2)).toEqual(['importJob.completed', 'exportJob.completed']);
     expect(silent).toContain('survey.deleted');
+    expect(data.find((event) => event.name === 'emailTemplate.updated')!.firing).toBe(true);
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);
   });
 

@@ -1,0 +1,93 @@
+import type { EmailTemplateKind } from '../../records/email-template.js';
+
+/**
+ * The variables each kind of mail hands its template (docs/api.md#email-templates): the one table that checks a
+ * template when it is saved, fills the preview's sample data and is documented in docs/api.md. A variable is a value
+ * (with its sample) or an object of values (customer.firstName). Names are camelCase like the API's fields, and every
+ * value is a string or a number, so a template needs no knowledge of Patron's records.
+ */
+export type TemplateValue = string | number;
+export interface VariableSpec {
+  description: string;
+  /** The fields of an object variable, each with its sample; absent for a plain value. */
+  fields?: Readonly<Record<string, { description: string; sample: TemplateValue }>>;
+  /** The sample of a plain value. */
+  sample?: TemplateValue;
+}
+export type VariableTable = Readonly<Record<string, VariableSpec>>;
+
+const customer: VariableSpec = {
+  description: 'The customer the mail is for.',
+  fields: {
+    firstName: { description: 'First name; empty when unknown.', sample: 'Ada' },
+    lastName: { description: 'Last name; empty when unknown.', sample: 'Lovelace' },
+    email: { description: 'The address the mail goes to.', sample: 'ada@example.com' },
+  },
+};
+const organization: VariableSpec = {
+  description: 'The organization sending the mail.',
+  fields: { name: { description: "The organization's name.", sample: 'Example Store' } },
+};
+const reward: VariableSpec = {
+  description: 'The loyalty reward.',
+  fields: {
+    code: { description: 'The code the customer redeems.', sample: 'RWD-7K2Q-9XPM' },
+    description: { description: "What the reward gives, from its rule or the issuer's note.", sample: '10% off' },
+    expiresAt: {
+      description: 'When it expires (ISO 8601, UTC); empty when it never does. Format it with the date filter.',
+      sample: '2026-12-31T23:59:59.000Z',
+    },
+  },
+};
+
+export const TEMPLATE_VARIABLES: Readonly<Record<EmailTemplateKind, VariableTable>> = {
+  surveyRequest: {
+    customer,
+    organization,
+    survey: {
+      description: 'The survey the customer is asked to answer.',
+      fields: { url: { description: 'Where the customer answers it.', sample: 'https://example.com/s/0193d2' } },
+    },
+    order: {
+      description: 'The order the survey asks about.',
+      fields: {
+        number: { description: "The order's number as the store shows it.", sample: '#1042' },
+        shippedAt: {
+          description: 'When it shipped (ISO 8601, UTC); empty when unknown.',
+          sample: '2026-11-20T09:30:00.000Z',
+        },
+        deliveredAt: {
+          description: 'When it was delivered (ISO 8601, UTC); empty when unknown.',
+          sample: '2026-11-22T14:05:00.000Z',
+        },
+      },
+    },
+  },
+  rewardIssued: { customer, organization, reward },
+  rewardExpiringSoon: {
+    customer,
+    organization,
+    reward,
+    daysLeft: { description: 'Whole days until the reward expires.', sample: 7 },
+  },
+  pointsExpiringSoon: {
+    customer,
+    organization,
+    points: { description: 'How many points expire.', sample: 250 },
+    expiresAt: { description: 'When they expire (ISO 8601, UTC).', sample: '2026-12-31T23:59:59.000Z' },
+  },
+};
+
+export type TemplateVariables = Record<string, TemplateValue | Record<string, TemplateValue>>;
+
+/** The preview's data: each variable's sample. */
+export function sampleVariables(kind: EmailTemplateKind): TemplateVariables {
+  return Object.fromEntries(
+    Object.entries(TEMPLATE_VARIABLES[kind]).map(([name, spec]) => [
+      name,
+      spec.fields
+        ? Object.fromEntries(Object.entries(spec.fields).map(([field, { sample }]) => [field, sample]))
+        : spec.sample!,
+    ]),
+  );
+}
