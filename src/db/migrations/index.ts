@@ -29,6 +29,7 @@ import * as bulkJobs from './0029_bulk_jobs.js';
 import * as importJobs from './0030_import_jobs.js';
 import * as productWishlistCounts from './0031_product_wishlist_counts.js';
 import * as dashboardAccounts from './0032_dashboard_accounts.js';
+import * as mail from './0034_mail.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0030_import_jobs': importJobs,
   '0031_product_wishlist_counts': productWishlistCounts,
   '0032_dashboard_accounts': dashboardAccounts,
+  '0034_mail': mail,
 };
 
 export const migrationProvider: MigrationProvider = {
