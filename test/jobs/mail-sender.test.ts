@@ -5,8 +5,9 @@
  * the tests queue mail the way those features will: through the resource's exported queueMail, inside a transaction.
  */
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
+import { openDatabase } from '../../src/db/engine.js';
 import type { MailKind } from '../../src/db/schema.js';
 import { queueMail, startMailSender, type MailSender } from '../../src/resources/mail/index.js';
 import { claimDueMail } from '../../src/resources/mail/queries.js';
@@ -233,8 +234,13 @@ describe('the mail sender', () => {
   it('delivers N mails exactly once with two senders on one database', async () => {
     const tenant = await t.tenant();
     const ids = await Promise.all(Array.from({ length: 24 }, () => queue(tenant)));
+    // On PostgreSQL the second sender has a connection pool of its own, as a second process would.
+    const second = t.testDatabase.url
+      ? await openDatabase({ databaseUrl: t.testDatabase.url, dataDir: '' })
+      : undefined;
+    onTestFinished(() => second?.close());
     start({ batchSize: 3 });
-    start({ batchSize: 3 });
+    start({ batchSize: 3, ...(second ? { db: second.db } : {}) });
     await until(async () => {
       const rows = await db()
         .selectFrom('mail')
