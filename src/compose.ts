@@ -49,6 +49,7 @@ import { exportJobsResource } from './resources/export-jobs/index.js';
 import { importJobsResource } from './resources/import-jobs/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
+import { mailResource } from './resources/mail/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
 
 export const resources: readonly ResourceModule[] = [
@@ -68,6 +69,7 @@ export const resources: readonly ResourceModule[] = [
   productQuestionsResource,
   analyticsResource,
   emailTemplatesResource,
+  mailResource,
   // The lists quick filters belong to (docs/api.md#quick-filters).
   quickFiltersResource({
     products: productList,
@@ -118,6 +120,9 @@ export function scheduledJobs(config: Config, registry?: Registry): JobDefinitio
     ...resources.flatMap((resource) => resource.jobs?.({ config, registry }) ?? []),
   ];
 }
+
+/** The mail sender `serve` runs beside the API (docs/api.md#mail); the CLI reaches it only through this root. */
+export { startMailSender, type MailSender } from './resources/mail/index.js';
 
 /** What the operator's CLI does to organizations; the CLI reaches resources only through this root. */
 export {

@@ -58,7 +58,7 @@ program
     'Migrate the database, serve the API (PORT, HOST) and deliver webhooks. Logs are JSON lines on stdout; the start banner (URLs, the demo key) is on stderr.',
   )
   .option('--no-dispatch', 'do not deliver webhooks from this process (run `patron dispatch` instead)')
-  .option('--no-jobs', 'do not run scheduled jobs (the overnight loyalty run) from this process')
+  .option('--no-jobs', 'do not run scheduled jobs (the overnight loyalty run) nor send mail from this process')
   .action(serve);
 
 program

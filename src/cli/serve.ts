@@ -2,7 +2,15 @@ import { createServer } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
-import { allOrganizations, createRuntime, openMigratedDatabase, scheduledJobs, type Runtime } from '../compose.js';
+import {
+  allOrganizations,
+  createRuntime,
+  openMigratedDatabase,
+  scheduledJobs,
+  startMailSender,
+  type MailSender,
+  type Runtime,
+} from '../compose.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 import { startDispatcher, type Dispatcher } from '../jobs/dispatcher/dispatcher.js';
 import { startJobRunner, type JobRunner } from '../jobs/runner/runner.js';
@@ -53,13 +61,14 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
   }
   let dispatcher: Dispatcher | undefined;
   let jobs: JobRunner | undefined;
+  let mail: MailSender | undefined;
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) runtime.app.log.error({ err }, 'shutting down after an unexpected error');
     else runtime.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // app.close() stops accepting connections and waits for in-flight requests before the database closes; the
     // dispatcher stops at the same time (in-flight POSTs get a short grace, then are recorded "interrupted").
-    await Promise.all([dispatcher?.stop(), jobs?.stop(), runtime.close()]);
+    await Promise.all([dispatcher?.stop(), jobs?.stop(), mail?.stop(), runtime.close()]);
     await database.close();
     await unlock();
   });
@@ -74,6 +83,13 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
       jobs: scheduledJobs(config, runtime.metrics.registry),
       logger: runtime.app.log,
       registry: runtime.metrics.registry,
+    });
+    // Queued mail goes out through SMTP_URL, or is only logged without it (docs/api.md#mail).
+    mail = startMailSender({
+      db: database.db,
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
+      logger: runtime.app.log,
     });
   }
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');

@@ -30,6 +30,8 @@ const EnvSchema = Type.Object({
   REVIEW_SUMMARY_OPENAI_KEY: Type.Optional(Type.String({ minLength: 1 })),
   REVIEW_SUMMARY_OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*[^@\\s<>]+@[^@\\s<>]+>?\\s*$', maxLength: 320 })),
 });
 
 /** Which generator writes review summaries: the built-in extractive one, or an OpenAI-compatible chat API. */
@@ -68,6 +70,10 @@ export interface Config {
   exportLinePageRows: number;
   /** Rows one batch of an import job writes in one transaction (tests make it small). */
   importBatchRows: number;
+  /** The SMTP server mail goes out through (docs/api.md#mail); without it mail is recorded `logged`, not sent. */
+  smtpUrl: string | undefined;
+  /** The From header of every mail, e.g. `Shop <no-reply@example.com>`; required with SMTP_URL. */
+  mailFrom: string | undefined;
   /** Where the built dashboard is (not an environment variable; tests point it elsewhere): dashboard/dist by default. */
   dashboardDir?: string;
 }
@@ -110,6 +116,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT=${port}: ${describe('PORT')}`);
   const webhookTimeoutMs = Number(values.WEBHOOK_TIMEOUT_MS ?? 10000);
   if (webhookTimeoutMs < 1) throw new ConfigError(`Invalid WEBHOOK_TIMEOUT_MS: ${describe('WEBHOOK_TIMEOUT_MS')}`);
+  if (values.SMTP_URL && !values.MAIL_FROM)
+    throw new ConfigError(`Missing MAIL_FROM: SMTP_URL needs ${describe('MAIL_FROM')}`);
   return {
     reviewSummaryGenerator: reviewSummaryGenerator(values),
     port,
@@ -130,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportPageRows: 1000,
     exportLinePageRows: 5000,
     importBatchRows: 1000,
+    smtpUrl: values.SMTP_URL,
+    mailFrom: values.MAIL_FROM,
   };
 }
 
@@ -215,6 +225,10 @@ function describe(name: string): string {
       return 'the API key sent as a Bearer token (leave unset for servers that need none).';
     case 'REVIEW_SUMMARY_OPENAI_TIMEOUT_MS':
       return 'expected a positive number of milliseconds.';
+    case 'SMTP_URL':
+      return 'expected an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465.';
+    case 'MAIL_FROM':
+      return 'the From address of every mail, e.g. "Shop <no-reply@example.com>".';
     case 'WEBHOOK_ALLOW_PRIVATE_HOSTS':
     case 'ALLOW_HTTP_WEBHOOKS':
       return 'expected 1, 0, true or false.';

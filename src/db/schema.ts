@@ -694,6 +694,33 @@ export interface ReviewSummariesTable {
   updated_at: UpdatedAt;
 }
 
+export type MailKind = 'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon';
+export type MailStatus = 'queued' | 'sending' | 'sent' | 'logged' | 'suppressed' | 'failed' | 'interrupted';
+
+/** The mail outbox and log (migration 0034, docs/api.md#mail). */
+export interface MailTable {
+  organization_id: string;
+  id: string;
+  kind: MailKind;
+  marketing: boolean;
+  recipient: string;
+  customer_id: string | null;
+  subject: string;
+  html: string;
+  text: string;
+  status: Generated<MailStatus>;
+  error: string | null;
+  smtp_response: string | null;
+  message_id: string | null;
+  due_at: Generated<Date>;
+  claimed_by: string | null;
+  claimed_until: Date | null;
+  attempts: Generated<number>;
+  sent_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -743,4 +770,5 @@ export interface DB {
   bulk_job_rows: BulkJobRowsTable;
   bulk_job_skipped: BulkJobSkippedTable;
   review_summaries: ReviewSummariesTable;
+  mail: MailTable;
 }

@@ -30,6 +30,7 @@ import * as importJobs from './0030_import_jobs.js';
 import * as productWishlistCounts from './0031_product_wishlist_counts.js';
 import * as dashboardAccounts from './0032_dashboard_accounts.js';
 import * as emailTemplates from './0033_email_templates.js';
+import * as mail from './0034_mail.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0031_product_wishlist_counts': productWishlistCounts,
   '0032_dashboard_accounts': dashboardAccounts,
   '0033_email_templates': emailTemplates,
+  '0034_mail': mail,
 };
 
 export const migrationProvider: MigrationProvider = {

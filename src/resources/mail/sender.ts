@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { DB } from '../../db/schema.js';
+import type { Logger } from '../../util/logger.js';
+import { claimDueMail, markInterrupted, recordMailOutcome, type ClaimedMail, type MailOutcome } from './queries.js';
+
+export interface MailSenderOptions {
+  db: Kysely<DB>;
+  /** smtp:// or smtps:// with any credentials; without it mail is recorded `logged` and not sent. */
+  smtpUrl: string | undefined;
+  /** The From header, e.g. `Shop <no-reply@example.com>`; its domain also ends each Message-ID. */
+  mailFrom: string | undefined;
+  logger: Logger;
+  /** Mails claimed at once, all sent at once over the pool (so none waits behind another while it is `sending`). */
+  batchSize?: number;
+  /** Idle poll interval. */
+  pollMs?: number;
+  /** How long one send may take, connection included, before it is given up as `interrupted`. */
+  sendTimeoutMs?: number;
+  /** How long a claim stays `sending` before a sweep declares it interrupted; must outlast the send time-out. */
+  leaseMs?: number;
+  /** How often mail left `sending` past its lease is looked for. */
+  sweepMs?: number;
+  /** On stop, how long sends in flight may finish before the pool is closed under them. */
+  stopGraceMs?: number;
+}
+
+export interface MailSender {
+  /** The claimed_by value of this sender. */
+  readonly owner: string;
+  /** Look for due mail now. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+const LEASE_MARGIN_MS = 10_000;
+
+/** The domain of the From address, for Message-IDs (`<mail id@domain>`). */
+export function messageIdDomain(mailFrom: string | undefined): string {
+  const match = /@([^@\s<>]+)>?\s*$/.exec(mailFrom ?? '');
+  return match?.[1] ?? 'patron.invalid';
+}
+
+/**
+ * What an SMTP failure is recorded with: the server's own answer when it gave one (e.g. "550 5.1.1 <…>: Recipient
+ * address rejected"), else what went wrong on the way to it. Never the SMTP URL, which may carry credentials.
+ */
+function describeFailure(error: unknown): string {
+  const failure = error as { response?: unknown; responseCode?: unknown; code?: unknown; message?: unknown };
+  if (typeof failure.response === 'string' && failure.response.trim() !== '') return failure.response.trim();
+  const message = typeof failure.message === 'string' ? failure.message : String(error);
+  return typeof failure.code === 'string' ? `${failure.code}: ${message}` : message;
+}
+
+/**
+ * Sends queued mail (docs/api.md#mail). A loop claims due mail in small batches (claimDueMail: SKIP LOCKED, fair
+ * across organizations, each claimed row committed `sending` under a lease in one short statement), then sends the
+ * batch outside any transaction over a pooled SMTP connection and records each outcome: `sent` with the server's
+ * answer, or `failed` with its refusal. Delivery is at most once: SMTP has no idempotency key, so a mail whose send
+ * may have reached the server is never sent again; one left `sending` by a dead process, or whose send outlived its
+ * time-out, is recorded `interrupted` instead. Several senders (processes) on one database share the work.
+ */
+export function startMailSender(options: MailSenderOptions): MailSender {
+  const { db, logger } = options;
+  if (options.smtpUrl && !options.mailFrom) throw new Error('Sending mail through SMTP_URL needs MAIL_FROM.');
+  const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const batchSize = options.batchSize ?? 5;
+  const pollMs = options.pollMs ?? 1_000;
+  const sendTimeoutMs = options.sendTimeoutMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? sendTimeoutMs + LEASE_MARGIN_MS;
+  if (leaseMs < sendTimeoutMs + 1_000) throw new Error('The mail lease must outlast the send time-out by 1 s.');
+  const sweepMs = options.sweepMs ?? 5_000;
+  const domain = messageIdDomain(options.mailFrom);
+
+  // One pool, as many connections as a batch has mails. Connecting and the greeting have their own time-outs (no
+  // message has left then: failed); a server silent later is given up at sendTimeoutMs as interrupted (it may have
+  // the message), so the socket's own time-out only backs that up, freeing the connection soon after.
+  const createTransport = (): Transporter | undefined =>
+    options.smtpUrl
+      ? nodemailer.createTransport({
+          url: options.smtpUrl,
+          pool: true,
+          maxConnections: batchSize,
+          maxMessages: 100,
+          connectionTimeout: Math.min(10_000, sendTimeoutMs),
+          greetingTimeout: Math.min(10_000, sendTimeoutMs),
+          socketTimeout: sendTimeoutMs + 5_000,
+        })
+      : undefined;
+  let transport = createTransport();
+
+  let stopped = false;
+  // Resolved when a stop's grace period is over: sends still in flight are given up then (a pool's close() lets a
+  // send in progress finish, however long it takes).
+  let abandon: () => void = () => {};
+  const abandoned = new Promise<'stopped'>((resolve) => {
+    abandon = () => resolve('stopped');
+  });
+  let woken = false;
+  let interruptSleep: (() => void) | undefined;
+  const wake = () => {
+    woken = true;
+    interruptSleep?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        interruptSleep = undefined;
+        resolve();
+      }
+      interruptSleep = done;
+    });
+
+  /** Sends one claimed mail and records its outcome; true when its send outlived the time-out. */
+  const sendOne = async (current: Transporter, mail: ClaimedMail): Promise<boolean> => {
+    const messageId = `<${mail.id}@${domain}>`;
+    let outcome: MailOutcome;
+    let overran = false;
+    let timer: NodeJS.Timeout | undefined;
+    const sending = current.sendMail({
+      from: options.mailFrom,
+      to: mail.recipient,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      messageId,
+    });
+    // A send given up below may still settle later; its result is no longer wanted.
+    sending.catch(() => {});
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), sendTimeoutMs);
+    });
+    try {
+      const result = await Promise.race([sending, deadline, abandoned]);
+      if (result === 'timeout') {
+        overran = true;
+        outcome = {
+          status: 'interrupted',
+          error: `interrupted: no answer from the SMTP server within ${sendTimeoutMs} ms; not resent, it may or may not have been delivered`,
+          messageId,
+        };
+      } else if (result === 'stopped') {
+        outcome = {
+          status: 'interrupted',
+          error: 'interrupted: the sender stopped during the send; not resent, it may or may not have been delivered',
+          messageId,
+        };
+      } else {
+        outcome = { status: 'sent', smtpResponse: String(result.response ?? ''), messageId };
+      }
+    } catch (error) {
+      outcome = { status: 'failed', error: describeFailure(error), messageId };
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      await recordMailOutcome(db, owner, mail, outcome);
+    } catch (error) {
+      // The row stays `sending` and the sweep records it interrupted when its lease ends: never sent twice.
+      logger.error({ err: error, mailId: mail.id }, 'could not record the outcome of a mail');
+    }
+    return overran;
+  };
+
+  let inFlight: Promise<boolean[]> | undefined;
+
+  const loop = async () => {
+    let nextSweep = 0;
+    let failures = 0;
+    while (!stopped) {
+      woken = false;
+      let full = false;
+      try {
+        if (Date.now() >= nextSweep) {
+          const interrupted = await markInterrupted(db);
+          if (interrupted > 0)
+            logger.warn({ interrupted }, 'recorded mail left sending by a stopped sender as interrupted');
+          nextSweep = Date.now() + sweepMs;
+        }
+        const claimed = await claimDueMail(db, owner, batchSize, leaseMs, transport !== undefined);
+        full = claimed.length === batchSize;
+        const current = transport;
+        const toSend = current ? claimed.filter((mail) => mail.status === 'sending') : [];
+        if (current && toSend.length > 0) {
+          inFlight = Promise.all(toSend.map((mail) => sendOne(current, mail)));
+          const overran = (await inFlight).some(Boolean);
+          inFlight = undefined;
+          if (overran && !stopped) {
+            // A send that never answered still holds a pooled connection (until the socket time-out ends it, when the
+            // old pool closes): go on with a fresh pool.
+            current.close();
+            transport = createTransport();
+          }
+        }
+        failures = 0;
+      } catch (error) {
+        if (stopped) break;
+        failures++;
+        logger.error({ err: error }, 'mail sender could not reach the database; retrying');
+        await sleep(Math.min(pollMs * 2 ** failures, MAX_BACKOFF_MS));
+        continue;
+      }
+      if (!full) await sleep(pollMs);
+    }
+  };
+
+  const running = loop();
+  logger.info({ owner, smtp: transport !== undefined }, 'mail sender started');
+
+  return {
+    owner,
+    wake,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      wake();
+      // Sends in flight get a grace period; then they are given up and recorded interrupted.
+      const grace = setTimeout(abandon, options.stopGraceMs ?? 5_000);
+      await running;
+      await inFlight;
+      clearTimeout(grace);
+      transport?.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import type { DB, MailKind } from '../../db/schema.js';
+import type { Executor } from '../../db/executor.js';
+import { notFound } from '../../http/errors.js';
+import { listRecords } from '../../lists/engine.js';
+import type { ListParams } from '../../lists/query.js';
+import { isMarketingKind, toMailMessage, type MailMessage } from '../../records/mail-message.js';
+import { uuidv7 } from '../../util/ids.js';
+import { mailList } from './list.js';
+import { findMail, insertMail } from './queries.js';
+
+export interface NewMail {
+  organizationId: string;
+  kind: MailKind;
+  recipient: string;
+  /** The customer the mail is for: marketing mail to one who opted out is suppressed (docs/api.md#mail). */
+  customerId?: string | null;
+  subject: string;
+  html: string;
+  text: string;
+  /** When it may be sent; now by default. */
+  dueAt?: Date;
+}
+
+/**
+ * Queues one mail in the caller's transaction (the outbox rule, docs/api.md#mail): the change that causes a mail and
+ * the mail commit together, or neither does, and nothing leaves the process until the sender claims the committed
+ * row. Nothing is sent here, so a transaction that runs twice queues one mail. Marketing follows from the kind.
+ * Returns the mail's id.
+ */
+export async function queueMail(trx: Executor, mail: NewMail): Promise<string> {
+  const recipient = mail.recipient.trim();
+  if (!/^[^@\s]+@[^@\s]+$/.test(recipient)) throw new Error('queueMail needs one email address as the recipient.');
+  const id = uuidv7();
+  await insertMail(trx, {
+    organizationId: mail.organizationId,
+    id,
+    kind: mail.kind,
+    marketing: isMarketingKind(mail.kind),
+    recipient,
+    customerId: mail.customerId ?? null,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    dueAt: mail.dueAt,
+  });
+  return id;
+}
+
+export class MailLogService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async list(organizationId: string, params: ListParams) {
+    return listRecords(this.db, mailList, organizationId, params, toMailMessage);
+  }
+
+  async get(organizationId: string, id: string): Promise<MailMessage> {
+    const row = await findMail(this.db, organizationId, id);
+    if (!row) throw notFound('The mail');
+    return toMailMessage(row);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A real SMTP server on 127.0.0.1 (the smtp-server package) that keeps what it receives, for the mail sender's tests.
+ * Plain SMTP, no STARTTLS and no AUTH: it answers only on loopback. `rejectRecipient` makes it refuse an address
+ * at RCPT TO with a 550, `stallData` makes it never answer a message's DATA (a silent server).
+ */
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  /** MAIL FROM and RCPT TO, as the envelope gave them. */
+  envelopeFrom: string;
+  envelopeTo: string[];
+  raw: string;
+  parsed: ParsedMail;
+}
+
+export interface SmtpReceiver {
+  /** smtp://127.0.0.1:<port>, for SMTP_URL. */
+  url: string;
+  received: ReceivedMail[];
+  /** Refuse RCPT TO for these addresses with "550 5.1.1 <address>: Recipient address rejected". */
+  rejectRecipient: (address: string) => boolean;
+  /** Never answer DATA for messages to these addresses. */
+  stallData: (address: string) => boolean;
+  /** The mails received with this Message-ID (with its angle brackets). */
+  withMessageId(messageId: string): ReceivedMail[];
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+  const received: ReceivedMail[] = [];
+  const receiver: SmtpReceiver = {
+    url: '',
+    received,
+    rejectRecipient: () => false,
+    stallData: () => false,
+    withMessageId: (messageId) => received.filter((mail) => mail.parsed.messageId === messageId),
+    waitFor: async (count, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} mails, received ${received.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return received;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    // A stalled client is dropped a second after close() rather than the default 30 s.
+    closeTimeout: 1_000,
+    onRcptTo(address, _session, callback) {
+      if (receiver.rejectRecipient(address.address)) {
+        const refusal = Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected`), {
+          responseCode: 550,
+        });
+        return callback(refusal);
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+        if (to.some((address) => receiver.stallData(address))) return; // never answers
+        const raw = Buffer.concat(chunks).toString('utf8');
+        simpleParser(raw)
+          .then((parsed) => {
+            const from = session.envelope.mailFrom;
+            received.push({ envelopeFrom: from ? from.address : '', envelopeTo: to, raw, parsed });
+            callback();
+          })
+          .catch((error: Error) => callback(error));
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.server.address() as AddressInfo;
+  receiver.url = `smtp://127.0.0.1:${port}`;
+  return receiver;
+}
