@@ -552,6 +552,11 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   deleteQuickFilter: { summary: "Delete last season's view", params: { id: DEMO.quickFilters.retired } },
 
+  listMailLog: {
+    summary: 'Mail that was not sent',
+    query: { filter: filter({ status: { $in: ['logged', 'failed', 'interrupted'] } }) },
+  },
+  getMailLogEntry: { summary: 'The reward mail to Ada', params: { id: DEMO.mail.rewardIssued } },
   listEmailTemplates: {
     summary: 'The active email templates',
     query: { filter: filter({ isActive: true }), sort: 'name' },

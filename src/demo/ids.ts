@@ -54,6 +54,8 @@ export const DEMO = {
   users: { owner: id('1001'), analyst: id('1002'), leaver: id('1003') },
   /** Email templates: one to preview and change, one of another kind, one to delete. */
   emailTemplates: { rewardIssued: id('1021'), pointsExpiring: id('1022'), retired: id('1023') },
+  /** A mail in the mail log: the reward mail to Ada, logged (the demo sends no mail: no SMTP_URL). */
+  mail: { rewardIssued: id('1031') },
   /** A secret key beside the demo key, for the revoke example (the demo key keeps working). */
   keys: { storefront: id('1011') },
 } as const;

@@ -587,6 +587,7 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
   await send({ method: 'POST', url: `/v1/webhooks/${webhooks.orders}/test`, body: {} });
   await sql`update webhook_deliveries set id = ${DEMO.deliveries.ping}::uuid
     where organization_id = ${organizationId}::uuid and webhook_id = ${webhooks.orders}::uuid`.execute(db);
+  await seedDemoMail(db, organizationId);
   // Reward codes are drawn at random; the redeem example spends this one.
   const missing: string[] = [];
   for (const { url, id } of wellKnownRecords()) {
@@ -618,6 +619,29 @@ async function seedDemoAccounts(db: Kysely<DB>, organizationId: string): Promise
   );
 }
 
+/**
+ * The mail log's example entry (docs/api.md#mail): written directly, as the sender records a mail when no SMTP_URL
+ * is set (`logged`); nothing in the API queues mail by itself yet.
+ */
+async function seedDemoMail(db: Kysely<DB>, organizationId: string): Promise<void> {
+  await db
+    .insertInto('mail')
+    .values({
+      organization_id: organizationId,
+      id: DEMO.mail.rewardIssued,
+      kind: 'rewardIssued',
+      marketing: false,
+      recipient: email('ada'),
+      customer_id: DEMO.customers.ada,
+      subject: 'Your reward is ready',
+      html: '<p>Hello Ada, your reward code is <strong>SPRG-26AB-CD34</strong>.</p>',
+      text: 'Hello Ada, your reward code is SPRG-26AB-CD34.',
+      status: 'logged',
+      attempts: 1,
+    })
+    .execute();
+}
+
 /** Where each well-known record is read: every one must be there once the world is seeded. */
 function wellKnownRecords(): { url: string; id: string }[] {
   const urls = (path: string, ids: Record<string, string>) =>
@@ -639,6 +663,7 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('reviews', DEMO.reviews),
     ...urls('quick-filters', DEMO.quickFilters),
     ...urls('email-templates', DEMO.emailTemplates),
+    ...urls('mail-log', DEMO.mail),
     ...urls('wishlists', DEMO.wishlists),
     ...urls('product-questions', DEMO.productQuestions),
     ...urls('export-jobs', DEMO.exportJobs),
