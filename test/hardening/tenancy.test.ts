@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, createUser, type UserRow } from '../../src/auth/accounts.js';
+import { queueMail } from '../../src/resources/mail/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
 let t: TestApp;
@@ -191,6 +192,31 @@ async function seed(marker: string): Promise<Seeded> {
     '/quick-filters',
     { data: { resource: 'customers', name: `${m} view`, filter: { 'metadata.marker': m } } },
     201,
+  );
+  await ok(
+    tenant,
+    'POST',
+    '/email-templates',
+    {
+      data: {
+        kind: 'rewardIssued',
+        name: `${m} reward mail`,
+        subject: `${m}: a reward for you, {{ customer.firstName }}`,
+        html: `<p>${m} {{ reward.code }}</p>`,
+      },
+    },
+    201,
+  );
+  // Nothing in the API queues mail yet: one is queued as the features that send mail will, in a transaction.
+  await t.testDatabase.database.db.transaction().execute((trx) =>
+    queueMail(trx, {
+      organizationId: tenant.organization.id,
+      kind: 'rewardIssued',
+      recipient: `${m}-alice@example.com`,
+      subject: `${m} reward`,
+      html: `<p>${m}</p>`,
+      text: m,
+    }),
   );
   // Queued, never run here: the sweep reads, downloads (409 for the owner, 404 for the other) and cancels it.
   await ok(tenant, 'POST', '/export-jobs', { resource: 'products', format: 'jsonl', search: m }, 202);

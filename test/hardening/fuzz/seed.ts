@@ -159,6 +159,15 @@ export async function seedOrganization(
   await call('POST', '/quick-filters', {
     data: { resource: 'customers', name: 'Gold customers', filter: { 'metadata.tier': 'gold' }, sort: 'email' },
   });
+  await call('POST', '/email-templates', {
+    data: {
+      kind: 'rewardIssued',
+      name: 'Reward issued',
+      subject: 'A reward for you, {{ customer.firstName }}',
+      html: '<p>Use <b>{{ reward.code }}</b> at {{ organization.name }}.</p>',
+      text: 'Use {{ reward.code }}.',
+    },
+  });
   await call('POST', '/export-jobs', { resource: 'products', format: 'jsonl', include: 'variants' }, [202]);
   // Queued, never run here: its file is read as the request arrives, so it is sent as CSV rather than JSON.
   const upload = await t.request({
