@@ -50,6 +50,7 @@ import { importJobsResource } from './resources/import-jobs/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { mailResource } from './resources/mail/index.js';
+import { surveysResource } from './resources/surveys/index.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
 
 export const resources: readonly ResourceModule[] = [
@@ -70,6 +71,7 @@ export const resources: readonly ResourceModule[] = [
   analyticsResource,
   emailTemplatesResource,
   mailResource,
+  surveysResource,
   // The lists quick filters belong to (docs/api.md#quick-filters).
   quickFiltersResource({
     products: productList,

@@ -721,6 +721,54 @@ export interface MailTable {
   updated_at: UpdatedAt;
 }
 
+export type SurveyTrigger = 'orderShipped' | 'orderDelivered';
+export type SurveyStatus = 'scheduled' | 'sent' | 'suppressed' | 'failed' | 'answered';
+export type SurveyQuestionKind = 'rating' | 'choice' | 'text';
+export interface SurveyQuestion {
+  id: string;
+  text: string;
+  kind: SurveyQuestionKind;
+  choices?: string[];
+}
+export interface SurveyAnswer {
+  questionId: string;
+  step?: number;
+  choice?: string;
+  text?: string;
+}
+
+/** Survey flows (migration 0035, docs/api.md#surveys). */
+export interface SurveyFlowsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  trigger: SurveyTrigger;
+  delay_days: number;
+  email_template_id: string;
+  questions: Json<SurveyQuestion[]>;
+  is_active: Generated<boolean>;
+  metadata: Json<Metadata>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** Surveys, one per order and flow (migration 0035, docs/api.md#surveys). */
+export interface SurveysTable {
+  organization_id: string;
+  id: string;
+  survey_flow_id: string;
+  customer_id: string;
+  order_id: string;
+  status: Generated<SurveyStatus>;
+  scheduled_for: Date;
+  sent_at: Date | null;
+  answered_at: Date | null;
+  answers: Json<SurveyAnswer[]>;
+  mail_id: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -771,4 +819,6 @@ export interface DB {
   bulk_job_skipped: BulkJobSkippedTable;
   review_summaries: ReviewSummariesTable;
   mail: MailTable;
+  survey_flows: SurveyFlowsTable;
+  surveys: SurveysTable;
 }

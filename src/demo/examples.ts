@@ -562,14 +562,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     query: { filter: filter({ isActive: true }), sort: 'name' },
   },
   createEmailTemplate: {
-    summary: 'Ask for a review a few days after delivery',
+    summary: 'Tell customers a reward is about to expire',
     body: {
       data: {
-        kind: 'surveyRequest',
-        name: 'How was your order?',
-        subject: 'How was order {{ order.number }}, {{ customer.firstName }}?',
-        html: '<p>Hi {{ customer.firstName }},</p><p><a href="{{ survey.url }}">Tell us</a> how order {{ order.number }} went.</p>',
-        text: 'Hi {{ customer.firstName }}, tell us how order {{ order.number }} went: {{ survey.url }}',
+        kind: 'rewardExpiringSoon',
+        name: 'Reward expiring',
+        subject: '{{ customer.firstName }}, your reward expires in {{ daysLeft }} days',
+        html: '<p>Hi {{ customer.firstName }},</p><p>Your {{ reward.description }} (code <b>{{ reward.code }}</b>) expires on {{ reward.expiresAt | date: "%B %-d" }}.</p>',
+        text: 'Hi {{ customer.firstName }}, your {{ reward.description }} (code {{ reward.code }}) expires in {{ daysLeft }} days.',
       },
     },
     status: 201,
@@ -585,6 +585,45 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     summary: 'Preview the reward mail for a customer called Grace',
     params: { id: DEMO.emailTemplates.rewardIssued },
     body: { variables: { customer: { firstName: 'Grace' } } },
+  },
+
+  listSurveyFlows: { summary: 'The active survey flows', query: { filter: filter({ isActive: true }) } },
+  createSurveyFlow: {
+    summary: 'Survey each order a week after it ships',
+    body: {
+      data: {
+        name: 'A week after shipping',
+        trigger: 'orderShipped',
+        delayDays: 7,
+        emailTemplateId: DEMO.emailTemplates.surveyRequest,
+        questions: [{ id: 'overall', text: 'How happy are you with your order?', kind: 'rating' }],
+      },
+    },
+    status: 201,
+  },
+  getSurveyFlow: { summary: 'The flow surveying delivered orders', params: { id: DEMO.surveyFlows.afterDelivery } },
+  updateSurveyFlow: {
+    summary: 'Ask five days after delivery instead of three',
+    params: { id: DEMO.surveyFlows.afterDelivery },
+    body: { data: { delayDays: 5 } },
+  },
+  deleteSurveyFlow: { summary: 'Delete the paused flow', params: { id: DEMO.surveyFlows.paused } },
+  listSurveys: {
+    summary: 'Surveys not answered yet whose request is waiting or went out, soonest first',
+    query: { filter: filter({ status: { $in: ['scheduled', 'sent'] } }), sort: 'scheduledFor' },
+  },
+  getSurvey: { summary: "Ada's survey", params: { id: DEMO.surveys.ada } },
+  deleteSurvey: { summary: "Delete Ada's shipping survey", params: { id: DEMO.surveys.adaShipped } },
+  answerSurvey: {
+    summary: "Ada's answers",
+    params: { id: DEMO.surveys.ada },
+    body: {
+      answers: [
+        { questionId: 'overall', step: 5 },
+        { questionId: 'delivery', choice: 'On time' },
+        { questionId: 'comment', text: 'The scarf came beautifully wrapped.' },
+      ],
+    },
   },
 
   listImportJobs: { summary: 'The import jobs, newest first' },

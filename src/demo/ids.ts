@@ -53,9 +53,21 @@ export const DEMO = {
   /** Dashboard users: the owner `serve` prints a sign-in link for, one to change, one to delete. */
   users: { owner: id('1001'), analyst: id('1002'), leaver: id('1003') },
   /** Email templates: one to preview and change, one of another kind, one to delete. */
-  emailTemplates: { rewardIssued: id('1021'), pointsExpiring: id('1022'), retired: id('1023') },
-  /** A mail in the mail log: the reward mail to Ada, logged (the demo sends no mail: no SMTP_URL). */
-  mail: { rewardIssued: id('1031') },
+  emailTemplates: {
+    rewardIssued: id('1021'),
+    pointsExpiring: id('1022'),
+    retired: id('1023'),
+    surveyRequest: id('1024'),
+  },
+  /**
+   * The mail log: the reward mail to Ada, logged (the demo sends no mail: no SMTP_URL), and the survey requests her
+   * delivered order scheduled.
+   */
+  mail: { rewardIssued: id('1031'), surveyAda: id('1032'), surveyAdaShipped: id('1033') },
+  /** Survey flows: after delivery, after shipping, and a paused one to delete. */
+  surveyFlows: { afterDelivery: id('1041'), paused: id('1042'), afterShipping: id('1043') },
+  /** The surveys Ada's order scheduled: one to answer, one to delete. */
+  surveys: { ada: id('1051'), adaShipped: id('1052') },
   /** A secret key beside the demo key, for the revoke example (the demo key keeps working). */
   keys: { storefront: id('1011') },
 } as const;

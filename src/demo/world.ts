@@ -65,6 +65,13 @@ export const DEMO_RECEIVER_URL = 'http://localhost:9000/patron-webhooks';
 
 const email = (name: string) => `${name}@example.com`;
 
+/** The demo survey's questions, one of each kind. */
+export const DEMO_SURVEY_QUESTIONS = [
+  { id: 'overall', text: 'How happy are you with your order?', kind: 'rating' },
+  { id: 'delivery', text: 'How was the delivery?', kind: 'choice', choices: ['Early', 'On time', 'Late'] },
+  { id: 'comment', text: 'Anything we could do better?', kind: 'text' },
+];
+
 /**
  * The demo organization's store, loyalty program, reviews and webhooks: a small, believable world in which every
  * documented example works once (docs/api.md#documented-examples-and-the-demo-world). Requests go through the API, so every record, count,
@@ -533,6 +540,75 @@ const STEPS: readonly DemoStep[] = [
       },
     },
   },
+  {
+    method: 'POST',
+    url: '/v1/email-templates',
+    ids: [DEMO.emailTemplates.surveyRequest],
+    body: {
+      data: {
+        kind: 'surveyRequest',
+        name: 'How was your order?',
+        subject: 'How was order {{ order.number }}, {{ customer.firstName }}?',
+        html: '<p>Hi {{ customer.firstName }},</p><p><a href="{{ survey.url }}">Tell us</a> how order {{ order.number }} went.</p>',
+        text: 'Hi {{ customer.firstName }}, tell us how order {{ order.number }} went: {{ survey.url }}',
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/survey-flows',
+    ids: [DEMO.surveyFlows.afterDelivery],
+    body: {
+      data: {
+        name: 'Three days after delivery',
+        trigger: 'orderDelivered',
+        delayDays: 3,
+        emailTemplateId: DEMO.emailTemplates.surveyRequest,
+        questions: DEMO_SURVEY_QUESTIONS,
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/survey-flows',
+    ids: [DEMO.surveyFlows.paused],
+    body: {
+      data: {
+        name: 'A month after delivery',
+        trigger: 'orderDelivered',
+        delayDays: 30,
+        emailTemplateId: DEMO.emailTemplates.surveyRequest,
+        questions: [DEMO_SURVEY_QUESTIONS[0]],
+        isActive: false,
+      },
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/survey-flows',
+    ids: [DEMO.surveyFlows.afterShipping],
+    body: {
+      data: {
+        name: 'Right after shipping',
+        trigger: 'orderShipped',
+        delayDays: 0,
+        emailTemplateId: DEMO.emailTemplates.surveyRequest,
+        questions: [DEMO_SURVEY_QUESTIONS[1]],
+      },
+    },
+  },
+  // Both orders ship and arrive: each active flow schedules a survey per order, its request in the mail log.
+  {
+    method: 'PATCH',
+    url: `/v1/orders/${orders.first}`,
+    ids: [DEMO.surveys.ada, DEMO.mail.surveyAda, DEMO.surveys.adaShipped, DEMO.mail.surveyAdaShipped],
+    body: { shippedAt: '2026-05-04T08:00:00Z', deliveredAt: '2026-05-06T12:00:00Z' },
+  },
+  {
+    method: 'PATCH',
+    url: `/v1/orders/${orders.second}`,
+    body: { shippedAt: '2026-05-05T08:00:00Z', deliveredAt: '2026-05-07T09:30:00Z' },
+  },
   // Run by the first run of the queued jobs below: two customers, and a row it skips for its email.
   {
     method: 'POST',
@@ -586,7 +662,8 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
   // A ping, so the delivery log has an entry to resend; its id is made by SQL, so it is renamed here.
   await send({ method: 'POST', url: `/v1/webhooks/${webhooks.orders}/test`, body: {} });
   await sql`update webhook_deliveries set id = ${DEMO.deliveries.ping}::uuid
-    where organization_id = ${organizationId}::uuid and webhook_id = ${webhooks.orders}::uuid`.execute(db);
+    where organization_id = ${organizationId}::uuid and webhook_id = ${webhooks.orders}::uuid
+      and event_name = 'webhook.test'`.execute(db);
   await seedDemoMail(db, organizationId);
   // Reward codes are drawn at random; the redeem example spends this one.
   const missing: string[] = [];
@@ -664,6 +741,8 @@ function wellKnownRecords(): { url: string; id: string }[] {
     ...urls('quick-filters', DEMO.quickFilters),
     ...urls('email-templates', DEMO.emailTemplates),
     ...urls('mail-log', DEMO.mail),
+    ...urls('survey-flows', DEMO.surveyFlows),
+    ...urls('surveys', DEMO.surveys),
     ...urls('wishlists', DEMO.wishlists),
     ...urls('product-questions', DEMO.productQuestions),
     ...urls('export-jobs', DEMO.exportJobs),

@@ -83,8 +83,11 @@ const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
     ['productQuestionAnswer.deleted'],
     'DELETE /product-question-answers/{id}, and each answer POST /product-questions/import leaves out of a row that sends answers.',
   ],
-  [['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], 'A survey flow changes.', false],
-  [['survey.deleted'], 'A sent survey is deleted.', false],
+  [['surveyFlow.*'], 'POST, PATCH and DELETE on /survey-flows.'],
+  [
+    ['survey.deleted'],
+    'DELETE /surveys/{id}, and each survey of a flow DELETE /survey-flows/{id} removes or of an order DELETE /orders/{id} removes, whatever its status.',
+  ],
   [
     ['loyaltyMembership.created'],
     'POST /loyalty-memberships (a customer joins or rejoins a program), and each membership POST /loyalty-memberships/import creates.',

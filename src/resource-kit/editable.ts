@@ -16,7 +16,12 @@ export async function updateEditable<T extends EditableTable>(
   table: T,
   organizationId: string,
   id: string,
-  changes: { metadata?: Metadata | undefined; notes?: string | undefined },
+  changes: {
+    metadata?: Metadata | undefined;
+    notes?: string | undefined;
+    /** Other columns the record's PATCH may set (an order's fulfilment dates), by column name. */
+    columns?: Readonly<Record<string, unknown>>;
+  },
   tagsChanged = false,
 ): Promise<{ row: Selectable<DB[T]>; changed: boolean }> {
   const updated = await updateIfChanged(
@@ -24,7 +29,7 @@ export async function updateEditable<T extends EditableTable>(
     table,
     organizationId,
     id,
-    { metadata: changes.metadata, notes: changes.notes },
+    { ...changes.columns, metadata: changes.metadata, notes: changes.notes },
     { force: tagsChanged },
   );
   if (updated) return { row: updated as Selectable<DB[T]>, changed: true };

@@ -184,6 +184,7 @@ describe('a create missing its required fields', () => {
       'createProductQuestionAnswer',
       'createQuickFilter',
       'createSite',
+      'createSurveyFlow',
       'issueLoyaltyReward',
       'joinLoyaltyProgram',
       'reportLoyaltyEvent',

@@ -207,7 +207,39 @@ async function seed(marker: string): Promise<Seeded> {
     },
     201,
   );
-  // Nothing in the API queues mail yet: one is queued as the features that send mail will, in a transaction.
+  // A survey flow, and an order that ships so that the flow schedules its survey (and queues its request).
+  const surveyTemplate = await ok(
+    tenant,
+    'POST',
+    '/email-templates',
+    {
+      data: {
+        kind: 'surveyRequest',
+        name: `${m} survey mail`,
+        subject: `${m}: how was {{ order.number }}?`,
+        html: `<p>${m} {{ survey.url }}</p>`,
+      },
+    },
+    201,
+  );
+  await ok(
+    tenant,
+    'POST',
+    '/survey-flows',
+    {
+      data: {
+        name: `${m} after shipping`,
+        trigger: 'orderShipped',
+        delayDays: 0,
+        emailTemplateId: surveyTemplate.id,
+        questions: [{ id: 'overall', text: `${m} how was it?`, kind: 'rating' }],
+      },
+    },
+    201,
+  );
+  const [shipped] = (await ok(tenant, 'GET', '/orders', undefined)).data as { id: string }[];
+  await ok(tenant, 'PATCH', `/orders/${shipped!.id}`, { shippedAt: '2026-05-04T08:00:00Z' });
+  // A mail queued directly too, as a feature that sends mail does, in a transaction.
   await t.testDatabase.database.db.transaction().execute((trx) =>
     queueMail(trx, {
       organizationId: tenant.organization.id,

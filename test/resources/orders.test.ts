@@ -1322,7 +1322,7 @@ describe('PATCH /v1/orders/{id}', () => {
   it.each([
     ['a store field (totalCents)', { totalCents: 5 }, 'body.totalCents'],
     ['a store field (number)', { number: '#2' }, 'body.number'],
-    ['a store field (shippedAt)', { shippedAt: '2026-01-01T00:00:00Z' }, 'body.shippedAt'],
+    ['a store field (cancelledAt)', { cancelledAt: '2026-01-01T00:00:00Z' }, 'body.cancelledAt'],
     ['a store field (customerId)', { customerId: uuidv7() }, 'body.customerId'],
     ['a non-string metadata value', { metadata: { a: 1 } }, 'body.metadata.a'],
     [

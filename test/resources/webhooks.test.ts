@@ -114,12 +114,10 @@ describe('GET /v1/webhook-events', () => {
     );
     expect(firesWhen('site.deleted')).toBe('DELETE /sites/{id}.');
     expect(firesWhen('loyaltyReward.expiringSoon')).toMatch(/overnight loyalty job/);
-    // Exactly the names service.md lists for records this API does not hold yet cannot fire.
-    const silent = data.filter((event) => !event.firing).map((event) => event.name);
-    expect(silent.every((name) => /^surveyFlow\./.test(name) || name === 'survey.deleted')).toBe(true);
-    expect(silent).toHaveLength(4);
+    // Every name can fire now that surveys exist (test/events/catalog-walk.test.ts fires each one).
+    expect(data.filter((event) => !event.firing)).toEqual([]);
     expect(names.slice(-2)).toEqual(['importJob.completed', 'exportJob.completed']);
-    expect(silent).toContain('survey.deleted');
+    expect(firesWhen('survey.deleted')).toMatch(/DELETE \/surveys\/\{id\}/);
     expect(data.find((event) => event.name === 'emailTemplate.updated')!.firing).toBe(true);
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);
   });

@@ -31,6 +31,7 @@ import * as productWishlistCounts from './0031_product_wishlist_counts.js';
 import * as dashboardAccounts from './0032_dashboard_accounts.js';
 import * as emailTemplates from './0033_email_templates.js';
 import * as mail from './0034_mail.js';
+import * as surveys from './0035_surveys.js';
 
 /** Migrations are listed in code (not read from a folder) so the same set runs from src under tsx and from dist. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0032_dashboard_accounts': dashboardAccounts,
   '0033_email_templates': emailTemplates,
   '0034_mail': mail,
+  '0035_surveys': surveys,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -97,7 +97,7 @@ export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): v
   app.delete(
     '/email-templates/:id',
     {
-      config: write,
+      config: { ...write, refusals: { 409: 'a survey flow uses the template' } },
       schema: {
         operationId: 'deleteEmailTemplate',
         summary: 'Delete an email template; triggers emailTemplate.deleted',

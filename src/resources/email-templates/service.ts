@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
 import { listRecords } from '../../lists/engine.js';
@@ -115,13 +115,23 @@ export class EmailTemplateService {
     }
   }
 
+  /** A template a survey flow writes its requests with cannot go: 409 (docs/api.md#email-templates). */
   async delete(organizationId: string, id: string): Promise<EmailTemplate> {
-    return this.db.transaction().execute(async (trx) => {
-      const row = await deleteEmailTemplateRow(trx, organizationId, id);
-      if (!row) throw notFound('The email template');
-      await recordEvents(trx, [emailTemplateEvent(organizationId, 'emailTemplate.deleted', row)]);
-      return toEmailTemplate(row);
-    });
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const row = await deleteEmailTemplateRow(trx, organizationId, id);
+        if (!row) throw notFound('The email template');
+        await recordEvents(trx, [emailTemplateEvent(organizationId, 'emailTemplate.deleted', row)]);
+        return toEmailTemplate(row);
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw conflict(
+          'A survey flow writes its requests with this template: point the flow at another template (or delete the flow) first.',
+        );
+      }
+      throw error;
+    }
   }
 
   /** The template rendered with its kind's sample data, any variables sent laid over it (docs/api.md#email-templates). */

@@ -46,7 +46,16 @@ export const TEMPLATE_VARIABLES: Readonly<Record<EmailTemplateKind, VariableTabl
     organization,
     survey: {
       description: 'The survey the customer is asked to answer.',
-      fields: { url: { description: 'Where the customer answers it.', sample: 'https://example.com/s/0193d2' } },
+      fields: {
+        id: {
+          description: "The survey's id, for a template that links to its own answer page.",
+          sample: '0193d2a8-7c4e-7b1a-9f3e-2d5c8a1b6e40',
+        },
+        url: {
+          description: "Where the customer answers it: https://{the order's store}/survey/{id}.",
+          sample: 'https://example.com/survey/0193d2a8-7c4e-7b1a-9f3e-2d5c8a1b6e40',
+        },
+      },
     },
     order: {
       description: 'The order the survey asks about.',

@@ -11,6 +11,6 @@ export const mailResource: ResourceModule = {
 };
 
 /** What other resources call: queue a mail in their own transaction (docs/api.md#mail). */
-export { queueMail, type NewMail } from './service.js';
+export { queueMail, queueMails, withdrawQueuedMail, type NewMail } from './service.js';
 /** What `patron serve` starts, through src/compose.ts. */
 export { startMailSender, type MailSender, type MailSenderOptions } from './sender.js';

@@ -47,6 +47,49 @@ export async function queueMail(trx: Executor, mail: NewMail): Promise<string> {
   return id;
 }
 
+/**
+ * queueMail for many mails in one statement (a batch of survey requests), each with the id its caller chose, so the
+ * caller can point its own records at the mails before they exist. Same rules as queueMail.
+ */
+export async function queueMails(trx: Executor, mails: readonly (NewMail & { id: string })[]): Promise<void> {
+  if (mails.length === 0) return;
+  await trx
+    .insertInto('mail')
+    .values(
+      mails.map((mail) => {
+        const recipient = mail.recipient.trim();
+        if (!/^[^@\s]+@[^@\s]+$/.test(recipient)) throw new Error('queueMails needs one email address per recipient.');
+        return {
+          organization_id: mail.organizationId,
+          id: mail.id,
+          kind: mail.kind,
+          marketing: isMarketingKind(mail.kind),
+          recipient,
+          customer_id: mail.customerId ?? null,
+          subject: mail.subject,
+          html: mail.html,
+          text: mail.text,
+          ...(mail.dueAt ? { due_at: mail.dueAt } : {}),
+        };
+      }),
+    )
+    .execute();
+}
+
+/**
+ * Withdraws mail that has not been taken by a sender yet (a deleted survey's request): deleted from the outbox, so it
+ * is never sent. Mail already taken or settled stays in the log as it is.
+ */
+export async function withdrawQueuedMail(trx: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .deleteFrom('mail')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .where('status', '=', 'queued')
+    .execute();
+}
+
 export class MailLogService {
   constructor(private readonly db: Kysely<DB>) {}
 

@@ -13,9 +13,26 @@ import { Order } from '../../records/order.js';
 
 export const OrderParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
-/** Rule 2 of service.md: only metadata, notes and tags are editable; store fields are refused as unknown. */
+const FulfilmentDate = (what: string) =>
+  Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: `When the order ${what}, or null for not yet. Gaining it schedules the surveys of the active flows it triggers (docs/api.md#when-a-survey-is-scheduled).`,
+    }),
+  );
+
+/**
+ * Rule 2 of service.md: metadata, notes and tags are editable, and (docs/api.md#orders-fulfilment-dates) the two
+ * fulfilment dates, which a fulfilment system that is not the store may report; other store fields are refused as
+ * unknown.
+ */
 export const OrderPatch = Type.Object(
-  { metadata: Type.Optional(MetadataInput), notes: Type.Optional(NotesInput), tags: Type.Optional(TagsInput) },
+  {
+    metadata: Type.Optional(MetadataInput),
+    notes: Type.Optional(NotesInput),
+    tags: Type.Optional(TagsInput),
+    shippedAt: FulfilmentDate('shipped'),
+    deliveredAt: FulfilmentDate('was delivered'),
+  },
   { additionalProperties: false },
 );
 export type OrderPatch = Static<typeof OrderPatch>;

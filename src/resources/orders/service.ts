@@ -42,6 +42,7 @@ import {
 import type { OrderImportBody, OrderImportRow, OrderPatch } from './schemas.js';
 import { Order, orderEvent, toOrder, type OrderRow } from '../../records/order.js';
 import { earnFromOrders, redeemOrderCodes } from '../loyalty/index.js';
+import { deleteSurveys, scheduleSurveys, surveysMayBeDue, type OrderDatesBefore } from '../surveys/index.js';
 
 export class OrderService {
   constructor(private readonly db: Kysely<DB>) {}
@@ -58,13 +59,38 @@ export class OrderService {
     });
   }
 
-  /** Rule 2: only metadata (replaced wholesale), notes and tags (the full set) can change. */
+  /**
+   * Rule 2: metadata (replaced wholesale), notes and tags (the full set) can change, and the fulfilment dates
+   * (docs/api.md#orders-fulfilment-dates).
+   */
   async update(organizationId: string, id: string, patch: OrderPatch): Promise<Order> {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
+    const setsDates = patch.shippedAt !== undefined || patch.deliveredAt !== undefined;
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
+      const before = setsDates
+        ? await findOrder(trx, organizationId, id).then(
+            (row) => row && { shippedAt: row.shipped_at, deliveredAt: row.delivered_at },
+          )
+        : undefined;
       const retagged = tags ? await replaceTags(trx, organizationId, 'order', new Map([[id, tags]])) : new Set();
-      const { row, changed } = await updateEditable(trx, 'orders', organizationId, id, patch, retagged.size > 0);
+      const { row, changed } = await updateEditable(
+        trx,
+        'orders',
+        organizationId,
+        id,
+        {
+          metadata: patch.metadata,
+          notes: patch.notes,
+          columns: {
+            shipped_at: patch.shippedAt === undefined ? undefined : dateOrNull(patch.shippedAt),
+            delivered_at: patch.deliveredAt === undefined ? undefined : dateOrNull(patch.deliveredAt),
+          },
+        },
+        retagged.size > 0,
+      );
+      // An order that gains a fulfilment date schedules its surveys with the change (docs/api.md#when-a-survey-is-scheduled).
+      if (changed && before) await scheduleSurveys(trx, organizationId, [id], new Map([[id, before]]));
       // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
       if (changed) await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
       return toOrder(row);
@@ -74,9 +100,12 @@ export class OrderService {
   /** Deletes the order with its line items and tag links; answers the deleted order. */
   async delete(organizationId: string, id: string): Promise<Order> {
     return this.db.transaction().execute(async (trx) => {
+      if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
+      // Its surveys go with it (survey.deleted each; requests not sent yet are withdrawn), before the order's event.
+      const surveyEvents = await deleteSurveys(trx, organizationId, { orderIds: [id] });
       const row = await deleteRecord(trx, 'orders', organizationId, id);
       if (!row) throw notFound('The order');
-      await recordEvents(trx, [orderEvent(organizationId, 'order.deleted', row)]);
+      await recordEvents(trx, [...surveyEvents, orderEvent(organizationId, 'order.deleted', row)]);
       return toOrder(row);
     });
   }
@@ -261,6 +290,15 @@ async function writeOrders(
   if (accepted.length === 0) return { data: [], ...importCounts([]) };
   const creates = accepted.filter((entry) => !entry.existing);
   const updates = accepted.filter((entry) => entry.existing);
+  // The fulfilment dates the updated orders had, read only where a survey flow could be due
+  // (docs/api.md#when-a-survey-is-scheduled); the rows are locked by updateOrders below, in id order.
+  const datesBefore = (await surveysMayBeDue(trx, organizationId))
+    ? await fulfilmentDates(
+        trx,
+        organizationId,
+        updates.map((entry) => entry.write.id),
+      )
+    : undefined;
   const created = await insertOrders(
     trx,
     organizationId,
@@ -318,6 +356,14 @@ async function writeOrders(
       row: each.entry.row.index,
     })),
   );
+  if (datesBefore) {
+    await scheduleSurveys(
+      trx,
+      organizationId,
+      changed.map((each) => each.entry.write.id),
+      datesBefore,
+    );
+  }
   await recordEvents(trx, [
     ...changed.map(({ record }) => ({ organizationId, name: 'order.updated', schema: Order, record })),
     ...earned,
@@ -367,4 +413,22 @@ async function writeDetails(
     new Set(creates.map((entry) => entry.write.id)),
   );
   return new Set([...changed.map((entry) => entry.write.id), ...retagged]);
+}
+
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+/** The fulfilment dates of existing orders, before a write changes them. */
+async function fulfilmentDates(
+  trx: Transaction<DB>,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, OrderDatesBefore>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('orders')
+    .select(['id', 'shipped_at', 'delivered_at'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, { shippedAt: row.shipped_at, deliveredAt: row.delivered_at }]));
 }
