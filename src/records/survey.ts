@@ -83,7 +83,8 @@ export const Survey = Type.Object(
     answeredAt: NullableTimestamp,
     answers: Type.Array(SurveyAnswerRecord, { description: 'Empty until it is answered.' }),
     mailId: Type.Union([Uuid, Type.Null()], {
-      description: 'Its request in the mail log (GET /mail-log/{id}), for as long as the log keeps it.',
+      description:
+        'Its request in the mail log (GET /mail-log/{id}), for as long as the log keeps it; null when none was written or it was withdrawn unsent.',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -7,6 +7,9 @@
  * The processes keep the real clock (they take no fake one), so "the clock at the hour" is arranged the other way
  * round: the night organizations get time zones where it is already past 03:00 today, and both runners find their
  * runs due on their first tick.
+ *
+ * Both API processes also send mail to an SMTP server on 127.0.0.1: orders imported through both at once, with an
+ * active survey flow, schedule one survey per order and send its request once (docs/api.md#when-a-survey-is-scheduled).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +22,7 @@ import { createKey } from '../../src/auth/keys.js';
 import { OVERNIGHT_LOCAL_TIME } from '../../src/resources/loyalty/engine/overnight/overnight.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { until } from '../support/webhooks.js';
 import { sleep } from '../support/processes.js';
@@ -58,6 +62,7 @@ const CANDIDATE_ZONES = [
 
 let testDatabase: TestDatabase;
 let receiver: WebhookReceiver;
+let smtp: SmtpReceiver;
 let redis: Redis;
 let tempDir: string;
 const bucketKeys: string[] = [];
@@ -81,6 +86,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
     receiver = await startWebhookReceiver();
+    smtp = await startSmtpReceiver();
     redis = new Redis(redisUrl!);
     tempDir = await mkdtemp(join(tmpdir(), 'patron-scale-'));
     const caFile = join(tempDir, 'receiver-ca.pem');
@@ -94,6 +100,8 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
       WEBHOOK_TIMEOUT_MS: '2000',
       NODE_EXTRA_CA_CERTS: caFile,
       LOG_LEVEL: 'warn',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Scale <mail@scale.example>',
     };
 
     // Organizations whose local time is past the overnight hour (and not about to roll over to tomorrow), made
@@ -149,6 +157,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     if (bucketKeys.length) await redis?.del(...bucketKeys);
     redis?.disconnect();
     await receiver?.close();
+    await smtp?.close();
     await testDatabase?.drop();
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
   });
@@ -364,6 +373,69 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     }>`select count(*)::int as n from jobs where name = 'loyalty.overnight' and attempts > 1`.execute(db());
     expect(rows[0]!.n).toBe(0);
   });
+
+  it('one survey per order and flow, and one request each, when both processes ship the same orders at once', async () => {
+    const surveyOrg = await createOrganization(db(), { name: 'Surveys', apiRequestsPerMinute: 100_000 });
+    const surveyKey = (await createKey(db(), { organizationId: surveyOrg.id, permissions: ['all'] })).key;
+    const shop = await seedStore(api[0]!.baseUrl, surveyKey, { name: 'surveys', customers: 20, products: 5 });
+    const template = await call(api[0]!.baseUrl, surveyKey, 'POST', '/v1/email-templates', {
+      kind: 'surveyRequest',
+      name: 'How was it?',
+      subject: 'How was {{ order.number }}?',
+      html: '<p><a href="{{ survey.url }}">Answer</a></p>',
+    });
+    expect(template.status, JSON.stringify(template.body)).toBe(201);
+    const flow = await call(api[1]!.baseUrl, surveyKey, 'POST', '/v1/survey-flows', {
+      name: 'Right away',
+      trigger: 'orderShipped',
+      delayDays: 0,
+      emailTemplateId: template.body.id,
+      questions: [{ id: 'overall', text: 'How was it?', kind: 'rating' }],
+    });
+    expect(flow.status, JSON.stringify(flow.body)).toBe(201);
+    const ORDERS = 120;
+    const shippedAt = new Date(Date.now() - 60_000).toISOString();
+    const rows = orderRows(shop, 'ship', ORDERS).map((row) => ({ ...row, shippedAt }));
+    // The orders exist unshipped; then each process imports every one of them with its shipped date, in batches of
+    // 20 in opposite orders, four times over, all at once.
+    const created = await call(api[0]!.baseUrl, surveyKey, 'POST', '/v1/orders/import', {
+      data: orderRows(shop, 'ship', ORDERS),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const batches = Array.from({ length: ORDERS / 20 }, (_, i) => rows.slice(i * 20, i * 20 + 20));
+    const answers = await Promise.all(
+      [0, 1, 2, 3].flatMap((round) =>
+        api.map((process, p) =>
+          Promise.all(
+            (p === round % 2 ? batches : [...batches].reverse()).map((data) =>
+              call(process.baseUrl, surveyKey, 'POST', '/v1/orders/import', { data }),
+            ),
+          ),
+        ),
+      ),
+    );
+    for (const answer of answers.flat()) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const settled = await until(async () => {
+      const { rows: counts } = await sql<{ status: string; n: number }>`select status, count(*)::int as n
+        from surveys where organization_id = ${surveyOrg.id}::uuid group by status`.execute(db());
+      const total = counts.reduce((sum, row) => sum + row.n, 0);
+      return total === ORDERS && counts.every((row) => row.status === 'sent') && counts;
+    }, 60_000);
+    expect(settled).toEqual([{ status: 'sent', n: ORDERS }]);
+    const mails = await db()
+      .selectFrom('mail')
+      .select(['id', 'status', 'claimed_by'])
+      .where('organization_id', '=', surveyOrg.id)
+      .execute();
+    expect(mails).toHaveLength(ORDERS);
+    expect(mails.every((mail) => mail.status === 'sent')).toBe(true);
+    await sleep(500);
+    for (const mail of mails) expect(smtp.withMessageId(`<${mail.id}@scale.example>`), mail.id).toHaveLength(1);
+    const senders = new Set(mails.map((mail) => mail.claimed_by!.split(':')[1]));
+    console.log(
+      `scale-out: ${ORDERS} shipped orders imported 4 times through each of 2 processes at once: ${ORDERS} surveys, ${mails.length} requests, each received once (sent by ${senders.size} process${senders.size === 1 ? '' : 'es'})`,
+    );
+  }, 120_000);
 
   /**
    * Test instrumentation in this test's own database: every time an endpoint's lease changes hands, the new owner

@@ -442,7 +442,7 @@ describe('POST /v1/surveys/{id}/answers', () => {
       { questionId: 'comment', text: 'Lovely.' },
     ];
     const answered = await send(setup.tenant, 'POST', `/v1/surveys/${survey!.id}/answers`, { answers });
-    expect(answered).toMatchObject({ status: 'answered', answers });
+    expect(answered).toMatchObject({ status: 'answered', answers, mailId: null });
     expect(answered.answeredAt).not.toBeNull();
     expect(await send(setup.tenant, 'GET', `/v1/surveys/${survey!.id}`)).toEqual(answered);
     expect((await send(setup.tenant, 'GET', '/v1/mail-log')).data).toEqual([]);

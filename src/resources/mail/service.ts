@@ -78,16 +78,22 @@ export async function queueMails(trx: Executor, mails: readonly (NewMail & { id:
 
 /**
  * Withdraws mail that has not been taken by a sender yet (a deleted survey's request): deleted from the outbox, so it
- * is never sent. Mail already taken or settled stays in the log as it is.
+ * is never sent. Mail already taken or settled stays in the log as it is. Answers the ids withdrawn.
  */
-export async function withdrawQueuedMail(trx: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await trx
+export async function withdrawQueuedMail(
+  trx: Executor,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const withdrawn = await trx
     .deleteFrom('mail')
     .where('organization_id', '=', organizationId)
     .where('id', 'in', ids)
     .where('status', '=', 'queued')
+    .returning('id')
     .execute();
+  return withdrawn.map((row) => row.id);
 }
 
 export class MailLogService {

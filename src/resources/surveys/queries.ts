@@ -102,10 +102,23 @@ export const lockSurveyWithQuestions = (trx: Executor, organizationId: string, i
     .forUpdate('s')
     .executeTakeFirst();
 
-export const recordAnswers = (trx: Executor, organizationId: string, id: string, answers: SurveyAnswer[]) =>
+/** The survey answered; `mailWithdrawn` clears its mailId, whose request left the outbox unsent. */
+export const recordAnswers = (
+  trx: Executor,
+  organizationId: string,
+  id: string,
+  answers: SurveyAnswer[],
+  mailWithdrawn: boolean,
+) =>
   trx
     .updateTable('surveys')
-    .set({ status: 'answered', answers: JSON.stringify(answers), answered_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      status: 'answered',
+      answers: JSON.stringify(answers),
+      answered_at: sql`now()`,
+      updated_at: sql`now()`,
+      ...(mailWithdrawn ? { mail_id: null } : {}),
+    })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .returning(SURVEY_COLUMNS)

@@ -246,8 +246,8 @@ export class SurveyService {
         throw conflict(`The survey was already answered (at ${survey.answered_at!.toISOString()}); answers are final.`);
       }
       const answers = checkAnswers(survey.questions, body.answers);
-      if (survey.mail_id) await withdrawQueuedMail(trx, organizationId, [survey.mail_id]);
-      return toSurvey(await recordAnswers(trx, organizationId, id, answers));
+      const withdrawn = survey.mail_id ? await withdrawQueuedMail(trx, organizationId, [survey.mail_id]) : [];
+      return toSurvey(await recordAnswers(trx, organizationId, id, answers, withdrawn.length > 0));
     });
   }
 }
