@@ -5,11 +5,13 @@ import { PageHeader } from '../../components';
 import { QuestionsTab } from './QuestionsTab';
 import { ReviewsTab } from './ReviewsTab';
 import { SummariesTab } from './SummariesTab';
+import { SurveysTab } from './SurveysTab';
 
 const TABS = [
   { value: 'reviews', label: 'Reviews' },
   { value: 'summaries', label: 'Summaries' },
   { value: 'questions', label: 'Questions' },
+  { value: 'surveys', label: 'Surveys' },
 ] as const;
 
 /**
@@ -56,6 +58,9 @@ export default function ReviewsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="questions">
           <QuestionsTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="surveys">
+          <SurveysTab />
         </Tabs.Panel>
       </Tabs>
     </>
