@@ -71,6 +71,7 @@ export function MailLogTab() {
         rowKey={(mail) => mail.id}
         onRowClick={(mail) => detail.open(mail.id)}
         empty={Object.keys(filter).length > 0 ? 'No mail matches these filters.' : 'No mail yet.'}
+        minWidth={300}
       />
       <DetailDrawer opened={detail.id !== null} onClose={detail.close} title="Mail">
         {detail.id && <MailDetail id={detail.id} />}

@@ -15,7 +15,8 @@ const TABS = [
 ] as const;
 
 /**
- * Reviews to publish or flag, each product's review summary, and shoppers' questions to moderate and answer. The tab,
+ * Reviews to publish or flag, each product's review summary, shoppers' questions to moderate and answer, and the
+ * survey flows with the surveys they mailed. The tab,
  * the filters and the open record are in the URL (?tab=, ?status=…, ?id=), so a view can be reloaded and linked to.
  */
 export default function ReviewsPage() {
@@ -29,10 +30,11 @@ export default function ReviewsPage() {
         title="Reviews"
         description={
           canWrite ? (
-            'Moderate reviews and questions, answer shoppers, and look after the summaries of what reviewers say.'
+            'Moderate reviews and questions, answer shoppers, look after the summaries of what reviewers say, and follow the surveys customers are mailed.'
           ) : (
             <Text span size="sm">
-              You can read reviews, summaries and questions; changing them needs the reviews:write permission.
+              You can read reviews, summaries, questions and surveys; changing them needs the reviews:write (surveys:
+              surveys:write) permission.
             </Text>
           )
         }

@@ -125,6 +125,8 @@ function FlowsSection() {
         rowKey={(flow) => flow.id}
         onRowClick={setEditing}
         empty="No survey flows yet."
+        // On a phone: the name and the switch, without scrolling sideways.
+        minWidth={300}
       />
       {editing && <FlowForm flow={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
     </Stack>
@@ -373,12 +375,13 @@ function FlowForm({ flow, onClose }: { flow: SurveyFlow | null; onClose: () => v
 }
 
 /** The order a survey is about and its customer, read once per order (shared by the list and the drawer). */
-function useOrder(id: string) {
+function useOrder(id: string | undefined) {
   const api = useApi();
   return useQuery({
     queryKey: ['orders', 'one', id, 'customer'],
+    enabled: Boolean(id),
     queryFn: ({ signal }) =>
-      api.GET('/orders/{id}', { params: { path: { id }, query: { include: 'customer' } }, signal }),
+      api.GET('/orders/{id}', { params: { path: { id: id! }, query: { include: 'customer' } }, signal }),
     staleTime: 60_000,
     retry: false,
   });
@@ -465,6 +468,7 @@ function SurveysSection() {
         rowKey={(survey) => survey.id}
         onRowClick={(survey) => detail.open(survey.id)}
         empty={Object.keys(filter).length > 0 ? 'No survey matches this filter.' : 'No surveys yet.'}
+        minWidth={300}
       />
       <DetailDrawer opened={detail.id !== null} onClose={detail.close} title="Survey">
         {detail.id && <SurveyDetail id={detail.id} onDeleted={detail.close} />}
@@ -487,7 +491,7 @@ function SurveyDetail({ id, onDeleted }: { id: string; onDeleted: () => void }) 
     enabled: Boolean(flowId),
     queryFn: ({ signal }) => api.GET('/survey-flows/{id}', { params: { path: { id: flowId! } }, signal }),
   });
-  const order = useOrder(query.data?.orderId ?? id);
+  const order = useOrder(query.data?.orderId);
 
   if (query.isPending)
     return (
