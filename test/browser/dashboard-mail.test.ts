@@ -116,7 +116,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       await page.getByRole('option', { name: option, exact: true }).click();
     }
 
-    it("surveys: the demo's flows and surveys, a survey's questions, and a paused flow switched on", async () => {
+    it("surveys: the demo's flows and surveys, a survey's answers, a paused flow switched on, a new flow", async () => {
       await page.setViewportSize(DESKTOP);
       await page.goto(`${server.origin}/dashboard/reviews?tab=surveys`, { waitUntil: 'networkidle' });
       await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
@@ -198,6 +198,32 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       await check('survey-flow', DESKTOP.width);
       await form.getByRole('button', { name: 'Cancel' }).click();
       await form.waitFor({ state: 'hidden' });
+
+      // A new flow: a name, a delay, the survey request template and the one rating question it starts with.
+      await page.getByRole('button', { name: 'New flow' }).click();
+      const creating = page.getByRole('dialog', { name: 'New survey flow' });
+      await creating.getByRole('textbox', { name: 'Name' }).fill('Two weeks after delivery');
+      await creating.getByRole('textbox', { name: 'Delay in days' }).fill('14');
+      await creating.getByRole('combobox', { name: 'Email template' }).click();
+      await page.getByRole('option', { name: 'How was your order? (en)' }).click();
+      await creating.getByRole('button', { name: 'Add a question' }).click();
+      await creating.getByRole('textbox', { name: 'Question' }).nth(1).fill('What should we stock next?');
+      const created = page.waitForResponse(answerOf('POST', '/survey-flows'));
+      await creating.getByRole('button', { name: 'Create flow' }).click();
+      expect((await created).status()).toBe(201);
+      await creating.waitFor({ state: 'hidden' });
+      await flows.getByText('Two weeks after delivery', { exact: true }).waitFor();
+      const all = await api<{
+        data: { name: string; delayDays: number; emailTemplateId: string; questions: unknown[] }[];
+      }>('GET', '/survey-flows');
+      expect(all.data.find((flow) => flow.name === 'Two weeks after delivery')).toMatchObject({
+        delayDays: 14,
+        emailTemplateId: SURVEY_TEMPLATE,
+        questions: [
+          { id: 'overall', kind: 'rating', text: 'How happy are you with your order?' },
+          { id: 'q2', kind: 'text', text: 'What should we stock next?' },
+        ],
+      });
     });
 
     it('templates: the preview renders in a sandboxed frame; an unknown variable is refused on its field', async () => {
@@ -298,7 +324,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         await flows.getByText('Right after shipping', { exact: true }).waitFor();
         expect(await viewer.getByRole('button', { name: 'New flow' }).count()).toBe(0);
         const switches = flows.getByRole('switch');
-        expect(await switches.count()).toBe(3);
+        expect(await switches.count()).toBe(4);
         for (const candidate of await switches.all()) expect(await candidate.isDisabled()).toBe(true);
         await viewer.getByRole('table', { name: 'Surveys' }).getByText('#1001').first().click();
         const survey = viewer.getByRole('dialog', { name: 'Survey' });

@@ -1,11 +1,14 @@
-import { Tabs, Text } from '@mantine/core';
+import { lazy, Suspense } from 'react';
+import { Center, Loader, Tabs, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import { useCan } from '../../api/session';
 import { PageHeader } from '../../components';
 import { QuestionsTab } from './QuestionsTab';
 import { ReviewsTab } from './ReviewsTab';
 import { SummariesTab } from './SummariesTab';
-import { SurveysTab } from './SurveysTab';
+
+// Surveys bring a form of their own (numbers, tags, a modal): loaded when the tab is first opened.
+const SurveysTab = lazy(() => import('./SurveysTab').then((module) => ({ default: module.SurveysTab })));
 
 const TABS = [
   { value: 'reviews', label: 'Reviews' },
@@ -62,7 +65,15 @@ export default function ReviewsPage() {
           <QuestionsTab />
         </Tabs.Panel>
         <Tabs.Panel value="surveys">
-          <SurveysTab />
+          <Suspense
+            fallback={
+              <Center py="xl">
+                <Loader size="sm" aria-label="Loading surveys" />
+              </Center>
+            }
+          >
+            <SurveysTab />
+          </Suspense>
         </Tabs.Panel>
       </Tabs>
     </>
