@@ -222,6 +222,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
             'Customers',
             'Loyalty',
             'Reviews',
+            'Mail',
             'Store data',
             'Webhooks',
             'Imports & exports',

@@ -15,6 +15,7 @@ export const SECTIONS: readonly Section[] = [
   { path: 'customers', label: 'Customers', Page: lazy(() => import('../pages/customers/CustomersPage')) },
   { path: 'loyalty', label: 'Loyalty', Page: lazy(() => import('../pages/loyalty/LoyaltyPage')) },
   { path: 'reviews', label: 'Reviews', Page: lazy(() => import('../pages/reviews/ReviewsPage')) },
+  { path: 'mail', label: 'Mail', Page: lazy(() => import('../pages/mail/MailPage')) },
   { path: 'store', label: 'Store data', Page: lazy(() => import('../pages/store/StorePage')) },
   { path: 'webhooks', label: 'Webhooks', Page: lazy(() => import('../pages/webhooks/WebhooksPage')) },
   {

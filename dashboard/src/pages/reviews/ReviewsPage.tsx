@@ -1,4 +1,5 @@
-import { Tabs, Text } from '@mantine/core';
+import { lazy, Suspense } from 'react';
+import { Center, Loader, Tabs, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import { useCan } from '../../api/session';
 import { PageHeader } from '../../components';
@@ -6,14 +7,19 @@ import { QuestionsTab } from './QuestionsTab';
 import { ReviewsTab } from './ReviewsTab';
 import { SummariesTab } from './SummariesTab';
 
+// Surveys bring a form of their own (numbers, tags, a modal): loaded when the tab is first opened.
+const SurveysTab = lazy(() => import('./SurveysTab').then((module) => ({ default: module.SurveysTab })));
+
 const TABS = [
   { value: 'reviews', label: 'Reviews' },
   { value: 'summaries', label: 'Summaries' },
   { value: 'questions', label: 'Questions' },
+  { value: 'surveys', label: 'Surveys' },
 ] as const;
 
 /**
- * Reviews to publish or flag, each product's review summary, and shoppers' questions to moderate and answer. The tab,
+ * Reviews to publish or flag, each product's review summary, shoppers' questions to moderate and answer, and the
+ * survey flows with the surveys they mailed. The tab,
  * the filters and the open record are in the URL (?tab=, ?status=…, ?id=), so a view can be reloaded and linked to.
  */
 export default function ReviewsPage() {
@@ -27,10 +33,11 @@ export default function ReviewsPage() {
         title="Reviews"
         description={
           canWrite ? (
-            'Moderate reviews and questions, answer shoppers, and look after the summaries of what reviewers say.'
+            'Moderate reviews and questions, answer shoppers, look after the summaries of what reviewers say, and follow the surveys customers are mailed.'
           ) : (
             <Text span size="sm">
-              You can read reviews, summaries and questions; changing them needs the reviews:write permission.
+              You can read reviews, summaries, questions and surveys; changing them needs the reviews:write (surveys:
+              surveys:write) permission.
             </Text>
           )
         }
@@ -56,6 +63,17 @@ export default function ReviewsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="questions">
           <QuestionsTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="surveys">
+          <Suspense
+            fallback={
+              <Center py="xl">
+                <Loader size="sm" aria-label="Loading surveys" />
+              </Center>
+            }
+          >
+            <SurveysTab />
+          </Suspense>
         </Tabs.Panel>
       </Tabs>
     </>

@@ -1,0 +1,14 @@
+import type { Schemas } from '@patron/client/browser';
+
+export type EmailTemplate = Schemas['EmailTemplate'];
+export type MailMessage = Schemas['MailMessage'];
+
+export const TEMPLATES_KEY = ['email-templates'] as const;
+export const MAIL_LOG_KEY = ['mail-log'] as const;
+
+export const MAIL_KINDS: Record<EmailTemplate['kind'], string> = {
+  surveyRequest: 'Survey request',
+  rewardIssued: 'Reward issued',
+  rewardExpiringSoon: 'Reward expiring soon',
+  pointsExpiringSoon: 'Points expiring soon',
+};
