@@ -7,6 +7,8 @@ import Type, { type Static } from 'typebox';
 import type { SurveyAnswer, SurveyFlowsTable, SurveyQuestion as StoredQuestion, SurveysTable } from '../db/schema.js';
 import type { EventToRecord } from '../events/outbox.js';
 import { Metadata, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { EmbeddedCustomer } from './customer.js';
+import { Order } from './order.js';
 
 export const SURVEY_TRIGGERS = ['orderShipped', 'orderDelivered'] as const;
 export const SURVEY_QUESTION_KINDS = ['rating', 'choice', 'text'] as const;
@@ -88,6 +90,8 @@ export const Survey = Type.Object(
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    customer: Type.Optional(EmbeddedCustomer),
+    order: Type.Optional(Order),
   },
   { $id: 'Survey', additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../lists/types.js';
 import { SURVEY_STATUSES, SURVEY_TRIGGERS } from '../../records/survey.js';
+import { customersOfSurveys, ordersOfSurveys } from './queries.js';
 
 /** What GET /survey-flows can filter, sort and search (docs/api.md#surveys). */
 export const surveyFlowList: ListDefinition = {
@@ -29,7 +30,10 @@ export const surveyFlowList: ListDefinition = {
   includes: {},
 };
 
-/** What GET /surveys can filter and sort (docs/api.md#surveys): newest first, or by when their requests go out. */
+/**
+ * What GET /surveys can filter, sort and include (docs/api.md#listing-and-deleting-surveys): newest first, or by when
+ * their requests go out; the customer and the order with one query each for the page.
+ */
 export const surveyList: ListDefinition = {
   name: 'surveys',
   from: 'surveys s',
@@ -54,5 +58,8 @@ export const surveyList: ListDefinition = {
     scheduledFor: { column: 's.scheduled_for', type: 'timestamp', nullable: false },
   },
   defaultSort: '-createdAt',
-  includes: {},
+  includes: {
+    customer: { load: ({ db, organizationId }, ids) => customersOfSurveys(db, organizationId, ids), empty: () => null },
+    order: { load: ({ db, organizationId }, ids) => ordersOfSurveys(db, organizationId, ids), empty: () => null },
+  },
 };

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/executor.js';
+import { columnList, type Executor } from '../../db/executor.js';
 import type { Metadata, SurveyAnswer, SurveyQuestion, SurveyTrigger } from '../../db/schema.js';
+import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
+import { ORDER_COLUMNS, toOrder, type OrderFields } from '../../records/order.js';
 import { SURVEY_COLUMNS, SURVEY_FLOW_COLUMNS } from '../../records/survey.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 
@@ -232,3 +234,21 @@ export const failSurveys = async (trx: Executor, organizationId: string, ids: re
     .where('id', 'in', ids)
     .execute();
 };
+
+/** include=customer: each survey's customer, one query for the page. */
+export async function customersOfSurveys(db: Executor, organizationId: string, surveyIds: readonly string[]) {
+  const { rows } = await sql<CustomerFields & { survey_id: string }>`
+    select ${columnList(CUSTOMER_COLUMNS, 'c')}, s.id as survey_id from surveys s
+    join customers c on c.organization_id = s.organization_id and c.id = s.customer_id
+    where s.organization_id = ${organizationId}::uuid and s.id = any(${[...surveyIds]}::uuid[])`.execute(db);
+  return new Map<string, unknown>(rows.map(({ survey_id, ...customer }) => [survey_id, toCustomer(customer)]));
+}
+
+/** include=order: each survey's order, one query for the page. */
+export async function ordersOfSurveys(db: Executor, organizationId: string, surveyIds: readonly string[]) {
+  const { rows } = await sql<OrderFields & { survey_id: string }>`
+    select ${columnList(ORDER_COLUMNS, 'o')}, s.id as survey_id from surveys s
+    join orders o on o.organization_id = s.organization_id and o.id = s.order_id
+    where s.organization_id = ${organizationId}::uuid and s.id = any(${[...surveyIds]}::uuid[])`.execute(db);
+  return new Map<string, unknown>(rows.map(({ survey_id, ...order }) => [survey_id, toOrder(order)]));
+}

@@ -1,7 +1,8 @@
 import { authOf } from '../../http/auth.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
 import type { PatronApp, PlatformServices } from '../../http/types.js';
-import { listQuerySchema } from '../../lists/query.js';
+import { includeSchema, listQuerySchema } from '../../lists/query.js';
+import Type from 'typebox';
 import { IdParams } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { Survey, SurveyFlow } from '../../records/survey.js';
@@ -111,7 +112,7 @@ export function surveyRoutes(app: PatronApp, { db }: PlatformServices): void {
       schema: {
         operationId: 'listSurveys',
         summary:
-          'List surveys, newest first by default; filter on status, surveyFlowId, customerId, orderId, scheduledFor, sentAt, answeredAt',
+          'List surveys, newest first by default; filter on status, surveyFlowId, customerId, orderId, scheduledFor, sentAt, answeredAt; include customer, order',
         tags,
         querystring: listQuerySchema(surveyList),
         response: { 200: listEnvelope(Survey) },
@@ -126,13 +127,17 @@ export function surveyRoutes(app: PatronApp, { db }: PlatformServices): void {
       config: read,
       schema: {
         operationId: 'getSurvey',
-        summary: 'One survey with its answers',
+        summary: 'One survey with its answers; include customer, order',
         tags,
         params: IdParams,
+        querystring: Type.Object(
+          { include: Type.Optional(includeSchema(surveyList)) },
+          { additionalProperties: false },
+        ),
         response: { 200: Survey },
       },
     },
-    async (request) => surveys.get(authOf(request).organizationId, request.params.id),
+    async (request) => surveys.get(authOf(request).organizationId, request.params.id, request.query.include),
   );
 
   app.delete(

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB, SurveyAnswer, SurveyQuestion } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
 import { conflict, notFound, unprocessable, validationError, type ErrorDetail } from '../../http/errors.js';
-import { listRecords } from '../../lists/engine.js';
+import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { uuidv7 } from '../../util/ids.js';
@@ -219,10 +219,12 @@ export class SurveyService {
     return listRecords(this.db, surveyList, organizationId, params, toSurvey);
   }
 
-  async get(organizationId: string, id: string): Promise<Survey> {
-    const row = await findSurvey(this.db, organizationId, id);
-    if (!row) throw notFound('The survey');
-    return toSurvey(row);
+  async get(organizationId: string, id: string, include?: string): Promise<Survey> {
+    return getRecord(this.db, surveyList, organizationId, include, {
+      find: () => findSurvey(this.db, organizationId, id),
+      toRecord: toSurvey,
+      missing: () => notFound('The survey'),
+    });
   }
 
   async delete(organizationId: string, id: string): Promise<Survey> {
