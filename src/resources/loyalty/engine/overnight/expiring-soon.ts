@@ -3,6 +3,8 @@ import type { DB } from '../../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../../events/outbox.js';
 import { LoyaltyPointsExpiringSoon } from '../../events/schemas.js';
 import { toReward, type RewardRow, rewardEvent } from '../../../../records/loyalty/reward.js';
+import type { Logger } from '../../../../util/logger.js';
+import { queuePointsExpiringSoonMails, queueRewardExpiringSoonMails } from '../mail.js';
 
 const BATCH = 1000;
 
@@ -20,13 +22,18 @@ async function inBatches(db: Kysely<DB>, step: (trx: Transaction<DB>) => Promise
   }
 }
 
-/** loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), shaped as rewardEvent shapes every loyaltyReward.* event. */
+/**
+ * loyaltyReward.expiringSoon for pending rewards lapsing within `days` (once per reward), shaped as rewardEvent shapes
+ * every loyaltyReward.* event, and with each its rewardExpiringSoon mail when the organization has an active template
+ * of that kind (docs/api.md#mail), in the batch's transaction.
+ */
 export async function announceExpiringRewards(
   db: Kysely<DB>,
   organizationId: string,
   now: Date,
   days: number,
   batchSize = BATCH,
+  logger?: Logger,
 ) {
   const until = new Date(now.getTime() + days * 86_400_000);
   return inBatches(
@@ -45,6 +52,7 @@ export async function announceExpiringRewards(
       returning r.*`.execute(trx);
       if (rows.length === 0) return 0;
       rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
+      await queueRewardExpiringSoonMails(trx, organizationId, rows, now, logger);
       await recordEvents(
         trx,
         rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))),
@@ -66,7 +74,8 @@ interface DueCredit {
 
 /**
  * loyaltyPoints.expiringSoon: credits with points left that lapse within `days` are announced once each, grouped
- * into one event per member and batch (points = what is left of them, expiresAt = the earliest).
+ * into one event per member and batch (points = what is left of them, expiresAt = the earliest), and each event with
+ * its pointsExpiringSoon mail when the organization has an active template of that kind (docs/api.md#mail).
  */
 export async function announceExpiringPoints(
   db: Kysely<DB>,
@@ -74,6 +83,7 @@ export async function announceExpiringPoints(
   now: Date,
   days: number,
   batchSize = BATCH,
+  logger?: Logger,
 ) {
   const until = new Date(now.getTime() + days * 86_400_000);
   return inBatches(
@@ -98,23 +108,35 @@ export async function announceExpiringPoints(
       const byMember = new Map<string, DueCredit[]>();
       for (const row of rows)
         byMember.set(row.loyalty_membership_id, [...(byMember.get(row.loyalty_membership_id) ?? []), row]);
-      const events: EventToRecord[] = [...byMember.values()].map((credits) => ({
+      const announcements = [...byMember.values()].map((credits): LoyaltyPointsExpiringSoon => ({
+        loyaltyMembershipId: credits[0]!.loyalty_membership_id,
+        customerId: credits[0]!.customer_id,
+        points: credits.reduce((sum, credit) => sum + credit.remaining, 0),
+        expiresAt: credits[0]!.expires_at.toISOString(),
+        pointsBalance: credits[0]!.points_balance,
+        credits: credits.map((credit) => ({
+          loyaltyTransactionId: credit.id,
+          points: credit.remaining,
+          expiresAt: credit.expires_at.toISOString(),
+        })),
+      }));
+      const events: EventToRecord[] = announcements.map((record) => ({
         organizationId,
         name: 'loyaltyPoints.expiringSoon',
         schema: LoyaltyPointsExpiringSoon,
-        record: {
-          loyaltyMembershipId: credits[0]!.loyalty_membership_id,
-          customerId: credits[0]!.customer_id,
-          points: credits.reduce((sum, credit) => sum + credit.remaining, 0),
-          expiresAt: credits[0]!.expires_at.toISOString(),
-          pointsBalance: credits[0]!.points_balance,
-          credits: credits.map((credit) => ({
-            loyaltyTransactionId: credit.id,
-            points: credit.remaining,
-            expiresAt: credit.expires_at.toISOString(),
-          })),
-        } satisfies LoyaltyPointsExpiringSoon,
+        record,
       }));
+      await queuePointsExpiringSoonMails(
+        trx,
+        organizationId,
+        announcements.map((announced) => ({
+          customerId: announced.customerId,
+          loyaltyMembershipId: announced.loyaltyMembershipId,
+          points: announced.points,
+          expiresAt: new Date(announced.expiresAt),
+        })),
+        logger,
+      );
       await recordEvents(trx, events);
       return rows.length;
     },

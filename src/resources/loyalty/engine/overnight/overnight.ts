@@ -5,6 +5,7 @@ import { expireAllDueRewards } from '../rewards/transitions.js';
 import { announceExpiringPoints, announceExpiringRewards } from './expiring-soon.js';
 import { reviewDueTiers } from './tier-review.js';
 import { expireDuePoints } from '../ledger.js';
+import type { Logger } from '../../../../util/logger.js';
 
 /** When the overnight run starts, on each organization's own clock (organizations.timezone). */
 export const OVERNIGHT_LOCAL_TIME = '03:00';
@@ -25,7 +26,12 @@ export interface OvernightResult {
  * (API traffic is never blocked for long): expire due rewards and due points, then announce what lapses within
  * expiringSoonDays (once per reward or credit; what just expired is no longer announced), then review rolling tiers.
  */
-export async function runOvernight(db: Kysely<DB>, organizationId: string, now: Date): Promise<OvernightResult> {
+export async function runOvernight(
+  db: Kysely<DB>,
+  organizationId: string,
+  now: Date,
+  logger?: Logger,
+): Promise<OvernightResult> {
   const { expiring_soon_days: days } = await db
     .selectFrom('organizations')
     .select('expiring_soon_days')
@@ -33,8 +39,8 @@ export async function runOvernight(db: Kysely<DB>, organizationId: string, now: 
     .executeTakeFirstOrThrow();
   const rewardsExpired = await expireAllDueRewards(db, organizationId, now, OVERNIGHT_BATCH);
   const points = await expireDuePoints(db, organizationId, now, OVERNIGHT_BATCH);
-  const rewardsExpiringSoon = await announceExpiringRewards(db, organizationId, now, days, OVERNIGHT_BATCH);
-  const pointsExpiringSoon = await announceExpiringPoints(db, organizationId, now, days, OVERNIGHT_BATCH);
+  const rewardsExpiringSoon = await announceExpiringRewards(db, organizationId, now, days, OVERNIGHT_BATCH, logger);
+  const pointsExpiringSoon = await announceExpiringPoints(db, organizationId, now, days, OVERNIGHT_BATCH, logger);
   const tiers = await reviewDueTiers(db, organizationId, now, OVERNIGHT_BATCH);
   return {
     rewardsExpired,
@@ -50,6 +56,6 @@ export async function runOvernight(db: Kysely<DB>, organizationId: string, now: 
 export const overnightJob: JobDefinition = {
   name: 'loyalty.overnight',
   dailyAt: OVERNIGHT_LOCAL_TIME,
-  run: ({ db, organizationId, now }) =>
-    runOvernight(db, organizationId, now) as unknown as Promise<Record<string, number>>,
+  run: ({ db, organizationId, now, logger }) =>
+    runOvernight(db, organizationId, now, logger) as unknown as Promise<Record<string, number>>,
 };

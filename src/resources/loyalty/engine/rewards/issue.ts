@@ -1,5 +1,5 @@
 import { uuidv7 } from '../../../../util/ids.js';
-import { recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
+import { recordEvents, recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
 import { conflict } from '../../../../http/errors.js';
 import { rewardCode } from '../codes.js';
 import { rewardExpiresAt } from '../../reward-object-rules.js';
@@ -16,6 +16,9 @@ import {
   toReward,
 } from '../../../../records/loyalty/reward.js';
 import { toEmbeddedMembership } from '../../../../records/loyalty/membership.js';
+import type { EmailTemplate } from '../../../../records/email-template.js';
+import type { Logger } from '../../../../util/logger.js';
+import { loyaltyTemplate, queueRewardIssuedMails } from '../mail.js';
 
 /** Attempts at a fresh code before giving up; a clash among 31^12 codes is already a one-in-billions event. */
 const CODE_ATTEMPTS = 5;
@@ -143,16 +146,65 @@ export const issueExpiry = (request: IssueRequest, now: Date): Date | null =>
  * request only), the event is written by the same statement as the reward, so a caller with nothing else to change
  * needs no transaction at all. Throws 409 when a membership has been left or deleted, or a resolved expiry has
  * already passed (callers that must not fail on it filter with issueExpiry first).
+ *
+ * When the organization has an active rewardIssued template (one look-up per call), each reward's mail to its
+ * member's customer is queued with it (docs/api.md#mail): in the caller's transaction, or, for a caller without one,
+ * in a transaction opened here so that the reward and its mail commit together. Without a template nothing more is
+ * written and the single statement stays a single statement.
  */
 export async function issueRewards(
   db: Executor,
   organizationId: string,
   requests: readonly IssueRequest[],
-  options: {
-    now?: Date | undefined;
-    fulfillment?: FulfillmentProvider | undefined;
-    recordEvents?: boolean | undefined;
-  } = {},
+  options: IssueRewardsOptions = {},
+): Promise<Issued[]> {
+  if (requests.length === 0) return [];
+  const template = await loyaltyTemplate(db, organizationId, 'rewardIssued');
+  if (template && !db.isTransaction) {
+    return db.transaction().execute((trx) => issueAndMail(trx, organizationId, requests, options, template));
+  }
+  return issueAndMail(db, organizationId, requests, options, template);
+}
+
+export interface IssueRewardsOptions {
+  now?: Date | undefined;
+  fulfillment?: FulfillmentProvider | undefined;
+  recordEvents?: boolean | undefined;
+  /** Where a mail that cannot be rendered is reported (the reward is issued, the mail skipped). */
+  logger?: Logger | undefined;
+}
+
+async function issueAndMail(
+  db: Executor,
+  organizationId: string,
+  requests: readonly IssueRequest[],
+  options: IssueRewardsOptions,
+  template: EmailTemplate | undefined,
+): Promise<Issued[]> {
+  if (!template) return writeRewards(db, organizationId, requests, options);
+  // The events are recorded last in the transaction (the outbox's rule), after the mails, so the statement that
+  // writes the rewards does not carry them here.
+  const issued = await writeRewards(db, organizationId, requests, { ...options, recordEvents: false });
+  await queueRewardIssuedMails(
+    db,
+    organizationId,
+    template,
+    issued.map(({ row }, index) => ({ row, customer: requests[index]!.member.customer })),
+    options.logger,
+  );
+  if (!options.recordEvents) return issued;
+  await recordEvents(
+    db,
+    issued.flatMap(({ events }) => events),
+  );
+  return issued.map((each) => ({ ...each, events: [] }));
+}
+
+async function writeRewards(
+  db: Executor,
+  organizationId: string,
+  requests: readonly IssueRequest[],
+  options: IssueRewardsOptions,
 ): Promise<Issued[]> {
   const now = options.now ?? new Date();
   const provider = options.fulfillment ?? manualFulfillment;
