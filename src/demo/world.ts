@@ -697,8 +697,8 @@ async function seedDemoAccounts(db: Kysely<DB>, organizationId: string): Promise
 }
 
 /**
- * The mail log's example entry (docs/api.md#mail): written directly, as the sender records a mail when no SMTP_URL
- * is set (`logged`); nothing in the API queues mail by itself yet.
+ * The mail log's example entry (docs/api.md#mail): the reward mail Ada would have had, written directly as the sender
+ * records a mail when no SMTP_URL is set (`logged`): her rewards are issued before the world has a reward template.
  */
 async function seedDemoMail(db: Kysely<DB>, organizationId: string): Promise<void> {
   await db

@@ -27,6 +27,9 @@ const orderFields = {
   updatedAt: Timestamp,
 };
 
+/** An order embedded in another record (a survey's include=order): its own fields, none of its extras. */
+export const EmbeddedOrder = Type.Object(orderFields, { $id: 'EmbeddedOrder', additionalProperties: false });
+
 /** An order as the API and its webhooks show it: only the extras that were requested are present. */
 export const Order = Type.Object(
   {

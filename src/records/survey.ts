@@ -8,7 +8,7 @@ import type { SurveyAnswer, SurveyFlowsTable, SurveyQuestion as StoredQuestion, 
 import type { EventToRecord } from '../events/outbox.js';
 import { Metadata, NullableTimestamp, Timestamp, Uuid } from './common.js';
 import { EmbeddedCustomer } from './customer.js';
-import { Order } from './order.js';
+import { EmbeddedOrder } from './order.js';
 
 export const SURVEY_TRIGGERS = ['orderShipped', 'orderDelivered'] as const;
 export const SURVEY_QUESTION_KINDS = ['rating', 'choice', 'text'] as const;
@@ -90,8 +90,8 @@ export const Survey = Type.Object(
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
-    customer: Type.Optional(EmbeddedCustomer),
-    order: Type.Optional(Order),
+    customer: Type.Optional(Type.Union([EmbeddedCustomer, Type.Null()], { description: 'include=customer.' })),
+    order: Type.Optional(Type.Union([EmbeddedOrder, Type.Null()], { description: 'include=order.' })),
   },
   { $id: 'Survey', additionalProperties: false },
 );

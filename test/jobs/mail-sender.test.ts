@@ -1,8 +1,9 @@
 /**
  * The mail outbox, its sender and the mail log (docs/api.md#mail), against a real SMTP server on 127.0.0.1.
  *
- * Nothing in the API queues mail yet (the features that will, reward notices and survey requests, come later), so
- * the tests queue mail the way those features will: through the resource's exported queueMail, inside a transaction.
+ * The tests queue mail the way the features that send it do (reward notices, survey requests): through the
+ * resource's exported queueMail, inside a transaction; test/resources/reward-mail.test.ts and surveys.test.ts cover
+ * those features themselves.
  */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';

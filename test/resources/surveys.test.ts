@@ -525,3 +525,19 @@ describe('DELETE /v1/surveys/{id} and deleting orders', () => {
     expect(names).toEqual(['survey.deleted', 'order.deleted']);
   });
 });
+
+describe('GET /v1/surveys includes', () => {
+  it('embeds the customer and the order on the list and on one survey', async () => {
+    const setup = await organization();
+    await flow(setup);
+    const [order] = (await importOrders(setup, [{ remoteId: 'i1', shippedAt: shippedNow() }])).data;
+    const { data } = await send(setup.tenant, 'GET', '/v1/surveys?include=customer,order');
+    expect(data[0].customer).toMatchObject({ id: order.customerId, email: 'ada@example.com', firstName: 'Ada' });
+    expect(data[0].order).toMatchObject({ id: order.id, number: '#i1' });
+    const one = await send(setup.tenant, 'GET', `/v1/surveys/${data[0].id}?include=order`);
+    expect(one.order.id).toBe(order.id);
+    expect(one.customer).toBeUndefined();
+    const bad = await t.request({ url: '/v1/surveys?include=flow', key: setup.tenant.key });
+    expect(bad.statusCode).toBe(400);
+  });
+});
