@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../util/logger.js';
-import { claimDueMail, markInterrupted, recordMailOutcome, type ClaimedMail, type MailOutcome } from './queries.js';
+import { claimDueMail, markInterrupted, recordMailOutcomes, type ClaimedMail, type MailOutcome } from './queries.js';
 
 export interface MailSenderOptions {
   db: Kysely<DB>;
@@ -117,8 +117,11 @@ export function startMailSender(options: MailSenderOptions): MailSender {
       interruptSleep = done;
     });
 
-  /** Sends one claimed mail and records its outcome; true when its send outlived the time-out. */
-  const sendOne = async (current: Transporter, mail: ClaimedMail): Promise<boolean> => {
+  /** Sends one claimed mail; its outcome, and whether its send outlived the time-out. */
+  const sendOne = async (
+    current: Transporter,
+    mail: ClaimedMail,
+  ): Promise<{ mail: ClaimedMail; outcome: MailOutcome; overran: boolean }> => {
     const messageId = `<${mail.id}@${domain}>`;
     let outcome: MailOutcome;
     let overran = false;
@@ -159,16 +162,22 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     } finally {
       clearTimeout(timer);
     }
-    try {
-      await recordMailOutcome(db, owner, mail, outcome);
-    } catch (error) {
-      // The row stays `sending` and the sweep records it interrupted when its lease ends: never sent twice.
-      logger.error({ err: error, mailId: mail.id }, 'could not record the outcome of a mail');
-    }
-    return overran;
+    return { mail, outcome, overran };
   };
 
-  let inFlight: Promise<boolean[]> | undefined;
+  /** Sends a claimed batch at once and records every outcome in one statement; true when a send overran. */
+  const sendBatch = async (current: Transporter, mails: ClaimedMail[]): Promise<boolean> => {
+    const results = await Promise.all(mails.map((mail) => sendOne(current, mail)));
+    try {
+      await recordMailOutcomes(db, owner, results);
+    } catch (error) {
+      // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
+      logger.error({ err: error, mailIds: mails.map((mail) => mail.id) }, 'could not record the outcome of mail');
+    }
+    return results.some((result) => result.overran);
+  };
+
+  let inFlight: Promise<boolean> | undefined;
 
   const loop = async () => {
     let nextSweep = 0;
@@ -188,8 +197,8 @@ export function startMailSender(options: MailSenderOptions): MailSender {
         const current = transport;
         const toSend = current ? claimed.filter((mail) => mail.status === 'sending') : [];
         if (current && toSend.length > 0) {
-          inFlight = Promise.all(toSend.map((mail) => sendOne(current, mail)));
-          const overran = (await inFlight).some(Boolean);
+          inFlight = sendBatch(current, toSend);
+          const overran = await inFlight;
           inFlight = undefined;
           if (overran && !stopped) {
             // A send that never answered still holds a pooled connection (until the socket time-out ends it, when the
