@@ -165,15 +165,38 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     return { mail, outcome, overran };
   };
 
-  /** Sends a claimed batch at once and records every outcome in one statement; true when a send overran. */
+  /**
+   * Sends a claimed batch at once and records each outcome as soon as it settles, coalesced: outcomes that settle
+   * while a write is running go together in the next statement, so a busy sender writes one statement for many mails
+   * and a send that hangs never holds back the record of one that finished. True when a send overran.
+   */
   const sendBatch = async (current: Transporter, mails: ClaimedMail[]): Promise<boolean> => {
-    const results = await Promise.all(mails.map((mail) => sendOne(current, mail)));
-    try {
-      await recordMailOutcomes(db, owner, results);
-    } catch (error) {
-      // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
-      logger.error({ err: error, mailIds: mails.map((mail) => mail.id) }, 'could not record the outcome of mail');
-    }
+    const pending: { mail: ClaimedMail; outcome: MailOutcome }[] = [];
+    let writing: Promise<void> | undefined;
+    const flush = async () => {
+      while (pending.length > 0) {
+        const group = pending.splice(0);
+        try {
+          await recordMailOutcomes(db, owner, group);
+        } catch (error) {
+          // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
+          logger.error(
+            { err: error, mailIds: group.map((item) => item.mail.id) },
+            'could not record the outcome of mail',
+          );
+        }
+      }
+      writing = undefined;
+    };
+    const results = await Promise.all(
+      mails.map(async (mail) => {
+        const result = await sendOne(current, mail);
+        pending.push(result);
+        writing ??= flush();
+        return result;
+      }),
+    );
+    while (writing) await writing;
     return results.some((result) => result.overran);
   };
 
