@@ -5,6 +5,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../util/logger.js';
 import { claimDueMail, markInterrupted, recordMailOutcomes, type ClaimedMail, type MailOutcome } from './queries.js';
+import { wakeableSleep } from '../../util/wakeable-sleep.js';
 
 export interface MailSenderOptions {
   db: Kysely<DB>;
@@ -99,23 +100,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   const abandoned = new Promise<'stopped'>((resolve) => {
     abandon = () => resolve('stopped');
   });
-  let woken = false;
-  let interruptSleep: (() => void) | undefined;
-  const wake = () => {
-    woken = true;
-    interruptSleep?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        interruptSleep = undefined;
-        resolve();
-      }
-      interruptSleep = done;
-    });
+  const { sleep, wake, reset: resetWake } = wakeableSleep(() => stopped);
 
   /** Sends one claimed mail; its outcome, and whether its send outlived the time-out. */
   const sendOne = async (
@@ -206,7 +191,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     let nextSweep = 0;
     let failures = 0;
     while (!stopped) {
-      woken = false;
+      resetWake();
       let full = false;
       try {
         if (Date.now() >= nextSweep) {
