@@ -1,7 +1,7 @@
 /**
  * A real SMTP server on 127.0.0.1 (the smtp-server package) that keeps what it receives, for the mail sender's tests.
  * Plain SMTP, no STARTTLS and no AUTH: it answers only on loopback. `rejectRecipient` makes it refuse an address
- * at RCPT TO with a 550, `stallData` makes it never answer a message's DATA (a silent server).
+ * at RCPT TO with a 550, `stallData` makes it never answer a message's DATA (a silent server), `stallRcpt` never answer its RCPT TO.
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -23,6 +23,8 @@ export interface SmtpReceiver {
   rejectRecipient: (address: string) => boolean;
   /** Never answer DATA for messages to these addresses. */
   stallData: (address: string) => boolean;
+  /** Never answer RCPT TO for these addresses (the message itself is never handed over). */
+  stallRcpt: (address: string) => boolean;
   /** The mails received with this Message-ID (with its angle brackets). */
   withMessageId(messageId: string): ReceivedMail[];
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
@@ -36,6 +38,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     received,
     rejectRecipient: () => false,
     stallData: () => false,
+    stallRcpt: () => false,
     withMessageId: (messageId) => received.filter((mail) => mail.parsed.messageId === messageId),
     waitFor: async (count, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -54,6 +57,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     // A stalled client is dropped a second after close() rather than the default 30 s.
     closeTimeout: 1_000,
     onRcptTo(address, _session, callback) {
+      if (receiver.stallRcpt(address.address)) return; // never answers
       if (receiver.rejectRecipient(address.address)) {
         const refusal = Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected`), {
           responseCode: 550,

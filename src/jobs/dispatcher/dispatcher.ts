@@ -11,6 +11,7 @@ import { WebhookSender } from './sender.js';
 import { listenForDeliveries, type Listener } from './wake.js';
 import { runEndpoint, type WorkerContext } from './worker.js';
 import type { Logger } from '../../util/logger.js';
+import { wakeableSleep } from '../../util/wakeable-sleep.js';
 
 export interface DispatcherOptions {
   database: Database;
@@ -89,23 +90,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const active = new Map<string, Promise<void>>();
 
   let stopped = false;
-  let woken = false;
-  let interruptSleep: (() => void) | undefined;
-  const wake = () => {
-    woken = true;
-    interruptSleep?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        interruptSleep = undefined;
-        resolve();
-      }
-      interruptSleep = done;
-    });
+  const { sleep, wake, reset: resetWake } = wakeableSleep(() => stopped);
 
   const spawn = (endpoint: ClaimedEndpoint) => {
     const key = `${endpoint.organizationId}/${endpoint.id}`;
@@ -124,7 +109,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     let nextSweep = 0;
     let failures = 0;
     while (!stopped) {
-      woken = false;
+      resetWake();
       try {
         if (Date.now() >= nextSweep) {
           const interrupted = await failInterrupted(db, leaseMs);

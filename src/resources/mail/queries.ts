@@ -141,25 +141,29 @@ export type MailOutcome =
   | { status: 'failed' | 'interrupted'; error: string; messageId: string };
 
 /**
- * Writes what happened to a send this sender started. Written even over `interrupted` (a sweep that found the lease
- * expired while the send was still running): the outcome is what happened, and the row was never resent meanwhile.
+ * Writes what happened to the sends of one claimed batch, in one statement once the last of them has settled. Written
+ * even over `interrupted` (a sweep that found the lease expired while the send was still running): the outcome is
+ * what happened, and the row was never resent meanwhile. A mail whose outcome is lost with the process (killed before this statement)
+ * stays `sending` and the sweep records it interrupted: never sent twice.
  */
-export async function recordMailOutcome(
+export async function recordMailOutcomes(
   db: Kysely<DB>,
   owner: string,
-  mail: Pick<ClaimedMail, 'organizationId' | 'id'>,
-  outcome: MailOutcome,
+  outcomes: { mail: Pick<ClaimedMail, 'organizationId' | 'id'>; outcome: MailOutcome }[],
 ): Promise<void> {
-  const sent = outcome.status === 'sent';
+  if (outcomes.length === 0) return;
+  const values = outcomes.map(({ mail, outcome }) => {
+    const sent = outcome.status === 'sent';
+    return sql`(${mail.organizationId}::uuid, ${mail.id}::uuid, ${outcome.status}::text,
+      ${sent ? outcome.smtpResponse : null}::text, ${sent ? null : outcome.error}::text, ${outcome.messageId}::text)`;
+  });
   await sql`
-    update mail set status = ${outcome.status},
-      smtp_response = ${sent ? outcome.smtpResponse : null},
-      error = ${sent ? null : outcome.error},
-      message_id = ${outcome.messageId},
-      sent_at = ${sent ? sql`now()` : sql`null`},
+    update mail m set status = v.status, smtp_response = v.smtp_response, error = v.error, message_id = v.message_id,
+      sent_at = case when v.status = 'sent' then now() end,
       claimed_until = null, updated_at = now()
-    where organization_id = ${mail.organizationId} and id = ${mail.id} and claimed_by = ${owner}
-      and status in ('sending', 'interrupted')`.execute(db);
+    from (values ${sql.join(values)}) as v (organization_id, id, status, smtp_response, error, message_id)
+    where m.organization_id = v.organization_id and m.id = v.id and m.claimed_by = ${owner}
+      and m.status in ('sending', 'interrupted')`.execute(db);
 }
 
 export const INTERRUPTED =

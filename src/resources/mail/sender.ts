@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../util/logger.js';
-import { claimDueMail, markInterrupted, recordMailOutcome, type ClaimedMail, type MailOutcome } from './queries.js';
+import { claimDueMail, markInterrupted, recordMailOutcomes, type ClaimedMail, type MailOutcome } from './queries.js';
+import { wakeableSleep } from '../../util/wakeable-sleep.js';
 
 export interface MailSenderOptions {
   db: Kysely<DB>;
@@ -99,26 +100,13 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   const abandoned = new Promise<'stopped'>((resolve) => {
     abandon = () => resolve('stopped');
   });
-  let woken = false;
-  let interruptSleep: (() => void) | undefined;
-  const wake = () => {
-    woken = true;
-    interruptSleep?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        interruptSleep = undefined;
-        resolve();
-      }
-      interruptSleep = done;
-    });
+  const { sleep, wake, reset: resetWake } = wakeableSleep(() => stopped);
 
-  /** Sends one claimed mail and records its outcome; true when its send outlived the time-out. */
-  const sendOne = async (current: Transporter, mail: ClaimedMail): Promise<boolean> => {
+  /** Sends one claimed mail; its outcome, and whether its send outlived the time-out. */
+  const sendOne = async (
+    current: Transporter,
+    mail: ClaimedMail,
+  ): Promise<{ mail: ClaimedMail; outcome: MailOutcome; overran: boolean }> => {
     const messageId = `<${mail.id}@${domain}>`;
     let outcome: MailOutcome;
     let overran = false;
@@ -159,22 +147,51 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     } finally {
       clearTimeout(timer);
     }
-    try {
-      await recordMailOutcome(db, owner, mail, outcome);
-    } catch (error) {
-      // The row stays `sending` and the sweep records it interrupted when its lease ends: never sent twice.
-      logger.error({ err: error, mailId: mail.id }, 'could not record the outcome of a mail');
-    }
-    return overran;
+    return { mail, outcome, overran };
   };
 
-  let inFlight: Promise<boolean[]> | undefined;
+  /**
+   * Sends a claimed batch at once and records each outcome as soon as it settles, coalesced: outcomes that settle
+   * while a write is running go together in the next statement, so a busy sender writes one statement for many mails
+   * and a send that hangs never holds back the record of one that finished. True when a send overran.
+   */
+  const sendBatch = async (current: Transporter, mails: ClaimedMail[]): Promise<boolean> => {
+    const pending: { mail: ClaimedMail; outcome: MailOutcome }[] = [];
+    let writing: Promise<void> | undefined;
+    const flush = async () => {
+      while (pending.length > 0) {
+        const group = pending.splice(0);
+        try {
+          await recordMailOutcomes(db, owner, group);
+        } catch (error) {
+          // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
+          logger.error(
+            { err: error, mailIds: group.map((item) => item.mail.id) },
+            'could not record the outcome of mail',
+          );
+        }
+      }
+      writing = undefined;
+    };
+    const results = await Promise.all(
+      mails.map(async (mail) => {
+        const result = await sendOne(current, mail);
+        pending.push(result);
+        writing ??= flush();
+        return result;
+      }),
+    );
+    while (writing) await writing;
+    return results.some((result) => result.overran);
+  };
+
+  let inFlight: Promise<boolean> | undefined;
 
   const loop = async () => {
     let nextSweep = 0;
     let failures = 0;
     while (!stopped) {
-      woken = false;
+      resetWake();
       let full = false;
       try {
         if (Date.now() >= nextSweep) {
@@ -188,8 +205,8 @@ export function startMailSender(options: MailSenderOptions): MailSender {
         const current = transport;
         const toSend = current ? claimed.filter((mail) => mail.status === 'sending') : [];
         if (current && toSend.length > 0) {
-          inFlight = Promise.all(toSend.map((mail) => sendOne(current, mail)));
-          const overran = (await inFlight).some(Boolean);
+          inFlight = sendBatch(current, toSend);
+          const overran = await inFlight;
           inFlight = undefined;
           if (overran && !stopped) {
             // A send that never answered still holds a pooled connection (until the socket time-out ends it, when the
