@@ -59,10 +59,14 @@ const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs /
 
 /**
  * Claims up to `limit` due mails in one statement (its own short transaction), across organizations: it is a
- * background job, not a request. Fair: each organization with due mail offers its oldest `limit` rows, ranked
+ * background job, not a request. The organizations with queued mail are found by skipping through the queued rows'
+ * index one organization at a time (a loose index scan), so a claim costs the number of organizations waiting, not
+ * the number of mails: a backlog of 10,000 survey requests is not read whole for each claim. Fair: each organization with due mail offers its oldest `limit` rows, ranked
  * within it, and the claim takes rank 1 of every organization before rank 2 of any, so one organization's backlog
- * does not hold up another's mail. SKIP LOCKED lets several senders claim at once without waiting on each other, and
- * a row another sender claimed meanwhile no longer reads `queued` once locked, so no mail is claimed twice.
+ * does not hold up another's mail. SKIP LOCKED, where each organization's rows are offered, lets several senders
+ * claim at once without waiting on each other or taking turns on the same oldest rows (each is offered the next rows
+ * nobody holds), and a row another sender claimed meanwhile no longer reads `queued` once locked, so no mail is
+ * claimed twice. Rows offered but not taken are only locked until the statement commits.
  *
  * Each claimed row is settled by what is known now (docs/api.md#mail): marketing mail to a customer who opted out
  * (by id, or by address when no customer is named) becomes `suppressed`; without an SMTP server it becomes `logged`;
@@ -84,26 +88,35 @@ export async function claimDueMail(
     html: string;
     text: string;
   }>`
-    with due_organizations as (
-      select distinct organization_id from mail where status = 'queued' and due_at <= now()
+    with recursive queued_organizations as (
+      (select organization_id from mail where status = 'queued' order by organization_id limit 1)
+      union all
+      select (
+        select m.organization_id from mail m
+        where m.status = 'queued' and m.organization_id > q.organization_id
+        order by m.organization_id limit 1
+      ) from queued_organizations q where q.organization_id is not null
     ),
-    ranked as (
-      select p.organization_id, p.id, p.due_at, p.rank from due_organizations o
+    due_organizations as (
+      select organization_id from queued_organizations where organization_id is not null
+    ),
+    offered as (
+      select p.organization_id, p.id, p.due_at, p.marketing, p.customer_id, p.recipient from due_organizations o
       cross join lateral (
-        select m.organization_id, m.id, m.due_at, row_number() over (order by m.due_at, m.id) as rank
+        select m.organization_id, m.id, m.due_at, m.marketing, m.customer_id, m.recipient
         from mail m
         where m.organization_id = o.organization_id and m.status = 'queued' and m.due_at <= now()
         order by m.due_at, m.id
         limit ${limit}
+        for update of m skip locked
       ) p
     ),
     locked as (
-      select m.organization_id, m.id, m.marketing, m.customer_id, m.recipient from mail m
-      join ranked r on r.organization_id = m.organization_id and r.id = m.id
-      where m.status = 'queued' and m.due_at <= now()
+      select organization_id, id, marketing, customer_id, recipient from (
+        select f.*, row_number() over (partition by f.organization_id order by f.due_at, f.id) as rank from offered f
+      ) r
       order by r.rank, r.due_at, r.id
       limit ${limit}
-      for update of m skip locked
     ),
     decided as (
       select l.organization_id, l.id,

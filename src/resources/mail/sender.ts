@@ -14,8 +14,13 @@ export interface MailSenderOptions {
   /** The From header, e.g. `Shop <no-reply@example.com>`; its domain also ends each Message-ID. */
   mailFrom: string | undefined;
   logger: Logger;
-  /** Mails claimed at once, all sent at once over the pool (so none waits behind another while it is `sending`). */
+  /**
+   * Connections of the SMTP pool (default 5). Up to `windowSize` mails are in flight on them at once (default 4 per
+   * connection): as sends settle the sender claims more, so the pool never idles waiting for the slowest of a batch.
+   */
   batchSize?: number;
+  /** Mails in flight at most; claims fill the window as sends settle. */
+  windowSize?: number;
   /** Idle poll interval. */
   pollMs?: number;
   /** How long one send may take, connection included, before it is given up as `interrupted`. */
@@ -69,6 +74,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   if (options.smtpUrl && !options.mailFrom) throw new Error('Sending mail through SMTP_URL needs MAIL_FROM.');
   const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   const batchSize = options.batchSize ?? 5;
+  const windowSize = options.windowSize ?? batchSize * 4;
   const pollMs = options.pollMs ?? 1_000;
   const sendTimeoutMs = options.sendTimeoutMs ?? 60_000;
   const leaseMs = options.leaseMs ?? sendTimeoutMs + LEASE_MARGIN_MS;
@@ -151,48 +157,63 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   };
 
   /**
-   * Sends a claimed batch at once and records each outcome as soon as it settles, coalesced: outcomes that settle
-   * while a write is running go together in the next statement, so a busy sender writes one statement for many mails
-   * and a send that hangs never holds back the record of one that finished. True when a send overran.
+   * Outcomes are written as sends settle, coalesced: those that settle while a write is running go together in the
+   * next statement, so a busy sender writes one statement for many mails and a send that hangs never holds back the
+   * record of one that finished.
    */
-  const sendBatch = async (current: Transporter, mails: ClaimedMail[]): Promise<boolean> => {
-    const pending: { mail: ClaimedMail; outcome: MailOutcome }[] = [];
-    let writing: Promise<void> | undefined;
-    const flush = async () => {
-      while (pending.length > 0) {
-        const group = pending.splice(0);
-        try {
-          await recordMailOutcomes(db, owner, group);
-        } catch (error) {
-          // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
-          logger.error(
-            { err: error, mailIds: group.map((item) => item.mail.id) },
-            'could not record the outcome of mail',
-          );
-        }
+  const pending: { mail: ClaimedMail; outcome: MailOutcome }[] = [];
+  let writing: Promise<void> | undefined;
+  const flush = async () => {
+    while (pending.length > 0) {
+      const group = pending.splice(0);
+      try {
+        await recordMailOutcomes(db, owner, group);
+      } catch (error) {
+        // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
+        logger.error(
+          { err: error, mailIds: group.map((item) => item.mail.id) },
+          'could not record the outcome of mail',
+        );
       }
-      writing = undefined;
-    };
-    const results = await Promise.all(
-      mails.map(async (mail) => {
-        const result = await sendOne(current, mail);
-        pending.push(result);
-        writing ??= flush();
-        return result;
-      }),
-    );
-    while (writing) await writing;
-    return results.some((result) => result.overran);
+    }
+    writing = undefined;
   };
 
-  let inFlight: Promise<boolean> | undefined;
+  // Sends in flight, and how many each pool carries: a pool replaced after a send overran is closed once its last
+  // send has settled, never under a send that may still be delivered.
+  const inFlight = new Set<Promise<void>>();
+  const carried = new Map<Transporter, number>();
+  const retired = new Set<Transporter>();
+  const release = (pool: Transporter) => {
+    const left = (carried.get(pool) ?? 1) - 1;
+    if (left > 0) return void carried.set(pool, left);
+    carried.delete(pool);
+    if (retired.delete(pool)) pool.close();
+  };
+  const start = (pool: Transporter, mail: ClaimedMail) => {
+    carried.set(pool, (carried.get(pool) ?? 0) + 1);
+    const sending: Promise<void> = sendOne(pool, mail).then(({ overran, ...result }) => {
+      pending.push(result);
+      writing ??= flush();
+      // A send that never answered still holds a pooled connection (until the socket time-out ends it): new sends go
+      // to a fresh pool, and this one closes when its other sends have settled.
+      if (overran && pool === transport && !stopped) {
+        retired.add(pool);
+        transport = createTransport();
+      }
+      release(pool);
+      inFlight.delete(sending);
+    });
+    inFlight.add(sending);
+  };
+  const settleOne = () => Promise.race(inFlight);
 
   const loop = async () => {
     let nextSweep = 0;
     let failures = 0;
     while (!stopped) {
       resetWake();
-      let full = false;
+      let more = false;
       try {
         if (Date.now() >= nextSweep) {
           const interrupted = await markInterrupted(db);
@@ -200,21 +221,13 @@ export function startMailSender(options: MailSenderOptions): MailSender {
             logger.warn({ interrupted }, 'recorded mail left sending by a stopped sender as interrupted');
           nextSweep = Date.now() + sweepMs;
         }
-        const claimed = await claimDueMail(db, owner, batchSize, leaseMs, transport !== undefined);
-        full = claimed.length === batchSize;
-        const current = transport;
-        const toSend = current ? claimed.filter((mail) => mail.status === 'sending') : [];
-        if (current && toSend.length > 0) {
-          inFlight = sendBatch(current, toSend);
-          const overran = await inFlight;
-          inFlight = undefined;
-          if (overran && !stopped) {
-            // A send that never answered still holds a pooled connection (until the socket time-out ends it, when the
-            // old pool closes): go on with a fresh pool.
-            current.close();
-            transport = createTransport();
-          }
-        }
+        const room = windowSize - inFlight.size;
+        const claimed = await claimDueMail(db, owner, room, leaseMs, transport !== undefined);
+        // Fewer than there was room for may only mean another sender took some at the same moment: nothing at all
+        // means nothing is due.
+        more = claimed.length > 0;
+        const pool = transport;
+        if (pool) for (const mail of claimed) if (mail.status === 'sending') start(pool, mail);
         failures = 0;
       } catch (error) {
         if (stopped) break;
@@ -223,7 +236,11 @@ export function startMailSender(options: MailSenderOptions): MailSender {
         await sleep(Math.min(pollMs * 2 ** failures, MAX_BACKOFF_MS));
         continue;
       }
-      if (!full) await sleep(pollMs);
+      // With more due, the sender claims again once half the window has settled, so each claim takes many mails
+      // (one statement per mail would cost more than the sends); a claim that found nothing means nothing is due
+      // now, so the sender rests until the next poll (or a wake).
+      if (more) while (inFlight.size > windowSize / 2) await settleOne();
+      else await sleep(pollMs);
     }
   };
 
@@ -240,9 +257,11 @@ export function startMailSender(options: MailSenderOptions): MailSender {
       // Sends in flight get a grace period; then they are given up and recorded interrupted.
       const grace = setTimeout(abandon, options.stopGraceMs ?? 5_000);
       await running;
-      await inFlight;
+      await Promise.all(inFlight);
+      while (writing) await writing;
       clearTimeout(grace);
       transport?.close();
+      for (const pool of retired) pool.close();
     },
   };
 }
