@@ -114,11 +114,26 @@ async function fill(runtime: Runtime, database: Database, organization: Org, key
   });
   await call('POST', '/loyalty-stamps', { loyaltyMembershipId: ann.id, stamps: 3 });
   await call('POST', '/loyalty-rewards', { data: { loyaltyMembershipId: ann.id, reward: coupon } });
+  // A survey flow before the order ships: the order schedules a survey and queues its request (mail).
+  const template = await call('POST', '/email-templates', {
+    kind: 'surveyRequest',
+    name: 'Survey',
+    subject: 'How was {{ order.number }}?',
+    html: '<p>{{ survey.url }}</p>',
+  });
+  await call('POST', '/survey-flows', {
+    name: 'After shipping',
+    trigger: 'orderShipped',
+    delayDays: 0,
+    emailTemplateId: template.id,
+    questions: [{ id: 'overall', text: 'How was it?', kind: 'rating' }],
+  });
   await call('POST', '/orders/import', {
     data: [
       {
         site: domain,
         customer: 'ann@example.com',
+        shippedAt: '2026-05-04T08:00:00Z',
         remoteId: 'o-1',
         number: '#1',
         totalCents: 3000,
