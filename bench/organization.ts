@@ -6,7 +6,8 @@
 // Needs a local PostgreSQL (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres): a fresh database
 // patron_bench_<random> is created and dropped at the end. The servers run as child processes; the load generator
 // (autocannon) runs in this process. Tunables (env): BENCH_CONNECTIONS (50), BENCH_WARMUP_S (10),
-// BENCH_DURATION_S (20), BENCH_ROUNDS (3: floor and Patron alternate, the median round counts), BENCH_SKIP_BUILD=1.
+// BENCH_DURATION_S (20), BENCH_ROUNDS (3: floor and Patron alternate, the median round counts), BENCH_SKIP_BUILD=1,
+// BENCH_ONLY=logging (Patron at LOG_LEVEL=warn against info only: the access log's price).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -60,6 +61,10 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.8;
+/** `logging`: only Patron at LOG_LEVEL=warn against LOG_LEVEL=info, in turn, to price the access log. */
+const ONLY = process.env.BENCH_ONLY;
+/** The access log at the default level may cost at most this share of throughput (docs/benchmarks.md). */
+const LOGGING_MAX_COST = 0.05;
 /** Above this share of the machine used by other processes in any run, requests/s figures are not comparable. */
 const CONTENDED_PCT = 10;
 const CEILING = 100_000_000; // requests per minute: the rate limit must never answer 429 during a run
@@ -311,6 +316,80 @@ async function load(name: string, server: Server, key: string, database: string 
   return measurement;
 }
 
+/**
+ * The price of the access log: Patron at LOG_LEVEL=warn (nothing written per request) and at LOG_LEVEL=info (the
+ * default: one line per request) in turn, the order flipped each round so both meet the same drift. Requests/s swing
+ * with whatever else the machine runs; CPU per request (Patron + PostgreSQL + load generator) barely does, so both
+ * ratios are reported and the CPU one is the figure on a shared machine.
+ */
+async function measureLogging(
+  env: NodeJS.ProcessEnv,
+  key: string,
+  database: string,
+  startPatron: (label: string, env: NodeJS.ProcessEnv, level: string) => Promise<Server>,
+  stop: (server: Server) => Promise<void>,
+): Promise<void> {
+  const warnRounds: Measurement[] = [];
+  const infoRounds: Measurement[] = [];
+  const logBytesPerRequest: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}/${ROUNDS}`);
+    const levels = round % 2 ? ['warn', 'info'] : ['info', 'warn'];
+    for (const level of levels) {
+      const server = await startPatron(`patron-${level}`, env, level);
+      const measured = await load(`patron LOG_LEVEL=${level} (round ${round})`, server, key, database);
+      await stop(server);
+      if (level === 'warn') warnRounds.push(measured);
+      else {
+        infoRounds.push(measured);
+        // One access-log line as a collector receives it (the same line for every request of the load).
+        const lines = readFileSync(server.logFile, 'utf8').split('\n');
+        const line = lines.findLast((text) => text.includes('request completed')) ?? '';
+        logBytesPerRequest.push(Buffer.byteLength(line) + 1);
+      }
+    }
+  }
+  const totalCpu = (m: Measurement) =>
+    (m.serverCpuUsPerRequest ?? 0) + (m.postgresCpuUsPerRequest ?? 0) + m.loadCpuUsPerRequest;
+  const throughputRatios = infoRounds.map((info, i) => info.requestsPerSec / warnRounds[i]!.requestsPerSec);
+  const cpuRatios = infoRounds.map((info, i) => totalCpu(warnRounds[i]!) / totalCpu(info));
+  const serverCpuExtra = infoRounds.map(
+    (info, i) => (info.serverCpuUsPerRequest ?? 0) - (warnRounds[i]!.serverCpuUsPerRequest ?? 0),
+  );
+  const ratio = median(throughputRatios);
+  const cpuRatio = median(cpuRatios);
+  const maxOtherCpuPct = Math.max(0, ...[...warnRounds, ...infoRounds].map((m) => m.otherCpuPct ?? 0));
+  for (let i = 0; i < warnRounds.length; i++) {
+    console.log(
+      `round ${i + 1}: warn ${warnRounds[i]!.requestsPerSec.toFixed(0)} req/s (${totalCpu(warnRounds[i]!).toFixed(0)} µs CPU/req), ` +
+        `info ${infoRounds[i]!.requestsPerSec.toFixed(0)} req/s (${totalCpu(infoRounds[i]!).toFixed(0)} µs CPU/req), ` +
+        `info/warn ${throughputRatios[i]!.toFixed(3)} by req/s, ${cpuRatios[i]!.toFixed(3)} by CPU`,
+    );
+  }
+  const met = cpuRatio >= 1 - LOGGING_MAX_COST;
+  console.log(
+    `access log at LOG_LEVEL=info, median of ${ROUNDS} rounds: ${ratio.toFixed(3)} × warn by req/s, ${cpuRatio.toFixed(3)} × by CPU ` +
+      `(Patron +${median(serverCpuExtra).toFixed(0)} µs/req; ${median(logBytesPerRequest).toFixed(0)} log bytes/request); ` +
+      `target ≥ ${1 - LOGGING_MAX_COST}: ${met ? 'met' : 'NOT met'}; other processes up to ${maxOtherCpuPct.toFixed(0)}% of the machine`,
+  );
+  const round3 = (n: number) => Math.round(n * 1000) / 1000;
+  console.log(
+    `RESULT ${JSON.stringify({
+      only: 'logging',
+      rounds: ROUNDS,
+      warnRequestsPerSec: warnRounds.map((m) => Math.round(m.requestsPerSec)),
+      infoRequestsPerSec: infoRounds.map((m) => Math.round(m.requestsPerSec)),
+      ratio: round3(ratio),
+      cpuRatio: round3(cpuRatio),
+      serverCpuExtraUsPerRequest: Math.round(median(serverCpuExtra)),
+      logBytesPerRequest: Math.round(median(logBytesPerRequest)),
+      target: 1 - LOGGING_MAX_COST,
+      meetsTarget: met,
+      maxOtherCpuPct: Math.round(maxOtherCpuPct),
+    })}`,
+  );
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -420,6 +499,11 @@ async function main(): Promise<void> {
       `same body from both (${patronSample.bytes} bytes); Patron response headers: ${patronSample.headers.join(', ')}`,
     );
     log(`floor response headers: ${floorSample.headers.join(', ')}`);
+
+    if (ONLY === 'logging') {
+      await measureLogging(pgEnv, pgKey.key, database, startPatron, stop);
+      return;
+    }
 
     const floorRounds: Measurement[] = [];
     const patronRounds: Measurement[] = [];

@@ -12,6 +12,7 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import cookie from '@fastify/cookie';
+import { pino } from 'pino';
 import Type from 'typebox';
 import { withoutSecretKeys } from '../auth/keys.js';
 import { permissionCatalogOf } from '../auth/permissions.js';
@@ -44,6 +45,11 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long a client has to send its request line and headers (at most the whole request's time-out). */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/**
+ * Log lines waiting for stdout past this many bytes are dropped rather than held (a reader that stopped reading must
+ * not grow the process without bound): 16 MB is tens of thousands of lines, seconds of a stalled collector.
+ */
+const LOG_BUFFER_LIMIT_BYTES = 16 * 1024 * 1024;
 const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
 
 export interface AppOptions {
@@ -64,23 +70,43 @@ export interface BuiltApp {
 
 /**
  * One line per request, when it is answered ("request completed"): method, URL (keys cut to their prefix), status,
- * duration, and for an authenticated request the organization and the key's id and prefix. The labels go on this
- * line (and on error lines, see requestLabels) rather than being bound to the request's logger: binding them cost
- * CPU on every request even when nothing was logged (docs/benchmarks.md, the session of 2026-11-24).
+ * duration, the client's address, and for an authenticated request the organization and the key's id and prefix.
+ * The fields are flat strings and numbers, written by hand rather than through the `req`/`res` serializers: pino
+ * copies nested objects through a slower path, and the line is written on every request (docs/api.md#request-logs).
+ * The labels go on this line rather than being bound to the request's logger: binding them cost CPU on every request
+ * even when nothing was logged (docs/benchmarks.md, the session of 2026-11-24).
  */
 class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { req: request, res: reply, responseTime: reply.elapsedTime, ...requestLabels(request) };
+    if (!error && !this.infoEnabled(reply)) return;
+    const line = {
+      method: request.method,
+      url: withoutSecretKeys(request.url),
+      statusCode: reply.statusCode,
+      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      remoteAddress: request.ip,
+      ...requestLabels(request),
+    };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
+  }
+
+  /** Above info (LOG_LEVEL=warn), the line is not even assembled. */
+  private infoEnabled(reply: FastifyReply): boolean {
+    const log = reply.log as FastifyReply['log'] & { isLevelEnabled?: (level: string) => boolean };
+    return log.isLevelEnabled ? log.isLevelEnabled('info') : true;
   }
 }
 
 /**
  * How requests are logged: the URL with every secret key cut to its visible prefix, and no header at all (the
  * Authorization header and Idempotency-Key are also redacted should a line ever carry headers). docs/security.md.
+ * Lines go to stdout asynchronously: a write no longer blocks the request that logged it, and the lines logged while
+ * one write is under way leave together in the next, so under load the access log costs a few writes a second instead
+ * of one per request. Whatever is still buffered is written when the process exits; a SIGKILL can lose the last
+ * lines (docs/api.md#request-logs).
  */
 function loggerOptions(level: string, given: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
   if (given === false) return false;
@@ -97,7 +123,8 @@ function loggerOptions(level: string, given: FastifyServerOptions['logger']): Fa
       }),
     },
   };
-  return typeof given === 'object' ? { ...options, ...given } : options;
+  if (typeof given === 'object') return { ...options, ...given };
+  return { ...options, stream: pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_LIMIT_BYTES }) };
 }
 
 export async function buildApp(options: AppOptions): Promise<BuiltApp> {
