@@ -33,8 +33,23 @@ export function joinedRecord<Fields extends { id: string }>(
   alias: string,
   columns: readonly (keyof Fields & string)[],
 ): Fields | null {
-  if (row[`${alias}_id`] === null) return null;
+  const names = prefixedNames(columns, alias);
+  if (row[names.id] === null) return null;
   const record: Record<string, unknown> = {};
-  for (const column of columns) record[column] = row[`${alias}_${column}`];
+  for (let i = 0; i < columns.length; i++) record[columns[i]!] = row[names.prefixed[i]!];
   return record as Fields;
+}
+
+// An include reads every joined row through joinedRecord (150 items of a page of orders, each with its product and
+// variant), so the prefixed names are built once per column list and alias, not once per row and column.
+const prefixedNamesOf = new WeakMap<readonly string[], Map<string, { id: string; prefixed: string[] }>>();
+function prefixedNames(columns: readonly string[], alias: string): { id: string; prefixed: string[] } {
+  let byAlias = prefixedNamesOf.get(columns);
+  if (!byAlias) prefixedNamesOf.set(columns, (byAlias = new Map()));
+  let names = byAlias.get(alias);
+  if (!names) {
+    names = { id: `${alias}_id`, prefixed: columns.map((column) => `${alias}_${column}`) };
+    byAlias.set(alias, names);
+  }
+  return names;
 }

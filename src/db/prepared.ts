@@ -8,29 +8,62 @@ import type { DB } from './schema.js';
  * on every execution, and for a join over tables with many indexes planning costs several times the execution, as
  * loading a loyalty member (three tables) and the API key lookup showed
  * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements). A
- * statement whose text begins with the marker is sent named after its text, so each connection parses and plans it
- * once. Only statements whose text comes from a fixed set may carry the marker (never one with a varying number of
- * parameters): every distinct text stays prepared on each pooled connection for the connection's life. PGlite ignores
- * the marker (a comment).
+ * statement whose text begins with the marker is sent named after its text, so each connection parses it once and,
+ * after its first executions, PostgreSQL may keep one generic plan for it (plan_cache_mode auto: it does so only when
+ * the generic plan costs no more than the plans made for the actual parameters). List pages mark their statements
+ * too, and their text varies with the filter's shape, so each connection keeps at most STATEMENTS_PER_CONNECTION of
+ * them, the least recently used deallocated first. PGlite ignores the marker (a comment).
  */
 const PREPARE_MARKER = '/* prepared */ ';
 
 /** Put first in a sql`` template to have the statement prepared once per connection (see above). */
 export const PREPARE = sql.raw(PREPARE_MARKER);
 
+/**
+ * Named statements one connection keeps. The fixed statements number a few dozen; the rest is room for the filter
+ * shapes in use (a statement plan takes some kilobytes of the backend's memory, so 256 cost a few MB per connection).
+ */
+export const STATEMENTS_PER_CONNECTION = 256;
+
 const statementNames = new Map<string, string>();
 const statementName = (text: string) => {
   let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `patron_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`));
+  if (!name) {
+    name = `patron_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    // The name cache is process-wide; the statements a long-lived process has seen are bounded the same way.
+    if (statementNames.size >= STATEMENTS_PER_CONNECTION * 16) statementNames.clear();
+    statementNames.set(text, name);
+  }
   return name;
 };
 
-/** Sends the marked statements of a pooled pg connection as named (prepared) statements. */
-export function prepareMarkedStatements(client: pg.PoolClient): void {
+/** The pg connection's record of the statements it has parsed (pg skips the Parse of a name it holds). */
+interface ParsedStatements {
+  connection?: { parsedStatements?: Record<string, string> };
+}
+
+/** Sends the marked statements of a pooled pg connection as named (prepared) statements, at most a bounded number. */
+export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENTS_PER_CONNECTION): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // Insertion order is recency order: a name is moved to the end whenever it is used.
+  const kept = new Set<string>();
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text === 'string' && text.startsWith(PREPARE_MARKER) && Array.isArray(values)) {
-      return query({ name: statementName(text), text, values }, callback);
+      const name = statementName(text);
+      kept.delete(name);
+      kept.add(name);
+      if (kept.size > limit) {
+        const oldest = kept.values().next().value as string;
+        kept.delete(oldest);
+        const parsed = (client as unknown as ParsedStatements).connection?.parsedStatements;
+        // Only a statement the server has parsed is deallocated, so the DEALLOCATE cannot fail (and abort a
+        // transaction); pg forgets it so that a later use parses it again. Queued before the statement at hand.
+        if (parsed && parsed[oldest] !== undefined) {
+          delete parsed[oldest];
+          void (query(`DEALLOCATE ${oldest}`) as Promise<unknown>).catch(() => {});
+        }
+      }
+      return query({ name, text, values }, callback);
     }
     return query(text, values, callback);
   }) as typeof client.query;
@@ -63,4 +96,13 @@ export function prepared<Args extends readonly string[], Row>(
     const { compiled, slots } = entry;
     return (await db.executeQuery<Row>({ ...compiled, parameters: slots.map((slot) => args[slot]) })).rows;
   };
+}
+
+/** Runs a Kysely query as a marked (prepared) statement: for builder queries, where PREPARE cannot be put first. */
+export async function executePrepared<Row>(
+  db: { executeQuery<R>(query: CompiledQuery<R>): Promise<{ rows: R[] }> },
+  query: Compilable<Row>,
+): Promise<Row[]> {
+  const compiled = query.compile();
+  return (await db.executeQuery<Row>({ ...compiled, sql: PREPARE_MARKER + compiled.sql })).rows;
 }

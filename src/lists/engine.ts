@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { PREPARE } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -200,7 +201,9 @@ export async function listPage<Row extends { id: string }>(
   // limit + 1 rows tell whether another page follows; the ranges are read in order until that many are found.
   const rows: (Row & { _sort: string | number | null })[] = [];
   for (const segment of segments(sort, `${definition.alias}.id`, position)) {
-    const query = sql<Row & { _sort: string | number | null }>`
+    // Prepared per connection (docs/api.md#lists): a page's text is fixed by the filter's shape, so a dashboard or a
+    // script paging with the same filter reuses the plan instead of planning each page.
+    const query = sql<Row & { _sort: string | number | null }>`${PREPARE}
       select ${columns ? sql`${sql.raw(definition.alias)}.id, ${columns}` : sql.raw(definition.select)},
         ${sortValueExpression(sort)} as _sort
       from ${sql.raw(definition.from)} ${selection.joins}

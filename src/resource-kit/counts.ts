@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { PREPARE } from '../db/prepared.js';
+import { plainArrayLiteral } from '../db/arrays.js';
 import type { DB } from '../db/schema.js';
 
 /** Number of rows of `table` per owner id (for *Count includes), one grouped query for the page. */
@@ -11,9 +13,9 @@ export async function countBy(
   where: { published?: boolean } = {},
 ): Promise<Map<string, unknown>> {
   const owner = sql.ref(ownerColumn);
-  const { rows } = await sql<{ owner: string; n: number }>`
+  const { rows } = await sql<{ owner: string; n: number }>`${PREPARE}
     select ${owner} as owner, count(*)::int as n from ${sql.table(table)}
-    where organization_id = ${organizationId}::uuid and ${owner} = any(${[...ids]}::uuid[])
+    where organization_id = ${organizationId}::uuid and ${owner} = any(${plainArrayLiteral(ids)}::uuid[])
     ${where.published !== undefined ? sql`and published = ${where.published}` : sql``}
     group by ${owner}`.execute(db);
   return new Map(rows.map((row) => [row.owner, row.n]));

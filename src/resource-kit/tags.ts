@@ -1,4 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { PREPARE } from '../db/prepared.js';
+import { plainArrayLiteral } from '../db/arrays.js';
 import { uuidv7 } from '../util/ids.js';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
@@ -120,10 +122,10 @@ export async function tagNamesOf(
 ): Promise<Map<string, string[]>> {
   const table = sql.table(LINK_TABLE[kind]);
   const owner = sql.ref(`l.${OWNER_COLUMN[kind]}`);
-  const { rows } = await sql<{ record_id: string; name: string }>`
+  const { rows } = await sql<{ record_id: string; name: string }>`${PREPARE}
     select ${owner} as record_id, t.name from ${table} l
     join tags t on t.organization_id = l.organization_id and t.id = l.tag_id
-    where l.organization_id = ${organizationId}::uuid and ${owner} = any(${[...recordIds]}::uuid[])
+    where l.organization_id = ${organizationId}::uuid and ${owner} = any(${plainArrayLiteral(recordIds)}::uuid[])
     order by t.name`.execute(db);
   const names = new Map<string, string[]>();
   for (const row of rows) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREPARE } from '../../src/db/prepared.js';
+import { PREPARE, STATEMENTS_PER_CONNECTION } from '../../src/db/prepared.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 
 let test: TestDatabase;
@@ -35,4 +35,41 @@ describe('statements marked PREPARE', () => {
         expect(statements.some((statement) => statement.includes('unmarked'))).toBe(false);
       });
   });
+
+  it.skipIf(!postgresUrl)(
+    'are kept at most STATEMENTS_PER_CONNECTION per connection, the least recently used deallocated, and still run after',
+    async () => {
+      await db()
+        .connection()
+        .execute(async (connection) => {
+          const run = async (shape: number, value: number) => {
+            const { rows } = await sql<{
+              answer: number;
+            }>`${PREPARE}select ${value}::int + ${sql.raw(String(shape))} as answer`.execute(connection);
+            return rows[0]!.answer;
+          };
+          // The first shape is used again half way, so the least recently used is the second one, not the first.
+          const shapes = STATEMENTS_PER_CONNECTION + 20;
+          for (let shape = 0; shape < shapes; shape++) {
+            expect(await run(shape, 1)).toBe(shape + 1);
+            if (shape === STATEMENTS_PER_CONNECTION / 2) expect(await run(0, 2)).toBe(2);
+          }
+          const prepared = async () => {
+            const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(
+              connection,
+            );
+            return rows.map((row) => row.statement).filter((statement) => statement.includes(' as answer'));
+          };
+          const kept = await prepared();
+          expect(kept.length).toBeLessThanOrEqual(STATEMENTS_PER_CONNECTION);
+          expect(kept.length).toBeGreaterThan(STATEMENTS_PER_CONNECTION - 30);
+          expect(kept).toContain('/* prepared */ select $1::int + 0 as answer');
+          expect(kept).not.toContain('/* prepared */ select $1::int + 1 as answer');
+          // A deallocated statement is prepared again when it comes back.
+          expect(await run(1, 5)).toBe(6);
+          expect(await prepared()).toContain('/* prepared */ select $1::int + 1 as answer');
+          expect((await prepared()).length).toBeLessThanOrEqual(STATEMENTS_PER_CONNECTION);
+        });
+    },
+  );
 });

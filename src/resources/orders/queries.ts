@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
-import { plainArrayLiteral } from '../../db/arrays.js';
+import { executePrepared, PREPARE } from '../../db/prepared.js';
+import { anyUuid, plainArrayLiteral } from '../../db/arrays.js';
 import { columnList, joinedRecord, prefixedColumnList, type Executor, type LeftJoined } from '../../db/executor.js';
-import { PREPARE } from '../../db/prepared.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { toCustomer } from '../../records/customer.js';
 import { ORDER_ITEM_COLUMNS, toOrderItem, type OrderItem, type OrderItemFields } from '../../records/order-item.js';
@@ -23,16 +23,18 @@ export async function customersOfOrders(
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await db
-    .selectFrom('orders as o')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
-    )
-    .selectAll('c')
-    .select('o.id as order_id')
-    .where('o.organization_id', '=', organizationId)
-    .where('o.id', 'in', [...orderIds])
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('orders as o')
+      .innerJoin('customers as c', (join) =>
+        join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
+      )
+      .selectAll('c')
+      .select('o.id as order_id')
+      .where('o.organization_id', '=', organizationId)
+      .where('o.id', '=', anyUuid(orderIds)),
+  );
   return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
 }
 
@@ -48,13 +50,13 @@ export async function itemsOfOrders(
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<ItemRow>`
+  const { rows } = await sql<ItemRow>`${PREPARE}
     select i.order_id, ${columnList(ORDER_ITEM_COLUMNS, 'i')},
       ${prefixedColumnList(PRODUCT_COLUMNS, 'p')}, ${prefixedColumnList(VARIANT_COLUMNS, 'v')}
     from order_items i
     left join products p on p.organization_id = i.organization_id and p.id = i.product_id
     left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
-    where i.organization_id = ${organizationId}::uuid and i.order_id = any(${[...orderIds]}::uuid[])
+    where i.organization_id = ${organizationId}::uuid and i.order_id = any(${plainArrayLiteral(orderIds)}::uuid[])
     order by i.order_id, i.position, i.id`.execute(db);
   const byOrder = new Map<string, OrderItem[]>();
   for (const row of rows) {

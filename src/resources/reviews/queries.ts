@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { PREPARE } from '../../db/prepared.js';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { columnList, type Executor } from '../../db/executor.js';
 import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
@@ -22,10 +24,12 @@ export async function customersOfReviews(
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<CustomerFields & { review_id: string }>`
+  const { rows } = await sql<CustomerFields & { review_id: string }>`${PREPARE}
     select ${columnList(CUSTOMER_COLUMNS, 'c')}, r.id as review_id from reviews r
     join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
-    where r.organization_id = ${organizationId}::uuid and r.id = any(${[...reviewIds]}::uuid[])`.execute(db);
+    where r.organization_id = ${organizationId}::uuid and r.id = any(${plainArrayLiteral(reviewIds)}::uuid[])`.execute(
+    db,
+  );
   return new Map(rows.map(({ review_id, ...customer }) => [review_id, toCustomer(customer)]));
 }
 
@@ -35,11 +39,13 @@ export async function productsOfReviews(
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<ProductFields & { review_id: string }>`
+  const { rows } = await sql<ProductFields & { review_id: string }>`${PREPARE}
     select ${columnList(PRODUCT_COLUMNS, 'p')}, r.id as review_id
     from reviews r
     join products p on p.organization_id = r.organization_id and p.id = r.product_id
-    where r.organization_id = ${organizationId}::uuid and r.id = any(${[...reviewIds]}::uuid[])`.execute(db);
+    where r.organization_id = ${organizationId}::uuid and r.id = any(${plainArrayLiteral(reviewIds)}::uuid[])`.execute(
+    db,
+  );
   return new Map(rows.map(({ review_id, ...product }) => [review_id, toProduct(product)]));
 }
 

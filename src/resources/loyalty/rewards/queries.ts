@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import { plainArrayLiteral } from '../../../db/arrays.js';
-import { PREPARE } from '../../../db/prepared.js';
+import { anyUuid, plainArrayLiteral } from '../../../db/arrays.js';
+import { executePrepared, PREPARE } from '../../../db/prepared.js';
 import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
 import type { Executor } from '../../../db/executor.js';
 import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
@@ -32,16 +32,18 @@ export async function customersOfRewards(
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
-    )
-    .selectAll('c')
-    .select('r.id as reward_id')
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', 'in', [...rewardIds])
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('loyalty_rewards as r')
+      .innerJoin('customers as c', (join) =>
+        join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
+      )
+      .selectAll('c')
+      .select('r.id as reward_id')
+      .where('r.organization_id', '=', organizationId)
+      .where('r.id', '=', anyUuid(rewardIds)),
+  );
   return new Map(rows.map(({ reward_id, ...customer }) => [reward_id, toCustomer(customer)]));
 }
 
@@ -50,16 +52,18 @@ export async function membershipsOfRewards(
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('loyalty_memberships as m', (join) =>
-      join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
-    )
-    .selectAll('m')
-    .select('r.id as reward_id')
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', 'in', [...rewardIds])
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('loyalty_rewards as r')
+      .innerJoin('loyalty_memberships as m', (join) =>
+        join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
+      )
+      .selectAll('m')
+      .select('r.id as reward_id')
+      .where('r.organization_id', '=', organizationId)
+      .where('r.id', '=', anyUuid(rewardIds)),
+  );
   return new Map(rows.map(({ reward_id, ...membership }) => [reward_id, toEmbeddedMembership(membership)]));
 }
 
@@ -68,15 +72,17 @@ export async function rulesOfRewards(
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('loyalty_rules as lr', (join) =>
-      join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
-    )
-    .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', 'in', [...rewardIds])
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('loyalty_rewards as r')
+      .innerJoin('loyalty_rules as lr', (join) =>
+        join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
+      )
+      .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
+      .where('r.organization_id', '=', organizationId)
+      .where('r.id', '=', anyUuid(rewardIds)),
+  );
   return new Map(
     rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]),
   );
