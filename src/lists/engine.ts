@@ -201,8 +201,8 @@ export async function listPage<Row extends { id: string }>(
   // limit + 1 rows tell whether another page follows; the ranges are read in order until that many are found.
   const rows: (Row & { _sort: string | number | null })[] = [];
   for (const segment of segments(sort, `${definition.alias}.id`, position)) {
-    // Prepared per connection (docs/architecture.md, statements run per request): a page's text is fixed by the filter's shape, so a dashboard or a
-    // script paging with the same filter reuses the plan instead of planning each page.
+    // Prepared per connection (docs/architecture.md, statements run per request): a page's text is fixed by the
+    // filter's shape, so a dashboard or a script paging with the same filter reuses the plan instead of planning it.
     const query = sql<Row & { _sort: string | number | null }>`${PREPARE}
       select ${columns ? sql`${sql.raw(definition.alias)}.id, ${columns}` : sql.raw(definition.select)},
         ${sortValueExpression(sort)} as _sort
