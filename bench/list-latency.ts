@@ -23,7 +23,7 @@
 // Patron runs compiled (`node dist/src/cli/main.js serve`, harness startPatron: LOG_LEVEL=warn).
 // Tunables (env): BENCH_ONLY (comma-separated route names), BENCH_CONNECTIONS (50), BENCH_WARMUP_S (5, before each
 // measured run), BENCH_SATURATION_S (10), BENCH_DURATION_S (15, each open-loop run), BENCH_ROUNDS (1 open-loop round
-// per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (20 here: longest wait for a quieter machine before a run),
+// per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
 // BENCH_SKIP_BUILD=1.
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -40,14 +40,14 @@ import type { FloorSpec as OrdersFloorSpec } from './support/orders-list-floor.j
 import {
   RESULTS_DIR,
   ROOT,
-  backgroundCpuMs,
+  autocannon,
   build,
   capture,
   cpuMs,
   databaseCpuMs,
   databaseUrl,
-  load,
   log,
+  machineCpuMs,
   saveResult,
   serverEnv,
   startPatron,
@@ -56,12 +56,11 @@ import {
   waitForQuiet,
   type Captured,
   type LatencySummary,
-  type LoadMeasurement,
   type Server,
 } from './support/harness.js';
 import { createHash } from 'node:crypto';
 
-process.env.BENCH_QUIET_WAIT_S ??= '20';
+process.env.BENCH_QUIET_WAIT_S ??= '0';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const SATURATION_S = Number(process.env.BENCH_SATURATION_S ?? 10);
@@ -93,7 +92,8 @@ interface OpenLoopMeasurement {
   sendLagP99Ms: number;
   serverCpuUsPerRequest: number | null;
   databaseCpuUsPerRequest: number | null;
-  backgroundCores: number | null;
+  clientCpuUsPerRequest: number | null;
+  otherCores: number | null;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -161,7 +161,9 @@ interface Captures {
 
 /** Runs the request in process once and sorts the statements Patron issued for it. */
 async function captureRequest(route: RouteName, path: string, key: string): Promise<Captures> {
-  const { status, body, statements } = await capture('GET', path, key);
+  const { status, body, statements: all } = await capture('GET', path, key);
+  // The in-process runtime's own work (its server_processes heartbeat) can land in the log: a GET writes nothing.
+  const statements = all.filter((s) => !/^\s*(insert|update|delete)\b/i.test(s.sql));
   if (status !== 200) throw new Error(`Patron answered ${status} to GET ${path} (in process): ${JSON.stringify(body)}`);
   const ids: string[] = route === 'product' ? [body.id] : (body.data as { id: string }[]).map((row) => row.id);
   const auth = statements.find((s) => /from "api_keys"/.test(s.sql));
@@ -235,6 +237,87 @@ async function getJson(server: Server, path: string, key: string) {
   return { status: response.status, body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
 }
 
+/** CPU ms so far: the server process, its PostgreSQL backends, this process (the load generator), the whole machine. */
+function readings(pid: number | undefined) {
+  const client = process.cpuUsage();
+  return {
+    server: cpuMs(pid),
+    database: databaseCpuMs(),
+    client: (client.user + client.system) / 1000,
+    machine: machineCpuMs(),
+    at: performance.now(),
+  };
+}
+
+/**
+ * CPU per request (µs) of the server and of its PostgreSQL backends between two readings, and the cores everything
+ * else used meanwhile (the whole machine's busy time from /proc/stat less server, backends and this process: other
+ * engineers' work, and the idle server of the other side).
+ */
+function cpuBetween(a: ReturnType<typeof readings>, b: ReturnType<typeof readings>, requests: number) {
+  const per = (x: number | null, y: number | null) =>
+    x !== null && y !== null && requests > 0 ? Math.round(((y - x) * 1000) / requests) : null;
+  const seconds = (b.at - a.at) / 1000;
+  const other =
+    a.machine !== null &&
+    b.machine !== null &&
+    a.server !== null &&
+    b.server !== null &&
+    a.database !== null &&
+    b.database !== null
+      ? b.machine - a.machine - (b.server - a.server) - (b.database - a.database) - (b.client - a.client)
+      : null;
+  return {
+    serverCpuUsPerRequest: per(a.server, b.server),
+    databaseCpuUsPerRequest: per(a.database, b.database),
+    clientCpuUsPerRequest: per(a.client, b.client),
+    otherCores: other === null ? null : Math.round((other / (seconds * 1000)) * 100) / 100,
+  };
+}
+
+interface SaturationMeasurement {
+  name: string;
+  requestsPerSec: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  machineBusyBefore: number | null;
+  serverCpuUsPerRequest: number | null;
+  databaseCpuUsPerRequest: number | null;
+  clientCpuUsPerRequest: number | null;
+  otherCores: number | null;
+}
+
+/** Closed loop (autocannon, CONNECTIONS connections): a discarded warm-up, then SATURATION_S measured. */
+async function saturate(name: string, server: Server, path: string, headers: Record<string, string>) {
+  const options = { url: `${server.baseUrl}${path}`, connections: CONNECTIONS, headers };
+  if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });
+  const busy = await waitForQuiet(name);
+  log(`  ${name}: measuring ${SATURATION_S} s`);
+  const before = readings(server.child.pid);
+  const result = await autocannon({ ...options, duration: SATURATION_S });
+  const after = readings(server.child.pid);
+  const requests = result.requests.total;
+  const m: SaturationMeasurement = {
+    name,
+    requestsPerSec: requests / result.duration,
+    requests,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    machineBusyBefore: busy === null ? null : Math.round(busy * 100) / 100,
+    ...cpuBetween(before, after, requests),
+  };
+  log(
+    `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.serverCpuUsPerRequest} µs/req, ` +
+      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores`,
+  );
+  return m;
+}
+
 /** Open-loop load at `rate` for `durationS` after a discarded warm-up at the same rate, with CPU readings. */
 async function openLoopRun(
   name: string,
@@ -248,19 +331,10 @@ async function openLoopRun(
   if (WARMUP_S > 0) await openLoop({ baseUrl: server.baseUrl, targets, headers, rate, durationS: WARMUP_S });
   await waitForQuiet(name);
   log(`  ${name}: open loop at ${rate.toFixed(0)}/s for ${DURATION_S} s`);
-  const pid = server.child.pid;
-  const cpuBefore = cpuMs(pid);
-  const dbBefore = databaseCpuMs();
-  const bgBefore = backgroundCpuMs([pid]);
-  const t0 = performance.now();
+  const before = readings(server.child.pid);
   const result = await openLoop({ baseUrl: server.baseUrl, targets, headers, rate, durationS: DURATION_S, first });
-  const seconds = (performance.now() - t0) / 1000;
-  const cpuAfter = cpuMs(pid);
-  const dbAfter = databaseCpuMs();
-  const bgAfter = backgroundCpuMs([pid]);
+  const after = readings(server.child.pid);
   const target = result.targets[0]!;
-  const perRequest = (a: number | null, b: number | null) =>
-    a !== null && b !== null && target.requests > 0 ? Math.round(((b - a) * 1000) / target.requests) : null;
   const m: OpenLoopMeasurement = {
     name,
     rate,
@@ -268,14 +342,11 @@ async function openLoopRun(
     errors: target.errors,
     latency: target.latency,
     sendLagP99Ms: result.sendLag.p99,
-    serverCpuUsPerRequest: perRequest(cpuBefore, cpuAfter),
-    databaseCpuUsPerRequest: perRequest(dbBefore, dbAfter),
-    backgroundCores:
-      bgBefore !== null && bgAfter !== null ? Math.round(((bgAfter - bgBefore) / (seconds * 1000)) * 100) / 100 : null,
+    ...cpuBetween(before, after, target.requests),
   };
   log(
     `  ${name}: p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, max ${m.latency.max} ms, errors ${m.errors}, ` +
-      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, background ${m.backgroundCores} cores`,
+      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores`,
   );
   return m;
 }
@@ -412,21 +483,8 @@ async function main(): Promise<void> {
         const rows = (patronSample.body as { data?: unknown[] }).data?.length ?? 1;
         log(`  same answer from both: ${rows} record(s), ${patronSample.bytes} bytes`);
 
-        const loadOptions = { path: route.path, connections: CONNECTIONS, headers };
-        const floorSat: LoadMeasurement = await load(
-          `${route.name} floor saturation`,
-          floor,
-          loadOptions,
-          WARMUP_S,
-          SATURATION_S,
-        );
-        const patronSat: LoadMeasurement = await load(
-          `${route.name} Patron saturation`,
-          patron,
-          loadOptions,
-          WARMUP_S,
-          SATURATION_S,
-        );
+        const floorSat = await saturate(`${route.name} floor saturation`, floor, route.path, headers);
+        const patronSat = await saturate(`${route.name} Patron saturation`, patron, route.path, headers);
         const ratio = patronSat.requestsPerSec / floorSat.requestsPerSec;
         const rate = Math.max(1, Math.round(floorSat.requestsPerSec * LOAD_SHARE));
         const floorOpen: OpenLoopMeasurement[] = [];
@@ -485,8 +543,8 @@ async function main(): Promise<void> {
   const us = (n: number | null) => (n === null ? 'n/a' : n.toFixed(0));
   const done = outcomes.filter((o) => !('error' in o)) as {
     route: string;
-    floorSaturation: LoadMeasurement;
-    patronSaturation: LoadMeasurement;
+    floorSaturation: SaturationMeasurement;
+    patronSaturation: SaturationMeasurement;
     ratio: number;
     targetRatio: number;
     meetsRatio: boolean;
@@ -550,7 +608,7 @@ async function main(): Promise<void> {
         us(o.floorSaturation.databaseCpuUsPerRequest),
         us(o.patronSaturation.serverCpuUsPerRequest),
         us(o.patronSaturation.databaseCpuUsPerRequest),
-        `${o.floorSaturation.backgroundCores}/${o.patronSaturation.backgroundCores}`,
+        `${o.floorSaturation.otherCores}/${o.patronSaturation.otherCores}`,
         `${us(o.floorOpenLoop.serverCpuUsPerRequest)}/${us(o.floorOpenLoop.databaseCpuUsPerRequest)}`,
         `${us(o.patronOpenLoop.serverCpuUsPerRequest)}/${us(o.patronOpenLoop.databaseCpuUsPerRequest)}`,
       ]),
