@@ -25,7 +25,7 @@
 // measured run), BENCH_SATURATION_S (10), BENCH_DURATION_S (15, each open-loop run), BENCH_ROUNDS (1 open-loop round
 // per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
 // BENCH_SKIP_BUILD=1.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,8 +43,8 @@ import {
   autocannon,
   build,
   capture,
+  DATABASE,
   cpuMs,
-  databaseCpuMs,
   databaseUrl,
   log,
   machineCpuMs,
@@ -238,11 +238,41 @@ async function getJson(server: Server, path: string, key: string) {
 }
 
 /** CPU ms so far: the server process, its PostgreSQL backends, this process (the load generator), the whole machine. */
+/** CPU ms per PostgreSQL backend serving the bench database, by pid (null where /proc is unavailable). */
+function backendsCpuMs(): Map<number, number> | null {
+  try {
+    const backends = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(DATABASE))
+          backends.set(Number(entry), cpuMs(Number(entry)) ?? 0);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return backends;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ms the backends used between two readings: per pid, so a backend that ended meanwhile (a pool closing an idle
+ * connection) cannot make the sum go down; it is missed from its last reading on (an undercount).
+ */
+function backendsDelta(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
+  if (!a || !b) return null;
+  let total = 0;
+  for (const [pid, ms] of b) total += ms - (a.get(pid) ?? 0);
+  return total;
+}
+
 function readings(pid: number | undefined) {
   const client = process.cpuUsage();
   return {
     server: cpuMs(pid),
-    database: databaseCpuMs(),
+    backends: backendsCpuMs(),
     client: (client.user + client.system) / 1000,
     machine: machineCpuMs(),
     at: performance.now(),
@@ -255,22 +285,18 @@ function readings(pid: number | undefined) {
  * engineers' work, and the idle server of the other side).
  */
 function cpuBetween(a: ReturnType<typeof readings>, b: ReturnType<typeof readings>, requests: number) {
-  const per = (x: number | null, y: number | null) =>
-    x !== null && y !== null && requests > 0 ? Math.round(((y - x) * 1000) / requests) : null;
+  const per = (ms: number | null) => (ms !== null && requests > 0 ? Math.round((ms * 1000) / requests) : null);
   const seconds = (b.at - a.at) / 1000;
+  const server = a.server !== null && b.server !== null ? b.server - a.server : null;
+  const database = backendsDelta(a.backends, b.backends);
   const other =
-    a.machine !== null &&
-    b.machine !== null &&
-    a.server !== null &&
-    b.server !== null &&
-    a.database !== null &&
-    b.database !== null
-      ? b.machine - a.machine - (b.server - a.server) - (b.database - a.database) - (b.client - a.client)
+    a.machine !== null && b.machine !== null && server !== null && database !== null
+      ? b.machine - a.machine - server - database - (b.client - a.client)
       : null;
   return {
-    serverCpuUsPerRequest: per(a.server, b.server),
-    databaseCpuUsPerRequest: per(a.database, b.database),
-    clientCpuUsPerRequest: per(a.client, b.client),
+    serverCpuUsPerRequest: per(server),
+    databaseCpuUsPerRequest: per(database),
+    clientCpuUsPerRequest: per(b.client - a.client),
     otherCores: other === null ? null : Math.round((other / (seconds * 1000)) * 100) / 100,
   };
 }
