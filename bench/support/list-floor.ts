@@ -253,7 +253,9 @@ function main(): void {
   });
   pool.on('error', () => {});
 
-  // Prepared once per connection under a name per distinct SQL text.
+  // Prepared once per connection under a name per distinct SQL text (FLOOR_UNNAMED=1: unnamed, parsed and planned on
+  // every execution, as Patron sends most statements; a diagnostic of what preparing saves PostgreSQL).
+  const unnamed = process.env.FLOOR_UNNAMED === '1';
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
     let name = names.get(text);
@@ -262,7 +264,10 @@ function main(): void {
   };
   async function run(statement: FloorStatement, values: { hash?: string; org?: string; ids?: string[] }) {
     const { sql, params: template } = values.ids ? statementFor(statement, values.ids) : statement;
-    return (await pool.query<Row>({ name: nameOf(sql), text: sql, values: params(template, values) })).rows;
+    const bound = params(template, values);
+    return (
+      await pool.query<Row>(unnamed ? { text: sql, values: bound } : { name: nameOf(sql), text: sql, values: bound })
+    ).rows;
   }
 
   function send(res: ServerResponse, status: number, body: unknown): void {
