@@ -16,7 +16,8 @@
 // BENCH_CONNECTIONS connections), Patron's the same way (target: Patron ≥ 0.8 × R for organization, ≥ 0.7 × R for
 // the lists); then open-loop load at 0.5 × R (bench/support/open-loop.ts: requests sent on a fixed schedule whatever
 // the answers do, latency from each request's due time, so no coordinated omission), floor then Patron (the order
-// turns each round), p50/p99 (target: Patron p99 ≤ 2 × the floor's). CPU per request of the server and of its
+// turns each round), p50/p99 (target: Patron p99 ≤ 2 × the floor's; judged only where the floor served the rate, its
+// open-loop p50 no slower than its p50 at saturation, else "not measured"). CPU per request of the server and of its
 // PostgreSQL backends comes from /proc, with the cores other processes used meanwhile (the machine is shared).
 //
 // Datasets: bench/datasets/store-dataset.ts, loyalty-dataset.ts and store-reviews.ts (built when missing).
@@ -527,6 +528,9 @@ async function main(): Promise<void> {
         const floorLatency = pooled(floorOpen);
         const patronLatency = pooled(patronOpen);
         const p99Ratio = patronLatency.latency.p99 / floorLatency.latency.p99;
+        // The comparison holds only if the floor served the offered rate: its open-loop median no slower than its
+        // median at saturation (a machine busier than during the saturation run can push the floor itself behind).
+        const floorKeptUp = floorLatency.latency.p50 <= Math.max(floorSat.latencyP50Ms, 1);
         for (const server of [floor, patron]) {
           servers.delete(server);
           await server.stop();
@@ -553,7 +557,8 @@ async function main(): Promise<void> {
           patronOpenLoopRounds: patronOpen,
           p99Ratio: round3(p99Ratio),
           targetP99Ratio: TARGET_P99_RATIO,
-          meetsP99: p99Ratio <= TARGET_P99_RATIO,
+          floorKeptUp,
+          meetsP99: floorKeptUp ? p99Ratio <= TARGET_P99_RATIO : null,
         });
       } catch (error) {
         log(`  ${route.name}: FAILED: ${error instanceof Error ? error.message : String(error)}`);
@@ -578,7 +583,7 @@ async function main(): Promise<void> {
     floorOpenLoop: OpenLoopMeasurement;
     patronOpenLoop: OpenLoopMeasurement;
     p99Ratio: number;
-    meetsP99: boolean;
+    meetsP99: boolean | null;
   }[];
   console.log(
     `Saturation (closed loop, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${SATURATION_S} s) and open loop at ${LOAD_SHARE} × the floor's rate (${DURATION_S} s, ${ROUNDS} round(s)), node ${process.version}`,
@@ -609,7 +614,7 @@ async function main(): Promise<void> {
         `${o.floorOpenLoop.latency.p50}/${o.floorOpenLoop.latency.p99}`,
         `${o.patronOpenLoop.latency.p50}/${o.patronOpenLoop.latency.p99}`,
         o.p99Ratio.toFixed(2),
-        o.meetsP99 ? 'met' : 'NOT met',
+        o.meetsP99 === null ? 'not measured (the floor fell behind)' : o.meetsP99 ? 'met' : 'NOT met',
       ]),
     ),
   );
