@@ -6,6 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { prepareMarkedStatements } from './prepared.js';
 import pg from 'pg';
+import { attachEmbeddedCache, EmbeddedReadCache } from './embedded-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { RetryingKysely } from './retry.js';
@@ -90,8 +91,11 @@ async function openPGlite(dataDir: string): Promise<Database> {
     parsers: { [INT8_OID]: parseInt8 },
     extensions: { pg_trgm, btree_gin },
   });
-  const dialect = new PGliteDialect(pglite);
+  // The data is this process's alone (src/db/embedded-lock.ts), so keys and organizations can be cached exactly.
+  const cache = new EmbeddedReadCache();
+  const dialect = new PGliteDialect(pglite, cache);
   const db = new Kysely<DB>({ dialect });
+  attachEmbeddedCache(db, cache);
   return {
     engine: 'pglite',
     db,

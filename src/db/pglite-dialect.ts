@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { EmbeddedReadCache } from './embedded-cache.js';
 
 /**
  * Kysely over PGlite. PGlite is a single Postgres backend, so the driver hands out its one connection to one
@@ -19,8 +20,8 @@ import {
  */
 export class PGliteDialect implements Dialect {
   readonly driver: PGliteDriver;
-  constructor(pglite: PGlite) {
-    this.driver = new PGliteDriver(pglite);
+  constructor(pglite: PGlite, cache?: EmbeddedReadCache) {
+    this.driver = new PGliteDriver(pglite, cache);
   }
   createAdapter() {
     return new PostgresAdapter();
@@ -41,8 +42,8 @@ export class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(pglite: PGlite, cache?: EmbeddedReadCache) {
+    this.connection = new PGliteConnection(pglite, cache);
   }
 
   async init(): Promise<void> {}
@@ -69,6 +70,7 @@ export class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
   async releaseConnection(): Promise<void> {
+    this.connection.endOfUse();
     this.connection.release();
   }
   async destroy(): Promise<void> {}
@@ -81,9 +83,25 @@ export class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
-  constructor(private readonly pglite: PGlite) {}
+  /** Whether a statement since the connection was acquired may have changed a cached table. */
+  private changedCachedTable = false;
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly cache?: EmbeddedReadCache,
+  ) {}
+
+  /**
+   * Every statement passes here, so the cache sees every change (src/db/embedded-cache.ts): it is emptied before a
+   * change runs, and again when the connection is handed back (after the commit or rollback of a transaction).
+   */
+  endOfUse(): void {
+    if (!this.changedCachedTable) return;
+    this.changedCachedTable = false;
+    this.cache?.invalidate();
+  }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.cache?.observeStatement(compiledQuery.sql)) this.changedCachedTable = true;
     const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     return {
       rows: result.rows,
