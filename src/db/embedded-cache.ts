@@ -10,6 +10,9 @@ const CACHED_TABLES = /\b(api_keys|organizations)\b/i;
 /** A statement that only reads: it begins with SELECT (after comments). WITH … may hold a DELETE or an UPDATE. */
 const READ_ONLY = /^(?:\s|\/\*.*?\*\/|--[^\n]*\n)*select\b/is;
 
+/** Whether a statement only reads (a plain SELECT): it changes nothing the cache or the statistics depend on. */
+export const isPlainRead = (text: string): boolean => READ_ONLY.test(text);
+
 /** Bounds memory when many distinct keys are presented: past this many entries the cache starts over. */
 const MAX_ENTRIES = 10_000;
 
@@ -37,7 +40,7 @@ export class EmbeddedReadCache {
 
   /** Whether a statement may change a cached table; if so the cache is emptied before it runs. */
   observeStatement(text: string): boolean {
-    if (READ_ONLY.test(text) || !CACHED_TABLES.test(text)) return false;
+    if (isPlainRead(text) || !CACHED_TABLES.test(text)) return false;
     this.invalidate();
     return true;
   }
