@@ -6,6 +6,8 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { prepareMarkedStatements } from './prepared.js';
 import pg from 'pg';
+import { EmbeddedAnalyzer } from './embedded-analyze.js';
+import { attachEmbeddedCache, EmbeddedReadCache } from './embedded-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { RetryingKysely } from './retry.js';
@@ -90,8 +92,15 @@ async function openPGlite(dataDir: string): Promise<Database> {
     parsers: { [INT8_OID]: parseInt8 },
     extensions: { pg_trgm, btree_gin },
   });
-  const dialect = new PGliteDialect(pglite);
+  // The data is this process's alone (src/db/embedded-lock.ts), so keys and organizations can be cached exactly.
+  const cache = new EmbeddedReadCache();
+  // PGlite runs no autovacuum: this keeps the planner's statistics fresh instead (src/db/embedded-analyze.ts).
+  const analyzer = new EmbeddedAnalyzer(async () => {
+    await sql`analyze`.execute(db);
+  });
+  const dialect = new PGliteDialect(pglite, { cache, analyzer });
   const db = new Kysely<DB>({ dialect });
+  attachEmbeddedCache(db, cache);
   return {
     engine: 'pglite',
     db,
@@ -103,6 +112,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
       return { total: 1, idle: waiting === 0 ? 1 : 0, waiting };
     },
     close: async () => {
+      await analyzer.close();
       await db.destroy();
       await pglite.close();
     },

@@ -11,6 +11,14 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { EmbeddedAnalyzer } from './embedded-analyze.js';
+import { isPlainRead, type EmbeddedReadCache } from './embedded-cache.js';
+
+/** What the embedded engine keeps beside the data, told about every statement the connection runs. */
+export interface EmbeddedObservers {
+  cache?: EmbeddedReadCache;
+  analyzer?: EmbeddedAnalyzer;
+}
 
 /**
  * Kysely over PGlite. PGlite is a single Postgres backend, so the driver hands out its one connection to one
@@ -19,8 +27,8 @@ import {
  */
 export class PGliteDialect implements Dialect {
   readonly driver: PGliteDriver;
-  constructor(pglite: PGlite) {
-    this.driver = new PGliteDriver(pglite);
+  constructor(pglite: PGlite, observers: EmbeddedObservers = {}) {
+    this.driver = new PGliteDriver(pglite, observers);
   }
   createAdapter() {
     return new PostgresAdapter();
@@ -41,8 +49,8 @@ export class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
 
-  constructor(pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(pglite: PGlite, observers: EmbeddedObservers = {}) {
+    this.connection = new PGliteConnection(pglite, observers);
   }
 
   async init(): Promise<void> {}
@@ -69,6 +77,7 @@ export class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
   async releaseConnection(): Promise<void> {
+    this.connection.endOfUse();
     this.connection.release();
   }
   async destroy(): Promise<void> {}
@@ -81,10 +90,34 @@ export class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
-  constructor(private readonly pglite: PGlite) {}
+  /** Whether a statement since the connection was acquired may have changed a cached table. */
+  private changedCachedTable = false;
+  private readonly cache: EmbeddedReadCache | undefined;
+  private readonly analyzer: EmbeddedAnalyzer | undefined;
+  constructor(
+    private readonly pglite: PGlite,
+    observers: EmbeddedObservers,
+  ) {
+    this.cache = observers.cache;
+    this.analyzer = observers.analyzer;
+  }
+
+  /**
+   * Every statement passes here, so the cache sees every change (src/db/embedded-cache.ts): it is emptied before a
+   * change runs, and again when the connection is handed back (after the commit or rollback of a transaction).
+   */
+  endOfUse(): void {
+    if (!this.changedCachedTable) return;
+    this.changedCachedTable = false;
+    this.cache?.invalidate();
+  }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.cache?.observeStatement(compiledQuery.sql)) this.changedCachedTable = true;
     const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    if (this.analyzer && result.affectedRows && !isPlainRead(compiledQuery.sql)) {
+      this.analyzer.rowsChanged(result.affectedRows);
+    }
     return {
       rows: result.rows,
       ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {}),

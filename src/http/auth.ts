@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { findSession, rolePermissions, type SessionLookup } from '../auth/accounts.js';
 import { grants } from '../auth/permissions.js';
 import { hashKey, KEY_PATTERN, SECRET_KEY_IN_TEXT } from '../auth/keys.js';
+import { cachedRead } from '../db/embedded-cache.js';
 import { prepared } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { ApiError } from './errors.js';
@@ -11,8 +12,10 @@ import type { AuthContext } from './types.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-// Every authenticated request runs this, so it is compiled once. Keys are looked up each time (never cached) so a
-// revocation takes effect on the very next request.
+// Every authenticated request runs this, so it is compiled once. On PostgreSQL keys are looked up each time (never
+// cached): several processes share the database, and a revocation takes effect on the very next request. On the
+// embedded engine the data is this process's alone and the lookup is cached exactly: any change to a key or an
+// organization empties the cache before it runs (src/db/embedded-cache.ts, docs/api.md#embedded-database-and-cli).
 const selectKey = prepared(
   (db, keyHash: string) =>
     db
@@ -34,8 +37,14 @@ const selectKey = prepared(
 
 /** Resolves a Bearer key to its organization, permissions and plan in one query; null when it is not a live key. */
 export async function findKey(db: Kysely<DB>, key: string): Promise<AuthContext | null> {
-  const [row] = await selectKey(db, hashKey(key));
-  if (!row) return null;
+  const keyHash = hashKey(key);
+  // An unknown key is not cached: random keys would fill the cache, and a key created later must be found.
+  return (await cachedRead(db, `api-key:${keyHash}`, () => lookUpKey(db, keyHash))) ?? null;
+}
+
+async function lookUpKey(db: Kysely<DB>, keyHash: string): Promise<AuthContext | undefined> {
+  const [row] = await selectKey(db, keyHash);
+  if (!row) return undefined;
   return {
     keyId: row.keyId,
     keyPrefix: row.keyPrefix,

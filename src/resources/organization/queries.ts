@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { cachedRead } from '../../db/embedded-cache.js';
 import { prepared } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
@@ -11,8 +12,13 @@ const selectOrganization = prepared(
   ['organization-id'],
 );
 
-export const findOrganization = async (db: Kysely<DB>, organizationId: string): Promise<OrganizationRow | undefined> =>
-  (await selectOrganization(db, organizationId))[0];
+/**
+ * The caller's organization. The embedded engine caches it, emptied by any change to the organizations table
+ * (src/db/embedded-cache.ts), so a PATCH or the operator's `org update` is seen by the next request
+ * (docs/api.md#organization-settings).
+ */
+export const findOrganization = (db: Kysely<DB>, organizationId: string): Promise<OrganizationRow | undefined> =>
+  cachedRead(db, `organization:${organizationId}`, async () => (await selectOrganization(db, organizationId))[0]);
 
 export const listOrganizations = (db: Kysely<DB>) =>
   db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();

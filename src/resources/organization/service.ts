@@ -131,7 +131,8 @@ function checkAllowance(name: string, value: number | undefined, minimum: number
 
 /**
  * Operator action (CLI): changes an organization's name, time zone or plan. Every process reads the plan with the key
- * on each request, so a new allowance governs the next request anywhere (docs/api.md#plan-changes). Returns undefined
+ * on each request (on the embedded engine from a cache this UPDATE empties), so a new allowance governs the next
+ * request anywhere (docs/api.md#plan-changes). Returns undefined
  * when no organization has the id; throws an Error naming a bad value before writing anything.
  */
 export async function updateOrganizationPlan(
