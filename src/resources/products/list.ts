@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { anyUuid } from '../../db/arrays.js';
+import { executePrepared } from '../../db/prepared.js';
 import type { ListDefinition } from '../../lists/types.js';
 import { latestImportJobs } from '../../resource-kit/imports.js';
 import { tagNamesOf } from '../../resource-kit/tags.js';
@@ -60,12 +62,14 @@ export const productList: ListDefinition = {
     },
     wishlistsCount: {
       load: async ({ db, organizationId }, ids) => {
-        const rows = await db
-          .selectFrom('product_wishlist_counts')
-          .select(['product_id', 'wishlists_count'])
-          .where('organization_id', '=', organizationId)
-          .where('product_id', 'in', [...ids])
-          .execute();
+        const rows = await executePrepared(
+          db,
+          db
+            .selectFrom('product_wishlist_counts')
+            .select(['product_id', 'wishlists_count'])
+            .where('organization_id', '=', organizationId)
+            .where('product_id', '=', anyUuid(ids)),
+        );
         return new Map(rows.map((row) => [row.product_id, row.wishlists_count]));
       },
       empty: () => 0,

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { anyUuid } from '../../db/arrays.js';
+import { executePrepared } from '../../db/prepared.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
@@ -6,25 +8,27 @@ import { toVariant, type Variant } from '../../records/variant.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 import type { Executor } from '../../db/executor.js';
 
-export const findProduct = (db: Executor, organizationId: string, id: string) =>
-  db
-    .selectFrom('products')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export const findProduct = async (db: Executor, organizationId: string, id: string) =>
+  (
+    await executePrepared(
+      db,
+      db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+    )
+  )[0];
 
 /** Variants per product, in import order, one query for the page (include=variants). */
 export async function variantsOf(db: Kysely<DB>, organizationId: string, productIds: readonly string[]) {
-  const rows = await db
-    .selectFrom('product_variants')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('product_id', 'in', [...productIds])
-    .orderBy('product_id')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('product_variants')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('product_id', '=', anyUuid(productIds))
+      .orderBy('product_id')
+      .orderBy('position')
+      .orderBy('id'),
+  );
   const byProduct = new Map<string, unknown>();
   for (const row of rows) {
     const list = (byProduct.get(row.product_id) as Variant[] | undefined) ?? [];
