@@ -102,9 +102,10 @@ describe.skipIf(!REDIS_URL)('RedisRateLimiter', () => {
   });
 
   it('rounds retryAfter up, at least 1, and refuses cost above capacity without charging', async () => {
-    const spec = org(10, 100);
+    // A slow refill: at 100/s a loaded machine let a whole token refill between the two calls and the charge passed.
+    const spec = org(10, 1);
     await limiter.charge([spec], 10);
-    const short = await limiter.charge([spec], 1); // < 1 token short at 100/s
+    const short = await limiter.charge([spec], 1); // up to 1 token short at 1/s: 1 s to wait
     expect(short.allowed).toBe(false);
     expect(short.retryAfterSeconds).toBe(1);
 
