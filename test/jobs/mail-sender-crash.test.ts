@@ -124,7 +124,10 @@ describe.skipIf(!process.env.DATABASE_URL)('the mail sender killed mid-send', ()
         if (leftSending.includes(row.id)) {
           expect(row.status).toBe('interrupted');
           expect(row.error).toBe(INTERRUPTED);
-          expect(received).toEqual([]);
+          // The two stalled sends never reached the server. Another send still in flight at the kill may have been
+          // accepted before its outcome was written (on a loaded machine it was): received once, never again.
+          if (row.id === midData || row.id === beforeData) expect(received).toEqual([]);
+          else expect(received.length).toBeLessThanOrEqual(1);
         } else {
           expect(row.status).toBe('sent');
           expect(received).toHaveLength(1);
