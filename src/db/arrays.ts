@@ -20,10 +20,3 @@ export const nullableUuidArrayLiteral = (values: readonly (string | null)[]): st
 /** A json[] expression from already serialized JSON texts: one JSON array parameter, split by PostgreSQL. */
 export const jsonArrayOf = (texts: readonly string[]): RawBuilder<unknown[]> =>
   sql`array(select json_array_elements(${`[${texts.join(',')}]`}::json))`;
-
-/**
- * `= any(…)` over uuids from this service or the database, as one array parameter: unlike `in ($1, $2, …)` its text
- * is the same for every number of ids, so a prepared statement serves every page size.
- */
-export const anyUuid = (ids: readonly string[]): RawBuilder<string> =>
-  sql<string>`any(${plainArrayLiteral(ids)}::uuid[])`;

@@ -5,6 +5,7 @@ import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { prepareMarkedStatements } from './prepared.js';
+import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import pg from 'pg';
 import { EmbeddedAnalyzer } from './embedded-analyze.js';
 import { attachEmbeddedCache, EmbeddedReadCache } from './embedded-cache.js';
@@ -40,6 +41,7 @@ export interface DatabaseOptions {
 
 // bigint columns (money up to 2^53-1, counts) come back as numbers, not strings, on both engines.
 const INT8_OID = 20;
+// timestamptz: a fast path for the UTC text every session of a UTC server writes (src/db/timestamps.ts).
 const parseInt8 = (value: string) => Number(value);
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -59,7 +61,11 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
     options: '-c jit=off',
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? parseInt8
+          : oid === TIMESTAMPTZ_OID && format !== 'binary'
+            ? parseTimestamptz
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client losing its server must not crash the process; the next query reports the outage.

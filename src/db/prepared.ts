@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { plainArrayLiteral } from './arrays.js';
 import type pg from 'pg';
 import type { DB } from './schema.js';
 
@@ -98,11 +99,28 @@ export function prepared<Args extends readonly string[], Row>(
   };
 }
 
-/** Runs a Kysely query as a marked (prepared) statement: for builder queries, where PREPARE cannot be put first. */
-export async function executePrepared<Row>(
-  db: { executeQuery<R>(query: CompiledQuery<R>): Promise<{ rows: R[] }> },
-  query: Compilable<Row>,
-): Promise<Row[]> {
-  const compiled = query.compile();
-  return (await db.executeQuery<Row>({ ...compiled, sql: PREPARE_MARKER + compiled.sql })).rows;
+/** Sample arguments of preparedForIds: an organization id and an id list, distinct from each other. */
+const ORGANIZATION_PLACEHOLDER = '00000000-0000-4000-8000-00000000000a';
+const IDS_PLACEHOLDER = '{00000000-0000-4000-8000-00000000000b}';
+
+/**
+ * A statement over one organization and a set of record ids (an include's loader, a record looked up for a page),
+ * compiled once per database handle and prepared on the server, as `prepared`: building and compiling a Kysely query
+ * with joins costs tens of microseconds, on every page, for a text that never changes. `ids` stands for
+ * `any($n::uuid[])`, one array parameter, so one statement serves every page size.
+ */
+export function preparedForIds<Row>(
+  build: (db: Kysely<DB>, organizationId: string, ids: RawBuilder<string>) => Compilable<Row>,
+): (db: Kysely<DB>, organizationId: string, ids: readonly string[]) => Promise<Row[]> {
+  const run = prepared(
+    (db, organizationId: string, idsLiteral: string) =>
+      build(db, organizationId, sql<string>`any(${idsLiteral}::uuid[])`),
+    [ORGANIZATION_PLACEHOLDER, IDS_PLACEHOLDER] as const,
+  );
+  return (db, organizationId, ids) => run(db, organizationId, plainArrayLiteral(ids));
 }
+
+/** A `sql` template as `prepared` and `preparedForIds` take it (a raw statement compiles against its database). */
+export const compilable = <Row>(db: Kysely<DB>, statement: RawBuilder<Row>): Compilable<Row> => ({
+  compile: () => statement.compile(db),
+});

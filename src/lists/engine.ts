@@ -147,7 +147,10 @@ export async function loadIncludes(
   return loaded;
 }
 
-/** Attaches loaded extras to an API record; an extra that was not requested stays absent. */
+/**
+ * Attaches loaded extras to an API record built for this answer (it is extended in place: copying every record of a
+ * page cost more than the rest of the attaching); an extra that was not requested stays absent.
+ */
 export function withIncludes<T extends object>(
   definition: ListDefinition,
   record: T,
@@ -155,11 +158,12 @@ export function withIncludes<T extends object>(
   includes: Map<string, Map<string, unknown>>,
 ): T {
   if (includes.size === 0) return record;
-  const extended = { ...record } as Record<string, unknown>;
+  const extended = record as Record<string, unknown>;
   for (const [name, values] of includes) {
-    extended[name] = values.has(id) ? values.get(id) : definition.includes[name]!.empty();
+    const value = values.get(id);
+    extended[name] = value !== undefined || values.has(id) ? value : definition.includes[name]!.empty();
   }
-  return extended as T;
+  return record;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Static } from 'typebox';
-import { anyUuid, plainArrayLiteral } from '../db/arrays.js';
-import { executePrepared, PREPARE } from '../db/prepared.js';
+import { plainArrayLiteral } from '../db/arrays.js';
+import { PREPARE, preparedForIds } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import { ApiError, unprocessable, validationError } from '../http/errors.js';
 import { MAX_IMPORT_ROWS, type SkippedRow } from '../records/common.js';
@@ -115,20 +115,21 @@ export async function recordImportRows(
   );
 }
 
+const selectLatestImportJobs = preparedForIds((db, organizationId, recordIds) =>
+  db
+    .selectFrom('import_job_records')
+    .select(['record_id', 'import_job_id', 'type', 'action', 'row', 'created_at'])
+    .distinctOn('record_id')
+    .where('organization_id', '=', organizationId)
+    .where('record_id', '=', recordIds)
+    .orderBy('record_id')
+    .orderBy('created_at', 'desc')
+    .orderBy('import_job_id', 'desc'),
+);
+
 /** The latest import of each record (include=importJob), one query for the page. */
 export async function latestImportJobs(db: Kysely<DB>, organizationId: string, recordIds: readonly string[]) {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('import_job_records')
-      .select(['record_id', 'import_job_id', 'type', 'action', 'row', 'created_at'])
-      .distinctOn('record_id')
-      .where('organization_id', '=', organizationId)
-      .where('record_id', '=', anyUuid(recordIds))
-      .orderBy('record_id')
-      .orderBy('created_at', 'desc')
-      .orderBy('import_job_id', 'desc'),
-  );
+  const rows = await selectLatestImportJobs(db, organizationId, recordIds);
   return new Map<string, unknown>(
     rows.map((row) => [
       row.record_id,

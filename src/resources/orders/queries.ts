@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import { executePrepared, PREPARE } from '../../db/prepared.js';
-import { anyUuid, plainArrayLiteral } from '../../db/arrays.js';
+import { compilable, PREPARE, preparedForIds } from '../../db/prepared.js';
+import { plainArrayLiteral } from '../../db/arrays.js';
 import { columnList, joinedRecord, prefixedColumnList, type Executor, type LeftJoined } from '../../db/executor.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { toCustomer } from '../../records/customer.js';
@@ -17,29 +17,43 @@ export const findOrder = (db: Executor, organizationId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
+const selectCustomersOfOrders = preparedForIds((db, organizationId, orderIds) =>
+  db
+    .selectFrom('orders as o')
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
+    )
+    .selectAll('c')
+    .select('o.id as order_id')
+    .where('o.organization_id', '=', organizationId)
+    .where('o.id', '=', orderIds),
+);
+
 /** The customer of each order (include=customer), one query for the page. */
 export async function customersOfOrders(
   db: Executor,
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('orders as o')
-      .innerJoin('customers as c', (join) =>
-        join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
-      )
-      .selectAll('c')
-      .select('o.id as order_id')
-      .where('o.organization_id', '=', organizationId)
-      .where('o.id', '=', anyUuid(orderIds)),
-  );
+  const rows = await selectCustomersOfOrders(db, organizationId, orderIds);
   return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
 }
 
 /** One row per line item: its order, the item, then the product and variant columns the API shows. */
 type ItemRow = { order_id: string } & OrderItemFields & LeftJoined<'p', ProductFields> & LeftJoined<'v', VariantFields>;
+
+const selectItemsOfOrders = preparedForIds((db, organizationId, orderIds) =>
+  compilable(
+    db,
+    sql<ItemRow>`select i.order_id, ${columnList(ORDER_ITEM_COLUMNS, 'i')},
+      ${prefixedColumnList(PRODUCT_COLUMNS, 'p')}, ${prefixedColumnList(VARIANT_COLUMNS, 'v')}
+    from order_items i
+    left join products p on p.organization_id = i.organization_id and p.id = i.product_id
+    left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
+    where i.organization_id = ${organizationId}::uuid and i.order_id = ${orderIds}
+    order by i.order_id, i.position, i.id`,
+  ),
+);
 
 /**
  * Line items of each order in position order (include=items), one query for the page, with the product and
@@ -50,14 +64,7 @@ export async function itemsOfOrders(
   organizationId: string,
   orderIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<ItemRow>`${PREPARE}
-    select i.order_id, ${columnList(ORDER_ITEM_COLUMNS, 'i')},
-      ${prefixedColumnList(PRODUCT_COLUMNS, 'p')}, ${prefixedColumnList(VARIANT_COLUMNS, 'v')}
-    from order_items i
-    left join products p on p.organization_id = i.organization_id and p.id = i.product_id
-    left join product_variants v on v.organization_id = i.organization_id and v.id = i.product_variant_id
-    where i.organization_id = ${organizationId}::uuid and i.order_id = any(${plainArrayLiteral(orderIds)}::uuid[])
-    order by i.order_id, i.position, i.id`.execute(db);
+  const rows = await selectItemsOfOrders(db, organizationId, orderIds);
   const byOrder = new Map<string, OrderItem[]>();
   for (const row of rows) {
     const item = toOrderItem(

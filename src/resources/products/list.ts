@@ -1,11 +1,18 @@
 import { sql } from 'kysely';
-import { anyUuid } from '../../db/arrays.js';
-import { executePrepared } from '../../db/prepared.js';
+import { preparedForIds } from '../../db/prepared.js';
 import type { ListDefinition } from '../../lists/types.js';
 import { latestImportJobs } from '../../resource-kit/imports.js';
 import { tagNamesOf } from '../../resource-kit/tags.js';
 import { countBy } from '../../resource-kit/counts.js';
 import { variantsOf } from './queries.js';
+
+const selectWishlistsCounts = preparedForIds((db, organizationId, productIds) =>
+  db
+    .selectFrom('product_wishlist_counts')
+    .select(['product_id', 'wishlists_count'])
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productIds),
+);
 
 /** What GET /products can filter, sort, search and include (service.md Products table). */
 export const productList: ListDefinition = {
@@ -62,14 +69,7 @@ export const productList: ListDefinition = {
     },
     wishlistsCount: {
       load: async ({ db, organizationId }, ids) => {
-        const rows = await executePrepared(
-          db,
-          db
-            .selectFrom('product_wishlist_counts')
-            .select(['product_id', 'wishlists_count'])
-            .where('organization_id', '=', organizationId)
-            .where('product_id', '=', anyUuid(ids)),
-        );
+        const rows = await selectWishlistsCounts(db, organizationId, ids);
         return new Map(rows.map((row) => [row.product_id, row.wishlists_count]));
       },
       empty: () => 0,

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { anyUuid } from '../../db/arrays.js';
-import { executePrepared } from '../../db/prepared.js';
+import { prepared, preparedForIds } from '../../db/prepared.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
@@ -8,27 +7,29 @@ import { toVariant, type Variant } from '../../records/variant.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 import type { Executor } from '../../db/executor.js';
 
+const selectProduct = prepared(
+  (db, organizationId: string, id: string) =>
+    db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+  ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000c'] as const,
+);
+
 export const findProduct = async (db: Executor, organizationId: string, id: string) =>
-  (
-    await executePrepared(
-      db,
-      db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
-    )
-  )[0];
+  (await selectProduct(db, organizationId, id))[0];
+
+const selectVariantsOf = preparedForIds((db, organizationId, productIds) =>
+  db
+    .selectFrom('product_variants')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('product_id', '=', productIds)
+    .orderBy('product_id')
+    .orderBy('position')
+    .orderBy('id'),
+);
 
 /** Variants per product, in import order, one query for the page (include=variants). */
 export async function variantsOf(db: Kysely<DB>, organizationId: string, productIds: readonly string[]) {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('product_variants')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('product_id', '=', anyUuid(productIds))
-      .orderBy('product_id')
-      .orderBy('position')
-      .orderBy('id'),
-  );
+  const rows = await selectVariantsOf(db, organizationId, productIds);
   const byProduct = new Map<string, unknown>();
   for (const row of rows) {
     const list = (byProduct.get(row.product_id) as Variant[] | undefined) ?? [];

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { PREPARE } from '../../db/prepared.js';
-import { plainArrayLiteral } from '../../db/arrays.js';
+import { compilable, preparedForIds } from '../../db/prepared.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { columnList, type Executor } from '../../db/executor.js';
 import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
@@ -18,20 +17,33 @@ export async function findReview(
   return rows[0];
 }
 
+const selectCustomersOfReviews = preparedForIds((db, organizationId, reviewIds) =>
+  compilable(
+    db,
+    sql<CustomerFields & { review_id: string }>`select ${columnList(CUSTOMER_COLUMNS, 'c')}, r.id as review_id
+      from reviews r join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
+      where r.organization_id = ${organizationId}::uuid and r.id = ${reviewIds}`,
+  ),
+);
+
 /** The reviewer of each review (include=customer), one query for the page; a deleted customer is absent. */
 export async function customersOfReviews(
   db: Executor,
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<CustomerFields & { review_id: string }>`${PREPARE}
-    select ${columnList(CUSTOMER_COLUMNS, 'c')}, r.id as review_id from reviews r
-    join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
-    where r.organization_id = ${organizationId}::uuid and r.id = any(${plainArrayLiteral(reviewIds)}::uuid[])`.execute(
-    db,
-  );
+  const rows = await selectCustomersOfReviews(db, organizationId, reviewIds);
   return new Map(rows.map(({ review_id, ...customer }) => [review_id, toCustomer(customer)]));
 }
+
+const selectProductsOfReviews = preparedForIds((db, organizationId, reviewIds) =>
+  compilable(
+    db,
+    sql<ProductFields & { review_id: string }>`select ${columnList(PRODUCT_COLUMNS, 'p')}, r.id as review_id
+      from reviews r join products p on p.organization_id = r.organization_id and p.id = r.product_id
+      where r.organization_id = ${organizationId}::uuid and r.id = ${reviewIds}`,
+  ),
+);
 
 /** The reviewed product of each review (include=product, base fields), one query for the page; unlinked ones are absent. */
 export async function productsOfReviews(
@@ -39,13 +51,7 @@ export async function productsOfReviews(
   organizationId: string,
   reviewIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const { rows } = await sql<ProductFields & { review_id: string }>`${PREPARE}
-    select ${columnList(PRODUCT_COLUMNS, 'p')}, r.id as review_id
-    from reviews r
-    join products p on p.organization_id = r.organization_id and p.id = r.product_id
-    where r.organization_id = ${organizationId}::uuid and r.id = any(${plainArrayLiteral(reviewIds)}::uuid[])`.execute(
-    db,
-  );
+  const rows = await selectProductsOfReviews(db, organizationId, reviewIds);
   return new Map(rows.map(({ review_id, ...product }) => [review_id, toProduct(product)]));
 }
 

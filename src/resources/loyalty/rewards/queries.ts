@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import { anyUuid, plainArrayLiteral } from '../../../db/arrays.js';
-import { executePrepared, PREPARE } from '../../../db/prepared.js';
+import { plainArrayLiteral } from '../../../db/arrays.js';
+import { PREPARE, preparedForIds } from '../../../db/prepared.js';
 import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
 import type { Executor } from '../../../db/executor.js';
 import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
@@ -27,62 +27,65 @@ export const lockReward = (trx: Executor, organizationId: string, where: { id: s
 
 /* ---- include=customer, membership, rule: one query each for a page ---- */
 
+const selectCustomersOfRewards = preparedForIds((db, organizationId, rewardIds) =>
+  db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
+    )
+    .selectAll('c')
+    .select('r.id as reward_id')
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', '=', rewardIds),
+);
+
 export async function customersOfRewards(
   db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('loyalty_rewards as r')
-      .innerJoin('customers as c', (join) =>
-        join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
-      )
-      .selectAll('c')
-      .select('r.id as reward_id')
-      .where('r.organization_id', '=', organizationId)
-      .where('r.id', '=', anyUuid(rewardIds)),
-  );
+  const rows = await selectCustomersOfRewards(db, organizationId, rewardIds);
   return new Map(rows.map(({ reward_id, ...customer }) => [reward_id, toCustomer(customer)]));
 }
+
+const selectMembershipsOfRewards = preparedForIds((db, organizationId, rewardIds) =>
+  db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('loyalty_memberships as m', (join) =>
+      join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
+    )
+    .selectAll('m')
+    .select('r.id as reward_id')
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', '=', rewardIds),
+);
 
 export async function membershipsOfRewards(
   db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('loyalty_rewards as r')
-      .innerJoin('loyalty_memberships as m', (join) =>
-        join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
-      )
-      .selectAll('m')
-      .select('r.id as reward_id')
-      .where('r.organization_id', '=', organizationId)
-      .where('r.id', '=', anyUuid(rewardIds)),
-  );
+  const rows = await selectMembershipsOfRewards(db, organizationId, rewardIds);
   return new Map(rows.map(({ reward_id, ...membership }) => [reward_id, toEmbeddedMembership(membership)]));
 }
+
+const selectRulesOfRewards = preparedForIds((db, organizationId, rewardIds) =>
+  db
+    .selectFrom('loyalty_rewards as r')
+    .innerJoin('loyalty_rules as lr', (join) =>
+      join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
+    )
+    .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
+    .where('r.organization_id', '=', organizationId)
+    .where('r.id', '=', rewardIds),
+);
 
 export async function rulesOfRewards(
   db: Executor,
   organizationId: string,
   rewardIds: readonly string[],
 ): Promise<Map<string, unknown>> {
-  const rows = await executePrepared(
-    db,
-    db
-      .selectFrom('loyalty_rewards as r')
-      .innerJoin('loyalty_rules as lr', (join) =>
-        join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
-      )
-      .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
-      .where('r.organization_id', '=', organizationId)
-      .where('r.id', '=', anyUuid(rewardIds)),
-  );
+  const rows = await selectRulesOfRewards(db, organizationId, rewardIds);
   return new Map(
     rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]),
   );
