@@ -493,7 +493,8 @@ async function main(): Promise<void> {
         }
         const floor = await startServer(
           `floor-${route.name}`,
-          ['--import', 'tsx', route.floor.script],
+          // The V8 setting `patron serve` runs with (src/cli/serve.ts): the floor is held to the same garbage collector.
+          ['--no-allocation-site-pretenuring', '--import', 'tsx', route.floor.script],
           serverEnv({ DATABASE_URL: databaseUrl(), ...route.floor.env }),
           workDir,
         );

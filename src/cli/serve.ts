@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../config/index.js';
 import { resolveSecretKey } from '../config/secrets.js';
@@ -20,10 +21,24 @@ import { seedDemo, type DemoSeed } from './demo.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
+ * V8 allocates objects from a code site whose objects often survived a young collection straight in the old
+ * generation ("allocation-site pretenuring"). Under load a request's rows and records are still alive at a young
+ * collection often enough for V8 to pretenure their sites, and then every request's garbage piles up in the old
+ * generation: 170 MB every ten seconds, cleared by a full collection whose marking threads took a core from
+ * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, "Session of 2026-11-28 (third):
+ * Node CPU per page, and the garbage collector's stalls"). Without it a request's garbage dies young, where it
+ * is cheap. Set before serving, when no request site has been judged yet.
+ */
+function keepRequestGarbageYoung(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
+}
+
+/**
  * `patron serve`: migrate, seed a demo organization on the very first embedded start, listen, deliver webhooks
  * (unless --no-dispatch), shut down cleanly.
  */
 export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}): Promise<void> {
+  keepRequestGarbageYoung();
   const config = loadConfig();
   // A taken port or an unknown HOST fails the start in milliseconds, before the database is opened and migrated
   // (seconds for the embedded one); the listen below still reports one that appears in between.

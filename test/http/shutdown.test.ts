@@ -6,14 +6,16 @@ import { probeResource } from '../support/probe-resource.js';
 
 describe('graceful shutdown', () => {
   it('finishes in-flight requests, then stops accepting and closes', async () => {
-    const t = await startTestApp({ resources: [organizationResource, probeResource()] });
+    const probe = { handled: 0, failNext: false, sleeping: 0 };
+    const t = await startTestApp({ resources: [organizationResource, probeResource(probe)] });
     const { key } = await t.tenant();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const base = `http://127.0.0.1:${port}`;
 
     const inFlight = fetch(`${base}/v1/probe/slow?ms=400`, { headers: { authorization: `Bearer ${key}` } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Closed once the request is in its handler: a fixed pause let a loaded machine close before it arrived (503).
+    while (probe.sleeping === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const closing = t.close();
 
     const response = await inFlight;

@@ -15,6 +15,8 @@ export const Thing = Type.Object(
 export interface ProbeState {
   handled: number;
   failNext: boolean;
+  /** Requests to /probe/slow that reached their handler (so a test knows one is in flight). */
+  sleeping?: number;
 }
 
 /**
@@ -94,6 +96,7 @@ export function probeResource(state: ProbeState = { handled: 0, failNext: false 
           },
         },
         async (request) => {
+          state.sleeping = (state.sleeping ?? 0) + 1;
           await new Promise((resolve) => setTimeout(resolve, request.query.ms));
           return { slept: request.query.ms };
         },
