@@ -1,22 +1,42 @@
 import { sql, type Kysely } from 'kysely';
-import { PREPARE } from '../db/prepared.js';
-import { plainArrayLiteral } from '../db/arrays.js';
+import { compilable, preparedForIds } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
+
+type CountedTable = 'reviews' | 'product_variants' | 'order_items';
+type OwnerColumn = 'product_id' | 'order_id';
+type CountStatement = ReturnType<typeof preparedForIds<{ owner: string; n: number }>>;
+
+/** One statement per shape (table, owner column, published filter), built and compiled on first use. */
+const countStatements = new Map<string, CountStatement>();
+
+function countStatement(table: CountedTable, ownerColumn: OwnerColumn, published: boolean | undefined) {
+  const shape = `${table}.${ownerColumn}.${String(published)}`;
+  let statement = countStatements.get(shape);
+  if (!statement) {
+    const owner = sql.ref(ownerColumn);
+    statement = preparedForIds((db, organizationId, ids) =>
+      compilable(
+        db,
+        sql<{ owner: string; n: number }>`select ${owner} as owner, count(*)::int as n from ${sql.table(table)}
+          where organization_id = ${organizationId}::uuid and ${owner} = ${ids}
+          ${published !== undefined ? sql`and published = ${sql.lit(published)}` : sql``}
+          group by ${owner}`,
+      ),
+    );
+    countStatements.set(shape, statement);
+  }
+  return statement;
+}
 
 /** Number of rows of `table` per owner id (for *Count includes), one grouped query for the page. */
 export async function countBy(
   db: Kysely<DB>,
   organizationId: string,
-  table: 'reviews' | 'product_variants' | 'order_items',
-  ownerColumn: 'product_id' | 'order_id',
+  table: CountedTable,
+  ownerColumn: OwnerColumn,
   ids: readonly string[],
   where: { published?: boolean } = {},
 ): Promise<Map<string, unknown>> {
-  const owner = sql.ref(ownerColumn);
-  const { rows } = await sql<{ owner: string; n: number }>`${PREPARE}
-    select ${owner} as owner, count(*)::int as n from ${sql.table(table)}
-    where organization_id = ${organizationId}::uuid and ${owner} = any(${plainArrayLiteral(ids)}::uuid[])
-    ${where.published !== undefined ? sql`and published = ${where.published}` : sql``}
-    group by ${owner}`.execute(db);
+  const rows = await countStatement(table, ownerColumn, where.published)(db, organizationId, ids);
   return new Map(rows.map((row) => [row.owner, row.n]));
 }

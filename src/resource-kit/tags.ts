@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { PREPARE } from '../db/prepared.js';
-import { plainArrayLiteral } from '../db/arrays.js';
+import { compilable, preparedForIds } from '../db/prepared.js';
 import { uuidv7 } from '../util/ids.js';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
@@ -113,6 +112,26 @@ export async function addAndRemoveTags(
   return changed;
 }
 
+/** The tag names of records of each kind, one statement per kind, built and compiled on first use. */
+const tagNameStatements = Object.fromEntries(
+  (Object.keys(LINK_TABLE) as TagKind[]).map((kind) => {
+    const owner = sql.ref(`l.${OWNER_COLUMN[kind]}`);
+    const statement = preparedForIds((db, organizationId, ids) =>
+      compilable(
+        db,
+        sql<{
+          record_id: string;
+          name: string;
+        }>`select ${owner} as record_id, t.name from ${sql.table(LINK_TABLE[kind])} l
+          join tags t on t.organization_id = l.organization_id and t.id = l.tag_id
+          where l.organization_id = ${organizationId}::uuid and ${owner} = ${ids}
+          order by t.name`,
+      ),
+    );
+    return [kind, statement];
+  }),
+) as Record<TagKind, ReturnType<typeof preparedForIds<{ record_id: string; name: string }>>>;
+
 /** Tag names per record, one query for the whole page (include=tags). */
 export async function tagNamesOf(
   db: Kysely<DB> | Transaction<DB>,
@@ -120,13 +139,7 @@ export async function tagNamesOf(
   kind: TagKind,
   recordIds: readonly string[],
 ): Promise<Map<string, string[]>> {
-  const table = sql.table(LINK_TABLE[kind]);
-  const owner = sql.ref(`l.${OWNER_COLUMN[kind]}`);
-  const { rows } = await sql<{ record_id: string; name: string }>`${PREPARE}
-    select ${owner} as record_id, t.name from ${table} l
-    join tags t on t.organization_id = l.organization_id and t.id = l.tag_id
-    where l.organization_id = ${organizationId}::uuid and ${owner} = any(${plainArrayLiteral(recordIds)}::uuid[])
-    order by t.name`.execute(db);
+  const rows = await tagNameStatements[kind](db, organizationId, recordIds);
   const names = new Map<string, string[]>();
   for (const row of rows) {
     const list = names.get(row.record_id);
