@@ -51,6 +51,7 @@ import {
   machineCpuMs,
   saveResult,
   serverEnv,
+  SERVER_NODE_ARGS,
   startPatron,
   startServer,
   table,
@@ -493,8 +494,8 @@ async function main(): Promise<void> {
         }
         const floor = await startServer(
           `floor-${route.name}`,
-          // The V8 setting `patron serve` runs with (src/cli/serve.ts): the floor is held to the same garbage collector.
-          ['--no-allocation-site-pretenuring', '--import', 'tsx', route.floor.script],
+          // The V8 settings Patron runs with (`npm start`, src/cli/serve.ts): the floor gets the same garbage collector.
+          [...SERVER_NODE_ARGS, '--no-allocation-site-pretenuring', '--import', 'tsx', route.floor.script],
           serverEnv({ DATABASE_URL: databaseUrl(), ...route.floor.env }),
           workDir,
         );

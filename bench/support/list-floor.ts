@@ -159,16 +159,16 @@ const ROUTES: Record<
   rewards: {
     record: toReward,
     includes: {
-      customer: { owner: 'reward_id', value: toCustomer, empty: () => null },
-      membership: { owner: 'reward_id', value: toEmbeddedMembership, empty: () => null },
-      rule: { owner: 'reward_id', value: (r) => ({ id: r.id, name: r.name, section: r.section }), empty: () => null },
+      customer: { owner: 'page_row_id', value: toCustomer, empty: () => null },
+      membership: { owner: 'page_row_id', value: toEmbeddedMembership, empty: () => null },
+      rule: { owner: 'page_row_id', value: (r) => ({ id: r.id, name: r.name, section: r.section }), empty: () => null },
     },
   },
   reviews: {
     record: toReview,
     includes: {
-      customer: { owner: 'review_id', value: toCustomer, empty: () => null },
-      product: { owner: 'review_id', value: toProduct, empty: () => null },
+      customer: { owner: 'page_row_id', value: toCustomer, empty: () => null },
+      product: { owner: 'page_row_id', value: toProduct, empty: () => null },
     },
   },
   product: {

@@ -216,7 +216,7 @@ async function listOrders(authorization: string | undefined, res: ServerResponse
     spec.includes.customer && ids.length ? run(spec.includes.customer, { org, ids }) : Promise.resolve(null),
     spec.includes.items && ids.length ? run(spec.includes.items, { org, ids }) : Promise.resolve(null),
   ]);
-  const customerOf = customers && new Map(customers.map((row) => [row.order_id as string, toCustomer(row)]));
+  const customerOf = customers && new Map(customers.map((row) => [row.page_row_id as string, toCustomer(row)]));
   const itemsOf = items && new Map<string, unknown[]>();
   if (items && itemsOf) {
     for (const row of items) {

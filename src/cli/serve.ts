@@ -25,9 +25,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * generation ("allocation-site pretenuring"). Under load a request's rows and records are still alive at a young
  * collection often enough for V8 to pretenure their sites, and then every request's garbage piles up in the old
  * generation: 170 MB every ten seconds, cleared by a full collection whose marking threads took a core from
- * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, "Session of 2026-11-28 (third):
- * Node CPU per page, and the garbage collector's stalls"). Without it a request's garbage dies young, where it
- * is cheap. Set before serving, when no request site has been judged yet.
+ * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, the third session of 2026-11-28).
+ * Without it a request's garbage dies young, where it is cheap. Set before serving, when no request site has been
+ * judged yet. Its companion, a young generation full-sized from the start, cannot be set from here: `npm start` passes
+ * --min-semi-space-size=16 (docs/api.md#running-the-server).
  */
 function keepRequestGarbageYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');

@@ -3,7 +3,8 @@ import { compilable, PREPARE, preparedForIds } from '../../db/prepared.js';
 import { plainArrayLiteral } from '../../db/arrays.js';
 import { columnList, joinedRecord, prefixedColumnList, type Executor, type LeftJoined } from '../../db/executor.js';
 import type { DB, Metadata } from '../../db/schema.js';
-import { toCustomer } from '../../records/customer.js';
+import { toCustomer, type CustomerRow } from '../../records/customer.js';
+import { pageReferences } from '../../resource-kit/page-references.js';
 import { ORDER_ITEM_COLUMNS, toOrderItem, type OrderItem, type OrderItemFields } from '../../records/order-item.js';
 import { ORDER_COLUMNS, type OrderFields } from '../../records/order.js';
 import { PRODUCT_COLUMNS, type ProductFields } from '../../records/product.js';
@@ -17,27 +18,11 @@ export const findOrder = (db: Executor, organizationId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-const selectCustomersOfOrders = preparedForIds((db, organizationId, orderIds) =>
-  db
-    .selectFrom('orders as o')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.organization_id', '=', 'o.organization_id').onRef('c.id', '=', 'o.customer_id'),
-    )
-    .selectAll('c')
-    .select('o.id as order_id')
-    .where('o.organization_id', '=', organizationId)
-    .where('o.id', '=', orderIds),
-);
+const customerOfOrder = pageReferences<CustomerRow>({ from: 'orders', column: 'customer_id', to: 'customers' });
 
 /** The customer of each order (include=customer), one query for the page. */
-export async function customersOfOrders(
-  db: Executor,
-  organizationId: string,
-  orderIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectCustomersOfOrders(db, organizationId, orderIds);
-  return new Map(rows.map(({ order_id, ...customer }) => [order_id, toCustomer(customer)]));
-}
+export const customersOfOrders = (db: Executor, organizationId: string, orderIds: readonly string[]) =>
+  customerOfOrder(db, organizationId, orderIds, toCustomer);
 
 /** One row per line item: its order, the item, then the product and variant columns the API shows. */
 type ItemRow = { order_id: string } & OrderItemFields & LeftJoined<'p', ProductFields> & LeftJoined<'v', VariantFields>;

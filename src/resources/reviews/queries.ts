@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { compilable, preparedForIds } from '../../db/prepared.js';
+import { pageReferences } from '../../resource-kit/page-references.js';
 import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { columnList, type Executor } from '../../db/executor.js';
 import { CUSTOMER_COLUMNS, toCustomer, type CustomerFields } from '../../records/customer.js';
@@ -17,43 +17,26 @@ export async function findReview(
   return rows[0];
 }
 
-const selectCustomersOfReviews = preparedForIds((db, organizationId, reviewIds) =>
-  compilable(
-    db,
-    sql<CustomerFields & { review_id: string }>`select ${columnList(CUSTOMER_COLUMNS, 'c')}, r.id as review_id
-      from reviews r join customers c on c.organization_id = r.organization_id and c.id = r.customer_id
-      where r.organization_id = ${organizationId}::uuid and r.id = ${reviewIds}`,
-  ),
-);
+const customerOfReview = pageReferences<CustomerFields>({
+  from: 'reviews',
+  column: 'customer_id',
+  to: 'customers',
+  columns: CUSTOMER_COLUMNS,
+});
+const productOfReview = pageReferences<ProductFields>({
+  from: 'reviews',
+  column: 'product_id',
+  to: 'products',
+  columns: PRODUCT_COLUMNS,
+});
 
 /** The reviewer of each review (include=customer), one query for the page; a deleted customer is absent. */
-export async function customersOfReviews(
-  db: Executor,
-  organizationId: string,
-  reviewIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectCustomersOfReviews(db, organizationId, reviewIds);
-  return new Map(rows.map(({ review_id, ...customer }) => [review_id, toCustomer(customer)]));
-}
-
-const selectProductsOfReviews = preparedForIds((db, organizationId, reviewIds) =>
-  compilable(
-    db,
-    sql<ProductFields & { review_id: string }>`select ${columnList(PRODUCT_COLUMNS, 'p')}, r.id as review_id
-      from reviews r join products p on p.organization_id = r.organization_id and p.id = r.product_id
-      where r.organization_id = ${organizationId}::uuid and r.id = ${reviewIds}`,
-  ),
-);
+export const customersOfReviews = (db: Executor, organizationId: string, reviewIds: readonly string[]) =>
+  customerOfReview(db, organizationId, reviewIds, toCustomer);
 
 /** The reviewed product of each review (include=product, base fields), one query for the page; unlinked ones are absent. */
-export async function productsOfReviews(
-  db: Executor,
-  organizationId: string,
-  reviewIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectProductsOfReviews(db, organizationId, reviewIds);
-  return new Map(rows.map(({ review_id, ...product }) => [review_id, toProduct(product)]));
-}
+export const productsOfReviews = (db: Executor, organizationId: string, reviewIds: readonly string[]) =>
+  productOfReview(db, organizationId, reviewIds, toProduct);
 
 /** What a PATCH changes; undefined leaves a field alone. */
 export interface ReviewEdit {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { ListDefinition } from '../../../lists/types.js';
 import { customersOfMemberships } from './queries.js';
-import { toCustomer } from '../../../records/customer.js';
 import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
 import { ACTIVITY_KINDS } from '../../../records/loyalty/activity-entry.js';
 
@@ -43,12 +42,7 @@ export const membershipList: ListDefinition = {
       and ${customerSearchText('sc')} like lower(${pattern})))`,
   includes: {
     customer: {
-      load: async ({ db, organizationId }, ids) => {
-        const rows = await customersOfMemberships(db, organizationId, ids);
-        return new Map(
-          rows.map(({ membership_id: membershipId, ...customer }) => [membershipId, toCustomer(customer)]),
-        );
-      },
+      load: ({ db, organizationId }, ids) => customersOfMemberships(db, organizationId, ids),
       empty: () => null,
     },
   },

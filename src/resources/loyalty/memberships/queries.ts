@@ -3,6 +3,8 @@ import { constraintOf, isUniqueViolation } from '../../../db/errors.js';
 import { referralCode } from '../engine/codes.js';
 import type { Executor } from '../../../db/executor.js';
 import type { MembershipRow } from '../../../records/loyalty/membership.js';
+import { toCustomer, type CustomerRow } from '../../../records/customer.js';
+import { pageReferences } from '../../../resource-kit/page-references.js';
 
 /** A customer's memberships (every program, left or not): deleting the customer removes them by cascade. */
 export const membershipsOfCustomer = (db: Executor, organizationId: string, customerId: string) =>
@@ -127,17 +129,12 @@ export const findTier = (db: Executor, organizationId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-/** The customers of some memberships, one query (include=customer). */
-export async function customersOfMemberships(db: Executor, organizationId: string, membershipIds: readonly string[]) {
-  const rows = await db
-    .selectFrom('loyalty_memberships as m')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.organization_id', '=', 'm.organization_id').onRef('c.id', '=', 'm.customer_id'),
-    )
-    .selectAll('c')
-    .select('m.id as membership_id')
-    .where('m.organization_id', '=', organizationId)
-    .where('m.id', 'in', [...membershipIds])
-    .execute();
-  return rows;
-}
+const customerOfMembership = pageReferences<CustomerRow>({
+  from: 'loyalty_memberships',
+  column: 'customer_id',
+  to: 'customers',
+});
+
+/** The customer of each membership, one query for the page (include=customer). */
+export const customersOfMemberships = (db: Executor, organizationId: string, membershipIds: readonly string[]) =>
+  customerOfMembership(db, organizationId, membershipIds, toCustomer);

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { plainArrayLiteral } from '../../../db/arrays.js';
-import { PREPARE, preparedForIds } from '../../../db/prepared.js';
+import { PREPARE } from '../../../db/prepared.js';
+import { pageReferences } from '../../../resource-kit/page-references.js';
 import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
 import type { Executor } from '../../../db/executor.js';
 import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
@@ -27,69 +28,35 @@ export const lockReward = (trx: Executor, organizationId: string, where: { id: s
 
 /* ---- include=customer, membership, rule: one query each for a page ---- */
 
-const selectCustomersOfRewards = preparedForIds((db, organizationId, rewardIds) =>
-  db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.organization_id', '=', 'r.organization_id').onRef('c.id', '=', 'r.customer_id'),
-    )
-    .selectAll('c')
-    .select('r.id as reward_id')
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', '=', rewardIds),
-);
+const customerOfReward = pageReferences<CustomerRow>({
+  from: 'loyalty_rewards',
+  column: 'customer_id',
+  to: 'customers',
+});
+const membershipOfReward = pageReferences<MembershipRow>({
+  from: 'loyalty_rewards',
+  column: 'loyalty_membership_id',
+  to: 'loyalty_memberships',
+});
+const ruleOfReward = pageReferences<RewardRule>({
+  from: 'loyalty_rewards',
+  column: 'loyalty_rule_id',
+  to: 'loyalty_rules',
+  columns: ['id', 'name', 'section'],
+});
 
-export async function customersOfRewards(
-  db: Executor,
-  organizationId: string,
-  rewardIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectCustomersOfRewards(db, organizationId, rewardIds);
-  return new Map(rows.map(({ reward_id, ...customer }) => [reward_id, toCustomer(customer)]));
-}
+export const customersOfRewards = (db: Executor, organizationId: string, rewardIds: readonly string[]) =>
+  customerOfReward(db, organizationId, rewardIds, toCustomer);
 
-const selectMembershipsOfRewards = preparedForIds((db, organizationId, rewardIds) =>
-  db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('loyalty_memberships as m', (join) =>
-      join.onRef('m.organization_id', '=', 'r.organization_id').onRef('m.id', '=', 'r.loyalty_membership_id'),
-    )
-    .selectAll('m')
-    .select('r.id as reward_id')
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', '=', rewardIds),
-);
+export const membershipsOfRewards = (db: Executor, organizationId: string, rewardIds: readonly string[]) =>
+  membershipOfReward(db, organizationId, rewardIds, toEmbeddedMembership);
 
-export async function membershipsOfRewards(
-  db: Executor,
-  organizationId: string,
-  rewardIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectMembershipsOfRewards(db, organizationId, rewardIds);
-  return new Map(rows.map(({ reward_id, ...membership }) => [reward_id, toEmbeddedMembership(membership)]));
-}
-
-const selectRulesOfRewards = preparedForIds((db, organizationId, rewardIds) =>
-  db
-    .selectFrom('loyalty_rewards as r')
-    .innerJoin('loyalty_rules as lr', (join) =>
-      join.onRef('lr.organization_id', '=', 'r.organization_id').onRef('lr.id', '=', 'r.loyalty_rule_id'),
-    )
-    .select(['r.id as reward_id', 'lr.id', 'lr.name', 'lr.section'])
-    .where('r.organization_id', '=', organizationId)
-    .where('r.id', '=', rewardIds),
-);
-
-export async function rulesOfRewards(
-  db: Executor,
-  organizationId: string,
-  rewardIds: readonly string[],
-): Promise<Map<string, unknown>> {
-  const rows = await selectRulesOfRewards(db, organizationId, rewardIds);
-  return new Map(
-    rows.map((row): [string, RewardRule] => [row.reward_id, { id: row.id, name: row.name, section: row.section }]),
-  );
-}
+export const rulesOfRewards = (db: Executor, organizationId: string, rewardIds: readonly string[]) =>
+  ruleOfReward(db, organizationId, rewardIds, (rule): RewardRule => ({
+    id: rule.id,
+    name: rule.name,
+    section: rule.section,
+  }));
 
 /* ---- issuing ---- */
 
