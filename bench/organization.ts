@@ -14,6 +14,7 @@ import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:f
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { freePort } from '../test/support/processes.js';
+import { SERVER_NODE_ARGS } from './support/harness.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -460,14 +461,19 @@ async function main(): Promise<void> {
     const embeddedKey = provision(embeddedEnv);
 
     const startPatron = async (label: string, env: NodeJS.ProcessEnv, level: string) => {
-      const server = await startServer(label, [CLI, 'serve'], { ...env, LOG_LEVEL: level }, workDir);
+      const server = await startServer(
+        label,
+        [...SERVER_NODE_ARGS, CLI, 'serve'],
+        { ...env, LOG_LEVEL: level },
+        workDir,
+      );
       servers.add(server);
       return server;
     };
     const startFloor = async () => {
       const server = await startServer(
         'floor',
-        ['--import', 'tsx', FLOOR],
+        [...SERVER_NODE_ARGS, '--no-allocation-site-pretenuring', '--import', 'tsx', FLOOR],
         { ...baseEnv, DATABASE_URL: databaseUrl.toString() },
         workDir,
       );

@@ -9,7 +9,7 @@
 // organization, orders, rewards, reviews, product. Tunables (env): BENCH_CONNECTIONS (8: enough to keep the server
 // busy without queueing in it), BENCH_DURATION_S (20), BENCH_WARMUP_S (5, not profiled: the server is started with
 // the profiler on, so the warm-up's samples are dropped by starting the measured window from the warm-up's end),
-// BENCH_TOP (25 functions), BENCH_SKIP_BUILD=1. The raw profile is kept in bench/results/profile-<route>.cpuprofile
+// BENCH_TOP (25 functions), BENCH_LOG_LEVEL (Patron's, warn; `info` profiles the access log), BENCH_SKIP_BUILD=1. The raw profile is kept in bench/results/profile-<route>.cpuprofile
 // (open it in Chrome's DevTools, Performance panel) and the summary in bench/results/profile-<route>.json.
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,6 +41,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const TOP = Number(process.env.BENCH_TOP ?? 25);
+// Patron's LOG_LEVEL (warn, as every bench runs it; info to see what the access log costs). Not the floor's.
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const RESULT_SUFFIX = LOG_LEVEL === 'warn' ? '' : `-${LOG_LEVEL}`;
 const PRODUCT_INCLUDES = ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'];
 
 interface ProfileNode {
@@ -183,7 +186,7 @@ async function main(): Promise<void> {
     );
   } else {
     process.env.BENCH_SERVER_NODE_ARGS = profileArgs.join(' ');
-    server = await startPatron('patron', workDir);
+    server = await startPatron('patron', workDir, { LOG_LEVEL });
   }
   try {
     const headers = { authorization: `Bearer ${org.key}` };
@@ -211,7 +214,10 @@ async function main(): Promise<void> {
     const summary = summarize(profile, fromUs);
     const requests = result.requests.total;
     const cpuPerRequestUs = cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / requests : null;
-    renameSync(join(profileDir, file), join(RESULTS_DIR, `profile-${route}${floor ? '-floor' : ''}.cpuprofile`));
+    renameSync(
+      join(profileDir, file),
+      join(RESULTS_DIR, `profile-${route}${floor ? '-floor' : RESULT_SUFFIX}.cpuprofile`),
+    );
     console.log(
       `\nGET ${path}\n${requests} requests, ${result.requests.average.toFixed(0)} req/s, server CPU ${cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request; profiled busy ${summary.busyMs} ms, idle ${summary.idleMs} ms\n`,
     );
@@ -228,10 +234,11 @@ async function main(): Promise<void> {
         summary.functions.slice(0, TOP).map((f) => [String(f.ms), String(f.share), f.name]),
       ),
     );
-    saveResult(`profile-${route}${floor ? '-floor' : ''}`, {
+    saveResult(`profile-${route}${floor ? '-floor' : RESULT_SUFFIX}`, {
       date: new Date().toISOString(),
       route,
       server: floor ? 'floor' : 'patron',
+      logLevel: floor ? null : LOG_LEVEL,
       path,
       connections: CONNECTIONS,
       durationS: DURATION_S,

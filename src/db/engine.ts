@@ -41,7 +41,6 @@ export interface DatabaseOptions {
 
 // bigint columns (money up to 2^53-1, counts) come back as numbers, not strings, on both engines.
 const INT8_OID = 20;
-// timestamptz: a fast path for the UTC text every session of a UTC server writes (src/db/timestamps.ts).
 const parseInt8 = (value: string) => Number(value);
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -63,7 +62,8 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID
           ? parseInt8
-          : oid === TIMESTAMPTZ_OID && format !== 'binary'
+          : // timestamptz: a fast path for the UTC text every session of a UTC server writes (src/db/timestamps.ts).
+            oid === TIMESTAMPTZ_OID && format !== 'binary'
             ? parseTimestamptz
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },

@@ -179,11 +179,26 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       expect(server.stderr().match(ANY_KEY)).toEqual([demoKey, demoKey, demoKey]);
       expect(server.stdout()).not.toMatch(ANY_KEY);
       expect(server.stdout()).not.toContain(link![1]);
+      // Request lines are written asynchronously (docs/api.md#request-logs): the last request's line still arrives
+      // without another request to push it out.
+      await expect.poll(() => server.stdout(), { timeout: 2_000, interval: 50 }).toContain('"reqId":"trace-42"');
       const lines = server.stdout().trim().split('\n');
-      expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+        expect.objectContaining({
+          msg: 'request completed',
+          reqId: 'trace-42',
+          method: 'GET',
+          url: '/v1/organization',
+          statusCode: 200,
+          organizationId: demoOrganizationId,
+        }),
+      );
+      // A line logged just before SIGTERM is written too.
+      await fetch(url!, { headers: { authorization: `Bearer ${demoKey}`, 'x-request-id': 'last-before-exit' } });
     } finally {
       const exit = await server.stop('SIGTERM');
+      expect(server.stdout()).toContain('"reqId":"last-before-exit"');
       expect(exit.code).toBe(0);
       expect(exit.signal).toBeNull();
       expect(exit.ms).toBeLessThan(SHUTDOWN_LIMIT_MS);

@@ -10,7 +10,7 @@ import type { Executor } from '../../db/executor.js';
 const selectProduct = prepared(
   (db, organizationId: string, id: string) =>
     db.selectFrom('products').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
-  ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000c'] as const,
+  ['organization-id', 'product-id'],
 );
 
 export const findProduct = async (db: Executor, organizationId: string, id: string) =>
