@@ -25,7 +25,8 @@
 // Tunables (env): BENCH_ONLY (comma-separated route names), BENCH_CONNECTIONS (50), BENCH_WARMUP_S (5, before each
 // measured run), BENCH_SATURATION_S (10), BENCH_DURATION_S (15, each open-loop run), BENCH_ROUNDS (1 open-loop round
 // per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
-// BENCH_SKIP_BUILD=1.
+// BENCH_SKIP_BUILD=1, BENCH_KEEP_LOGS=1 (keep the servers' stdout/stderr, e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc),
+// BENCH_SAMPLES_DIR (write every open-loop request's wall-clock due time and latency there, to find a stall's moment).
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,6 +70,7 @@ const SATURATION_S = Number(process.env.BENCH_SATURATION_S ?? 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const LOAD_SHARE = Number(process.env.BENCH_LOAD_SHARE ?? 0.5);
+const SAMPLES_DIR = process.env.BENCH_SAMPLES_DIR;
 const TARGET_P99_RATIO = 2;
 const LIMIT = 50;
 const PRODUCT_INCLUDES = ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'];
@@ -362,6 +364,15 @@ async function openLoopRun(
   const before = readings(server.child.pid);
   const result = await openLoop({ baseUrl: server.baseUrl, targets, headers, rate, durationS: DURATION_S, first });
   const after = readings(server.child.pid);
+  if (SAMPLES_DIR) {
+    // Each request's due time on the wall clock and its latency, to line stalls up with the server's own log.
+    const samples = result.samples.map((sample) => ({
+      dueAtEpochMs: Math.round(performance.timeOrigin + sample.dueAt),
+      ms: Math.round(sample.ms * 100) / 100,
+      sendLagMs: Math.round(sample.sendLagMs * 100) / 100,
+    }));
+    writeFileSync(join(SAMPLES_DIR, `${name.replaceAll(' ', '-')}-${Date.now()}.json`), JSON.stringify(samples));
+  }
   const target = result.targets[0]!;
   const m: OpenLoopMeasurement = {
     name,
@@ -570,7 +581,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopAll();
-    await rm(workDir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_LOGS) log(`servers' logs kept in ${workDir}`);
+    else await rm(workDir, { recursive: true, force: true });
   }
 
   const us = (n: number | null) => (n === null ? 'n/a' : n.toFixed(0));
