@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREPARE, STATEMENTS_PER_CONNECTION } from '../../src/db/prepared.js';
+import { PREPARE, preparedForIds, STATEMENTS_PER_CONNECTION } from '../../src/db/prepared.js';
+import { createKey } from '../../src/auth/keys.js';
+import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 
 let test: TestDatabase;
@@ -69,6 +71,46 @@ describe('statements marked PREPARE', () => {
           expect(await run(1, 5)).toBe(6);
           expect(await prepared()).toContain('/* prepared */ select $1::int + 1 as answer');
           expect((await prepared()).length).toBeLessThanOrEqual(STATEMENTS_PER_CONNECTION);
+        });
+    },
+  );
+
+  it.skipIf(!postgresUrl)(
+    'over a list of ids (preparedForIds) keep their generic plan on short lists instead of being planned every time',
+    async () => {
+      const organization = await createOrganization(db(), { name: 'Plans' });
+      const keyIds: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        keyIds.push((await createKey(db(), { organizationId: organization.id, permissions: ['all'] })).record.id);
+      }
+      // Enough rows, with statistics, that a plan made for two ids costs less than the generic plan's guess of ten:
+      // the case where, written as any($n::uuid[]), the statement was planned again on every execution.
+      await sql`insert into api_keys (organization_id, id, prefix, key_hash, permissions)
+        select ${organization.id}::uuid, gen_random_uuid(), 'sk_plans', md5(n::text), '{all}'
+        from generate_series(1, 20000) n`.execute(db());
+      await sql`analyze api_keys`.execute(db());
+      // The shape of an include's loader: the page's rows joined to the records they point at.
+      const keysOfPage = preparedForIds((database, organizationId, ids) =>
+        database
+          .selectFrom('api_keys as k')
+          .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+          .select(['k.id', 'o.name'])
+          .where('k.organization_id', '=', organizationId)
+          .where('k.id', '=', ids),
+      );
+      await db()
+        .connection()
+        .execute(async (connection) => {
+          // PostgreSQL makes a plan for the values of each of the first five executions, then compares.
+          for (let execution = 0; execution < 8; execution++) {
+            const rows = await keysOfPage(connection, organization.id, keyIds);
+            expect(rows.map((row) => row.id).sort()).toEqual([...keyIds].sort());
+          }
+          const { rows } = await sql<{ generic_plans: number; custom_plans: number }>`
+            select generic_plans::int, custom_plans::int from pg_prepared_statements
+            where statement like '%"api_keys" as "k"%'`.execute(connection);
+          expect(rows).toHaveLength(1);
+          expect(rows[0]!.generic_plans).toBeGreaterThanOrEqual(3);
         });
     },
   );
