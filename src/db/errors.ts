@@ -53,6 +53,16 @@ export const isTransientConflict = (error: unknown) => {
 };
 
 /**
+ * SQLSTATE 0A000 with this message: the statement's table gained or lost a column since this connection prepared
+ * it (a migration ran while the process served, as in a rolling deploy), and PostgreSQL refuses to run a prepared
+ * `select *` whose result columns changed. The remedy is to prepare it again (src/db/prepared.ts, docs/api.md#upgrades-while-serving).
+ */
+export const isStalePreparedStatement = (error: unknown) => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+};
+
+/**
  * SQLSTATE 23503: a foreign key refused the write. Services check references before writing, so only a concurrent
  * change gets here: the referenced record was deleted while the request worked, or a record was deleted that rows
  * written meanwhile now refer to.

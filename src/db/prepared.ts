@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { plainArrayLiteral } from './arrays.js';
+import { isStalePreparedStatement } from './errors.js';
 import type pg from 'pg';
 import type { DB } from './schema.js';
 
@@ -39,15 +40,36 @@ const statementName = (text: string) => {
 };
 
 /** The pg connection's record of the statements it has parsed (pg skips the Parse of a name it holds). */
-interface ParsedStatements {
-  connection?: { parsedStatements?: Record<string, string> };
+interface PgConnection {
+  parsedStatements?: Record<string, string>;
+  on?: (event: 'readyForQuery', listener: (message: { status?: string }) => void) => unknown;
 }
 
 /** Sends the marked statements of a pooled pg connection as named (prepared) statements, at most a bounded number. */
 export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENTS_PER_CONNECTION): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const connection = (client as unknown as { connection?: PgConnection }).connection;
+  // The server's word after every statement: I idle, T in a transaction, E in a failed transaction.
+  let transactionStatus = 'I';
+  connection?.on?.('readyForQuery', (message) => {
+    transactionStatus = message.status ?? transactionStatus;
+  });
+  /**
+   * Only a statement the server has parsed is deallocated, so the DEALLOCATE cannot fail (and abort a transaction);
+   * pg forgets it so that a later use parses it again. Queued before whatever the connection runs next.
+   */
+  const deallocate = (name: string) => {
+    const parsed = connection?.parsedStatements;
+    if (parsed && parsed[name] !== undefined) {
+      delete parsed[name];
+      void query(`DEALLOCATE ${name}`).catch(() => {});
+    }
+  };
   // Insertion order is recency order: a name is moved to the end whenever it is used.
   const kept = new Set<string>();
+  // Statements the server refused as stale inside a transaction, where nothing more could run: prepared again on
+  // their next use.
+  const stale = new Set<string>();
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text === 'string' && text.startsWith(PREPARE_MARKER) && Array.isArray(values)) {
       const name = statementName(text);
@@ -56,15 +78,24 @@ export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENT
       if (kept.size > limit) {
         const oldest = kept.values().next().value as string;
         kept.delete(oldest);
-        const parsed = (client as unknown as ParsedStatements).connection?.parsedStatements;
-        // Only a statement the server has parsed is deallocated, so the DEALLOCATE cannot fail (and abort a
-        // transaction); pg forgets it so that a later use parses it again. Queued before the statement at hand.
-        if (parsed && parsed[oldest] !== undefined) {
-          delete parsed[oldest];
-          void (query(`DEALLOCATE ${oldest}`) as Promise<unknown>).catch(() => {});
-        }
+        stale.delete(oldest);
+        deallocate(oldest);
       }
-      return query({ name, text, values }, callback);
+      if (stale.size > 0 && stale.delete(name)) deallocate(name);
+      if (callback !== undefined) return query({ name, text, values }, callback);
+      const outsideTransaction = transactionStatus === 'I';
+      return query({ name, text, values }).catch((error: unknown) => {
+        if (!isStalePreparedStatement(error)) throw error;
+        // Outside a transaction the failed statement changed nothing: prepare it again and run it once more. Inside
+        // one the transaction is aborted; the statement is prepared again on its next use, and src/db/retry.ts runs
+        // the transaction again (docs/api.md#upgrades-while-serving).
+        if (!outsideTransaction) {
+          stale.add(name);
+          throw error;
+        }
+        deallocate(name);
+        return query({ name, text, values });
+      });
     }
     return query(text, values, callback);
   }) as typeof client.query;

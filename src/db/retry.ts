@@ -1,5 +1,5 @@
 import { Kysely, type TransactionBuilder } from 'kysely';
-import { isTransientConflict } from './errors.js';
+import { isStalePreparedStatement, isTransientConflict } from './errors.js';
 
 /** Runs of one transaction that keeps losing to concurrent ones before its error is let through. */
 const MAX_ATTEMPTS = 5;
@@ -11,7 +11,9 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  * a deadlock victim (40P01) or a serialization failure (40001). The whole transaction was rolled back, so a fresh
  * run is safe, and it is what PostgreSQL expects of its clients: two requests writing the same rows in different
  * orders (an import and a bulk update of the same orders) then both succeed instead of one answering 500. A
- * transaction's callback must therefore keep effects outside the database out of it (DEVELOPERS.md).
+ * transaction's callback must therefore keep effects outside the database out of it (DEVELOPERS.md). The same goes for
+ * a prepared statement that a migration made stale mid-transaction: the run after is prepared afresh
+ * (docs/api.md#upgrades-while-serving).
  */
 export class RetryingKysely<DB> extends Kysely<DB> {
   override transaction(): TransactionBuilder<DB> {
@@ -28,7 +30,8 @@ function retrying<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
             try {
               return (await target.execute(callback)) as T;
             } catch (error) {
-              if (attempt >= MAX_ATTEMPTS || !isTransientConflict(error)) throw error;
+              if (attempt >= MAX_ATTEMPTS || !(isTransientConflict(error) || isStalePreparedStatement(error)))
+                throw error;
               await pause(attempt);
             }
           }
