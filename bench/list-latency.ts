@@ -27,7 +27,7 @@
 // per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
 // BENCH_SKIP_BUILD=1, BENCH_KEEP_LOGS=1 (keep the servers' stdout/stderr, e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc),
 // BENCH_SAMPLES_DIR (write every open-loop request's wall-clock due time and latency there, to find a stall's moment).
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,9 +43,10 @@ import {
   RESULTS_DIR,
   ROOT,
   autocannon,
+  backendsCpuMs,
+  backendsDelta,
   build,
   capture,
-  DATABASE,
   cpuMs,
   databaseUrl,
   log,
@@ -242,36 +243,6 @@ async function getJson(server: Server, path: string, key: string) {
 }
 
 /** CPU ms so far: the server process, its PostgreSQL backends, this process (the load generator), the whole machine. */
-/** CPU ms per PostgreSQL backend serving the bench database, by pid (null where /proc is unavailable). */
-function backendsCpuMs(): Map<number, number> | null {
-  try {
-    const backends = new Map<number, number>();
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(DATABASE))
-          backends.set(Number(entry), cpuMs(Number(entry)) ?? 0);
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-    return backends;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * CPU ms the backends used between two readings: per pid, so a backend that ended meanwhile (a pool closing an idle
- * connection) cannot make the sum go down; it is missed from its last reading on (an undercount).
- */
-function backendsDelta(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
-  if (!a || !b) return null;
-  let total = 0;
-  for (const [pid, ms] of b) total += ms - (a.get(pid) ?? 0);
-  return total;
-}
-
 function readings(pid: number | undefined) {
   const client = process.cpuUsage();
   return {

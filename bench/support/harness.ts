@@ -164,6 +164,36 @@ export function backgroundCpuMs(exclude: (number | undefined)[], database = DATA
 export const databaseCpuMs = (database = DATABASE): number | null =>
   processesCpuMs((_pid, cmdline) => cmdline.includes(database));
 
+/** CPU ms per PostgreSQL backend serving `database` (patron_bench_store unless given), by pid (null where /proc is unavailable). */
+export function backendsCpuMs(database = DATABASE): Map<number, number> | null {
+  try {
+    const backends = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(database))
+          backends.set(Number(entry), cpuMs(Number(entry)) ?? 0);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return backends;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ms the backends used between two readings: per pid, so a backend that ended meanwhile (a pool closing an idle
+ * connection) cannot make the sum go down; it is missed from its last reading on (an undercount).
+ */
+export function backendsDelta(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
+  if (!a || !b) return null;
+  let total = 0;
+  for (const [pid, ms] of b) total += ms - (a.get(pid) ?? 0);
+  return total;
+}
+
 export interface Captured {
   sql: string;
   parameters: unknown[];

@@ -11,7 +11,9 @@ export interface Metrics {
 /** One registry per app, so several apps in one process (tests) never clash over metric names. */
 export function createMetrics(poolStats: () => PoolStats): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'patron_' });
+  // The event-loop lag timer every 100 ms, not every 10: at 10 it woke an idle server 100 times a second
+  // (docs/api.md#base-path).
+  collectDefaultMetrics({ register: registry, prefix: 'patron_', eventLoopMonitoringPrecision: 100 });
   // Its _count series is the request count: a separate counter would double the cost on every request.
   const duration = new Histogram({
     name: 'patron_http_request_duration_seconds',

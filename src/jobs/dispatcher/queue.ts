@@ -67,13 +67,15 @@ export async function claimEndpoints(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedEndpoint[]> {
+  // Prepared: every dispatcher runs it on every poll, idle or not, and planning it cost more than running it
+  // (docs/benchmarks.md, an idle server).
   const { rows } = await sql<{
     organization_id: string;
     id: string;
     is_active: boolean;
     position: string;
     interrupted: string;
-  }>`
+  }>`${PREPARE}
     with candidates as (
       select e.organization_id, e.id, e.settled_through, e.dispatched_through from webhook_endpoints e
       where e.last_sequence > e.settled_through and (e.lease_owner is null or e.lease_expires_at < now())

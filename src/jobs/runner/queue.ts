@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, JobsTable } from '../../db/schema.js';
 import { SQL_UUID_V7 } from '../../events/outbox.js';
 
@@ -73,7 +74,7 @@ export async function claimJob(
   leaseMs: number,
   only?: { organizationId: string; id: string },
 ): Promise<JobRow | undefined> {
-  const { rows } = await sql<JobRow>`
+  const { rows } = await sql<JobRow>`${PREPARE}
     with next as (
       select organization_id, id from jobs j
       where name = any(${[...names]}::text[])

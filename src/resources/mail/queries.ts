@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { PREPARE } from '../../db/prepared.js';
 import type { DB, MailKind, MailStatus } from '../../db/schema.js';
 import { MAIL_COLUMNS, type MailFields } from '../../records/mail-message.js';
 
@@ -79,6 +80,7 @@ export async function claimDueMail(
   leaseMs: number,
   smtpConfigured: boolean,
 ): Promise<ClaimedMail[]> {
+  // Prepared: every sender runs it on every poll, idle or not (docs/benchmarks.md, an idle server).
   const { rows } = await sql<{
     organization_id: string;
     id: string;
@@ -87,7 +89,7 @@ export async function claimDueMail(
     subject: string;
     html: string;
     text: string;
-  }>`
+  }>`${PREPARE}
     with recursive queued_organizations as (
       (select organization_id from mail where status = 'queued' order by organization_id limit 1)
       union all
