@@ -4,9 +4,10 @@
 // Rounds alternate; each prints both figures and their ratio. The demo organization's plan allows 600 requests a
 // minute and a running embedded server cannot have it raised (the CLI would need the data directory), so past the
 // first few hundred the answers are 429: each still goes through routing, the key lookup, the rate limiter and the
-// error serializer, the same in every server measured, so the ratios compare the per-request cost of the processes. With BENCH_BASE_CLI (the dist/src/cli/main.js of an
-// earlier build, for example one compiled with `npx tsc -p tsconfig.build.json --outDir dist-old` inside this
-// checkout so that it finds node_modules) the base's first start is measured in the same rounds too.
+// error serializer, the same in every server measured, so the ratios compare the per-request cost of the processes.
+// With BENCH_BASE_CLI (the dist/src/cli/main.js of an earlier build, for example one compiled inside this checkout, so
+// that it finds node_modules, with `npx tsc -p tsconfig.build.json --outDir dist-old --incremental false`), the base's
+// first start is measured in the same rounds too.
 //
 //   npm run bench:first-start                  (node --import tsx bench/first-start.ts)
 //

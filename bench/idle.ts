@@ -2,9 +2,10 @@
 // per second of idle time, on the bench store database (50 organizations, PostgreSQL). Its background loops poll
 // (the webhook dispatcher four times a second, the mail sender once a second, the job runner every 30 s, the
 // process-presence heartbeat), so this is the floor every deployment pays per process. With BENCH_BASE_CLI (the
-// dist/src/cli/main.js of an earlier build, e.g. one compiled with `npx tsc -p tsconfig.build.json --outDir dist-old`
-// inside this checkout so that it finds node_modules), the base is measured in the same rounds, alternating, and the
-// table gives this build's figures as a share of the base's.
+// dist/src/cli/main.js of an earlier build, e.g. one compiled inside this checkout, so that it finds node_modules,
+// with `npx tsc -p tsconfig.build.json --outDir dist-old --incremental false`: without the last flag tsc reads the
+// build info of dist/ and writes only the files changed since), the base is measured in the same rounds,
+// alternating, and the table gives this build's figures as a share of the base's.
 //
 //   npm run bench:idle                 (node --import tsx bench/idle.ts)
 //
