@@ -27,6 +27,8 @@ interface Served {
   baseUrl: string;
   /** The JSON log lines. */
   stdout(): string;
+  /** How many reads stdout's pipe has delivered so far (a write of the server's arrives as one read, or fewer). */
+  stdoutReads(): number;
   /** The start-up banner (and nothing else on a clean start). */
   stderr(): string;
   /** Sends the signal and resolves with how the process ended and how long it took (SIGKILL after 15 s). */
@@ -44,8 +46,12 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
   children.add(child);
   child.once('exit', () => children.delete(child));
   let stdout = '';
+  let stdoutReads = 0;
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    stdoutReads += 1;
+  });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const baseUrl = `http://127.0.0.1:${port}`;
   const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
@@ -71,6 +77,7 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
     child,
     baseUrl,
     stdout: () => stdout,
+    stdoutReads: () => stdoutReads,
     stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       const started = performance.now();
@@ -195,6 +202,18 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
           organizationId: demoOrganizationId,
         }),
       );
+      // Lines leave in batches rather than one write each: requests sent one after another would otherwise each
+      // have their line arrive on its own (docs/api.md#request-logs).
+      await sleep(300);
+      const readsBefore = server.stdoutReads();
+      const inTurn = 30;
+      for (let i = 0; i < inTurn; i++) {
+        await fetch(url!, { headers: { authorization: `Bearer ${demoKey}`, 'x-request-id': `in-turn-${i}` } });
+      }
+      await expect
+        .poll(() => server.stdout(), { timeout: 2_000, interval: 50 })
+        .toContain(`"reqId":"in-turn-${inTurn - 1}"`);
+      expect(server.stdoutReads() - readsBefore).toBeLessThan(inTurn / 2);
       // A line logged just before SIGTERM is written too.
       await fetch(url!, { headers: { authorization: `Bearer ${demoKey}`, 'x-request-id': 'last-before-exit' } });
       sentJustBeforeExit = true;
