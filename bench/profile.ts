@@ -9,7 +9,8 @@
 // organization, orders, rewards, reviews, product. Tunables (env): BENCH_CONNECTIONS (8: enough to keep the server
 // busy without queueing in it), BENCH_DURATION_S (20), BENCH_WARMUP_S (5, not profiled: the server is started with
 // the profiler on, so the warm-up's samples are dropped by starting the measured window from the warm-up's end),
-// BENCH_TOP (25 functions), BENCH_LOG_LEVEL (Patron's, warn; `info` profiles the access log), BENCH_SKIP_BUILD=1. The raw profile is kept in bench/results/profile-<route>.cpuprofile
+// BENCH_RATE (a fixed open-loop rate instead of closed-loop connections: requests arrive one at a time, as at a
+// moderate load, where each costs more than at saturation), BENCH_TOP (25 functions), BENCH_LOG_LEVEL (Patron's, warn; `info` profiles the access log), BENCH_SKIP_BUILD=1. The raw profile is kept in bench/results/profile-<route>.cpuprofile
 // (open it in Chrome's DevTools, Performance panel) and the summary in bench/results/profile-<route>.json.
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,12 +35,15 @@ import {
   table,
   type Server,
 } from './support/harness.js';
+import { openLoop } from './support/open-loop.js';
 
 const ROUTES = ['organization', 'orders', 'rewards', 'reviews', 'product'] as const;
 type RouteName = (typeof ROUTES)[number];
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
+/** Requests per second on a fixed schedule instead of closed-loop connections (null: closed loop). */
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 const TOP = Number(process.env.BENCH_TOP ?? 25);
 // Patron's LOG_LEVEL (warn, as every bench runs it; info to see what the access log costs). Not the floor's.
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
@@ -192,17 +196,34 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${org.key}` };
     const probe = await fetch(server.baseUrl + path, { headers });
     if (probe.status !== 200) throw new Error(`GET ${path} answered ${probe.status}: ${await probe.text()}`);
+    // Closed loop at CONNECTIONS, or a fixed open-loop rate (BENCH_RATE), where requests arrive one at a time.
+    const drive = async (durationS: number) => {
+      if (RATE === null) {
+        const result = await autocannon({
+          url: server.baseUrl + path,
+          connections: CONNECTIONS,
+          duration: durationS,
+          headers,
+        });
+        return { requests: result.requests.total, requestsPerSec: result.requests.average };
+      }
+      const result = await openLoop({
+        baseUrl: server.baseUrl,
+        targets: [{ name: route, path }],
+        headers,
+        rate: RATE,
+        durationS,
+      });
+      const requests = result.targets[0]!.requests;
+      return { requests, requestsPerSec: requests / result.seconds };
+    };
+    const load = RATE === null ? `${CONNECTIONS} connections` : `${RATE} requests/s open-loop`;
     log(`warming up ${WARMUP_S} s: GET ${path}`);
-    await autocannon({ url: server.baseUrl + path, connections: CONNECTIONS, duration: WARMUP_S, headers });
+    await drive(WARMUP_S);
     const fromMs = performance.timeOrigin + performance.now();
     const cpuBefore = cpuMs(server.child.pid);
-    log(`profiling ${DURATION_S} s at ${CONNECTIONS} connections`);
-    const result = await autocannon({
-      url: server.baseUrl + path,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-      headers,
-    });
+    log(`profiling ${DURATION_S} s at ${load}`);
+    const result = await drive(DURATION_S);
     const cpuAfter = cpuMs(server.child.pid);
     await server.stop();
     const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
@@ -212,14 +233,14 @@ async function main(): Promise<void> {
     const endWallMs = Date.now();
     const fromUs = profile.endTime - (endWallMs - fromMs) * 1000;
     const summary = summarize(profile, fromUs);
-    const requests = result.requests.total;
+    const requests = result.requests;
     const cpuPerRequestUs = cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / requests : null;
     renameSync(
       join(profileDir, file),
       join(RESULTS_DIR, `profile-${route}${floor ? '-floor' : RESULT_SUFFIX}.cpuprofile`),
     );
     console.log(
-      `\nGET ${path}\n${requests} requests, ${result.requests.average.toFixed(0)} req/s, server CPU ${cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request; profiled busy ${summary.busyMs} ms, idle ${summary.idleMs} ms\n`,
+      `\nGET ${path}\n${requests} requests, ${result.requestsPerSec.toFixed(0)} req/s (${load}), server CPU ${cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request; profiled busy ${summary.busyMs} ms, idle ${summary.idleMs} ms\n`,
     );
     console.log(
       table(
@@ -240,10 +261,11 @@ async function main(): Promise<void> {
       server: floor ? 'floor' : 'patron',
       logLevel: floor ? null : LOG_LEVEL,
       path,
-      connections: CONNECTIONS,
+      connections: RATE === null ? CONNECTIONS : null,
+      rate: RATE,
       durationS: DURATION_S,
       requests,
-      requestsPerSec: result.requests.average,
+      requestsPerSec: result.requestsPerSec,
       serverCpuUsPerRequest: cpuPerRequestUs,
       busyMs: summary.busyMs,
       busyUsPerRequest: Math.round((summary.busyMs * 1000) / requests),
