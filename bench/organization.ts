@@ -111,11 +111,14 @@ interface Measurement {
   otherCpuPct: number | null;
 }
 
-/** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
-function cpuMs(pid: number | undefined): number | null {
+/**
+ * user + system CPU ms of a process, from /proc (null where /proc is unavailable); with `thread`, of that one thread
+ * (the process's own id names its main thread, where the event loop runs).
+ */
+function cpuMs(pid: number | undefined, thread?: number): number | null {
   if (!pid) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
     return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
@@ -319,17 +322,8 @@ async function load(name: string, server: Server, key: string, database: string 
   return measurement;
 }
 
-/** CPU ms of a process's main thread, where the event loop runs (its task has the process's own id). */
-function mainThreadCpuMs(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
-}
+/** CPU ms of a process's main thread, where the event loop runs. */
+const mainThreadCpuMs = (pid: number | undefined) => cpuMs(pid, pid);
 
 interface LoggingSide {
   level: 'warn' | 'info';
@@ -339,7 +333,6 @@ interface LoggingSide {
   processUs: number;
   /** The event loop's thread alone, µs per request: at saturation it is the one that runs out first. */
   mainThreadUs: number;
-  p50Ms: number;
   p99Ms: number;
 }
 
@@ -363,7 +356,7 @@ async function measureLogging(
   const rate = Number(process.env.BENCH_LOGGING_RATE ?? 800);
   const headers = { authorization: `Bearer ${key}` };
   const targets = [{ name: 'organization', path: '/v1/organization' }];
-  const rounds: { warn: LoggingSide; info: LoggingSide; postgresUs: number | null; sendLagP99Ms: number }[] = [];
+  const rounds: { warn: LoggingSide; info: LoggingSide; postgresUs: number | null }[] = [];
   const logBytesPerRequest: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}: LOG_LEVEL=warn and LOG_LEVEL=info at once, ${rate} req/s each`);
@@ -380,12 +373,12 @@ async function measureLogging(
     await both(WARMUP_S);
     log(`  measuring ${DURATION_S} s`);
     const pids = order.map((level) => servers.get(level)!.child.pid);
-    const processBefore = pids.map(cpuMs);
+    const processBefore = pids.map((pid) => cpuMs(pid));
     const mainBefore = pids.map(mainThreadCpuMs);
     const postgresBefore = postgresCpuMs(database);
     const results = await both(DURATION_S);
     const postgresAfter = postgresCpuMs(database);
-    const processAfter = pids.map(cpuMs);
+    const processAfter = pids.map((pid) => cpuMs(pid));
     const mainAfter = pids.map(mainThreadCpuMs);
     const sides = order.map((level, i): LoggingSide => {
       const result = results[i]!.targets[0]!;
@@ -397,7 +390,6 @@ async function measureLogging(
         errors: result.errors,
         processUs: perRequest(processAfter[i]!, processBefore[i]!),
         mainThreadUs: perRequest(mainAfter[i]!, mainBefore[i]!),
-        p50Ms: result.latency.p50,
         p99Ms: result.latency.p99,
       };
     });
@@ -409,7 +401,7 @@ async function measureLogging(
     const warn = sides.find((side) => side.level === 'warn')!;
     const info = sides.find((side) => side.level === 'info')!;
     const sendLagP99Ms = Math.max(...results.map((result) => result.sendLag.p99));
-    rounds.push({ warn, info, postgresUs, sendLagP99Ms });
+    rounds.push({ warn, info, postgresUs });
     for (const level of order) await stop(servers.get(level)!);
     // One access-log line as a collector receives it (the same line for every request of the load).
     const lines = readFileSync(servers.get('info')!.logFile, 'utf8').split('\n');

@@ -10,8 +10,10 @@
 // busy without queueing in it), BENCH_DURATION_S (20), BENCH_WARMUP_S (5, not profiled: the server is started with
 // the profiler on, so the warm-up's samples are dropped by starting the measured window from the warm-up's end),
 // BENCH_RATE (a fixed open-loop rate instead of closed-loop connections: requests arrive one at a time, as at a
-// moderate load, where each costs more than at saturation), BENCH_TOP (25 functions), BENCH_LOG_LEVEL (Patron's, warn; `info` profiles the access log), BENCH_SKIP_BUILD=1. The raw profile is kept in bench/results/profile-<route>.cpuprofile
-// (open it in Chrome's DevTools, Performance panel) and the summary in bench/results/profile-<route>.json.
+// moderate load, where each costs more than at saturation), BENCH_TOP (25 functions), BENCH_LOG_LEVEL (Patron's,
+// warn; `info` profiles the access log), BENCH_SKIP_BUILD=1. The raw profile is kept in
+// bench/results/profile-<route>.cpuprofile (open it in Chrome's DevTools, Performance panel) and the summary in
+// bench/results/profile-<route>.json.
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

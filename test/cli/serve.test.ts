@@ -203,9 +203,8 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
         }),
       );
       // Lines leave in batches rather than one write each: requests sent one after another would otherwise each
-      // have their line arrive on its own (docs/api.md#request-logs).
-      // On a slow machine the requests take longer and more batches leave meanwhile (one per 100 ms at most, plus
-      // one per 8 KB): the bound follows the time they took.
+      // have their line arrive on its own (docs/api.md#request-logs). A batch leaves at most every 100 ms (or per
+      // 8 KB), so the bound follows the time the requests took and a slow machine does not fail it.
       await sleep(300);
       const readsBefore = server.stdoutReads();
       const inTurn = 30;
