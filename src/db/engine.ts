@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import { prepareMarkedStatements } from './prepared.js';
+import { prepareMarkedStatements, runPreparedOnPool } from './prepared.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import pg from 'pg';
 import { EmbeddedAnalyzer } from './embedded-analyze.js';
@@ -79,6 +79,7 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
     prepareMarkedStatements(client);
   });
   const db = new RetryingKysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  runPreparedOnPool(db, pool);
   return {
     engine: 'postgres',
     db,

@@ -29,6 +29,7 @@ import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import { registerDashboard, defaultDashboardDir } from './dashboard.js';
 import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { chargeRequest } from './rate-limit.js';
 import type { DocumentedExamples, PatronApp, PlatformServices, ResourceModule } from './types.js';
 import { buildSerializer } from './serialization.js';
@@ -197,6 +198,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     // Replaced by closeConnectionsWhenClosing, which answers in the error envelope (docs/api.md#error-envelope).
     return503OnClosing: false,
     logController: new AccessLog(),
+    childLoggerFactory: lazyRequestLogger,
     frameworkErrors: answerRoutingError,
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>() as PatronApp;

@@ -108,9 +108,33 @@ export function checkRequestSelection(definition: ListDefinition, params: ListPa
   if (params.cursor) checkCursorBeforeSaved(params.cursor, requestBinding(definition, params), sort);
 }
 
-/** Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). */
-export function parseIncludes(definition: ListDefinition, raw: string | undefined, path = 'query.include'): string[] {
-  if (!raw) return [];
+/** `include` values a list has parsed, kept per list: a client sends the same few with every request. */
+const parsedIncludes = new WeakMap<ListDefinition, Map<string, readonly string[]>>();
+/** Distinct `include` values kept per list; past this the memo starts over (random values cannot grow it). */
+const PARSED_INCLUDES_PER_LIST = 64;
+const NO_INCLUDES: readonly string[] = Object.freeze([]);
+
+/**
+ * Parses `include` against the list's extras; an unknown name is 400 (docs/api.md#includes). A value parsed before is
+ * answered from a memo: splitting and checking six names was about 3 µs of a product GET with every include.
+ */
+export function parseIncludes(
+  definition: ListDefinition,
+  raw: string | undefined,
+  path = 'query.include',
+): readonly string[] {
+  if (!raw) return NO_INCLUDES;
+  let memo = parsedIncludes.get(definition);
+  const known = memo?.get(raw);
+  if (known) return known;
+  const names = Object.freeze(checkIncludes(definition, raw, path));
+  if (!memo) parsedIncludes.set(definition, (memo = new Map()));
+  if (memo.size >= PARSED_INCLUDES_PER_LIST) memo.clear();
+  memo.set(raw, names);
+  return names;
+}
+
+function checkIncludes(definition: ListDefinition, raw: string, path: string): string[] {
   const names = [
     ...new Set(
       raw

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREPARE, preparedForIds, STATEMENTS_PER_CONNECTION } from '../../src/db/prepared.js';
+import { PREPARE, prepared, preparedForIds, STATEMENTS_PER_CONNECTION } from '../../src/db/prepared.js';
 import { createKey } from '../../src/auth/keys.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
@@ -20,6 +20,26 @@ describe('statements marked PREPARE', () => {
       expect(rows).toEqual([{ doubled: value * 2 }]);
     }
   });
+
+  it.skipIf(!postgresUrl)(
+    'compiled once, run inside the transaction they are given, and outside one on a pooled connection of their own',
+    async () => {
+      const findName = prepared(
+        (db, id: string) => db.selectFrom('organizations').select('name').where('id', '=', id),
+        ['organization-id'],
+      );
+      const organization = await createOrganization(db(), { name: 'Before' });
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          await trx.updateTable('organizations').set({ name: 'Inside' }).where('id', '=', organization.id).execute();
+          expect(await findName(trx, organization.id)).toEqual([{ name: 'Inside' }]);
+          // On the database handle the statement takes a connection of its own: the change is not committed yet.
+          expect(await findName(db(), organization.id)).toEqual([{ name: 'Before' }]);
+        });
+      expect(await findName(db(), organization.id)).toEqual([{ name: 'Inside' }]);
+    },
+  );
 
   it.skipIf(!postgresUrl)('are prepared once per PostgreSQL connection, and unmarked ones are not', async () => {
     await db()
