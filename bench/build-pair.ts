@@ -13,7 +13,6 @@
 // /v1/products/{id} with every include, the product with the most published reviews). Tunables (env): BENCH_RATE
 // (requests/s to each build; 2,000 for organization, 600 for product), BENCH_WARMUP_S (8), BENCH_DURATION_S (15),
 // BENCH_ROUNDS (3; the builds start in alternating order), BENCH_SKIP_BUILD=1.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,9 +20,9 @@ import pg from 'pg';
 import { ensureStoreReviews } from './datasets/store-reviews.js';
 import {
   CLI,
-  RESULTS_DIR,
   ROOT,
   build,
+  cpuSplitMs,
   databaseCpuMs,
   databaseUrl,
   log,
@@ -34,6 +33,7 @@ import {
   table,
   type Server,
 } from './support/harness.js';
+import { PRODUCT_INCLUDES, mostReviewedProduct } from './support/list-routes.js';
 import { openLoop } from './support/open-loop.js';
 
 const ROUTE = process.argv[2] ?? 'organization';
@@ -42,29 +42,25 @@ const RATE = Number(process.env.BENCH_RATE ?? (ROUTE === 'product' ? 600 : 2_000
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PRODUCT_INCLUDES = 'importJob,reviewsCount,wishlistsCount,variantsCount,tags,variants';
 
-/** CPU ms a process has used, user and system apart, from /proc/<pid>/stat (USER_HZ 100). */
-function processCpu(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
-
-async function routePath(): Promise<string> {
+async function routePath(organizationId: string): Promise<string> {
   if (ROUTE === 'organization') return '/v1/organization';
   if (ROUTE !== 'product') throw new Error(`unknown route "${ROUTE}": organization or product`);
   const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string }>(
-      `select r.product_id as id from reviews r join organizations o on o.id = r.organization_id
-       where o.name = 'Bench store 01' and r.published group by r.product_id order by count(*) desc, r.product_id limit 1`,
-    );
-    return `/v1/products/${rows[0]!.id}?include=${PRODUCT_INCLUDES}`;
+    const product = await mostReviewedProduct(client, organizationId);
+    return `/v1/products/${product.id}?include=${PRODUCT_INCLUDES.join(',')}`;
   } finally {
     await client.end();
   }
+}
+
+function serverCpu(server: Server): { user: number; system: number } {
+  const cpu = cpuSplitMs(server.child.pid);
+  if (!cpu)
+    throw new Error('bench:build-pair reads the CPU of each server process from /proc, which this machine lacks');
+  return cpu;
 }
 
 interface Side {
@@ -78,13 +74,9 @@ interface Side {
 async function main(): Promise<void> {
   if (!BASE_CLI) throw new Error('BENCH_BASE_CLI names the dist/src/cli/main.js of the build to compare with');
   if (process.env.BENCH_SKIP_BUILD !== '1') build();
-  await ensureStoreReviews();
-  const key = (
-    JSON.parse(readFileSync(join(RESULTS_DIR, 'keys.json'), 'utf8')) as {
-      organizations: Record<string, { key: string }>;
-    }
-  ).organizations['1']!.key;
-  const path = await routePath();
+  const organization = (await ensureStoreReviews()).organizations['1']!;
+  const key = organization.key;
+  const path = await routePath(organization.id);
   const workDir = await mkdtemp(join(tmpdir(), 'patron-bench-build-pair-'));
   const start = (side: 'this' | 'base') =>
     startServer(
@@ -114,11 +106,11 @@ async function main(): Promise<void> {
           ),
         );
       await both(WARMUP_S);
-      const before = order.map((side) => processCpu(servers.get(side)!.child.pid!));
+      const before = order.map((side) => serverCpu(servers.get(side)!));
       const postgresBefore = databaseCpuMs();
       const results = await both(DURATION_S);
       const postgresAfter = databaseCpuMs();
-      const after = order.map((side) => processCpu(servers.get(side)!.child.pid!));
+      const after = order.map((side) => serverCpu(servers.get(side)!));
       const sides = order.map((side, i): Side => {
         const result = results[i]!.targets[0]!;
         return {

@@ -36,6 +36,7 @@ import pg from 'pg';
 import { ensureLoyaltyDataset } from './datasets/loyalty-dataset.js';
 import { COMMON_TAG } from './datasets/store-dataset.js';
 import { ensureStoreReviews } from './datasets/store-reviews.js';
+import { PRODUCT_INCLUDES, mostReviewedProduct } from './support/list-routes.js';
 import { openLoop } from './support/open-loop.js';
 import type { FloorRoute, FloorStatement, ListFloorSpec, ParamTemplate } from './support/list-floor.js';
 import type { FloorSpec as OrdersFloorSpec } from './support/orders-list-floor.js';
@@ -74,7 +75,6 @@ const LOAD_SHARE = Number(process.env.BENCH_LOAD_SHARE ?? 0.5);
 const SAMPLES_DIR = process.env.BENCH_SAMPLES_DIR;
 const TARGET_P99_RATIO = 2;
 const LIMIT = 50;
-const PRODUCT_INCLUDES = ['importJob', 'reviewsCount', 'wishlistsCount', 'variantsCount', 'tags', 'variants'];
 
 type RouteName = 'organization' | 'orders' | 'rewards' | 'reviews' | 'product';
 const ROUTE_NAMES: RouteName[] = ['organization', 'orders', 'rewards', 'reviews', 'product'];
@@ -387,13 +387,7 @@ async function main(): Promise<void> {
       [org.id],
     )
   ).rows[0]!;
-  const product = (
-    await client.query<{ id: string; reviews: string }>(
-      `select r.product_id as id, count(*) as reviews from reviews r where r.organization_id = $1 and r.published
-       group by r.product_id order by count(*) desc, r.product_id limit 1`,
-      [org.id],
-    )
-  ).rows[0]!;
+  const product = await mostReviewedProduct(client, org.id);
   await client.end();
 
   const since = oneYearAgo();
@@ -460,7 +454,7 @@ async function main(): Promise<void> {
     loadShare: LOAD_SHARE,
     organizationId: org.id,
     member: { email: member.email, rewards: Number(member.rewards) },
-    product: { id: product.id, publishedReviews: Number(product.reviews) },
+    product,
     reviewsInOrganization: reviews.reviews,
   };
   const outcomes: Record<string, unknown>[] = [];

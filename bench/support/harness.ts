@@ -70,16 +70,22 @@ export interface AutocannonResult {
 const require = createRequire(import.meta.url);
 export const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
 
-/** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
-export function cpuMs(pid: number | undefined): number | null {
+/** CPU ms a process has used, user and system apart, from /proc/<pid>/stat (null where /proc is unavailable). */
+export function cpuSplitMs(pid: number | undefined): { user: number; system: number } | null {
   if (!pid) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+    return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }; // USER_HZ 100
   } catch {
     return null;
   }
+}
+
+/** user + system CPU ms of a process, from /proc (null where /proc is unavailable). */
+export function cpuMs(pid: number | undefined): number | null {
+  const split = cpuSplitMs(pid);
+  return split && split.user + split.system;
 }
 
 /**
