@@ -18,7 +18,10 @@
 // the answers do, latency from each request's due time, so no coordinated omission), floor then Patron (the order
 // turns each round), p50/p99 (target: Patron p99 ≤ 2 × the floor's; judged only where the floor served the rate, its
 // open-loop p50 no slower than its p50 at saturation, else "not measured"). CPU per request of the server and of its
-// PostgreSQL backends comes from /proc, with the cores other processes used meanwhile (the machine is shared).
+// PostgreSQL backends comes from /proc, with the cores other processes used meanwhile (the machine is shared) and
+// the cores the hypervisor took (steal). A measured run in which the two together exceeded
+// BENCH_MAX_INTERFERENCE_CORES (0.1) is run again after BENCH_REST_S (30) s at rest, at most BENCH_ATTEMPTS (3) times
+// in all; the attempt with the least is kept, and a verdict that still rests on one over the limit says so.
 //
 // Datasets: bench/datasets/store-dataset.ts, loyalty-dataset.ts and store-reviews.ts (built when missing).
 // Patron runs compiled (`node dist/src/cli/main.js serve`, harness startPatron: LOG_LEVEL=warn).
@@ -52,6 +55,7 @@ import {
   databaseUrl,
   log,
   machineCpuMs,
+  machineStealMs,
   saveResult,
   serverEnv,
   SERVER_NODE_ARGS,
@@ -74,6 +78,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const LOAD_SHARE = Number(process.env.BENCH_LOAD_SHARE ?? 0.5);
 const SAMPLES_DIR = process.env.BENCH_SAMPLES_DIR;
 const TARGET_P99_RATIO = 2;
+const MAX_INTERFERENCE_CORES = Number(process.env.BENCH_MAX_INTERFERENCE_CORES ?? 0.1);
+const MAX_ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 3);
+const REST_S = Number(process.env.BENCH_REST_S ?? 30);
 const LIMIT = 50;
 
 type RouteName = 'organization' | 'orders' | 'rewards' | 'reviews' | 'product';
@@ -99,6 +106,10 @@ interface OpenLoopMeasurement {
   databaseCpuUsPerRequest: number | null;
   clientCpuUsPerRequest: number | null;
   otherCores: number | null;
+  /** Cores the hypervisor took from the machine during the measurement (steal). */
+  stealCores: number | null;
+  /** How many times it was measured: more than once when steal and other processes had too much (measureUndisturbed). */
+  attempts: number;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -250,30 +261,66 @@ function readings(pid: number | undefined) {
     backends: backendsCpuMs(),
     client: (client.user + client.system) / 1000,
     machine: machineCpuMs(),
+    steal: machineStealMs(),
     at: performance.now(),
   };
 }
 
 /**
- * CPU per request (µs) of the server and of its PostgreSQL backends between two readings, and the cores everything
- * else used meanwhile (the whole machine's busy time from /proc/stat less server, backends and this process: other
- * engineers' work, and the idle server of the other side).
+ * CPU per request (µs) of the server and of its PostgreSQL backends between two readings, the cores everything else
+ * used meanwhile (the whole machine's busy time from /proc/stat less server, backends, this process and steal: other
+ * engineers' work, and the idle server of the other side) and the cores the hypervisor took (steal).
  */
 function cpuBetween(a: ReturnType<typeof readings>, b: ReturnType<typeof readings>, requests: number) {
   const per = (ms: number | null) => (ms !== null && requests > 0 ? Math.round((ms * 1000) / requests) : null);
   const seconds = (b.at - a.at) / 1000;
+  const cores = (ms: number | null) => (ms === null ? null : Math.round((ms / (seconds * 1000)) * 100) / 100);
   const server = a.server !== null && b.server !== null ? b.server - a.server : null;
   const database = backendsDelta(a.backends, b.backends);
+  const steal = a.steal !== null && b.steal !== null ? b.steal - a.steal : null;
   const other =
     a.machine !== null && b.machine !== null && server !== null && database !== null
-      ? b.machine - a.machine - server - database - (b.client - a.client)
+      ? b.machine - a.machine - server - database - (b.client - a.client) - (steal ?? 0)
       : null;
   return {
     serverCpuUsPerRequest: per(server),
     databaseCpuUsPerRequest: per(database),
     clientCpuUsPerRequest: per(b.client - a.client),
-    otherCores: other === null ? null : Math.round((other / (seconds * 1000)) * 100) / 100,
+    otherCores: cores(other),
+    stealCores: cores(steal),
   };
+}
+
+/** Cores something other than the measured server, its PostgreSQL backends and the load generator had meanwhile. */
+const interference = (m: { stealCores: number | null; otherCores: number | null }) =>
+  Math.round(((m.stealCores ?? 0) + Math.max(0, m.otherCores ?? 0)) * 100) / 100;
+
+/**
+ * Runs a measurement again, up to MAX_ATTEMPTS times in all, while something else had more than
+ * MAX_INTERFERENCE_CORES of the machine during it (steal, mostly, and other processes), and keeps the attempt with the
+ * least. Steal is what made this bench's p99 vary from run to run: on the shared host it comes in waves of a minute
+ * or more, the episodes in which every answer waits fall inside them, and a run that met one measured a smaller
+ * machine than the run it is compared with (docs/benchmarks.md, journal of the third session of 2026-11-29).
+ */
+async function measureUndisturbed<
+  M extends { name: string; stealCores: number | null; otherCores: number | null; attempts: number },
+>(measure: () => Promise<M>): Promise<M> {
+  let kept: M | null = null;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const m = await measure();
+    if (kept === null || interference(m) < interference(kept)) kept = m;
+    kept.attempts = attempt;
+    if (interference(m) <= MAX_INTERFERENCE_CORES) break;
+    log(
+      `  ${m.name}: steal and other processes took ${interference(m)} cores meanwhile (more than ${MAX_INTERFERENCE_CORES})` +
+        (attempt < MAX_ATTEMPTS
+          ? `; measuring again after ${REST_S} s at rest`
+          : `; keeping the attempt with the least (${interference(kept)})`),
+    );
+    // Resting lets a wave of steal pass; a measurement straight after would likely meet the same one.
+    if (attempt < MAX_ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, REST_S * 1000));
+  }
+  return kept!;
 }
 
 interface SaturationMeasurement {
@@ -289,6 +336,10 @@ interface SaturationMeasurement {
   databaseCpuUsPerRequest: number | null;
   clientCpuUsPerRequest: number | null;
   otherCores: number | null;
+  /** Cores the hypervisor took from the machine during the measurement (steal). */
+  stealCores: number | null;
+  /** How many times it was measured: more than once when steal and other processes had too much (measureUndisturbed). */
+  attempts: number;
 }
 
 /** Closed loop (autocannon, CONNECTIONS connections): a discarded warm-up, then SATURATION_S measured. */
@@ -311,10 +362,11 @@ async function saturate(name: string, server: Server, path: string, headers: Rec
     latencyP99Ms: result.latency.p99,
     machineBusyBefore: busy === null ? null : Math.round(busy * 100) / 100,
     ...cpuBetween(before, after, requests),
+    attempts: 1,
   };
   log(
     `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.serverCpuUsPerRequest} µs/req, ` +
-      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores`,
+      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores`,
   );
   return m;
 }
@@ -353,10 +405,11 @@ async function openLoopRun(
     latency: target.latency,
     sendLagP99Ms: result.sendLag.p99,
     ...cpuBetween(before, after, target.requests),
+    attempts: 1,
   };
   log(
     `  ${name}: p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, max ${m.latency.max} ms, errors ${m.errors}, ` +
-      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores`,
+      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores`,
   );
   return m;
 }
@@ -488,8 +541,12 @@ async function main(): Promise<void> {
         const rows = (patronSample.body as { data?: unknown[] }).data?.length ?? 1;
         log(`  same answer from both: ${rows} record(s), ${patronSample.bytes} bytes`);
 
-        const floorSat = await saturate(`${route.name} floor saturation`, floor, route.path, headers);
-        const patronSat = await saturate(`${route.name} Patron saturation`, patron, route.path, headers);
+        const floorSat = await measureUndisturbed(() =>
+          saturate(`${route.name} floor saturation`, floor, route.path, headers),
+        );
+        const patronSat = await measureUndisturbed(() =>
+          saturate(`${route.name} Patron saturation`, patron, route.path, headers),
+        );
         const ratio = patronSat.requestsPerSec / floorSat.requestsPerSec;
         const rate = Math.max(1, Math.round(floorSat.requestsPerSec * LOAD_SHARE));
         const floorOpen: OpenLoopMeasurement[] = [];
@@ -501,7 +558,11 @@ async function main(): Promise<void> {
           ];
           if (round % 2 === 1) order.reverse();
           for (const [server, into, label] of order)
-            into.push(await openLoopRun(`${route.name} ${label} open loop`, server, route.path, headers, rate, round));
+            into.push(
+              await measureUndisturbed(() =>
+                openLoopRun(`${route.name} ${label} open loop`, server, route.path, headers, rate, round),
+              ),
+            );
         }
         const floorLatency = pooled(floorOpen);
         const patronLatency = pooled(patronOpen);
@@ -564,6 +625,11 @@ async function main(): Promise<void> {
     p99Ratio: number;
     meetsP99: boolean | null;
   }[];
+  // A verdict from a run the hypervisor took more from than the limit allows, after every attempt, says so.
+  const disturbed = (runs: { stealCores: number | null; otherCores: number | null }[]) =>
+    runs.some((run) => interference(run) > MAX_INTERFERENCE_CORES)
+      ? `steal and other work over ${MAX_INTERFERENCE_CORES} cores`
+      : '';
   console.log(
     `Saturation (closed loop, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${SATURATION_S} s) and open loop at ${LOAD_SHARE} × the floor's rate (${DURATION_S} s, ${ROUNDS} round(s)), node ${process.version}`,
   );
@@ -581,6 +647,7 @@ async function main(): Promise<void> {
         'Patron p50/p99 ms',
         'p99 ratio',
         '',
+        '',
       ],
       done.map((o) => [
         o.route,
@@ -594,11 +661,12 @@ async function main(): Promise<void> {
         `${o.patronOpenLoop.latency.p50}/${o.patronOpenLoop.latency.p99}`,
         o.p99Ratio.toFixed(2),
         o.meetsP99 === null ? 'not measured (the floor fell behind)' : o.meetsP99 ? 'met' : 'NOT met',
+        disturbed([o.floorOpenLoop, o.patronOpenLoop, o.floorSaturation, o.patronSaturation]),
       ]),
     ),
   );
   console.log(
-    'CPU per request at saturation (µs; server process, its PostgreSQL backends) and other processes (cores)',
+    'CPU per request at saturation (µs; server process, its PostgreSQL backends), other processes and steal (cores)',
   );
   console.log(
     table(
@@ -609,6 +677,7 @@ async function main(): Promise<void> {
         'Patron server',
         'Patron PG',
         'other cores (floor/Patron)',
+        'steal cores: saturation, open loop (floor/Patron)',
         'open loop: floor server/PG',
         'Patron server/PG',
       ],
@@ -619,6 +688,7 @@ async function main(): Promise<void> {
         us(o.patronSaturation.serverCpuUsPerRequest),
         us(o.patronSaturation.databaseCpuUsPerRequest),
         `${o.floorSaturation.otherCores}/${o.patronSaturation.otherCores}`,
+        `${o.floorSaturation.stealCores}/${o.patronSaturation.stealCores}, ${o.floorOpenLoop.stealCores}/${o.patronOpenLoop.stealCores}`,
         `${us(o.floorOpenLoop.serverCpuUsPerRequest)}/${us(o.floorOpenLoop.databaseCpuUsPerRequest)}`,
         `${us(o.patronOpenLoop.serverCpuUsPerRequest)}/${us(o.patronOpenLoop.databaseCpuUsPerRequest)}`,
       ]),

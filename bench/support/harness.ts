@@ -102,6 +102,21 @@ export function machineCpuMs(): number | null {
   }
 }
 
+/**
+ * CPU ms the hypervisor took from this virtual machine since boot (all cores): the steal field of /proc/stat, time a
+ * virtual core wanted to run and the host ran something else (null where unavailable). On a shared host it comes in
+ * waves (measured: none for minutes, then a fifth to two fifths of the two cores for a minute or more), and while it
+ * lasts every server on the machine has less CPU than the same run had a minute earlier.
+ */
+export function machineStealMs(): number | null {
+  try {
+    const steal = Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8]);
+    return Number.isFinite(steal) ? steal * 10 : null; // USER_HZ 100
+  } catch {
+    return null;
+  }
+}
+
 /** Busy CPU fraction of the whole machine over `ms`, from /proc/stat (null where unavailable). */
 export async function machineBusy(ms = 2_000): Promise<number | null> {
   const read = () => {
