@@ -89,17 +89,29 @@ export function cpuMs(pid: number | undefined): number | null {
 }
 
 /**
- * Busy CPU ms of the whole machine (all cores) since boot, from /proc/stat (null where unavailable). Unlike a sum
- * over /proc/<pid>, it keeps the CPU of processes that ended meanwhile (test runs start and end many).
+ * The whole machine's CPU time since boot, in ms over all cores, from the first line of /proc/stat: user, nice,
+ * system, idle, iowait, irq, softirq, steal (null where unavailable).
  */
-export function machineCpuMs(): number | null {
+function machineCpuFieldsMs(): number[] | null {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const idle = fields[3]! + (fields[4] ?? 0);
-    return (fields.reduce((a, b) => a + b, 0) - idle) * 10; // USER_HZ 100
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return ticks.length === 8 && ticks.every(Number.isFinite) ? ticks.map((tick) => tick * 10) : null; // USER_HZ 100
   } catch {
     return null;
   }
+}
+
+const IDLE = 3;
+const IOWAIT = 4;
+const STEAL = 7;
+
+/**
+ * Busy CPU ms of the whole machine (all cores) since boot, steal included (null where unavailable). Unlike a sum
+ * over /proc/<pid>, it keeps the CPU of processes that ended meanwhile (test runs start and end many).
+ */
+export function machineCpuMs(): number | null {
+  const fields = machineCpuFieldsMs();
+  return fields && fields.reduce((a, b) => a + b, 0) - fields[IDLE]! - fields[IOWAIT]!;
 }
 
 /**
@@ -109,29 +121,18 @@ export function machineCpuMs(): number | null {
  * lasts every server on the machine has less CPU than the same run had a minute earlier.
  */
 export function machineStealMs(): number | null {
-  try {
-    const steal = Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8]);
-    return Number.isFinite(steal) ? steal * 10 : null; // USER_HZ 100
-  } catch {
-    return null;
-  }
+  return machineCpuFieldsMs()?.[STEAL] ?? null;
 }
 
-/** Busy CPU fraction of the whole machine over `ms`, from /proc/stat (null where unavailable). */
+/** Busy CPU fraction of the whole machine over `ms`, steal included (null where unavailable). */
 export async function machineBusy(ms = 2_000): Promise<number | null> {
-  const read = () => {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = fields[3]! + (fields[4] ?? 0);
-    return { idle, total: fields.reduce((a, b) => a + b, 0) };
-  };
-  try {
-    const a = read();
-    await new Promise((r) => setTimeout(r, ms));
-    const b = read();
-    return b.total === a.total ? 0 : 1 - (b.idle - a.idle) / (b.total - a.total);
-  } catch {
-    return null;
-  }
+  const a = machineCpuFieldsMs();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = machineCpuFieldsMs();
+  if (!a || !b) return null;
+  const total = (fields: number[]) => fields.reduce((x, y) => x + y, 0);
+  const idle = (fields: number[]) => fields[IDLE]! + fields[IOWAIT]!;
+  return total(b) === total(a) ? 0 : 1 - (idle(b) - idle(a)) / (total(b) - total(a));
 }
 
 /**
