@@ -28,6 +28,7 @@ import {
   log,
   saveResult,
   SERVER_NODE_ARGS,
+  scheduledJobsSettled,
   serverEnv,
   startServer,
   table,
@@ -78,13 +79,16 @@ async function main(): Promise<void> {
   const key = organization.key;
   const path = await routePath(organization.id);
   const workDir = await mkdtemp(join(tmpdir(), 'patron-bench-build-pair-'));
-  const start = (side: 'this' | 'base') =>
-    startServer(
+  const start = async (side: 'this' | 'base') => {
+    const server = await startServer(
       `patron-${side}`,
       [...SERVER_NODE_ARGS, side === 'this' ? CLI : resolve(ROOT, BASE_CLI), 'serve'],
       serverEnv({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', PATRON_DATA_DIR: join(workDir, `data-${side}`) }),
       workDir,
     );
+    await scheduledJobsSettled(`patron-${side}`, databaseUrl());
+    return server;
+  };
   log(`${path}: this build and ${BASE_CLI} at ${RATE} req/s each, at once, ${ROUNDS} round(s)`);
   const rounds: { this: Side; base: Side; postgresUs: number | null }[] = [];
   try {
