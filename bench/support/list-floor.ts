@@ -12,7 +12,9 @@
 // parses the Bearer key, hashes it, runs the key lookup, the statements before the list, the list query, then the
 // include queries in parallel with the ids of its own page, maps the rows to the API shape and JSON.stringify-s
 // { data, nextCursor } (a list) or the record (GET by id). Statements are prepared (named) once per connection: it is
-// the floor. Nothing here imports src/: the row mappings are written out (they copy src/records/*).
+// the floor. pg runs them as it comes, asking the server to describe the rows of every run; Patron asks only on a
+// statement's first run on a connection (src/db/prepared.ts), a cut of its own that the floor is not given. Nothing
+// here imports src/: the row mappings are written out (they copy src/records/*).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';

@@ -61,7 +61,9 @@ async function getOrganization(authorization: string | undefined, res: ServerRes
   if (!key || !KEY_PATTERN.test(key))
     return fail(res, 401, 'UNAUTHORIZED', 'Missing or malformed Authorization header.');
   const hash = createHash('sha256').update(key).digest('hex');
-  // Named (prepared once per connection), as Patron prepares its per-request statements.
+  // Named (prepared once per connection), as Patron prepares its per-request statements. pg asks the server to
+  // describe the rows of every run; Patron asks only on a statement's first run on a connection (src/db/prepared.ts),
+  // a cut of its own that the floor is not given.
   const keyRow = (await pool.query<KeyRow>({ name: 'find-key', text: FIND_KEY_SQL, values: [hash] })).rows[0];
   if (!keyRow) return fail(res, 401, 'UNAUTHORIZED', 'The API key is unknown or has been revoked.');
   const row = (

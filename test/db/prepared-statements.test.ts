@@ -58,6 +58,38 @@ describe('statements marked PREPARE', () => {
       });
   });
 
+  it('give the same typed rows on every run on one connection as the statement unmarked', async () => {
+    // After its first run on a connection a prepared statement is sent without asking the server to describe its
+    // rows again: later runs reuse the column names and parsers of the first, so they must read every type alike.
+    const row = (marker: typeof PREPARE | ReturnType<typeof sql.raw>, value: number) =>
+      sql<Record<string, unknown>>`${marker}select ${value}::int as count, ${value}::bigint * 1000000000000 as big,
+        ${`label ${value}`}::text as label, ${value % 2 === 0}::boolean as even, null::text as nothing,
+        ('2026-11-29T12:00:00Z'::timestamptz + make_interval(secs => ${value})) as at,
+        array[${value}::text, 'b'] as tags, jsonb_build_object('value', ${value}::int) as doc
+        where ${value}::int >= 0`;
+    await db()
+      .connection()
+      .execute(async (connection) => {
+        for (const value of [1, 2, 3, -1, 4]) {
+          const marked = await row(PREPARE, value).execute(connection);
+          const unmarked = await row(sql.raw(''), value).execute(connection);
+          expect(marked.rows).toEqual(unmarked.rows);
+          expect(marked.rows).toHaveLength(value >= 0 ? 1 : 0);
+        }
+        const [last] = (await row(PREPARE, 4).execute(connection)).rows;
+        expect(last).toEqual({
+          count: 4,
+          big: 4000000000000,
+          label: 'label 4',
+          even: true,
+          nothing: null,
+          at: new Date('2026-11-29T12:00:04Z'),
+          tags: ['4', 'b'],
+          doc: { value: 4 },
+        });
+      });
+  });
+
   it.skipIf(!postgresUrl)(
     'are kept at most STATEMENTS_PER_CONNECTION per connection, the least recently used deallocated, and still run after',
     async () => {
