@@ -23,6 +23,7 @@ import {
   databaseUrl,
   log,
   saveResult,
+  scheduledJobsSettled,
   SERVER_NODE_ARGS,
   serverEnv,
   startServer,
@@ -71,6 +72,7 @@ async function measureIdle(label: string, cli: string, workDir: string): Promise
     workDir,
   );
   try {
+    await scheduledJobsSettled(label, databaseUrl());
     await sleep(SETTLE_S * 1000);
     const serverBefore = cpuMs(server.child.pid);
     const databaseMs = await backendsCpuDuring(IDLE_S * 1000);
