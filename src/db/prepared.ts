@@ -76,25 +76,27 @@ class NamedStatement extends pg.Query {
   constructor(
     text: string,
     values: unknown[],
-    name: string,
-    /** The shape a run on this connection saw, if one did. */
-    private readonly shape: RowShape | undefined,
-    /** Keeps the shape this run sees, when none is known yet. */
-    private readonly keepShape: (shape: RowShape) => void,
+    private readonly statementName: string,
+    /**
+     * The row shape each named statement has had on this connection, kept by its first run and read by later ones;
+     * undefined where the connection cannot skip a Describe.
+     */
+    private readonly shapes: Map<string, RowShape> | undefined,
     callback: (error: Error | null, result: unknown) => void,
   ) {
     super(text, values);
     // Fields pg's typings leave out but pg reads when it sends the query and when it ends; should an upgrade stop
     // reading the name, the test of pg_prepared_statements fails (test/db/prepared-statements).
     const internals = this as unknown as PgQueryInternals;
-    internals.name = name;
+    internals.name = statementName;
     internals.callback = callback;
   }
 
   prepare(connection: PgConnection): void {
     const internals = this as unknown as PgQueryInternals;
     const superPrepare = (pg.Query.prototype as unknown as { prepare(connection: PgConnection): void }).prepare;
-    if (this.shape === undefined || !internals.hasBeenParsed(connection)) {
+    const shape = this.shapes?.get(this.statementName);
+    if (shape === undefined || !internals.hasBeenParsed(connection)) {
       superPrepare.call(this, connection);
       return;
     }
@@ -105,9 +107,9 @@ class NamedStatement extends pg.Query {
       connection.describeSkipped = false;
     }
     const result = internals._result;
-    result.fields = this.shape.fields;
-    result._parsers = this.shape.parsers;
-    result._prebuiltEmptyResultObject = this.shape.emptyRow;
+    result.fields = shape.fields;
+    result._parsers = shape.parsers;
+    result._prebuiltEmptyResultObject = shape.emptyRow;
     // What pg's handleRowDescription would have set: a query with a callback collects its rows.
     internals._accumulateRows = true;
   }
@@ -118,7 +120,11 @@ class NamedStatement extends pg.Query {
       message,
     );
     const result = (this as unknown as PgQueryInternals)._result;
-    this.keepShape({ fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+    this.shapes?.set(this.statementName, {
+      fields: result.fields,
+      parsers: result._parsers,
+      emptyRow: result._prebuiltEmptyResultObject,
+    });
   }
 }
 
@@ -159,13 +165,8 @@ export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENT
   const named = (name: string, text: string, values: unknown[]): Promise<unknown> =>
     new Promise((resolve, reject) => {
       query(
-        new NamedStatement(
-          text,
-          values,
-          name,
-          describe ? shapes.get(name) : undefined,
-          (shape) => shapes.set(name, shape),
-          (error, result) => (error ? reject(error) : resolve(result)),
+        new NamedStatement(text, values, name, describe ? shapes : undefined, (error, result) =>
+          error ? reject(error) : resolve(result),
         ),
       );
     });
