@@ -21,9 +21,11 @@
 // PostgreSQL backends comes from /proc, with the cores other processes used meanwhile (the machine is shared) and
 // the cores the hypervisor took (steal). A measured run in which the two together exceeded
 // BENCH_MAX_INTERFERENCE_CORES (0.1), or an open-loop run whose sends went out more than BENCH_MAX_SEND_LAG_MS (5)
-// late at p99 (the load generator's own delays then count in every latency), is run again after BENCH_REST_S (30) s
-// at rest, at most BENCH_ATTEMPTS (3) times in all; the least disturbed attempt is kept, and a verdict that still
-// rests on a disturbed one says so.
+// late at p99 (the load generator's own delays then count in every latency), or a run during which a fixed unit of
+// arithmetic or of memory reads took more than BENCH_MAX_SLOWDOWN (1.2) times its CPU time in the bench's fastest run
+// (the machine itself ran slower, bench/support/machine-pace.ts), is run again after BENCH_REST_S (30) s at rest, at most
+// BENCH_ATTEMPTS (3) times in all; the least disturbed attempt is kept, and a verdict that still rests on a
+// disturbed one says so.
 //
 // Datasets: bench/datasets/store-dataset.ts, loyalty-dataset.ts and store-reviews.ts (built when missing).
 // Patron runs compiled (`node dist/src/cli/main.js serve`, harness startPatron: LOG_LEVEL=warn).
@@ -31,7 +33,8 @@
 // measured run), BENCH_SATURATION_S (10), BENCH_DURATION_S (15, each open-loop run), BENCH_ROUNDS (1 open-loop round
 // per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
 // BENCH_SKIP_BUILD=1, BENCH_KEEP_LOGS=1 (keep the servers' stdout/stderr, e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc),
-// BENCH_SAMPLES_DIR (write every open-loop request's wall-clock due time and latency there, to find a stall's moment).
+// BENCH_SAMPLES_DIR (write every open-loop request's wall-clock due time and latency there, to find a stall's moment),
+// BENCH_GENERATOR_NODE_ARGS (Node options of the open-loop generator's process, e.g. --trace-gc).
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,7 +45,8 @@ import { ensureLoyaltyDataset } from './datasets/loyalty-dataset.js';
 import { COMMON_TAG } from './datasets/store-dataset.js';
 import { ensureStoreReviews } from './datasets/store-reviews.js';
 import { PRODUCT_INCLUDES, mostReviewedProduct } from './support/list-routes.js';
-import { openLoop } from './support/open-loop.js';
+import { startOpenLoopProcess } from './support/open-loop.js';
+import { startPaceProbe, type PaceSummary } from './support/machine-pace.js';
 import type { FloorRoute, FloorStatement, ListFloorSpec, ParamTemplate } from './support/list-floor.js';
 import type { FloorSpec as OrdersFloorSpec } from './support/orders-list-floor.js';
 import {
@@ -83,9 +87,16 @@ const TARGET_P99_RATIO = 2;
 const MAX_INTERFERENCE_CORES = Number(process.env.BENCH_MAX_INTERFERENCE_CORES ?? 0.1);
 /** A clean open-loop run's sends are at most about 2 ms late (p99); a run whose generator fell behind measured it. */
 const MAX_SEND_LAG_MS = Number(process.env.BENCH_MAX_SEND_LAG_MS ?? 5);
+/**
+ * A run in which a fixed unit of CPU work took more than this many times its time in the bench's fastest run so far
+ * (bench/support/machine-pace.ts) measured a slowed machine.
+ */
+const MAX_SLOWDOWN = Number(process.env.BENCH_MAX_SLOWDOWN ?? 1.2);
 const MAX_ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 3);
 const REST_S = Number(process.env.BENCH_REST_S ?? 30);
 const LIMIT = 50;
+/** Node options for the open-loop generator's process (e.g. --trace-gc). */
+const GENERATOR_NODE_ARGS = process.env.BENCH_GENERATOR_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
 type RouteName = 'organization' | 'orders' | 'rewards' | 'reviews' | 'product';
 const ROUTE_NAMES: RouteName[] = ['organization', 'orders', 'rewards', 'reviews', 'product'];
@@ -112,6 +123,9 @@ interface OpenLoopMeasurement {
   otherCores: number | null;
   /** Cores the hypervisor took from the machine during the measurement (steal). */
   stealCores: number | null;
+  /** A fixed unit of CPU work timed during the run (bench/support/machine-pace.ts), and against the fastest run. */
+  pace: PaceSummary | null;
+  slowdown: number | null;
   /** How many times it was measured: more than once when steal and other processes had too much (measureUndisturbed). */
   attempts: number;
 }
@@ -257,13 +271,16 @@ async function getJson(server: Server, path: string, key: string) {
   return { status: response.status, body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
 }
 
-/** CPU ms so far: the server process, its PostgreSQL backends, this process (the load generator), the whole machine. */
-function readings(pid: number | undefined) {
+/**
+ * CPU ms so far: the server process, its PostgreSQL backends, the load generator (this process, and the open-loop
+ * generator's own process when there is one), the whole machine.
+ */
+function readings(pid: number | undefined, generatorPid?: number) {
   const client = process.cpuUsage();
   return {
     server: cpuMs(pid),
     backends: backendsCpuMs(),
-    client: (client.user + client.system) / 1000,
+    client: (client.user + client.system) / 1000 + (generatorPid === undefined ? 0 : (cpuMs(generatorPid) ?? 0)),
     machine: machineCpuMs(),
     steal: machineStealMs(),
     at: performance.now(),
@@ -304,7 +321,24 @@ interface RunConditions {
   stealCores: number | null;
   otherCores: number | null;
   sendLagP99Ms?: number;
+  /** The fixed units' CPU time during the run against the fastest seen in this bench (1: as fast as ever). */
+  slowdown: number | null;
 }
+
+/** The fixed units' median CPU times in the fastest runs so far, µs (bench/support/machine-pace.ts). */
+const fastestPace = { cpuUs: Infinity, memoryUs: Infinity };
+
+/** How much slower than in the bench's fastest runs the machine's cores or memory ran during a run. */
+function slowdownOf(pace: PaceSummary | null): number | null {
+  if (pace === null) return null;
+  fastestPace.cpuUs = Math.min(fastestPace.cpuUs, pace.cpuUsP50);
+  fastestPace.memoryUs = Math.min(fastestPace.memoryUs, pace.memoryUsP50);
+  const slowdown = Math.max(pace.cpuUsP50 / fastestPace.cpuUs, pace.memoryUsP50 / fastestPace.memoryUs);
+  return Math.round(slowdown * 100) / 100;
+}
+
+/** The machine ran slower than in the bench's fastest run: every process on it, the floor's or Patron's, slowed. */
+const slowed = (m: RunConditions) => m.slowdown !== null && m.slowdown > MAX_SLOWDOWN;
 
 /** The load generator sent late: its own delays are then part of every latency it measured. */
 const sentLate = (m: RunConditions) => m.sendLagP99Ms !== undefined && m.sendLagP99Ms > MAX_SEND_LAG_MS;
@@ -318,6 +352,8 @@ function disturbance(m: RunConditions): string {
     reasons.push(
       `the load generator sent late (p99 ${m.sendLagP99Ms} ms behind its schedule, more than ${MAX_SEND_LAG_MS})`,
     );
+  if (slowed(m))
+    reasons.push(`the machine ran ${m.slowdown}× slower than in this bench's fastest run (more than ${MAX_SLOWDOWN})`);
   return reasons.join(' and ');
 }
 
@@ -325,7 +361,8 @@ function disturbance(m: RunConditions): string {
  * Orders attempts: a late load generator outweighs any share of steal, and among late attempts the less late is
  * better; then the fewer cores taken the better.
  */
-const disturbanceScore = (m: RunConditions) => (sentLate(m) ? 1_000 + (m.sendLagP99Ms ?? 0) : 0) + interference(m);
+const disturbanceScore = (m: RunConditions) =>
+  (sentLate(m) ? 1_000 + (m.sendLagP99Ms ?? 0) : 0) + (slowed(m) ? 100 * (m.slowdown ?? 0) : 0) + interference(m);
 
 /**
  * Runs a measurement again, up to MAX_ATTEMPTS times in all, while something else had more than
@@ -374,6 +411,9 @@ interface SaturationMeasurement {
   otherCores: number | null;
   /** Cores the hypervisor took from the machine during the measurement (steal). */
   stealCores: number | null;
+  /** A fixed unit of CPU work timed during the run (bench/support/machine-pace.ts), and against the fastest run. */
+  pace: PaceSummary | null;
+  slowdown: number | null;
   /** How many times it was measured: more than once when steal and other processes had too much (measureUndisturbed). */
   attempts: number;
 }
@@ -384,9 +424,11 @@ async function saturate(name: string, server: Server, path: string, headers: Rec
   if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });
   const busy = await waitForQuiet(name);
   log(`  ${name}: measuring ${SATURATION_S} s`);
+  const probe = startPaceProbe();
   const before = readings(server.child.pid);
   const result = await autocannon({ ...options, duration: SATURATION_S });
   const after = readings(server.child.pid);
+  const pace = await probe.stop();
   const requests = result.requests.total;
   const m: SaturationMeasurement = {
     name,
@@ -398,11 +440,13 @@ async function saturate(name: string, server: Server, path: string, headers: Rec
     latencyP99Ms: result.latency.p99,
     machineBusyBefore: busy === null ? null : Math.round(busy * 100) / 100,
     ...cpuBetween(before, after, requests),
+    pace,
+    slowdown: slowdownOf(pace),
     attempts: 1,
   };
   log(
     `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.serverCpuUsPerRequest} µs/req, ` +
-      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores`,
+      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, machine pace ${m.pace ? `${m.pace.cpuUsP50}/${m.pace.memoryUsP50} µs` : 'n/a'} (${m.slowdown ?? 'n/a'}×)`,
   );
   return m;
 }
@@ -417,16 +461,30 @@ async function openLoopRun(
   first: number,
 ): Promise<OpenLoopMeasurement> {
   const targets = [{ name, path }];
-  if (WARMUP_S > 0) await openLoop({ baseUrl: server.baseUrl, targets, headers, rate, durationS: WARMUP_S });
+  const generator = await startOpenLoopProcess(
+    {
+      baseUrl: server.baseUrl,
+      targets,
+      headers,
+      rate,
+      durationS: DURATION_S,
+      first,
+      warmupS: WARMUP_S,
+    },
+    GENERATOR_NODE_ARGS,
+  );
   await waitForQuiet(name);
   log(`  ${name}: open loop at ${rate.toFixed(0)}/s for ${DURATION_S} s`);
-  const before = readings(server.child.pid);
-  const result = await openLoop({ baseUrl: server.baseUrl, targets, headers, rate, durationS: DURATION_S, first });
-  const after = readings(server.child.pid);
+  const probe = startPaceProbe();
+  const before = readings(server.child.pid, generator.pid);
+  await generator.measure();
+  const after = readings(server.child.pid, generator.pid);
+  const pace = await probe.stop();
+  const result = await generator.result();
   if (SAMPLES_DIR) {
     // Each request's due time on the wall clock and its latency, to line stalls up with the server's own log.
     const samples = result.samples.map((sample) => ({
-      dueAtEpochMs: Math.round(performance.timeOrigin + sample.dueAt),
+      dueAtEpochMs: Math.round(result.timeOrigin + sample.dueAt),
       ms: Math.round(sample.ms * 100) / 100,
       sendLagMs: Math.round(sample.sendLagMs * 100) / 100,
     }));
@@ -441,11 +499,13 @@ async function openLoopRun(
     latency: target.latency,
     sendLagP99Ms: result.sendLag.p99,
     ...cpuBetween(before, after, target.requests),
+    pace,
+    slowdown: slowdownOf(pace),
     attempts: 1,
   };
   log(
     `  ${name}: p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, max ${m.latency.max} ms, errors ${m.errors}, ` +
-      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores`,
+      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, machine pace ${m.pace ? `${m.pace.cpuUsP50}/${m.pace.memoryUsP50} µs` : 'n/a'} (${m.slowdown ?? 'n/a'}×)`,
   );
   return m;
 }
@@ -547,6 +607,16 @@ async function main(): Promise<void> {
     reviewsInOrganization: reviews.reviews,
   };
   const outcomes: Record<string, unknown>[] = [];
+  // The machine's pace at rest, before any server runs: the first reference a run's slowdown is judged against.
+  const restProbe = startPaceProbe();
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  const restPace = await restProbe.stop();
+  slowdownOf(restPace);
+  result.paceAtRest = restPace;
+  log(
+    `machine pace at rest: arithmetic ${restPace?.cpuUsP50 ?? 'n/a'} µs per unit (p90 ${restPace?.cpuUsP90 ?? 'n/a'}), ` +
+      `memory ${restPace?.memoryUsP50 ?? 'n/a'} µs (p90 ${restPace?.memoryUsP90 ?? 'n/a'})`,
+  );
   try {
     for (const route of routes) {
       log(`\n${route.name}: GET ${route.path}`);
@@ -668,6 +738,7 @@ async function main(): Promise<void> {
         ? `steal and other work over ${MAX_INTERFERENCE_CORES} cores`
         : '',
       runs.some(sentLate) ? `load generator over ${MAX_SEND_LAG_MS} ms late` : '',
+      runs.some(slowed) ? `machine over ${MAX_SLOWDOWN}× slower` : '',
     ]
       .filter(Boolean)
       .join(', ');

@@ -12,6 +12,9 @@ import { createRuntime } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/engine.js';
 import type { DB } from '../../src/db/schema.js';
+import { summarize, type LatencySummary } from './latency-summary.js';
+
+export { summarize, type LatencySummary };
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -497,29 +500,6 @@ export async function load(
       (m.backgroundCores !== null ? `, background ${m.backgroundCores} cores` : ''),
   );
   return m;
-}
-
-export interface LatencySummary {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-export function summarize(samples: number[]): LatencySummary {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  const round = (n: number) => Math.round(n * 100) / 100;
-  return {
-    n: sorted.length,
-    p50: round(at(0.5)),
-    p90: round(at(0.9)),
-    p99: round(at(0.99)),
-    max: round(sorted[sorted.length - 1]!),
-    mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
-  };
 }
 
 /** One request at a time, `count` times (after `warmup` discarded ones): wall-clock ms per request, body read. */

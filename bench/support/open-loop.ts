@@ -4,7 +4,7 @@
 // compared in one run meet the same background load on the machine. (bench/retention-prune.ts has its own copy for
 // GET /v1/organization, started and stopped around a prune.)
 import { Pool } from 'undici';
-import { summarize, type LatencySummary } from './harness.js';
+import { summarize, type LatencySummary } from './latency-summary.js';
 
 export interface OpenLoopTarget {
   name: string;
@@ -51,6 +51,8 @@ export interface OpenLoopResult {
   targets: OpenLoopTargetResult[];
   /** How late this process sent the requests (a starved load generator shows here). */
   sendLag: LatencySummary;
+  /** This process's performance.timeOrigin: a sample's `dueAt` plus this is its due time on the wall clock. */
+  timeOrigin: number;
   samples: OpenLoopSample[];
 }
 
@@ -114,6 +116,75 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
       };
     }),
     sendLag: summarize(samples.map((sample) => sample.sendLagMs)),
+    timeOrigin: performance.timeOrigin,
     samples,
+  };
+}
+
+export interface OpenLoopProcess {
+  /** The generator's process, for its CPU readings. */
+  pid: number;
+  /** Starts the measured schedule; resolves when its last answer is in (before the result is written out). */
+  measure(): Promise<void>;
+  /** The measured run's result; the process has exited. */
+  result(): Promise<OpenLoopResult>;
+}
+
+/**
+ * Starts the open-loop generator in a fresh process of its own, runs its warm-up, and resolves when it is ready to
+ * measure. A load generator that shares its process with the rest of a bench shares its heap too: in bench:list-latency
+ * that heap held 67 MB (the in-process Patron used to capture statements, datasets, earlier results), V8 kept it
+ * under a limit a few MB above that, and during some measured runs ran a full mark-compact every second, 15–35 ms
+ * each, that found nothing to free. Every send and every answer waited meanwhile, so those runs measured the
+ * generator's garbage collector for the floor and Patron alike (docs/benchmarks.md, journal of 2026-11-29, fifth
+ * session). A fresh process holds only the schedule and its samples.
+ */
+export async function startOpenLoopProcess(
+  options: OpenLoopOptions & { warmupS: number },
+  nodeArgs: string[] = [],
+): Promise<OpenLoopProcess> {
+  const { spawn } = await import('node:child_process');
+  const { createInterface } = await import('node:readline');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new URL('./open-loop-process.ts', import.meta.url));
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, JSON.stringify(options)], {
+    // stdin: the go-ahead; fd 3: the generator's words and its result; its stdout and stderr are the bench's.
+    stdio: ['pipe', 'inherit', 'inherit', 'pipe'],
+  });
+  const lines = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream });
+  const waiting: ((line: string) => void)[] = [];
+  const early: string[] = [];
+  lines.on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else early.push(line);
+  });
+  // 'close' comes after the process's output has all been read, so no line is lost to a race with its exit.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const nextLine = () =>
+    early.length
+      ? Promise.resolve(early.shift()!)
+      : Promise.race([
+          new Promise<string>((resolve) => waiting.push(resolve)),
+          exited.then((code) => {
+            throw new Error(`the open-loop generator exited (${code}) before it was done`);
+          }),
+        ]);
+  const expect = async (word: string) => {
+    const line = await nextLine();
+    if (line !== word) throw new Error(`the open-loop generator said "${line.slice(0, 200)}", expected "${word}"`);
+  };
+  await expect('warm');
+  return {
+    pid: child.pid!,
+    async measure() {
+      child.stdin!.write('measure\n');
+      await expect('measured');
+    },
+    async result() {
+      const line = await nextLine();
+      await exited;
+      return JSON.parse(line) as OpenLoopResult;
+    },
   };
 }
