@@ -22,7 +22,7 @@
 // the cores the hypervisor took (steal). A measured run in which the two together exceeded
 // BENCH_MAX_INTERFERENCE_CORES (0.1), or an open-loop run whose sends went out more than BENCH_MAX_SEND_LAG_MS (5)
 // late at p99 (the load generator's own delays then count in every latency), or a run during which a fixed unit of
-// arithmetic or of memory reads took more than BENCH_MAX_SLOWDOWN (1.2) times its CPU time in the bench's fastest run
+// arithmetic or of memory reads took more than BENCH_MAX_SLOWDOWN (1.5) times its CPU time in the bench's fastest run
 // (the machine itself ran slower, bench/support/machine-pace.ts), is run again after BENCH_REST_S (30) s at rest, at most
 // BENCH_ATTEMPTS (3) times in all; the least disturbed attempt is kept, and a verdict that still rests on a
 // disturbed one says so.
@@ -89,9 +89,10 @@ const MAX_INTERFERENCE_CORES = Number(process.env.BENCH_MAX_INTERFERENCE_CORES ?
 const MAX_SEND_LAG_MS = Number(process.env.BENCH_MAX_SEND_LAG_MS ?? 5);
 /**
  * A run in which a fixed unit of CPU work took more than this many times its time in the bench's fastest run so far
- * (bench/support/machine-pace.ts) measured a slowed machine.
+ * (bench/support/machine-pace.ts) measured a slowed machine. The memory unit reads up to 1.26 times slower during a
+ * saturation run than at rest, from the bench's own load on the caches; the threshold sits above that.
  */
-const MAX_SLOWDOWN = Number(process.env.BENCH_MAX_SLOWDOWN ?? 1.2);
+const MAX_SLOWDOWN = Number(process.env.BENCH_MAX_SLOWDOWN ?? 1.5);
 const MAX_ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 3);
 const REST_S = Number(process.env.BENCH_REST_S ?? 30);
 const LIMIT = 50;
