@@ -14,8 +14,9 @@
 // to bench/results/list-floor-<route>.json for the floor, which runs them verbatim; floor and Patron must answer with
 // the same JSON. Then, with both servers up: the floor's saturation throughput R (closed loop, autocannon,
 // BENCH_CONNECTIONS connections), Patron's the same way (target: Patron ≥ 0.8 × R for organization, ≥ 0.7 × R for
-// the lists); then open-loop load at 0.5 × R (bench/support/open-loop.ts: requests sent on a fixed schedule whatever
-// the answers do, latency from each request's due time, so no coordinated omission), floor then Patron (the order
+// the lists); then open-loop load at 0.5 × R (bench/support/open-loop.ts, from a fresh process of its own, its warm-up
+// running straight into the measured part: requests sent on a fixed schedule whatever the answers do, latency from
+// each request's due time, so no coordinated omission), floor then Patron (the order
 // turns each round), p50/p99 (target: Patron p99 ≤ 2 × the floor's; judged only where the floor served the rate, its
 // open-loop p50 no slower than its p50 at saturation, else "not measured"). CPU per request of the server and of its
 // PostgreSQL backends comes from /proc, with the cores other processes used meanwhile (the machine is shared) and
@@ -32,7 +33,8 @@
 // Tunables (env): BENCH_ONLY (comma-separated route names), BENCH_CONNECTIONS (50), BENCH_WARMUP_S (5, before each
 // measured run), BENCH_SATURATION_S (10), BENCH_DURATION_S (15, each open-loop run), BENCH_ROUNDS (1 open-loop round
 // per server), BENCH_LOAD_SHARE (0.5), BENCH_QUIET_WAIT_S (0 here: the machine's busy share is read before each run, 3 s, and the run goes ahead; floor and Patron alternate, so both meet the same background),
-// BENCH_SKIP_BUILD=1, BENCH_KEEP_LOGS=1 (keep the servers' stdout/stderr, e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc),
+// BENCH_SKIP_BUILD=1, BENCH_KEEP_LOGS=1 (keep the servers' stdout/stderr, e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc
+// and BENCH_SERVER_LOG_LEVEL=info for Patron's access log with each request's response time),
 // BENCH_SAMPLES_DIR (write every open-loop request's wall-clock due time and latency there, to find a stall's moment),
 // BENCH_GENERATOR_NODE_ARGS (Node options of the open-loop generator's process, e.g. --trace-gc).
 import { writeFileSync } from 'node:fs';
@@ -422,9 +424,11 @@ interface SaturationMeasurement {
 /** Closed loop (autocannon, CONNECTIONS connections): a discarded warm-up, then SATURATION_S measured. */
 async function saturate(name: string, server: Server, path: string, headers: Record<string, string>) {
   const options = { url: `${server.baseUrl}${path}`, connections: CONNECTIONS, headers };
-  if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });
+  // The measured run follows the warm-up at once: a server that idled even 3 s answers its first second of load
+  // more slowly (docs/benchmarks.md, journal of the fifth session of 2026-11-29).
   const busy = await waitForQuiet(name);
-  log(`  ${name}: measuring ${SATURATION_S} s`);
+  log(`  ${name}: ${WARMUP_S} s of warm-up, then measuring ${SATURATION_S} s`);
+  if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });
   const probe = startPaceProbe();
   const before = readings(server.child.pid);
   const result = await autocannon({ ...options, duration: SATURATION_S });
@@ -462,23 +466,16 @@ async function openLoopRun(
   first: number,
 ): Promise<OpenLoopMeasurement> {
   const targets = [{ name, path }];
+  await waitForQuiet(name);
+  log(`  ${name}: open loop at ${rate.toFixed(0)}/s for ${WARMUP_S} s of warm-up and ${DURATION_S} s measured`);
   const generator = await startOpenLoopProcess(
-    {
-      baseUrl: server.baseUrl,
-      targets,
-      headers,
-      rate,
-      durationS: DURATION_S,
-      first,
-      warmupS: WARMUP_S,
-    },
+    { baseUrl: server.baseUrl, targets, headers, rate, durationS: DURATION_S, first, warmupS: WARMUP_S },
     GENERATOR_NODE_ARGS,
   );
-  await waitForQuiet(name);
-  log(`  ${name}: open loop at ${rate.toFixed(0)}/s for ${DURATION_S} s`);
+  await generator.measuring();
   const probe = startPaceProbe();
   const before = readings(server.child.pid, generator.pid);
-  await generator.measure();
+  await generator.measured();
   const after = readings(server.child.pid, generator.pid);
   const pace = await probe.stop();
   const result = await generator.result();

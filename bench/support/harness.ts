@@ -378,14 +378,15 @@ export async function startServer(
 
 /**
  * Starts the compiled Patron against the bench database. BENCH_SERVER_NODE_ARGS (space-separated) go to the
- * server's Node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives.
+ * server's Node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives;
+ * BENCH_SERVER_LOG_LEVEL (default warn) sets its LOG_LEVEL, info for the access log of every request.
  */
 export async function startPatron(label: string, workDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
   // What `npm start` runs Node with (docs/api.md#running-the-server), then any BENCH_SERVER_NODE_ARGS.
   const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const env = serverEnv({
     DATABASE_URL: databaseUrl(),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn',
     PATRON_DATA_DIR: join(workDir, 'data'),
     ...extra,
   });

@@ -34,6 +34,14 @@ export interface OpenLoopOptions {
   first?: number;
   /** Connections the client may open (default 32: far more than a served rate needs, so none waits for one). */
   connections?: number;
+  /**
+   * Seconds of the same schedule sent before the measured `durationS`, their answers discarded: the measured part
+   * follows without a pause, so it meets the server in its steady state (a server that idled a few seconds first
+   * answers its first second of load more slowly, docs/benchmarks.md, journal of the fifth session of 2026-11-29).
+   */
+  warmupS?: number;
+  /** Called when the first measured request is due (the end of the warm-up). */
+  onMeasuring?: () => void;
 }
 
 export interface OpenLoopTargetResult {
@@ -58,13 +66,16 @@ export interface OpenLoopResult {
 
 /** Runs the schedule for `durationS` seconds, then waits for the answers still on their way. */
 export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const { baseUrl, targets, headers = {}, rate, durationS, first = 0, connections = 32 } = options;
+  const { baseUrl, targets, headers = {}, rate, durationS, first = 0, connections = 32, warmupS = 0 } = options;
   const pool = new Pool(baseUrl, { connections, pipelining: 1 });
   const samples: OpenLoopSample[] = [];
   const pending = new Set<Promise<void>>();
   const interval = 1000 / rate;
-  const total = Math.round(rate * durationS);
+  const warmup = Math.round(rate * warmupS);
+  const total = warmup + Math.round(rate * durationS);
   const start = performance.now();
+  let measuredFrom = warmup === 0 ? start : Infinity;
+  if (warmup === 0) options.onMeasuring?.();
   let index = 0;
   try {
     await new Promise<void>((resolve) => {
@@ -73,22 +84,29 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
         while (index < total && start + index * interval <= now) {
           const dueAt = start + index * interval;
           const target = targets[(index + first) % targets.length]!;
+          const measured = index >= warmup;
+          if (index === warmup && warmup > 0) {
+            measuredFrom = dueAt;
+            options.onMeasuring?.();
+          }
           index += 1;
           const sendLagMs = performance.now() - dueAt;
           const request = pool
             .request({ method: 'GET', path: target.path, headers })
             .then(async (response) => {
               await response.body.arrayBuffer();
-              samples.push({
-                name: target.name,
-                dueAt,
-                sendLagMs,
-                ms: performance.now() - dueAt,
-                status: response.statusCode,
-              });
+              if (measured)
+                samples.push({
+                  name: target.name,
+                  dueAt,
+                  sendLagMs,
+                  ms: performance.now() - dueAt,
+                  status: response.statusCode,
+                });
             })
             .catch(() => {
-              samples.push({ name: target.name, dueAt, sendLagMs, ms: performance.now() - dueAt, status: 0 });
+              if (measured)
+                samples.push({ name: target.name, dueAt, sendLagMs, ms: performance.now() - dueAt, status: 0 });
             })
             .finally(() => pending.delete(request));
           pending.add(request);
@@ -104,7 +122,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   }
   return {
     rate,
-    seconds: (performance.now() - start) / 1000,
+    seconds: (performance.now() - measuredFrom) / 1000,
     targets: targets.map((target) => {
       const mine = samples.filter((sample) => sample.name === target.name);
       return {
@@ -124,23 +142,25 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
 export interface OpenLoopProcess {
   /** The generator's process, for its CPU readings. */
   pid: number;
-  /** Starts the measured schedule; resolves when its last answer is in (before the result is written out). */
-  measure(): Promise<void>;
+  /** Resolves when the warm-up is over and the first measured request is due. */
+  measuring(): Promise<void>;
+  /** Resolves when the measured schedule's last answer is in (before the result is written out). */
+  measured(): Promise<void>;
   /** The measured run's result; the process has exited. */
   result(): Promise<OpenLoopResult>;
 }
 
 /**
- * Starts the open-loop generator in a fresh process of its own, runs its warm-up, and resolves when it is ready to
- * measure. A load generator that shares its process with the rest of a bench shares its heap too: in bench:list-latency
- * that heap held 67 MB (the in-process Patron used to capture statements, datasets, earlier results), V8 kept it
- * under a limit a few MB above that, and during some measured runs ran a full mark-compact every second, 15–35 ms
- * each, that found nothing to free. Every send and every answer waited meanwhile, so those runs measured the
- * generator's garbage collector for the floor and Patron alike (docs/benchmarks.md, journal of 2026-11-29, fifth
- * session). A fresh process holds only the schedule and its samples.
+ * Starts the open-loop generator in a fresh process of its own, which runs the warm-up and then the measured schedule
+ * without a pause. A load generator that shares its process with the rest of a bench shares its heap too: in
+ * bench:list-latency that heap held 67 MB (the in-process Patron used to capture statements, datasets, earlier
+ * results), V8 kept it under a limit a few MB above that, and during some measured runs ran a full mark-compact every
+ * second, 15–35 ms each, that found nothing to free. Every send and every answer waited meanwhile, so those runs
+ * measured the generator's garbage collector for the floor and Patron alike (docs/benchmarks.md, journal of the
+ * fifth session of 2026-11-29). The generator's process loads only the schedule and undici.
  */
 export async function startOpenLoopProcess(
-  options: OpenLoopOptions & { warmupS: number },
+  options: Omit<OpenLoopOptions, 'onMeasuring'>,
   nodeArgs: string[] = [],
 ): Promise<OpenLoopProcess> {
   const { spawn } = await import('node:child_process');
@@ -148,8 +168,8 @@ export async function startOpenLoopProcess(
   const { fileURLToPath } = await import('node:url');
   const script = fileURLToPath(new URL('./open-loop-process.ts', import.meta.url));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, JSON.stringify(options)], {
-    // stdin: the go-ahead; fd 3: the generator's words and its result; its stdout and stderr are the bench's.
-    stdio: ['pipe', 'inherit', 'inherit', 'pipe'],
+    // fd 3: the generator's words and its result; its stdout and stderr are the bench's.
+    stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
   });
   const lines = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream });
   const waiting: ((line: string) => void)[] = [];
@@ -174,13 +194,10 @@ export async function startOpenLoopProcess(
     const line = await nextLine();
     if (line !== word) throw new Error(`the open-loop generator said "${line.slice(0, 200)}", expected "${word}"`);
   };
-  await expect('warm');
   return {
     pid: child.pid!,
-    async measure() {
-      child.stdin!.write('measure\n');
-      await expect('measured');
-    },
+    measuring: () => expect('measuring'),
+    measured: () => expect('measured'),
     async result() {
       const line = await nextLine();
       await exited;
