@@ -379,7 +379,8 @@ export async function startServer(
 /**
  * Starts the compiled Patron against the bench database. BENCH_SERVER_NODE_ARGS (space-separated) go to the
  * server's Node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile what a bench drives;
- * BENCH_SERVER_LOG_LEVEL (default warn) sets its LOG_LEVEL, info for the access log of every request.
+ * BENCH_SERVER_LOG_LEVEL (default warn) sets its LOG_LEVEL, info for the access log of every request;
+ * BENCH_SERVE_ARGS go to `patron serve` (e.g. `--no-dispatch --no-jobs`, to measure without the background work).
  */
 export async function startPatron(label: string, workDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
   // What `npm start` runs Node with (docs/api.md#running-the-server), then any BENCH_SERVER_NODE_ARGS.
@@ -390,7 +391,8 @@ export async function startPatron(label: string, workDir: string, extra: NodeJS.
     PATRON_DATA_DIR: join(workDir, 'data'),
     ...extra,
   });
-  const server = await startServer(label, [...nodeArgs, CLI, 'serve'], env, workDir);
+  const serveArgs = process.env.BENCH_SERVE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const server = await startServer(label, [...nodeArgs, CLI, 'serve', ...serveArgs], env, workDir);
   if (env.DATABASE_URL) await scheduledJobsSettled(label, env.DATABASE_URL);
   return server;
 }
