@@ -340,6 +340,10 @@ function slowdownOf(pace: PaceSummary | null): number | null {
   return Math.round(slowdown * 100) / 100;
 }
 
+/** How a run's log line reports the pace units' medians and the slowdown. */
+const paceText = (m: { pace: PaceSummary | null; slowdown: number | null }) =>
+  `machine pace ${m.pace ? `${m.pace.cpuUsP50}/${m.pace.memoryUsP50} µs` : 'n/a'} (${m.slowdown ?? 'n/a'}×)`;
+
 /** The machine ran slower than in the bench's fastest run: every process on it, the floor's or Patron's, slowed. */
 const slowed = (m: RunConditions) => m.slowdown !== null && m.slowdown > MAX_SLOWDOWN;
 
@@ -451,7 +455,7 @@ async function saturate(name: string, server: Server, path: string, headers: Rec
   };
   log(
     `  ${name}: ${m.requestsPerSec.toFixed(0)} req/s, non-2xx ${m.non2xx}, errors ${m.errors}, server CPU ${m.serverCpuUsPerRequest} µs/req, ` +
-      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, machine pace ${m.pace ? `${m.pace.cpuUsP50}/${m.pace.memoryUsP50} µs` : 'n/a'} (${m.slowdown ?? 'n/a'}×)`,
+      `PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, client ${m.clientCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, ${paceText(m)}`,
   );
   return m;
 }
@@ -468,7 +472,7 @@ async function openLoopRun(
   const targets = [{ name, path }];
   await waitForQuiet(name);
   log(`  ${name}: open loop at ${rate.toFixed(0)}/s for ${WARMUP_S} s of warm-up and ${DURATION_S} s measured`);
-  const generator = await startOpenLoopProcess(
+  const generator = startOpenLoopProcess(
     { baseUrl: server.baseUrl, targets, headers, rate, durationS: DURATION_S, first, warmupS: WARMUP_S },
     GENERATOR_NODE_ARGS,
   );
@@ -503,7 +507,7 @@ async function openLoopRun(
   };
   log(
     `  ${name}: p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, max ${m.latency.max} ms, errors ${m.errors}, ` +
-      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, machine pace ${m.pace ? `${m.pace.cpuUsP50}/${m.pace.memoryUsP50} µs` : 'n/a'} (${m.slowdown ?? 'n/a'}×)`,
+      `send lag p99 ${m.sendLagP99Ms} ms, server CPU ${m.serverCpuUsPerRequest} µs/req, PostgreSQL ${m.databaseCpuUsPerRequest} µs/req, other processes ${m.otherCores} cores, steal ${m.stealCores} cores, ${paceText(m)}`,
   );
   return m;
 }

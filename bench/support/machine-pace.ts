@@ -10,6 +10,7 @@
 // measured run); a probe reads the units that ended within its window.
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { summarize } from './latency-summary.js';
 
 const PACE_INTERVAL_MS = 200;
 
@@ -118,9 +119,6 @@ function ensureWorker(): void {
   worker.unref();
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-const us = (ns: number) => Math.round(ns / 100) / 10;
-
 /** Starts a window of the machine's pace; `stop()` summarizes the units that ended within it. */
 export function startPaceProbe(): PaceProbe {
   if (!schedstatReadable) return { stop: async () => null };
@@ -132,17 +130,18 @@ export function startPaceProbe(): PaceProbe {
       const within = (kind: Unit['kind']) =>
         units
           .filter((unit) => unit.kind === kind && unit.at >= from && unit.at <= to)
-          .map((unit) => unit.cpuNs)
-          .sort((a, b) => a - b);
+          .map((unit) => Math.round(unit.cpuNs / 100) / 10);
       const compute = within('compute');
       const memory = within('memory');
       if (compute.length === 0 || memory.length === 0) return null;
+      const cpuUs = summarize(compute);
+      const memoryUs = summarize(memory);
       return {
         units: Math.min(compute.length, memory.length),
-        cpuUsP50: us(percentile(compute, 0.5)),
-        cpuUsP90: us(percentile(compute, 0.9)),
-        memoryUsP50: us(percentile(memory, 0.5)),
-        memoryUsP90: us(percentile(memory, 0.9)),
+        cpuUsP50: cpuUs.p50,
+        cpuUsP90: cpuUs.p90,
+        memoryUsP50: memoryUs.p50,
+        memoryUsP90: memoryUs.p90,
       };
     },
   };

@@ -3,6 +3,9 @@
 // slowing the load down (no coordinated omission). Several paths share one schedule, round robin, so the requests
 // compared in one run meet the same background load on the machine. (bench/retention-prune.ts has its own copy for
 // GET /v1/organization, started and stopped around a prune.)
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { summarize, type LatencySummary } from './latency-summary.js';
 
@@ -159,37 +162,23 @@ export interface OpenLoopProcess {
  * measured the generator's garbage collector for the floor and Patron alike (docs/benchmarks.md, journal of the
  * fifth session of 2026-11-29). The generator's process loads only the schedule and undici.
  */
-export async function startOpenLoopProcess(
+export function startOpenLoopProcess(
   options: Omit<OpenLoopOptions, 'onMeasuring'>,
   nodeArgs: string[] = [],
-): Promise<OpenLoopProcess> {
-  const { spawn } = await import('node:child_process');
-  const { createInterface } = await import('node:readline');
-  const { fileURLToPath } = await import('node:url');
+): OpenLoopProcess {
   const script = fileURLToPath(new URL('./open-loop-process.ts', import.meta.url));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, JSON.stringify(options)], {
     // fd 3: the generator's words and its result; its stdout and stderr are the bench's.
     stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
   });
-  const lines = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream });
-  const waiting: ((line: string) => void)[] = [];
-  const early: string[] = [];
-  lines.on('line', (line) => {
-    const next = waiting.shift();
-    if (next) next(line);
-    else early.push(line);
-  });
-  // 'close' comes after the process's output has all been read, so no line is lost to a race with its exit.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const nextLine = () =>
-    early.length
-      ? Promise.resolve(early.shift()!)
-      : Promise.race([
-          new Promise<string>((resolve) => waiting.push(resolve)),
-          exited.then((code) => {
-            throw new Error(`the open-loop generator exited (${code}) before it was done`);
-          }),
-        ]);
+  // readline's iterator keeps the lines that arrive before they are asked for, and ends when the process's fd closes.
+  const lines = createInterface({ input: child.stdio[3] as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const next = await lines.next();
+    if (next.done) throw new Error(`the open-loop generator exited (${await exited}) before it was done`);
+    return next.value;
+  };
   const expect = async (word: string) => {
     const line = await nextLine();
     if (line !== word) throw new Error(`the open-loop generator said "${line.slice(0, 200)}", expected "${word}"`);
