@@ -5,13 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { freePort } from '../../test/support/processes.js';
-import { createRuntime } from '../../src/compose.js';
-import { loadConfig } from '../../src/config/index.js';
-import type { Database } from '../../src/db/engine.js';
-import type { DB } from '../../src/db/schema.js';
 import { summarize, type LatencySummary } from './latency-summary.js';
 
 export { summarize, type LatencySummary };
@@ -226,9 +221,11 @@ export interface Captured {
 }
 
 /**
- * Runs one request through Patron's real routes in this process (createRuntime + app.inject, on the bench database,
+ * Runs one request through Patron's real routes (createRuntime + app.inject, on the bench database,
  * patron_bench_store unless `database` names another) and records every statement it sends, verbatim, with its
- * parameters and duration (Kysely query log).
+ * parameters and duration (Kysely query log). It runs in a child process (bench/support/capture-process.ts): loading
+ * Patron leaves about 50 MB of live heap behind, and in the bench's own process that heap's collections took a core
+ * from the servers during measured runs (docs/benchmarks.md, "the bench's own heap").
  */
 export async function capture(
   method: 'GET' | 'POST',
@@ -237,63 +234,24 @@ export async function capture(
   body?: unknown,
   database = DATABASE,
 ): Promise<{ status: number; body: any; statements: Captured[]; ms: number }> {
-  const pool = new pg.Pool({
-    connectionString: databaseUrl(database),
-    max: 10,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20
-          ? (value: string) => Number(value)
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  const script = join(ROOT, 'bench/support/capture-process.ts');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, JSON.stringify({ method, path, key, body, database })],
+    {
+      cwd: ROOT,
+      // fd 3: the result, as one line of JSON; its stdout and stderr are the bench's.
+      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
     },
+  );
+  const chunks: Buffer[] = [];
+  (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
   });
-  pool.on('error', () => {});
-  const statements: Captured[] = [];
-  let recording = false;
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool }),
-    log: (event) => {
-      if (recording && event.level === 'query') {
-        statements.push({
-          sql: event.query.sql,
-          parameters: [...event.query.parameters],
-          durationMs: event.queryDurationMillis,
-        });
-      }
-    },
-  });
-  const engine: Database = {
-    engine: 'postgres',
-    db,
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
-  };
-  const config = loadConfig({ DATABASE_URL: databaseUrl(database), PATRON_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' });
-  config.secretKey = SECRET;
-  const runtime = await createRuntime(config, { database: engine, logger: false });
-  try {
-    await runtime.app.ready();
-    recording = true;
-    const t0 = performance.now();
-    const response = await runtime.app.inject({
-      method,
-      url: path,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    const ms = performance.now() - t0;
-    recording = false;
-    return { status: response.statusCode, body: response.json(), statements, ms };
-  } finally {
-    await runtime.close();
-    await engine.close();
-  }
+  if (code !== 0) throw new Error(`capturing ${method} ${path} failed: its process exited (${code})`);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Awaited<ReturnType<typeof capture>>;
 }
 
 export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
