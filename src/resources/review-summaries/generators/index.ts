@@ -1,5 +1,5 @@
 import type { ReviewSummaryGeneratorConfig } from '../../../config/index.js';
-import { createExtractiveGenerator } from './extractive/index.js';
+import { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './extractive/identity.js';
 import { createOpenAiGenerator } from './openai.js';
 import type { SummaryGenerator } from './types.js';
 
@@ -8,5 +8,23 @@ export { GenerationError } from './types.js';
 
 /** The generator the configuration chooses (REVIEW_SUMMARY_GENERATOR, docs/api.md#summary-generators). */
 export function createSummaryGenerator(config: ReviewSummaryGeneratorConfig): SummaryGenerator {
-  return config.kind === 'openai' ? createOpenAiGenerator(config) : createExtractiveGenerator();
+  return config.kind === 'openai' ? createOpenAiGenerator(config) : lazyExtractiveGenerator();
+}
+
+/**
+ * The built-in generator, loaded on its first summary. Its language detector and word lists hold about 9 MB of heap;
+ * a process that writes no summary (one started with --no-jobs, say) never loads them, and every full collection of
+ * its heap is that much smaller (docs/benchmarks.md, "What is left: Patron's heap").
+ */
+function lazyExtractiveGenerator(): SummaryGenerator {
+  let loaded: Promise<SummaryGenerator> | undefined;
+  return {
+    kind: 'builtin',
+    modelId: EXTRACTIVE_MODEL_ID,
+    promptVersion: EXTRACTIVE_VERSION,
+    generate: async (reviews) => {
+      loaded ??= import('./extractive/index.js').then((module) => module.createExtractiveGenerator());
+      return (await loaded).generate(reviews);
+    },
+  };
 }

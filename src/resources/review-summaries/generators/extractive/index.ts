@@ -6,9 +6,9 @@ import { pickRepresentative, rankByCentrality, type Candidate, type Ranked } fro
 import { sentences, stopwords, words } from './text.js';
 import { findThemes, THEME_LEXICON } from './themes.js';
 
-export const EXTRACTIVE_MODEL_ID = 'patron-extractive';
-/** Bump when a change to this folder changes what it writes for the same reviews. */
-export const EXTRACTIVE_VERSION = 1;
+import { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './identity.js';
+
+export { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION };
 
 /** The built-in generator: no network, no model download, the same summary for the same reviews. */
 export function createExtractiveGenerator(): SummaryGenerator {
