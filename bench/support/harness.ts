@@ -18,7 +18,7 @@ export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127
 export const DATABASE = 'patron_bench_store';
 export const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 /** The Node flags of `npm start` (package.json): benches run the server as operators are told to. */
-export const SERVER_NODE_ARGS = ['--min-semi-space-size=16'];
+export const SERVER_NODE_ARGS = ['--min-semi-space-size=16', '--no-memory-reducer'];
 
 export const log = (line: string) => process.stderr.write(line + '\n');
 

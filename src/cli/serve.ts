@@ -28,7 +28,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, the third session of 2026-11-28).
  * Without it a request's garbage dies young, where it is cheap. Set before serving, when no request site has been
  * judged yet. Its companion, a young generation full-sized from the start, cannot be set from here: `npm start` passes
- * --min-semi-space-size=16 (docs/api.md#running-the-server).
+ * --min-semi-space-size=16 --no-memory-reducer (docs/api.md#running-the-server).
  */
 function keepRequestGarbageYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
