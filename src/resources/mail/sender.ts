@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../util/logger.js';
 import { claimDueMail, markInterrupted, recordMailOutcomes, type ClaimedMail, type MailOutcome } from './queries.js';
@@ -85,19 +85,26 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   // One pool, as many connections as a batch has mails. Connecting and the greeting have their own time-outs (no
   // message has left then: failed); a server silent later is given up at sendTimeoutMs as interrupted (it may have
   // the message), so the socket's own time-out only backs that up, freeing the connection soon after.
-  const createTransport = (): Transporter | undefined =>
-    options.smtpUrl
-      ? nodemailer.createTransport({
-          url: options.smtpUrl,
-          pool: true,
-          maxConnections: batchSize,
-          maxMessages: 100,
-          connectionTimeout: Math.min(10_000, sendTimeoutMs),
-          greetingTimeout: Math.min(10_000, sendTimeoutMs),
-          socketTimeout: sendTimeoutMs + 5_000,
-        })
-      : undefined;
-  let transport = createTransport();
+  // nodemailer is loaded by the loop's first turn, and only with an SMTP server: a process that records mail `logged`
+  // never holds it (docs/api.md#running-the-server).
+  let createTransport = (): Transporter | undefined => undefined;
+  const loadTransport = async () => {
+    if (!options.smtpUrl) return;
+    const smtpUrl = options.smtpUrl;
+    const { default: nodemailer } = await import('nodemailer');
+    createTransport = () =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        pool: true,
+        maxConnections: batchSize,
+        maxMessages: 100,
+        connectionTimeout: Math.min(10_000, sendTimeoutMs),
+        greetingTimeout: Math.min(10_000, sendTimeoutMs),
+        socketTimeout: sendTimeoutMs + 5_000,
+      });
+    transport = createTransport();
+  };
+  let transport: Transporter | undefined;
 
   let stopped = false;
   // Resolved when a stop's grace period is over: sends still in flight are given up then (a pool's close() lets a
@@ -209,6 +216,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   const settleOne = () => Promise.race(inFlight);
 
   const loop = async () => {
+    await loadTransport();
     let nextSweep = 0;
     let failures = 0;
     while (!stopped) {
@@ -245,7 +253,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   };
 
   const running = loop();
-  logger.info({ owner, smtp: transport !== undefined }, 'mail sender started');
+  logger.info({ owner, smtp: Boolean(options.smtpUrl) }, 'mail sender started');
 
   return {
     owner,
