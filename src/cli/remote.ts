@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 
 /**
  * The CLI's commands that work against a running server over HTTP (`patron export`, `patron import`): where the
@@ -68,8 +68,10 @@ export async function postFile<T>(
   path: string,
   options: { headers: Record<string, string>; body: Readable; signal: AbortSignal },
 ): Promise<T> {
-  let response: Awaited<ReturnType<typeof request>>;
+  let response: Dispatcher.ResponseData;
   try {
+    // Loaded by the commands that upload, not by every command (`patron serve` among them) that loads this module.
+    const { request } = await import('undici');
     response = await request(`${remote.base}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${remote.key}`, ...options.headers },

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
 import { checkWebhookUrlSyntax, isForbiddenAddress, type WebhookUrlPolicy } from '../../events/webhook-url.js';
 
 export interface SendOutcome {
@@ -93,20 +93,34 @@ function describeFailure(error: unknown, timeoutMs: number, aborted: AbortSignal
  * connect, TLS, headers and body (WEBHOOK_TIMEOUT_MS). Redirects are not followed: a 3xx is a failed delivery.
  */
 export class WebhookSender {
-  private readonly agent: Agent;
+  /**
+   * undici and its connection pool, made with the first POST: a process that never sends a webhook never holds the
+   * module (docs/api.md#running-the-server).
+   */
+  private client: Promise<{ agent: Undici.Agent; request: typeof Undici.request }> | undefined;
 
-  constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 60_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: {
-        lookup: guardedLookup(options.policy),
-        timeout: options.timeoutMs,
-        ...(options.ca ? { ca: options.ca } : {}),
-      },
-    });
+  private closed = false;
+
+  constructor(private readonly options: SenderOptions) {}
+
+  private connect() {
+    const options = this.options;
+    // After close a POST fails as it did on a closed pool, and opens no new one.
+    if (this.closed && !this.client) return Promise.reject(new Error('the webhook sender is closed'));
+    return (this.client ??= import('undici').then((undici) => {
+      const agent = new undici.Agent({
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 60_000,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connect: {
+          lookup: guardedLookup(options.policy),
+          timeout: options.timeoutMs,
+          ...(options.ca ? { ca: options.ca } : {}),
+        },
+      });
+      return { agent, request: undici.request };
+    }));
   }
 
   /** Never throws: every failure becomes a failed outcome with its reason. `stop` aborts it as "interrupted". */
@@ -130,8 +144,9 @@ export class WebhookSender {
     const onStop = () => controller.abort();
     stop?.addEventListener('abort', onStop, { once: true });
     try {
+      const { agent, request } = await this.connect();
       const response = await request(url, {
-        dispatcher: this.agent,
+        dispatcher: agent,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Patron-Webhooks/1', ...headers },
         body,
@@ -176,7 +191,8 @@ export class WebhookSender {
     return null;
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.client) await (await this.client).agent.close();
   }
 }

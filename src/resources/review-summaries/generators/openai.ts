@@ -1,4 +1,3 @@
-import { errors, request } from 'undici';
 import type { GeneratedSummary } from '../schemas.js';
 import { GenerationError, type ReviewText, type SummaryGenerator } from './types.js';
 
@@ -97,8 +96,9 @@ async function readLimited(body: AsyncIterable<Buffer | Uint8Array>): Promise<st
 function transportFailure(error: unknown, timeoutMs: number): GenerationError {
   if (error instanceof GenerationError) return error;
   const timedOut =
-    error instanceof errors.HeadersTimeoutError ||
-    error instanceof errors.BodyTimeoutError ||
+    // undici's HeadersTimeoutError and BodyTimeoutError, by their codes: the module is loaded with the first request.
+    (error as { code?: unknown }).code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    (error as { code?: unknown }).code === 'UND_ERR_BODY_TIMEOUT' ||
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
   if (timedOut)
     return new GenerationError('timeout', `The chat completions API did not answer within ${timeoutMs} ms.`);
@@ -124,6 +124,9 @@ export function createOpenAiGenerator(options: OpenAiGeneratorOptions): SummaryG
       let text: string;
       let status: number;
       try {
+        // Loaded here, not with the module: a process that never asks the API never holds undici
+        // (docs/api.md#running-the-server).
+        const { request } = await import('undici');
         const response = await request(endpoint, {
           method: 'POST',
           headers: {
