@@ -2,7 +2,7 @@
 // database on the local PostgreSQL (BENCH_ADMIN_URL), servers as child processes, autocannon in this process,
 // CPU readings from /proc, sequential latency samples, result tables and RESULT lines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,7 +18,7 @@ export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127
 export const DATABASE = 'patron_bench_store';
 export const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 /** The Node flags of `npm start` (package.json): benches run the server as operators are told to. */
-export const SERVER_NODE_ARGS = ['--min-semi-space-size=16', '--no-memory-reducer'];
+export const SERVER_NODE_ARGS = ['--min-semi-space-size=16', '--initial-old-space-size=128', '--no-memory-reducer'];
 
 export const log = (line: string) => process.stderr.write(line + '\n');
 
@@ -290,6 +290,8 @@ export async function startServer(
   const port = await freePort();
   const logFile = join(workDir, `${label}.log`);
   const fd = openSync(logFile, 'w'); // logs go to a file, as they would to a collector
+  // The wall clock at the spawn, so that --trace-gc's times (from the process's start) line up with the samples.
+  writeSync(fd, `# ${label} spawned at ${Date.now()} ms since the epoch\n`);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },

@@ -27,9 +27,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * generation: 170 MB every ten seconds, cleared by a full collection whose marking threads took a core from
  * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, the third session of 2026-11-28).
  * Without it a request's garbage dies young, where it is cheap. Set before serving, when no request site has been
- * judged yet. Two companions cannot be set from here, because V8 reads them as the heap is made: a young generation
- * full-sized from the start (--min-semi-space-size=16) and no full collections started by V8's memory reducer in a quiet
- * spell (--no-memory-reducer). `npm start` passes both (docs/api.md#running-the-server).
+ * judged yet. Three companions cannot be set from here, because V8 reads them as the heap is made: a young generation
+ * full-sized from the start (--min-semi-space-size=16), an old generation that may reach 128 MB before its first full
+ * collection and is never held below it (--initial-old-space-size=128), and no full collections started by V8's
+ * memory reducer (--no-memory-reducer). `npm start` passes all three (docs/api.md#running-the-server).
  */
 function keepRequestGarbageYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
