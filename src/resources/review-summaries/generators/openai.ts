@@ -95,10 +95,11 @@ async function readLimited(body: AsyncIterable<Buffer | Uint8Array>): Promise<st
 
 function transportFailure(error: unknown, timeoutMs: number): GenerationError {
   if (error instanceof GenerationError) return error;
+  // undici's HeadersTimeoutError and BodyTimeoutError, by their codes: the module is loaded with the first request.
+  const code = (error as { code?: unknown } | null | undefined)?.code;
   const timedOut =
-    // undici's HeadersTimeoutError and BodyTimeoutError, by their codes: the module is loaded with the first request.
-    (error as { code?: unknown }).code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    (error as { code?: unknown }).code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'));
   if (timedOut)
     return new GenerationError('timeout', `The chat completions API did not answer within ${timeoutMs} ms.`);
