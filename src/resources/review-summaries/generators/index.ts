@@ -1,5 +1,5 @@
 import type { ReviewSummaryGeneratorConfig } from '../../../config/index.js';
-import { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './extractive/identity.js';
+import { EXTRACTIVE_IDENTITY } from './extractive/identity.js';
 import { createOpenAiGenerator } from './openai.js';
 import type { SummaryGenerator } from './types.js';
 
@@ -14,14 +14,12 @@ export function createSummaryGenerator(config: ReviewSummaryGeneratorConfig): Su
 /**
  * The built-in generator, loaded on its first summary. Its language detector and word lists hold about 9 MB of heap;
  * a process that writes no summary (one started with --no-jobs, say) never loads them, and every full collection of
- * its heap is that much smaller (docs/benchmarks.md, "What is left: Patron's heap").
+ * its heap is that much smaller (docs/api.md#running-the-server).
  */
 function lazyExtractiveGenerator(): SummaryGenerator {
   let loaded: Promise<SummaryGenerator> | undefined;
   return {
-    kind: 'builtin',
-    modelId: EXTRACTIVE_MODEL_ID,
-    promptVersion: EXTRACTIVE_VERSION,
+    ...EXTRACTIVE_IDENTITY,
     generate: async (reviews) => {
       loaded ??= import('./extractive/index.js').then((module) => module.createExtractiveGenerator());
       return (await loaded).generate(reviews);

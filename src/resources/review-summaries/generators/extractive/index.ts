@@ -6,18 +6,13 @@ import { pickRepresentative, rankByCentrality, type Candidate, type Ranked } fro
 import { sentences, stopwords, words } from './text.js';
 import { findThemes, THEME_LEXICON } from './themes.js';
 
-import { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './identity.js';
+import { EXTRACTIVE_IDENTITY, EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './identity.js';
 
 export { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION };
 
 /** The built-in generator: no network, no model download, the same summary for the same reviews. */
 export function createExtractiveGenerator(): SummaryGenerator {
-  return {
-    kind: 'builtin',
-    modelId: EXTRACTIVE_MODEL_ID,
-    promptVersion: EXTRACTIVE_VERSION,
-    generate: async (reviews) => summarizeWithSources(reviews),
-  };
+  return { ...EXTRACTIVE_IDENTITY, generate: async (reviews) => summarizeWithSources(reviews) };
 }
 
 interface AnalyzedReview {
