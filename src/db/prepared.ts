@@ -9,7 +9,7 @@ import type { DB } from './schema.js';
  * Server-side prepared statements for the statements hot paths run per request. PostgreSQL plans an unnamed statement
  * on every execution, and for a join over tables with many indexes planning costs several times the execution, as
  * loading a loyalty member (three tables) and the API key lookup showed
- * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements). A
+ * (docs/journal/2026-11-21-loyalty-issue-rate-import-prepared.md). A
  * statement whose text begins with the marker is sent named after its text, so each connection parses it once and,
  * after its first executions, PostgreSQL may keep one generic plan for it (plan_cache_mode auto: it does so only when
  * the generic plan costs no more than the plans made for the actual parameters). List pages mark their statements
