@@ -83,7 +83,7 @@ export interface BuiltApp {
  * The fields are flat strings and numbers, written by hand rather than through the `req`/`res` serializers: pino
  * copies nested objects through a slower path, and the line is written on every request (docs/api.md#request-logs).
  * The labels go on this line rather than being bound to the request's logger: binding them cost CPU on every request
- * even when nothing was logged (docs/benchmarks.md, the session of 2026-11-24).
+ * even when nothing was logged (docs/journal/2026-11-24-structural-pass-request-logging.md).
  */
 class AccessLog extends LogController {
   override incomingRequest(): void {}
@@ -139,9 +139,9 @@ function loggerOptions(level: string, given: FastifyServerOptions['logger']): Fa
 /**
  * stdout for the logger: lines leave once LOG_BATCH_BYTES are waiting, and otherwise within LOG_FLUSH_INTERVAL_MS of
  * being logged. The flush timer runs only while lines come: sonic-boom's own periodic flush ticks forever, and its
- * empty writes cost an idle server about 3.5 ms of CPU a second (docs/benchmarks.md). It keeps ticking until two
- * ticks in a row saw no new line, so a flush that came while a write was still under way (and so did nothing) is
- * followed by one that does.
+ * empty writes cost an idle server about 3.5 ms of CPU a second (docs/journal/2026-11-29-access-log-moderate-load.md).
+ * It keeps ticking until two ticks in a row saw no new line, so a flush that came while a write was still under way
+ * (and so did nothing) is followed by one that does.
  */
 function batchedStdout(): { stream: ReturnType<typeof pino.destination>; streamWrite: (line: string) => string } {
   const stream = pino.destination({
