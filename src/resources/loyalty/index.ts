@@ -2,7 +2,7 @@
  * The loyalty domain's surface: its API modules (one per OpenAPI tag, in the order the API document lists them) and
  * the few operations other domains call. Everything else in src/resources/loyalty is the domain's own.
  */
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { loyaltyPointsResource } from './activity/index.js';
 import { loyaltyEarningResource } from './events/index.js';
 import { loyaltyMembershipsResource } from './memberships/index.js';

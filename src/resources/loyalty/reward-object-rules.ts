@@ -2,7 +2,7 @@
  * What the loyalty domain does with a reward or expiry object (their shapes are in src/records/loyalty/reward-object.ts):
  * refuses points where a reward with a code is issued, normalises stored timestamps, and dates a reward's expiry.
  */
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../core/errors.js';
 import type { CouponReward, Expiry, Reward } from '../../records/loyalty/reward-object.js';
 
 /**

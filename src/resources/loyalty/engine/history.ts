@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
-import { ApiError, validationError } from '../../../http/errors.js';
+import { ApiError, validationError } from '../../../core/errors.js';
 import { checkImportSize, refuseDuplicates, strictFailure, type Skipped } from '../../../resource-kit/imports.js';
 import { resolveCustomers } from '../../../resource-kit/references.js';
 import { applyPoints } from './ledger.js';

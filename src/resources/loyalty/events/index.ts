@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { bulkExpireRoute } from '../activity/routes.js';
 import { earningRoutes } from './routes.js';
 import { Referral } from '../../../records/loyalty/referral.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { unprocessable, validationError } from '../../../http/errors.js';
+import { unprocessable, validationError } from '../../../core/errors.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';

@@ -4,7 +4,7 @@ import { uuidv7 } from '../../../util/ids.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
-import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
+import { conflict, notFound, unprocessable, validationError } from '../../../core/errors.js';
 import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';

@@ -1,5 +1,5 @@
 import type { RewardExpiryJson } from '../../../db/schema.js';
-import { unprocessable, validationError } from '../../../http/errors.js';
+import { unprocessable, validationError } from '../../../core/errors.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';
 import type { Executor } from '../../../db/executor.js';
 import type { ProgramRow } from '../../../records/loyalty/program.js';

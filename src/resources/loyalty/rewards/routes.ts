@@ -3,7 +3,7 @@ import { checkCreateBody } from '../../../resource-kit/body.js';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../../quick-filters/index.js';
 import { authOf } from '../../../http/auth.js';
 import { optionalBody } from '../../../http/optional-body.js';
-import type { PatronApp, PlatformServices } from '../../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../../core/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
+import { conflict, notFound, unprocessable, validationError } from '../../../core/errors.js';
 import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';

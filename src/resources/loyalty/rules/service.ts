@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { notFound, validationError } from '../../../http/errors.js';
+import { notFound, validationError } from '../../../core/errors.js';
 import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';

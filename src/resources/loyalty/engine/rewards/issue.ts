@@ -1,6 +1,6 @@
 import { uuidv7 } from '../../../../util/ids.js';
 import { recordEvents, recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
-import { conflict } from '../../../../http/errors.js';
+import { conflict } from '../../../../core/errors.js';
 import { rewardCode } from '../codes.js';
 import { rewardExpiresAt } from '../../reward-object-rules.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';

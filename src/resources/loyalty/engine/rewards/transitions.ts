@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import { recordEvents } from '../../../../events/outbox.js';
-import { conflict } from '../../../../http/errors.js';
+import { conflict } from '../../../../core/errors.js';
 import { loadIncludes, withIncludes } from '../../../../lists/engine.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
 import { rewardList } from '../../rewards/list.js';
