@@ -7,15 +7,14 @@ import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
 import { importHistory } from '../engine/history.js';
+import type { LoyaltyHistoryBody } from '../engine/schemas.js';
 import { lockNamedMember } from '../engine/earning/members.js';
-import { activeRules } from '../rules/queries.js';
 import { recordReferral } from '../engine/referrals.js';
-import type { Rule, StampCardConfig } from '../engine/earning/rules.js';
+import { activeRules, type Rule, type StampCardConfig } from '../engine/earning/rules.js';
 import type {
   LoyaltyEventBody,
   LoyaltyEventFields,
   LoyaltyEventResult,
-  LoyaltyHistoryBody,
   LoyaltyStampBody,
   LoyaltyStampFields,
   LoyaltyStampResult,

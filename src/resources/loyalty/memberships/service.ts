@@ -10,8 +10,9 @@ import type { ListParams } from '../../../lists/query.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
+import { lockMembership, lockMembershipOf } from '../engine/locks.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { resolveProgram } from '../programs/queries.js';
+import { resolveProgram } from '../engine/programs.js';
 import { importMemberships } from './import.js';
 import { memberActivityList, membershipList, scopedMemberActivityList } from './list.js';
 import { compileFilterParam } from '../../../lists/filter.js';
@@ -22,8 +23,6 @@ import {
   findMembership,
   findTier,
   insertMemberships,
-  lockMembership,
-  lockMembershipOf,
   withFreshReferralCodes,
 } from './queries.js';
 import {

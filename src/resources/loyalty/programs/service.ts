@@ -7,13 +7,13 @@ import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { normalizeExpiry } from '../reward-object-rules.js';
+import { normalizeExpiry } from '../engine/reward-object-rules.js';
+import { findProgram } from '../engine/programs.js';
 import { programList } from './list.js';
 import {
   countMembershipsOfProgram,
   countPrograms,
   deleteProgramRow,
-  findProgram,
   insertProgram,
   lockProgram,
   updateProgram,

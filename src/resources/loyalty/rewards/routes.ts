@@ -7,7 +7,7 @@ import type { PatronApp, PlatformServices } from '../../../core/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
-import { rewardList } from './list.js';
+import { rewardList } from '../engine/rewards/list.js';
 import { ClaimBody, RedeemBody, RevokeBody, IssueCreateBody, ISSUE_REQUIRED } from './schemas.js';
 import { LoyaltyRewardService } from './service.js';
 import { LoyaltyReward } from '../../../records/loyalty/reward.js';

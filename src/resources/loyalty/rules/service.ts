@@ -8,7 +8,7 @@ import type { ListParams } from '../../../lists/query.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { resolveProgram } from '../programs/queries.js';
+import { resolveProgram } from '../engine/programs.js';
 import { checkConfig } from './config.js';
 import { ruleList } from './list.js';
 import { findLiveRule } from './queries.js';

@@ -10,7 +10,7 @@ import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { recalculateTiers } from '../engine/tiers.js';
-import { resolveProgram } from '../programs/queries.js';
+import { resolveProgram } from '../engine/programs.js';
 import { tierList } from './list.js';
 import type { TierBody, TierFields } from './schemas.js';
 import { type LoyaltyTier, tierEvent, toTier } from '../../../records/loyalty/tier.js';
