@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
-import type { PatronApp, ResourceModule } from '../../src/http/types.js';
+import type { PatronApp, ResourceModule } from '../../src/core/types.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { createOrganization } from '../../src/resources/organization/service.js';

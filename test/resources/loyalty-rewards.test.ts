@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertIssuedRewards } from '../../src/resources/loyalty/rewards/queries.js';
+import { insertIssuedRewards } from '../../src/resources/loyalty/engine/rewards/queries.js';
 import { expireAllDueRewards } from '../../src/resources/loyalty/engine/rewards/transitions.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretBox } from '../../src/events/secret-box.js';
+import { createSecretBox } from '../../src/core/secret-box.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 
 let t: TestApp;

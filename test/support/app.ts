@@ -5,7 +5,7 @@ import { createKey } from '../../src/auth/keys.js';
 import { createRuntime, resources as allResources, type Runtime } from '../../src/compose.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
-import type { PatronApp, ResourceModule } from '../../src/http/types.js';
+import type { PatronApp, ResourceModule } from '../../src/core/types.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
 import { createOrganization, type NewOrganization } from '../../src/resources/organization/service.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { customerRoutes } from './routes.js';
 import { Customer } from '../../records/customer.js';
 import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';

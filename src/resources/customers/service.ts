@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { conflict, notFound, validationError, type ErrorDetail } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';

@@ -2,7 +2,7 @@
  * The loyalty domain's surface: its API modules (one per OpenAPI tag, in the order the API document lists them) and
  * the few operations other domains call. Everything else in src/resources/loyalty is the domain's own.
  */
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { loyaltyPointsResource } from './activity/index.js';
 import { loyaltyEarningResource } from './events/index.js';
 import { loyaltyMembershipsResource } from './memberships/index.js';
@@ -18,13 +18,13 @@ import { TransactionWithExtras } from './activity/routes.js';
 import { MembershipWithExtras } from './memberships/routes.js';
 import { activityList } from './activity/list.js';
 import { membershipList } from './memberships/list.js';
-import { rewardList } from './rewards/list.js';
+import { rewardList } from './engine/rewards/list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importMemberships } from './memberships/import.js';
 import { MembershipImportBody } from './memberships/schemas.js';
 import { withFreshReferralCodes } from './memberships/queries.js';
 import { importHistory } from './engine/history.js';
-import { LoyaltyHistoryBody } from './events/schemas.js';
+import { LoyaltyHistoryBody } from './engine/schemas.js';
 
 export const loyaltyResources: readonly ResourceModule[] = [
   loyaltyRewardsResource,
@@ -46,7 +46,7 @@ export { membershipsOfCustomer } from './memberships/queries.js';
 /** Analytics: the lists whose filters analytics queries take. */
 export { activityList } from './activity/list.js';
 export { membershipList } from './memberships/list.js';
-export { rewardList } from './rewards/list.js';
+export { rewardList } from './engine/rewards/list.js';
 
 /** Export jobs: the loyalty lists, each as its endpoint answers it (docs/api.md#export-jobs). */
 export const rewardExport: ExportSource = {

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { orderRoutes } from './routes.js';
 import { Order } from '../../records/order.js';
 import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';

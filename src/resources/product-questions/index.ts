@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { ProductQuestion, ProductQuestionAnswer } from '../../records/product-question.js';
 import { productQuestionRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';

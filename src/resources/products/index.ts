@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { productRoutes } from './routes.js';
 import { Product } from '../../records/product.js';
 import { Variant } from '../../records/variant.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { createSummaryGenerator } from './generators/index.js';
 import { reviewSummaryJobs } from './jobs.js';
 import { reviewSummaryRoutes } from './routes.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { reviewRoutes } from './routes.js';
 import { Review } from '../../records/review.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';

@@ -3,7 +3,7 @@ import { uuidv7 } from '../../util/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../core/errors.js';
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { Survey, SurveyFlow } from '../../records/survey.js';
 import { surveyRoutes } from './routes.js';
 

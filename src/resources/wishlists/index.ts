@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { Wishlist } from '../../records/wishlist.js';
 import { wishlistRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';

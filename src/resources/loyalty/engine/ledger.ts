@@ -4,7 +4,7 @@ import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB, LoyaltyTransactionKind, Metadata } from '../../../db/schema.js';
 import { recordEvents, SQL_UUID_V7, type EventToRecord } from '../../../events/outbox.js';
-import { conflict, notFound } from '../../../http/errors.js';
+import { conflict, notFound } from '../../../core/errors.js';
 import { lockMemberships } from './locks.js';
 import { recalculateTiers } from './tiers.js';
 import { pointsActivityFrom, recordActivity } from './activity.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { membershipRoutes } from './routes.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
 

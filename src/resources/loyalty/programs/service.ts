@@ -2,18 +2,18 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { conflict, notFound } from '../../../http/errors.js';
+import { conflict, notFound } from '../../../core/errors.js';
 import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { normalizeExpiry } from '../reward-object-rules.js';
+import { normalizeExpiry } from '../engine/reward-object-rules.js';
+import { findProgram } from '../engine/programs.js';
 import { programList } from './list.js';
 import {
   countMembershipsOfProgram,
   countPrograms,
   deleteProgramRow,
-  findProgram,
   insertProgram,
   lockProgram,
   updateProgram,

@@ -7,15 +7,14 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
-import type { JobDefinition } from '../jobs/runner/types.js';
+import type { JobDefinition } from './job-definition.js';
 import type { Database } from '../db/engine.js';
-import type { DB } from '../db/schema.js';
+import type { DB, SessionsTable, UsersTable } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
-import type { SecretBox } from '../events/secret-box.js';
-import type { SessionLookup } from '../auth/accounts.js';
+import type { SecretBox } from './secret-box.js';
 
 /** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
 export type PatronApp = FastifyInstance<
@@ -25,6 +24,19 @@ export type PatronApp = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
+
+/** What a live session resolves to: the session, its user, and the organization's name and plan. */
+export interface SessionLookup {
+  session: Selectable<SessionsTable>;
+  user: Selectable<UsersTable>;
+  organization: {
+    id: string;
+    name: string;
+    api_requests_per_minute: number;
+    loyalty_events_per_minute: number;
+    loyalty_stamps_per_minute: number;
+  };
+}
 
 /**
  * Who is calling: resolved before anything else runs, from the Bearer key, or without an Authorization header from

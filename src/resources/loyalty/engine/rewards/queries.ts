@@ -1,12 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
-import { plainArrayLiteral } from '../../../db/arrays.js';
-import { PREPARE } from '../../../db/prepared.js';
-import { pageReferences } from '../../../resource-kit/page-references.js';
-import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
-import type { Executor } from '../../../db/executor.js';
-import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
-import type { RewardRow, RewardRule } from '../../../records/loyalty/reward.js';
-import { toEmbeddedMembership, type MembershipRow } from '../../../records/loyalty/membership.js';
+import { plainArrayLiteral } from '../../../../db/arrays.js';
+import { PREPARE } from '../../../../db/prepared.js';
+import { pageReferences } from '../../../../resource-kit/page-references.js';
+import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/executor.js';
+import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../../records/customer.js';
+import type { RewardRow, RewardRule } from '../../../../records/loyalty/reward.js';
+import { toEmbeddedMembership, type MembershipRow } from '../../../../records/loyalty/membership.js';
 
 export const findReward = (db: Executor, organizationId: string, id: string) =>
   db
