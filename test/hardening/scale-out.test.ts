@@ -23,8 +23,7 @@ import { OVERNIGHT_LOCAL_TIME } from '../../src/resources/loyalty/engine/overnig
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { until } from '../support/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver, until } from '../support/webhooks.js';
 import { sleep } from '../support/processes.js';
 import { call, killAll, spawnPatron, startServe, type PatronProcess, type ServeProcess } from './processes.js';
 import { orderRows, seedStore, type Store } from './store.js';
