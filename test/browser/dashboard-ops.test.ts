@@ -7,13 +7,13 @@
  * whose self-signed certificate the server trusts through NODE_EXTRA_CA_CERTS; loopback receivers are allowed by
  * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (and ALLOW_HTTP_WEBHOOKS=1, as the demo world's own endpoints need).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../support/database.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhooks.js';
+import { startWebhookReceiver, writeReceiverCa, type WebhookReceiver } from '../support/webhooks.js';
 import {
   axeViolations,
   chromiumMissing,
@@ -43,8 +43,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('dashboard: We
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     caDir = await mkdtemp(join(tmpdir(), 'patron-ops-ca-'));
-    const caFile = join(caDir, 'receiver.pem');
-    await writeFile(caFile, receiver.ca);
+    const caFile = await writeReceiverCa(receiver, caDir);
     await ensureDashboardBuilt();
     const env = { ALLOW_HTTP_WEBHOOKS: '1', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1', NODE_EXTRA_CA_CERTS: caFile };
     // One more try when the first start misses serveOnHostname's 60 s (a machine shared by several suites).
