@@ -3,7 +3,7 @@
  * `patron serve` with the demo world: one write per page through the UI, checked through the API with the demo key;
  * axe-core and screenshots at 1280 and 390 px (docs/dashboard.md#tests).
  *
- * Nothing leaves the machine: the endpoint created points at a loopback HTTPS receiver (test/support/webhook-receiver)
+ * Nothing leaves the machine: the endpoint created points at a loopback HTTPS receiver (test/support/webhooks.ts)
  * whose self-signed certificate the server trusts through NODE_EXTRA_CA_CERTS; loopback receivers are allowed by
  * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (and ALLOW_HTTP_WEBHOOKS=1, as the demo world's own endpoints need).
  */
