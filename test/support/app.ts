@@ -150,8 +150,9 @@ export async function createTenant(
 
 /**
  * Options for startTestApp under which the app reaches a test's webhook receiver: loopback hosts allowed, and the
- * webhook-deliveries resource (test sends, recovery) trusting the receiver's certificate. It lives here rather than
- * beside the receiver in webhooks.ts so that suites running the server as a process need not load every resource.
+ * webhook-deliveries resource (test sends, recovery) trusting the receiver's certificate. It lives here, beside the
+ * resource list, so that webhooks.ts (which the browser suites load for the certificate alone) does not load every
+ * resource.
  */
 export function webhookAppOptions(receiver: Pick<WebhookReceiver, 'ca'>, config: Partial<Config> = {}): TestAppOptions {
   return {

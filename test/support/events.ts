@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { EventsTable } from '../../src/db/schema.js';
 import type { TestApp } from './app.js';
 
-/** An event as the outbox stored it; the payload is the record's API response (docs/api.md#events). */
+/** An event as the outbox stored it; the payload is the record's API response (docs/api.md#events-and-the-outbox). */
 export type StoredEvent = Omit<Selectable<EventsTable>, 'payload'> & { payload: any };
 
 /** Which of an organization's events to read. A string is the exact event name. */
