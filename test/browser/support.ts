@@ -15,7 +15,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
-import { loopbackCertificate } from '../support/webhook-receiver.js';
+import { loopbackCertificate } from '../support/webhooks.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The flags Chromium is started with (plus where to keep its profile and how to be driven). */
