@@ -41,8 +41,6 @@ export { insertDefaultProgram } from './programs/defaults.js';
 /** Orders: newly imported orders earn points and stamps; discount codes on them redeem rewards. */
 export { earnFromOrders } from './engine/earning/earn-orders.js';
 export { redeemOrderCodes } from './engine/rewards/order-codes.js';
-/** Customers: deleting a customer deletes their memberships. */
-export { membershipsOfCustomer } from './memberships/queries.js';
 /** Analytics: the lists whose filters analytics queries take. */
 export { activityList } from './activity/list.js';
 export { membershipList } from './memberships/list.js';

@@ -7,6 +7,7 @@ import { orderList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importOrders } from './service.js';
 import { OrderImportBody } from './schemas.js';
+import { orderCascades } from './cascades.js';
 
 export const ordersResource: ResourceModule = {
   name: 'orders',
@@ -14,6 +15,8 @@ export const ordersResource: ResourceModule = {
   routes: orderRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['order.updated', 'order.deleted'], schema: Order }],
+  // Orders keep their customer and their site (docs/architecture.md#declared-cascades).
+  cascades: orderCascades,
 };
 
 /** Analytics: the list whose filter analytics queries take. */

@@ -7,6 +7,7 @@ import { productQuestionList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importProductQuestions } from './import.js';
 import { ProductQuestionImportBody } from './schemas.js';
+import { productQuestionCascades } from './cascades.js';
 
 export const productQuestionsResource: ResourceModule = {
   name: 'product-questions',
@@ -24,12 +25,12 @@ export const productQuestionsResource: ResourceModule = {
       schema: ProductQuestionAnswer,
     },
   ],
+  // Deleting a customer deletes their questions; deleting a product unlinks or deletes its questions.
+  cascades: productQuestionCascades,
 };
 
 /** Quick filters: the list whose filter they take. */
 export { productQuestionList } from './list.js';
-/** Products and customers: what deleting them does to questions (docs/api.md#product-questions-and-answers). */
-export { deleteQuestionsOfCustomer, detachQuestionsOfProduct } from './service.js';
 
 /** Export jobs: the product questions list, one CSV line per answer when include=answers (docs/api.md#export-jobs). */
 export const productQuestionExport: ExportSource = {

@@ -8,6 +8,7 @@ import { productList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importProducts } from './service.js';
 import { ProductImportBody } from './schemas.js';
+import { SITE } from '../../resource-kit/cascade-parents.js';
 
 export const productsResource: ResourceModule = {
   name: 'products',
@@ -17,6 +18,11 @@ export const productsResource: ResourceModule = {
   events: [
     { names: ['product.updated', 'product.deleted'], schema: Product },
     { names: ['productVariant.updated'], schema: Variant },
+  ],
+  // A deleted site's product links go with it by their foreign key, sending nothing
+  // (docs/architecture.md#declared-cascades).
+  cascades: [
+    { parent: SITE, references: [{ table: 'product_sites', column: 'site_id' }], action: 'foreign-key', order: 50 },
   ],
 };
 

@@ -7,6 +7,7 @@ import { reviewList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importReviews } from './import.js';
 import { ReviewImportBody } from './schemas.js';
+import { reviewCascades } from './cascades.js';
 
 export const reviewsResource: ResourceModule = {
   name: 'reviews',
@@ -14,13 +15,14 @@ export const reviewsResource: ResourceModule = {
   routes: reviewRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['review.created', 'review.updated', 'review.deleted'], schema: Review }],
+  // Deleting a customer deletes their reviews; deleting a product unlinks or deletes its reviews.
+  cascades: reviewCascades,
 };
 
 /** Analytics: the list whose filter analytics queries take. */
 export { reviewList } from './list.js';
-/** Customers and products: deleting them deletes or unlinks reviews, which tells review summaries. */
-export { deleteReviewsOfCustomer } from './queries.js';
-export { notifySummaries } from './events.js';
+/** Product questions: whether a deleted product's children are deleted rather than unlinked. */
+export { cascadeDeleteReviews } from './cascades.js';
 
 /** Export jobs: the reviews list (docs/api.md#export-jobs). */
 export const reviewExport: ExportSource = {

@@ -7,6 +7,7 @@ import { wishlistList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importWishlists } from './import.js';
 import { WishlistImportBody } from './schemas.js';
+import { wishlistCascades } from './cascades.js';
 
 export const wishlistsResource: ResourceModule = {
   name: 'wishlists',
@@ -15,12 +16,12 @@ export const wishlistsResource: ResourceModule = {
   routes: wishlistRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [{ names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'], schema: Wishlist }],
+  // Deleting a customer deletes their wishlists; deleting a product removes it from every wishlist.
+  cascades: wishlistCascades,
 };
 
 /** Analytics and quick filters: the list whose filter they take. */
 export { wishlistList } from './list.js';
-/** Products and customers: what deleting them does to wishlists (docs/api.md#wishlists). */
-export { deleteWishlistsOfCustomer, removeProductFromWishlists } from './service.js';
 
 /** Export jobs: the wishlists list, one CSV line per item when include=items (docs/api.md#export-jobs). */
 export const wishlistExport: ExportSource = {
