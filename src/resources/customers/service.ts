@@ -71,10 +71,9 @@ export class CustomerService {
   }
 
   /**
-   * Deletes a customer and their tag links. What other resources hold under the customer goes through the declared
-   * cascade (docs/architecture.md#declared-cascades): one with orders stays (409), since orders reference their
-   * customer; their reviews, wishlists and questions are deleted, each with its event, before customer.deleted; their
-   * loyalty memberships go with the row, each loyaltyMembership.deleted after it.
+   * Deletes a customer and their tag links. What other resources hold under the customer is theirs to delete, detach
+   * or refuse the deletion for (409), through the declared cascade (docs/architecture.md#declared-cascades); their
+   * events come before and after customer.deleted, as each edge says.
    */
   async delete(organizationId: string, id: string): Promise<Customer> {
     return this.db.transaction().execute(async (trx) => {

@@ -106,8 +106,8 @@ export class OrderService {
   async delete(organizationId: string, id: string): Promise<Order> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
-      // What other resources hold under it goes through the declared cascade (docs/architecture.md#declared-cascades):
-      // its surveys (survey.deleted each; requests not sent yet are withdrawn), before the order's event.
+      // What other resources hold under it goes through the declared cascade (docs/architecture.md#declared-cascades),
+      // with its events before the order's.
       const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteRecord(trx, 'orders', organizationId, id);
       if (!row) throw notFound('The order');

@@ -63,9 +63,9 @@ export class ProductService {
   }
 
   /**
-   * Deletes a product with its variants, tags and site links. What other resources hold under it goes through the
-   * declared cascade (docs/architecture.md#declared-cascades): its reviews and questions are unlinked (or deleted
-   * with cascadeDeleteReviews), its wishlist items removed, each with its event before product.deleted.
+   * Deletes a product with its variants, tags and site links. What other resources hold under it is theirs to delete
+   * or detach, through the declared cascade (docs/architecture.md#declared-cascades), each with its events before
+   * product.deleted.
    */
   async delete(organizationId: string, id: string): Promise<Product> {
     return this.db.transaction().execute(async (trx) => {

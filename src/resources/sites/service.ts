@@ -101,7 +101,8 @@ export class SiteService {
     return this.db.transaction().execute(async (trx) => {
       // The lock keeps an order from being written against the site between the count and the delete.
       if (!(await lockSite(trx, organizationId, id))) throw notFound('The site');
-      // Its orders refuse the deletion (409); its product links go with it.
+      // What other resources hold under it refuses the deletion (409) or goes with it, through the declared cascade
+      // (docs/architecture.md#declared-cascades).
       const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteSiteRow(trx, organizationId, id);
       if (!row) throw notFound('The site');
