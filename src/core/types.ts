@@ -15,6 +15,7 @@ import type { Database } from '../db/engine.js';
 import type { DB, SessionsTable, UsersTable } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
 import type { SecretBox } from './secret-box.js';
+import type { CascadeEdge, CascadeRegistry } from './cascades.js';
 
 /** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
 export type PatronApp = FastifyInstance<
@@ -116,6 +117,8 @@ export interface PlatformServices {
   config: Config;
   /** Every permission a key can be granted: service.md's eleven and those the resources add. */
   permissionCatalog: readonly string[];
+  /** Every parent's cascade, built from the modules' `cascades`: what a parent's deletion calls for its children. */
+  cascades: CascadeRegistry;
 }
 
 /** A resource plugs into the platform through this and nothing else (see src/compose.ts). */
@@ -134,6 +137,11 @@ export interface ResourceModule {
   events?: readonly EventPayload[];
   /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
   jobs?(context: JobsContext): JobDefinition[];
+  /**
+   * What this resource holds under parents of other resources (a customer, a product, an order, …) and what their
+   * deletion does to it: deleted, detached, or refusing the deletion (docs/architecture.md#declared-cascades).
+   */
+  cascades?: readonly CascadeEdge[];
 }
 
 /** Events of the catalog (src/events/catalog.ts) and the schema of the record they carry as `data`. */

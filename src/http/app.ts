@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import Type from 'typebox';
 import { withoutSecretKeys } from '../auth/keys.js';
 import { permissionCatalogOf } from '../auth/permissions.js';
+import { cascadeRegistry } from '../core/cascades.js';
 import type { Config } from '../config/index.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/engine.js';
@@ -228,7 +229,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   await registerDocs(app);
   await registerDashboard(app, config.dashboardDir ?? defaultDashboardDir());
 
-  const services: PlatformServices = { database, db: database.db, config, permissionCatalog };
+  const services: PlatformServices = {
+    database,
+    db: database.db,
+    config,
+    permissionCatalog,
+    cascades: cascadeRegistry(resources),
+  };
   await app.register(
     async (v1) => {
       for (const resource of resources) await resource.routes(v1 as PatronApp, services);

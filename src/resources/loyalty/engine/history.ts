@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
+import { recordEvents } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
 import { ApiError, validationError } from '../../../core/errors.js';
 import { checkImportSize, refuseDuplicates, strictFailure, type Skipped } from '../../../resource-kit/imports.js';
 import { resolveCustomers } from '../../../resource-kit/references.js';

@@ -3,7 +3,7 @@ import { uuidv7 } from '../../../util/ids.js';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import type { EventToRecord } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
 import type { Issued } from './rewards/issue.js';
 import { issueRuleRewards } from './earning/rule-rewards.js';
 import type { Rule, StampCardConfig } from './earning/rules.js';

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import type { EventToRecord } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
 import { recordActivity } from './activity.js';
 import { membershipEvent, type MembershipRow } from '../../../records/loyalty/membership.js';
 

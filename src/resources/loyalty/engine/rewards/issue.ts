@@ -1,5 +1,6 @@
 import { uuidv7 } from '../../../../util/ids.js';
-import { recordEvents, recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
+import { recordEvents, recordEventsExpression } from '../../../../events/outbox.js';
+import type { EventToRecord } from '../../../../core/event-to-record.js';
 import { conflict } from '../../../../core/errors.js';
 import { rewardCode } from '../codes.js';
 import { rewardExpiresAt } from '../reward-object-rules.js';
