@@ -32,7 +32,10 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return orders.list(organizationId, await withQuickFilter(db, organizationId, 'orders', orderList, request.query));
+      return orders.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, request.query, { resource: 'orders', list: orderList }),
+      );
     },
   );
 
@@ -51,7 +54,10 @@ export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'orders', orderList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'orders',
+        list: orderList,
+      });
       return { count: await orders.bulkUpdate(organizationId, selection, request.body) };
     },
   );

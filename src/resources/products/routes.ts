@@ -42,7 +42,7 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
       const { organizationId } = authOf(request);
       return products.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'products', productList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'products', list: productList }),
       );
     },
   );
@@ -62,7 +62,10 @@ export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'products', productList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'products',
+        list: productList,
+      });
       return { count: await products.bulkUpdate(organizationId, selection, request.body) };
     },
   );

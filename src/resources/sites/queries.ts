@@ -48,12 +48,16 @@ export const updateSite = (
     currencyCode?: string | undefined;
   },
 ) =>
-  updateIfChanged(trx, 'sites', organizationId, id, {
-    name: changes.name,
-    domain: changes.domain,
-    platform: changes.platform,
-    currency_code: changes.currencyCode,
-  });
+  updateIfChanged(
+    trx,
+    { table: 'sites', organizationId, id },
+    {
+      name: changes.name,
+      domain: changes.domain,
+      platform: changes.platform,
+      currency_code: changes.currencyCode,
+    },
+  );
 
 export const countOrdersOfSite = async (trx: Executor, organizationId: string, siteId: string) =>
   Number(

@@ -39,7 +39,7 @@ export class SiteService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, siteList, organizationId, params, toSite);
+    return listRecords(this.db, { list: siteList, organizationId, params, toRecord: toSite });
   }
 
   async get(organizationId: string, id: string): Promise<Site> {
