@@ -235,9 +235,7 @@ async function main(): Promise<void> {
           plan.source.list,
           dataset.organizationId,
           { filter: plan.filter },
-          [],
-          new Set(),
-          'body.filter',
+          { filterPath: 'body.filter' },
         );
         const compiled = analyticsStatement(plan, dataset.organizationId, selection).compile(runtime.database.db);
         await explain(pool, "Patron's statement", compiled.sql, [...compiled.parameters]);

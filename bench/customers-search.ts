@@ -184,8 +184,7 @@ async function measureTerms(
     `${label} search=${LOAD_TERM}`,
     server,
     { path: loadPath, connections: CONNECTIONS, headers: { authorization: `Bearer ${org.key}` } },
-    WARMUP_S,
-    DURATION_S,
+    { warmupS: WARMUP_S, durationS: DURATION_S },
   );
   return { terms, load: loaded };
 }

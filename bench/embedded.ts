@@ -79,7 +79,11 @@ function startBuild(build: Build, dataDir: string, workDir: string, label: strin
   );
 }
 
-async function api(server: Server, key: string, method: string, path: string, body?: unknown): Promise<any> {
+async function api(
+  server: Server,
+  key: string,
+  { method, path, body }: { method: string; path: string; body?: unknown },
+): Promise<any> {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -126,9 +130,9 @@ async function seed(dataDir: string, workDir: string): Promise<string> {
           ],
         });
       }
-      await api(server, demo.key, 'POST', '/v1/orders/import', { data: rows });
+      await api(server, demo.key, { method: 'POST', path: '/v1/orders/import', body: { data: rows } });
     }
-    const page = await api(server, demo.key, 'GET', ROUTES.ordersPage);
+    const page = await api(server, demo.key, { method: 'GET', path: ROUTES.ordersPage });
     if (ORDERS >= 100 && (page.data.length !== 50 || !page.data[0].customer || page.data[0].items.length !== 2)) {
       throw new Error(
         `the orders page is not a full page with customers and items: ${JSON.stringify(page).slice(0, 500)}`,
@@ -167,13 +171,17 @@ async function alone(server: Server, route: RouteName, key: string): Promise<num
   const samples: number[] = [];
   for (let i = 0; i < 23; i++) {
     const t0 = performance.now();
-    await api(server, key, 'GET', ROUTES[route]);
+    await api(server, key, { method: 'GET', path: ROUTES[route] });
     if (i >= 3) samples.push(performance.now() - t0);
   }
   return median(samples);
 }
 
-async function measure(server: Server, build: string, route: RouteName, round: number, key: string) {
+async function measure(
+  server: Server,
+  key: string,
+  { build, route, round }: { build: string; route: RouteName; round: number },
+) {
   const aloneMs = await alone(server, route, key);
   const options = {
     url: server.baseUrl + ROUTES[route],
@@ -245,7 +253,7 @@ async function main(): Promise<void> {
         const server = await startBuild(build, dataDir, workDir, `${build.label}-${round}`);
         try {
           for (const route of ROUTE_NAMES) {
-            results.push(await measure(server, build.label, route, round, key));
+            results.push(await measure(server, key, { build: build.label, route, round }));
           }
         } finally {
           await server.stop();

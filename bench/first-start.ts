@@ -41,7 +41,10 @@ interface Measured {
   requestsPerSec: number;
 }
 
-async function serveAndMeasure(label: string, cli: string, dataDir: string, workDir: string, key?: string) {
+async function serveAndMeasure(
+  label: string,
+  { cli, dataDir, workDir, key }: { cli: string; dataDir: string; workDir: string; key?: string },
+) {
   const server = await startServer(
     label,
     [...SERVER_NODE_ARGS, cli, 'serve'],
@@ -75,12 +78,13 @@ async function main(): Promise<void> {
       log(`round ${round}/${ROUNDS}`);
       let baseFirst: Measured | undefined;
       if (BASE_CLI) {
-        baseFirst = (await serveAndMeasure('base first start', BASE_CLI, join(workDir, `base-${round}`), workDir))
-          .measured;
+        baseFirst = (
+          await serveAndMeasure('base first start', { cli: BASE_CLI, dataDir: join(workDir, `base-${round}`), workDir })
+        ).measured;
       }
       const dataDir = join(workDir, `data-${round}`);
-      const first = await serveAndMeasure('first start', CLI, dataDir, workDir);
-      const restart = (await serveAndMeasure('restart', CLI, dataDir, workDir, first.key)).measured;
+      const first = await serveAndMeasure('first start', { cli: CLI, dataDir, workDir });
+      const restart = (await serveAndMeasure('restart', { cli: CLI, dataDir, workDir, key: first.key })).measured;
       rounds.push({ first: first.measured, restart, ...(baseFirst ? { baseFirst } : {}) });
     }
   } finally {

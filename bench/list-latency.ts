@@ -464,10 +464,7 @@ async function saturate(name: string, server: Server, path: string, headers: Rec
 async function openLoopRun(
   name: string,
   server: Server,
-  path: string,
-  headers: Record<string, string>,
-  rate: number,
-  first: number,
+  { path, headers, rate, first }: { path: string; headers: Record<string, string>; rate: number; first: number },
 ): Promise<OpenLoopMeasurement> {
   const targets = [{ name, path }];
   await waitForQuiet(name);
@@ -668,7 +665,12 @@ async function main(): Promise<void> {
           for (const [server, into, label] of order)
             into.push(
               await measureUndisturbed(() =>
-                openLoopRun(`${route.name} ${label} open loop`, server, route.path, headers, rate, round),
+                openLoopRun(`${route.name} ${label} open loop`, server, {
+                  path: route.path,
+                  headers,
+                  rate,
+                  first: round,
+                }),
               ),
             );
         }

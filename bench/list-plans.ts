@@ -59,7 +59,7 @@ function planShape(plan: Record<string, unknown>): string {
 }
 
 async function checkRoute(route: Route): Promise<StatementCheck[]> {
-  const { status, body, statements } = await capture('GET', route.path, route.key, undefined, route.database);
+  const { status, body, statements } = await capture('GET', route.path, route.key, { database: route.database });
   if (status !== 200) throw new Error(`${route.name}: GET ${route.path} answered ${status}: ${JSON.stringify(body)}`);
   const prepared = statements.filter((s) => s.sql.startsWith(PREPARE_MARKER) && !/api_keys/.test(s.sql));
   log(`${route.name}: ${statements.length} statements, ${prepared.length} prepared`);

@@ -139,8 +139,7 @@ if (!ONLY || ONLY === 'list' || ONLY === 'issue') {
         'GET /loyalty-rewards customer.email',
         server,
         { path: listPath(members[0]!.email), connections: CONNECTIONS, headers, requests },
-        WARMUP_S,
-        DURATION_S,
+        { warmupS: WARMUP_S, durationS: DURATION_S },
       );
       result.list = { ...list, targetP99Ms: 25, meetsTarget: list.latencyP99Ms <= 25 };
     }
@@ -163,8 +162,7 @@ if (!ONLY || ONLY === 'list' || ONLY === 'issue') {
           'POST /loyalty-rewards',
           server,
           { path: '/v1/loyalty-rewards', connections: CONNECTIONS, requests },
-          WARMUP_S,
-          DURATION_S,
+          { warmupS: WARMUP_S, durationS: DURATION_S },
         );
         result.issue = { ...issue, targetPerSec: 1000, meetsTarget: issue.requestsPerSec >= 1000 };
       } finally {

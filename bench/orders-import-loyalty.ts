@@ -145,9 +145,7 @@ interface Batch {
 async function runBatch(
   server: Server,
   key: string,
-  earnLoyalty: boolean,
-  batch: number,
-  payload: { data: unknown[] },
+  { earnLoyalty, batch, payload }: { earnLoyalty: boolean; batch: number; payload: { data: unknown[] } },
 ): Promise<Batch> {
   // Serialized before the clock starts, as bench/orders-import.ts does: the client's own work is not the server's.
   const requestBody = JSON.stringify({ ...payload, earnLoyalty });
@@ -184,14 +182,38 @@ async function main(): Promise<void> {
     log(`${WARMUP} warm-up pairs (not in the ratio)`);
     const warmup: Batch[] = [];
     for (let batch = 1; batch <= WARMUP; batch++) {
-      warmup.push(await runBatch(server, org.key, false, -batch, body(refs, `${prefix}-wf`, batch, 0)));
-      warmup.push(await runBatch(server, org.key, true, -batch, body(refs, `${prefix}-wt`, batch, 0)));
+      warmup.push(
+        await runBatch(server, org.key, {
+          earnLoyalty: false,
+          batch: -batch,
+          payload: body(refs, `${prefix}-wf`, batch, 0),
+        }),
+      );
+      warmup.push(
+        await runBatch(server, org.key, {
+          earnLoyalty: true,
+          batch: -batch,
+          payload: body(refs, `${prefix}-wt`, batch, 0),
+        }),
+      );
     }
     const busy = await waitForQuiet('import batches');
     const results: Batch[] = [];
     for (let batch = 1; batch <= BATCHES; batch++) {
-      results.push(await runBatch(server, org.key, false, batch, body(refs, `${prefix}-f`, batch, 0)));
-      results.push(await runBatch(server, org.key, true, batch, body(refs, `${prefix}-t`, batch, 0)));
+      results.push(
+        await runBatch(server, org.key, {
+          earnLoyalty: false,
+          batch: batch,
+          payload: body(refs, `${prefix}-f`, batch, 0),
+        }),
+      );
+      results.push(
+        await runBatch(server, org.key, {
+          earnLoyalty: true,
+          batch: batch,
+          payload: body(refs, `${prefix}-t`, batch, 0),
+        }),
+      );
     }
     await server.stop();
     server = null;
@@ -199,8 +221,7 @@ async function main(): Promise<void> {
     const breakdown: Record<string, unknown> = {};
     for (const earnLoyalty of [false, true]) {
       const captured = await capture('POST', '/v1/orders/import', org.key, {
-        ...body(refs, `${prefix}-c${earnLoyalty ? 't' : 'f'}`, 1, 0),
-        earnLoyalty,
+        body: { ...body(refs, `${prefix}-c${earnLoyalty ? 't' : 'f'}`, 1, 0), earnLoyalty },
       });
       if (captured.status !== 200)
         throw new Error(

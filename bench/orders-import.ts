@@ -116,9 +116,7 @@ function verify(sent: Sent): BatchResult {
 const runBatch = async (
   server: Server,
   key: string,
-  kind: 'create' | 'update',
-  batch: number,
-  payload: { data: unknown[] },
+  { kind, batch, payload }: { kind: 'create' | 'update'; batch: number; payload: { data: unknown[] } },
 ) => verify(await send(server, key, prepare(kind, batch, payload)));
 
 const medianBatch = (results: BatchResult[]) =>
@@ -136,7 +134,7 @@ async function main(): Promise<void> {
   try {
     server = await startPatron('patron', workDir);
     log('warm-up batch (creates, not reported)');
-    await runBatch(server, org.key, 'create', 0, body(refs, `${prefix}-w`, 0, 0));
+    await runBatch(server, org.key, { kind: 'create', batch: 0, payload: body(refs, `${prefix}-w`, 0, 0) });
 
     const busy = await waitForQuiet('import batches');
     const creates: BatchResult[] = [];
@@ -191,7 +189,9 @@ async function main(): Promise<void> {
       ['create', 0],
       ['update', 1],
     ] as const) {
-      const captured = await capture('POST', '/v1/orders/import', org.key, body(refs, `${prefix}-c`, 1, version));
+      const captured = await capture('POST', '/v1/orders/import', org.key, {
+        body: body(refs, `${prefix}-c`, 1, version),
+      });
       if (captured.status !== 200)
         throw new Error(
           `in-process ${kind} answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`,

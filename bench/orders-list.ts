@@ -224,7 +224,11 @@ interface DeepResult {
   deepLoad: LoadMeasurement;
 }
 
-async function deepPage(server: Server, name: string, path: string, key: string, rows: number): Promise<DeepResult> {
+async function deepPage(
+  server: Server,
+  name: string,
+  { path, key, rows }: { path: string; key: string; rows: number },
+): Promise<DeepResult> {
   log(`${name}: walking nextCursor to ${rows.toLocaleString('en-US')} rows`);
   const walked = await walk(server.baseUrl, path, key, rows);
   const deepPath = `${path}&cursor=${walked.cursor}`;
@@ -242,15 +246,13 @@ async function deepPage(server: Server, name: string, path: string, key: string,
     `${name} first page`,
     server,
     { path, connections: CONNECTIONS, headers },
-    WARMUP_S,
-    DURATION_S,
+    { warmupS: WARMUP_S, durationS: DURATION_S },
   );
   const deepLoad = await load(
     `${name} page after ${walked.skipped} rows`,
     server,
     { path: deepPath, connections: CONNECTIONS, headers },
-    WARMUP_S,
-    DURATION_S,
+    { warmupS: WARMUP_S, durationS: DURATION_S },
   );
   return {
     name,
@@ -418,8 +420,7 @@ async function main(): Promise<void> {
             `floor (round ${round})`,
             floor,
             { path, connections: CONNECTIONS, headers },
-            WARMUP_S,
-            DURATION_S,
+            { warmupS: WARMUP_S, durationS: DURATION_S },
           ),
         );
         await stop(floor);
@@ -429,8 +430,7 @@ async function main(): Promise<void> {
             `patron (round ${round})`,
             patron,
             { path, connections: CONNECTIONS, headers },
-            WARMUP_S,
-            DURATION_S,
+            { warmupS: WARMUP_S, durationS: DURATION_S },
           ),
         );
         await stop(patron);
@@ -440,8 +440,7 @@ async function main(): Promise<void> {
         `patron, ${LOW_CONNECTIONS} connections`,
         patron,
         { path, connections: LOW_CONNECTIONS, headers },
-        WARMUP_S,
-        DURATION_S,
+        { warmupS: WARMUP_S, durationS: DURATION_S },
       );
       const sequentialCommon = await sequential(`${patron.baseUrl}${path}`, { headers }, SEQUENTIAL);
       const sequentialRare = await sequential(`${patron.baseUrl}${rarePath}`, { headers }, SEQUENTIAL);
@@ -452,8 +451,7 @@ async function main(): Promise<void> {
         `patron, rare tag "${RARE_TAG}"`,
         patron,
         { path: rarePath, connections: CONNECTIONS, headers },
-        WARMUP_S,
-        DURATION_S,
+        { warmupS: WARMUP_S, durationS: DURATION_S },
       );
       await stop(patron);
 
@@ -496,8 +494,8 @@ async function main(): Promise<void> {
     if (ONLY !== 'floor') {
       const patron = await track(startPatron('patron-deep', workDir));
       const deep = [
-        await deepPage(patron, 'unfiltered', plainPath, org.key, DEEP_ROWS),
-        await deepPage(patron, 'filtered', path, org.key, DEEP_ROWS),
+        await deepPage(patron, 'unfiltered', { path: plainPath, key: org.key, rows: DEEP_ROWS }),
+        await deepPage(patron, 'filtered', { path, key: org.key, rows: DEEP_ROWS }),
       ];
       await stop(patron);
       console.log('first page vs deep page (keyset), Patron');

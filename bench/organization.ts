@@ -350,8 +350,13 @@ async function measureLogging(
   env: NodeJS.ProcessEnv,
   key: string,
   database: string,
-  startPatron: (label: string, env: NodeJS.ProcessEnv, level: string) => Promise<Server>,
-  stop: (server: Server) => Promise<void>,
+  {
+    startPatron,
+    stop,
+  }: {
+    startPatron: (label: string, env: NodeJS.ProcessEnv, level: string) => Promise<Server>;
+    stop: (server: Server) => Promise<void>;
+  },
 ): Promise<void> {
   const rate = Number(process.env.BENCH_LOGGING_RATE ?? 800);
   const headers = { authorization: `Bearer ${key}` };
@@ -575,7 +580,7 @@ async function main(): Promise<void> {
     log(`floor response headers: ${floorSample.headers.join(', ')}`);
 
     if (ONLY === 'logging') {
-      await measureLogging(pgEnv, pgKey.key, database, startPatron, stop);
+      await measureLogging(pgEnv, pgKey.key, database, { startPatron, stop });
       return;
     }
 

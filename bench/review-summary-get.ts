@@ -114,8 +114,7 @@ try {
     'GET /products/{id}/review-summary',
     server,
     { path: path(productIds[0]!), connections: CONNECTIONS, headers, requests },
-    WARMUP_S,
-    DURATION_S,
+    { warmupS: WARMUP_S, durationS: DURATION_S },
   );
   saveResult('review-summary-get', {
     products: productIds.length,

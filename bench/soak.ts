@@ -103,7 +103,12 @@ async function call(baseUrl: string, key: string, request: { method: string; pat
   return { status: response.status, body: text ? (JSON.parse(text) as any) : undefined };
 }
 
-async function ok(baseUrl: string, key: string, method: string, path: string, body?: unknown, status = 200) {
+async function ok(
+  baseUrl: string,
+  key: string,
+  { method, path, body }: { method: string; path: string; body?: unknown },
+  status = 200,
+) {
   const answer = await call(baseUrl, key, { method, path, body });
   if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
@@ -196,25 +201,38 @@ async function main() {
     const pid = server.pid!;
 
     log('seeding: a site, 200 customers with memberships, 50 products, 500 orders, an earning rule, a webhook…');
-    await ok(baseUrl, key, 'POST', '/v1/sites', { name: 'Soak', domain: 'soak.example.com', currencyCode: 'USD' }, 201);
+    await ok(
+      baseUrl,
+      key,
+      { method: 'POST', path: '/v1/sites', body: { name: 'Soak', domain: 'soak.example.com', currencyCode: 'USD' } },
+      201,
+    );
     const emails = Array.from({ length: 200 }, (_, i) => `soak-${i}@example.com`);
     const customers = (
-      await ok(baseUrl, key, 'POST', '/v1/customers/import', {
-        data: emails.map((email, i) => ({ email, firstName: `Soak${i}` })),
+      await ok(baseUrl, key, {
+        method: 'POST',
+        path: '/v1/customers/import',
+        body: { data: emails.map((email, i) => ({ email, firstName: `Soak${i}` })) },
       })
     ).data as { id: string }[];
     const members = (
-      await ok(baseUrl, key, 'POST', '/v1/loyalty-memberships/import', {
-        data: emails.map((email) => ({ customer: email, pointsBalance: 100 })),
+      await ok(baseUrl, key, {
+        method: 'POST',
+        path: '/v1/loyalty-memberships/import',
+        body: { data: emails.map((email) => ({ customer: email, pointsBalance: 100 })) },
       })
     ).data as { id: string }[];
     const slugs = Array.from({ length: 50 }, (_, i) => `soak-product-${i}`);
-    await ok(baseUrl, key, 'POST', '/v1/products/import', {
-      data: slugs.map((slug) => ({
-        slug,
-        title: slug,
-        variants: [{ slug: `${slug}-v`, title: 'V', priceCents: 1000 }],
-      })),
+    await ok(baseUrl, key, {
+      method: 'POST',
+      path: '/v1/products/import',
+      body: {
+        data: slugs.map((slug) => ({
+          slug,
+          title: slug,
+          variants: [{ slug: `${slug}-v`, title: 'V', priceCents: 1000 }],
+        })),
+      },
     });
     const orderRow = (n: number, version: number) => ({
       site: 'soak.example.com',
@@ -226,30 +244,36 @@ async function main() {
       items: [{ product: slugs[n % slugs.length]!, quantity: 1 + (version % 3), unitPriceCents: 1000 }],
     });
     const orders = (
-      await ok(baseUrl, key, 'POST', '/v1/orders/import', {
-        data: Array.from({ length: 500 }, (_, n) => orderRow(n, 0)),
+      await ok(baseUrl, key, {
+        method: 'POST',
+        path: '/v1/orders/import',
+        body: { data: Array.from({ length: 500 }, (_, n) => orderRow(n, 0)) },
       })
     ).data as { id: string }[];
     await ok(
       baseUrl,
       key,
-      'POST',
-      '/v1/loyalty-rules',
       {
-        section: 'rules',
-        name: 'Soak visit',
-        config: { type: 'event', eventName: 'visit', points: 1, frequency: 'unlimited' },
+        method: 'POST',
+        path: '/v1/loyalty-rules',
+        body: {
+          section: 'rules',
+          name: 'Soak visit',
+          config: { type: 'event', eventName: 'visit', points: 1, frequency: 'unlimited' },
+        },
       },
       201,
     );
     await ok(
       baseUrl,
       key,
-      'POST',
-      '/v1/webhooks',
       {
-        url: `${receiver.origin}/soak`,
-        events: ['order.updated', 'loyaltyReward.issued', 'loyaltyTransaction.created'],
+        method: 'POST',
+        path: '/v1/webhooks',
+        body: {
+          url: `${receiver.origin}/soak`,
+          events: ['order.updated', 'loyaltyReward.issued', 'loyaltyTransaction.created'],
+        },
       },
       201,
     );

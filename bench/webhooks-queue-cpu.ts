@@ -81,7 +81,11 @@ async function main() {
             let position = endpoint.position;
             for (;;) {
               let t0 = performance.now();
-              const window = await claimWindow(database.db, owner, endpoint, position, WINDOW, 15_000);
+              const window = await claimWindow(database.db, owner, endpoint, {
+                position,
+                size: WINDOW,
+                leaseMs: 15_000,
+              });
               timings.claimWindow += performance.now() - t0;
               statements++;
               if (!window || window.through === position) return;

@@ -48,16 +48,15 @@ interface Sample {
   postgresCpuUsPerRequest: number | null;
 }
 
+/** CPU µs per request of the server and PostgreSQL together, from readings before and after. */
 const sumCpu = (
-  serverBefore: number | null,
-  serverAfter: number | null,
-  pgBefore: number | null,
-  pgAfter: number | null,
+  server: { before: number | null; after: number | null },
+  pg: { before: number | null; after: number | null },
   requests: number,
 ) =>
-  serverBefore === null || serverAfter === null || pgBefore === null || pgAfter === null
+  server.before === null || server.after === null || pg.before === null || pg.after === null
     ? null
-    : Math.round(((serverAfter - serverBefore + pgAfter - pgBefore) * 1000) / requests);
+    : Math.round(((server.after - server.before + pg.after - pg.before) * 1000) / requests);
 
 async function main() {
   const scratch = await scratchDatabase();
@@ -153,10 +152,8 @@ async function main() {
         latencies.push(performance.now() - started);
       }
       const sequentialCpu = sumCpu(
-        sequentialServerBefore,
-        cpuMs(server!.pid),
-        sequentialPgBefore,
-        postgresCpuMs(scratch.url),
+        { before: sequentialServerBefore, after: cpuMs(server!.pid) },
+        { before: sequentialPgBefore, after: postgresCpuMs(scratch.url) },
         SEQUENTIAL,
       );
       latencies.sort((a, b) => a - b);

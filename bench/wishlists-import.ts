@@ -320,7 +320,10 @@ async function main(): Promise<void> {
     // Where the time goes: one create of each in process, every statement timed.
     const breakdown: Record<string, unknown> = {};
     for (const kind of KINDS) {
-      const captured = await capture('POST', PATHS[kind], organization.key, bodyOf(kind, tag, ROUNDS + 1), DATABASE);
+      const captured = await capture('POST', PATHS[kind], organization.key, {
+        body: bodyOf(kind, tag, ROUNDS + 1),
+        database: DATABASE,
+      });
       if (captured.status !== 200)
         throw new Error(
           `in-process ${kind} import answered ${captured.status}: ${JSON.stringify(captured.body).slice(0, 2000)}`,

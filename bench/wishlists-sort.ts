@@ -104,7 +104,7 @@ interface Plan {
 
 /** EXPLAIN (ANALYZE, BUFFERS) of the list statement Patron runs for `path`: the median of 5 runs after one discarded. */
 async function explain(client: pg.Client, page: string, path: string, key: string): Promise<Plan> {
-  const captured = await capture('GET', path, key, undefined, DATABASE);
+  const captured = await capture('GET', path, key, { database: DATABASE });
   if (captured.status !== 200) throw new Error(`GET ${path} answered ${captured.status} in process`);
   const list = captured.statements.find((s: Captured) => /as _sort/.test(s.sql));
   if (!list) throw new Error(`no list statement captured for ${path}`);
@@ -152,9 +152,7 @@ interface PairRun {
 async function measurePair(
   server: Server,
   key: string,
-  round: number,
-  page: 'first' | 'deep',
-  paths: Record<SortName, string>,
+  { round, page, paths }: { round: number; page: 'first' | 'deep'; paths: Record<SortName, string> },
 ): Promise<PairRun> {
   const targets = (Object.keys(SORTS) as SortName[]).map((name) => ({ name, path: paths[name] }));
   const first = round % 2 === 1 ? 0 : 1;
@@ -291,8 +289,8 @@ async function main(): Promise<void> {
       log(
         `round ${round} of ${ROUNDS} (machine ${busy === null ? '?' : Math.round(busy * 100)} % busy before): open-loop ${RATE} req/s, ${WARMUP_S} s warm-up + ${DURATION_S} s`,
       );
-      runs.push(await measurePair(server, key, round, 'first', paths.first));
-      runs.push(await measurePair(server, key, round, 'deep', paths.deep));
+      runs.push(await measurePair(server, key, { round, page: 'first', paths: paths.first }));
+      runs.push(await measurePair(server, key, { round, page: 'deep', paths: paths.deep }));
     }
     await server.stop();
     server = null;

@@ -231,8 +231,7 @@ export async function capture(
   method: 'GET' | 'POST',
   path: string,
   key: string,
-  body?: unknown,
-  database = DATABASE,
+  { body, database = DATABASE }: { body?: unknown; database?: string } = {},
 ): Promise<{ status: number; body: any; statements: Captured[]; ms: number }> {
   const script = join(ROOT, 'bench/support/capture-process.ts');
   const child = spawn(
@@ -412,8 +411,7 @@ export async function load(
   name: string,
   server: Server,
   options: Omit<AutocannonOptions, 'url' | 'duration' | 'connections'> & { path: string; connections: number },
-  warmupS: number,
-  durationS: number,
+  { warmupS, durationS }: { warmupS: number; durationS: number },
 ): Promise<LoadMeasurement> {
   const { path, ...rest } = options;
   const base = { ...rest, url: `${server.baseUrl}${path}` };

@@ -87,7 +87,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     if (options.strict) query.set('strict', 'true');
     if (options.mergeMetadata) query.set('mergeMetadata', 'true');
     if (options.earnLoyalty !== undefined) query.set('earnLoyalty', String(options.earnLoyalty));
-    state.job = await upload(remote, `/v1/import-jobs?${query}`, source, progress, state);
+    state.job = await upload(remote, `/v1/import-jobs?${query}`, source, { progress, state });
     // A file the server could not read makes a job that failed already, whose rowsTotal counts nothing useful.
     const rows = state.job.status === 'failed' ? '' : `${count(state.job.rowsTotal)} `;
     progress.note(
@@ -205,8 +205,7 @@ async function upload(
   remote: Remote,
   path: string,
   source: Source,
-  progress: Progress,
-  state: Interruptible,
+  { progress, state }: { progress: Progress; state: Interruptible },
 ): Promise<ImportJob> {
   let bytes = 0;
   let readError: Error | undefined;

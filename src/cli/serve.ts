@@ -113,7 +113,16 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');
   // stdout carries the JSON log lines only; the banner is for the person at the terminal
   // (docs/api.md#embedded-database-and-cli).
-  process.stderr.write(banner(config.host, config.port, database.engine, config.dataDir, demo, organizations.length));
+  process.stderr.write(
+    banner({
+      host: config.host,
+      port: config.port,
+      engine: database.engine,
+      dataDir: config.dataDir,
+      demo,
+      organizationCount: organizations.length,
+    }),
+  );
 }
 
 const WILDCARD_LOOPBACK = new Map([
@@ -148,14 +157,21 @@ function listenFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function banner(
-  host: string,
-  port: number,
-  engine: string,
-  dataDir: string,
-  demo: DemoSeed | null,
-  organizationCount: number,
-) {
+function banner({
+  host,
+  port,
+  engine,
+  dataDir,
+  demo,
+  organizationCount,
+}: {
+  host: string;
+  port: number;
+  engine: string;
+  dataDir: string;
+  demo: DemoSeed | null;
+  organizationCount: number;
+}) {
   const baseUrl = localUrl(host, port);
   const where = [
     ...(WILDCARD_LOOPBACK.has(host) ? [`HOST=${host}: every interface`] : []),

@@ -73,22 +73,26 @@ interface PgQueryInternals {
  * as stale and prepared again, shape and all (see `deallocate` below).
  */
 class NamedStatement extends pg.Query {
+  private readonly statementName: string;
+  /**
+   * The row shape each named statement has had on this connection, kept by its first run and read by later ones;
+   * undefined where the connection cannot skip a Describe.
+   */
+  private readonly shapes: Map<string, RowShape> | undefined;
+
   constructor(
     text: string,
     values: unknown[],
-    private readonly statementName: string,
-    /**
-     * The row shape each named statement has had on this connection, kept by its first run and read by later ones;
-     * undefined where the connection cannot skip a Describe.
-     */
-    private readonly shapes: Map<string, RowShape> | undefined,
+    statement: { name: string; shapes: Map<string, RowShape> | undefined },
     callback: (error: Error | null, result: unknown) => void,
   ) {
     super(text, values);
+    this.statementName = statement.name;
+    this.shapes = statement.shapes;
     // Fields pg's typings leave out but pg reads when it sends the query and when it ends; should an upgrade stop
     // reading the name, the test of pg_prepared_statements fails (test/db/prepared-statements).
     const internals = this as unknown as PgQueryInternals;
-    internals.name = statementName;
+    internals.name = statement.name;
     internals.callback = callback;
   }
 
@@ -175,7 +179,7 @@ export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENT
   const named = (name: string, text: string, values: unknown[]): Promise<unknown> =>
     new Promise((resolve, reject) => {
       query(
-        new NamedStatement(text, values, name, describe ? shapes : undefined, (error, result) =>
+        new NamedStatement(text, values, { name, shapes: describe ? shapes : undefined }, (error, result) =>
           error ? reject(error) : resolve(result),
         ),
       );

@@ -217,7 +217,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Cookies are parsed only where a session is looked for (src/http/auth.ts), not on every request.
   await app.register(cookie, { hook: false });
   const permissionCatalog = permissionCatalogOf(resources);
-  registerAccessControl(app, database, limiter, metrics, permissionCatalog);
+  registerAccessControl(app, { database, limiter, metrics, permissionCatalog });
   const presence = startPresence(database.db, database.engine, app.log);
   // After every request has finished (onClose hooks run once in-flight requests are done).
   app.addHook('onClose', () => presence.close());
@@ -429,10 +429,12 @@ function closeConnectionsWhenClosing(app: PatronApp): void {
  */
 function registerAccessControl(
   app: PatronApp,
-  database: Database,
-  limiter: RateLimiter,
-  metrics: Metrics,
-  permissionCatalog: readonly string[],
+  {
+    database,
+    limiter,
+    metrics,
+    permissionCatalog,
+  }: { database: Database; limiter: RateLimiter; metrics: Metrics; permissionCatalog: readonly string[] },
 ): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
@@ -447,7 +449,7 @@ function registerAccessControl(
       return;
     }
     if (config.access === 'session') throw new ApiError('FORBIDDEN', SESSION_ONLY);
-    await chargeRequest(limiter, metrics, auth, config, reply);
+    await chargeRequest({ limiter, metrics }, auth, config, reply);
     authorize(auth, config.permission);
   });
 }

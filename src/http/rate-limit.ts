@@ -10,8 +10,7 @@ import type { AuthContext } from '../core/types.js';
  * endpoint buckets, all or nothing. Unaffordable → 429 with Retry-After, and nothing else runs.
  */
 export async function chargeRequest(
-  limiter: RateLimiter,
-  metrics: Metrics,
+  { limiter, metrics }: { limiter: RateLimiter; metrics: Metrics },
   auth: AuthContext,
   config: FastifyContextConfig,
   reply: FastifyReply,

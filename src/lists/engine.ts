@@ -35,9 +35,18 @@ export function compileSelection(
   definition: ListDefinition,
   organizationId: string,
   params: SelectionParams,
-  extraJoins: Iterable<string> = [],
-  perRow: ReadonlySet<number> = new Set(),
-  filterPath = 'query.filter',
+  {
+    extraJoins = [],
+    perRow = new Set(),
+    filterPath = 'query.filter',
+  }: {
+    /** Joins the caller's own SQL needs (a sort's). */
+    extraJoins?: Iterable<string>;
+    /** The to-many conditions checked row by row (see chooseRowByRow). */
+    perRow?: ReadonlySet<number>;
+    /** Where the filter came from, as errors name it. */
+    filterPath?: string;
+  } = {},
 ): Selection {
   const filter = compileFilterParam(definition, params.filter, { perRow, path: filterPath });
   const conditions: RawBuilder<unknown>[] = [
@@ -200,24 +209,37 @@ async function planPage(db: Kysely<DB>, definition: ListDefinition, organization
   const includeNames = parseIncludes(definition, params.include);
   const limit = params.limit ?? DEFAULT_PAGE_SIZE;
   const sortJoins = sort.def.join ? [sort.def.join] : [];
-  let selection = compileSelection(definition, organizationId, params, sortJoins);
+  let selection = compileSelection(definition, organizationId, params, { extraJoins: sortJoins });
   const binding = requestBinding(definition, params);
   const savedVersion = params.saved?.version;
   const position = params.cursor ? decodeCursor(params.cursor, binding, sort, savedVersion) : null;
   const perRow = await chooseRowByRow(db, organizationId, selection.related, limit);
-  if (perRow.size > 0) selection = compileSelection(definition, organizationId, params, sortJoins, perRow);
+  if (perRow.size > 0)
+    selection = compileSelection(definition, organizationId, params, { extraJoins: sortJoins, perRow });
   const cursorAfter = (last: { _sort: string | number | null; id: string }) =>
     encodeCursor(binding, { value: last._sort ?? null, id: last.id }, savedVersion);
   return { sort, includeNames, limit, selection, position, cursorAfter };
 }
 
+/** Which rows a list read selects: the list, the organization, the request's parameters. */
+export interface ListQuery {
+  list: ListDefinition;
+  organizationId: string;
+  params: ListParams;
+}
+
 /** One page of a list: filter, search, sort and keyset cursor (docs/api.md#lists). */
 export async function listPage<Row extends { id: string }>(
   db: Kysely<DB>,
-  definition: ListDefinition,
-  organizationId: string,
-  params: ListParams,
-  columns?: RawBuilder<unknown>,
+  {
+    list: definition,
+    organizationId,
+    params,
+    columns,
+  }: ListQuery & {
+    /** The columns to select instead of the list's own. */
+    columns?: RawBuilder<unknown> | undefined;
+  },
 ): Promise<Page<Row>> {
   const { sort, includeNames, limit, selection, position, cursorAfter } = await planPage(
     db,
@@ -264,10 +286,7 @@ export async function listPage<Row extends { id: string }>(
  */
 export async function listWalk(
   db: Kysely<DB>,
-  definition: ListDefinition,
-  organizationId: string,
-  params: ListParams,
-  line: RawBuilder<string>,
+  { list: definition, organizationId, params, line }: ListQuery & { line: RawBuilder<string> },
 ): Promise<{ statements: RawBuilder<unknown>[]; cursorAfter: (sortText: string | null, id: string) => string }> {
   const { sort, selection, position, cursorAfter } = await planPage(db, definition, organizationId, params);
   const statements = segments(sort, `${definition.alias}.id`, position).map(
@@ -293,12 +312,9 @@ function savedSort(definition: ListDefinition, saved: SelectionParams['saved']) 
 /** What a list endpoint answers: one page of API records, each with the extras the caller asked for. */
 export async function listRecords<Row extends { id: string }, ApiRecord extends object>(
   db: Kysely<DB>,
-  definition: ListDefinition,
-  organizationId: string,
-  params: ListParams,
-  toRecord: (row: Row) => ApiRecord,
+  { list: definition, organizationId, params, toRecord }: ListQuery & { toRecord: (row: Row) => ApiRecord },
 ): Promise<{ data: ApiRecord[]; nextCursor: string | null }> {
-  const page = await listPage<Row>(db, definition, organizationId, params);
+  const page = await listPage<Row>(db, { list: definition, organizationId, params });
   return {
     data: page.rows.map((row) => withIncludes(definition, toRecord(row), row.id, page.includes)),
     nextCursor: page.nextCursor,
@@ -311,10 +327,19 @@ export async function listRecords<Row extends { id: string }, ApiRecord extends 
  */
 export async function getRecord<Row extends { id: string }, ApiRecord extends object>(
   db: Kysely<DB>,
-  definition: ListDefinition,
-  organizationId: string,
-  include: string | undefined,
-  read: { find: () => Promise<Row | undefined>; toRecord: (row: Row) => ApiRecord; missing: () => Error },
+  {
+    list: definition,
+    organizationId,
+    include,
+    ...read
+  }: {
+    list: ListDefinition;
+    organizationId: string;
+    include: string | undefined;
+    find: () => Promise<Row | undefined>;
+    toRecord: (row: Row) => ApiRecord;
+    missing: () => Error;
+  },
 ): Promise<ApiRecord> {
   const names = parseIncludes(definition, include);
   const row = await read.find();

@@ -92,7 +92,12 @@ export function compileFilter(
   const state: State = { conditions: 0, joins: new Set<string>(), related: [], perRow: options.perRow ?? new Set() };
   try {
     if (!isPlainObject(document)) fail(rootPath, 'must be a JSON object keyed by field names');
-    const where = compileObject(definition, document as Record<string, unknown>, rootPath, 1, state, true);
+    const where = compileObject(
+      definition,
+      document as Record<string, unknown>,
+      { path: rootPath, depth: 1, conjunctive: true },
+      state,
+    );
     return { where, joins: state.joins, related: state.related };
   } catch (error) {
     if (error instanceof FilterError) {
@@ -104,14 +109,14 @@ export function compileFilter(
 
 type State = { conditions: number; joins: Set<string>; related: RelatedCondition[]; perRow: ReadonlySet<number> };
 
-/** `conjunctive`: the node is ANDed into the whole filter (not under $or or $not). */
+/** Where a node is: its path, how deep, and whether it is ANDed into the whole filter (not under $or or $not). */
+type NodePosition = { path: string; depth: number; conjunctive: boolean };
+
 function compileObject(
   definition: ListDefinition,
   node: Record<string, unknown>,
-  path: string,
-  depth: number,
+  { path, depth, conjunctive }: NodePosition,
   state: State,
-  conjunctive: boolean,
 ): RawBuilder<unknown> {
   if (depth > FILTER_LIMITS.maxDepth) fail(path, `nests deeper than ${FILTER_LIMITS.maxDepth} levels`);
   const parts: RawBuilder<unknown>[] = [];
@@ -124,22 +129,27 @@ function compileObject(
         return compileObject(
           definition,
           branch as Record<string, unknown>,
-          `${here}[${index}]`,
-          depth + 1,
+          { path: `${here}[${index}]`, depth: depth + 1, conjunctive: conjunctive && key === '$and' },
           state,
-          conjunctive && key === '$and',
         );
       });
       parts.push(sql`(${sql.join(branches, sql.raw(key === '$and' ? ' and ' : ' or '))})`);
     } else if (key === '$not') {
       if (!isPlainObject(value)) fail(here, 'must be a filter object');
       parts.push(
-        sql`not coalesce((${compileObject(definition, value as Record<string, unknown>, here, depth + 1, state, false)}), false)`,
+        sql`not coalesce((${compileObject(
+          definition,
+          value as Record<string, unknown>,
+          { path: here, depth: depth + 1, conjunctive: false },
+          state,
+        )}), false)`,
       );
     } else if (key.startsWith('$')) {
       fail(here, 'is not a logical operator: use $and, $or or $not, or a field name');
     } else {
-      parts.push(compileField(definition, resolve(definition, key, here), value, here, state, conjunctive));
+      parts.push(
+        compileField(definition, { target: resolve(definition, key, here), value, path: here, conjunctive }, state),
+      );
     }
   }
   if (parts.length === 0) return sql`true`;
@@ -170,11 +180,8 @@ function resolve(definition: ListDefinition, key: string, path: string): Target 
 
 function compileField(
   definition: ListDefinition,
-  target: Target,
-  value: unknown,
-  path: string,
+  { target, value, path, conjunctive }: { target: Target; value: unknown } & Omit<NodePosition, 'depth'>,
   state: State,
-  conjunctive: boolean,
 ): RawBuilder<unknown> {
   const operations: [string, unknown][] = isPlainObject(value)
     ? Object.entries(value as Record<string, unknown>)
@@ -194,7 +201,11 @@ function compileField(
       fail(`${path}.${operator}`, `is not an operator; use one of ${[...OPERATORS].join(', ')}`);
     }
     // A bare literal is an implicit $eq: report the path the caller wrote, not an operator they did not.
-    return compileOperator(target, column, operator, operand, isPlainObject(value) ? `${path}.${operator}` : path);
+    return compileOperator(target, column, {
+      operator,
+      operand,
+      path: isPlainObject(value) ? `${path}.${operator}` : path,
+    });
   });
   const condition = conditions.length === 1 ? conditions[0]! : sql`(${sql.join(conditions, sql` and `)})`;
   if (!field.many) return condition;
@@ -218,9 +229,7 @@ function compileField(
 function compileOperator(
   target: Target,
   column: RawBuilder<unknown>,
-  operator: string,
-  operand: unknown,
-  path: string,
+  { operator, operand, path }: { operator: string; operand: unknown; path: string },
 ): RawBuilder<unknown> {
   const { type } = target;
   switch (operator) {

@@ -7,7 +7,10 @@ import { BULK_JOB_STATUSES, EXPORT_FORMATS } from '../records/export-job.js';
  * An import or export job of an organization (they share bulk_jobs; docs/api.md#import-jobs, #export-jobs), read
  * as it is, or locked for the transaction that moves it on; another organization's or the other type's is absent.
  */
-export const findBulkJob = (db: Executor, type: BulkJobType, organizationId: string, id: string, lock = false) => {
+export const findBulkJob = (
+  db: Executor,
+  { type, organizationId, id, lock = false }: { type: BulkJobType; organizationId: string; id: string; lock?: boolean },
+) => {
   const query = db
     .selectFrom('bulk_jobs')
     .selectAll()

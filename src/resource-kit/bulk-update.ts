@@ -54,9 +54,11 @@ export function refuseOverfullMetadata(
 export async function bulkUpdate<Row extends { id: string }>(
   trx: Transaction<DB>,
   target: BulkUpdateTarget<Row>,
-  organizationId: string,
-  selection: SelectionParams,
-  changes: BulkUpdateChanges,
+  {
+    organizationId,
+    selection,
+    changes,
+  }: { organizationId: string; selection: SelectionParams; changes: BulkUpdateChanges },
 ): Promise<number> {
   const addTags = normalizeTags(changes.addTags ?? [], 'body.addTags');
   const removeTags = normalizeTags(changes.removeTags ?? [], 'body.removeTags');
@@ -71,7 +73,10 @@ export async function bulkUpdate<Row extends { id: string }>(
   const ids = selected.map((row) => row.id);
   if (ids.length === 0) return 0;
 
-  const retagged = await addAndRemoveTags(trx, organizationId, target.tagKind, ids, addTags, removeTags);
+  const retagged = await addAndRemoveTags(trx, { organizationId, kind: target.tagKind }, ids, {
+    add: addTags,
+    remove: removeTags,
+  });
   const table = sql.table(target.table);
   const metadata = sql`(metadata || ${JSON.stringify(changes.addMetadata ?? {})}::jsonb) - ${changes.removeMetadataKeys ?? []}::text[]`;
   // Only the records this changes are written and get an event: one whose tags and metadata already are what the

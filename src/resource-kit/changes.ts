@@ -17,9 +17,7 @@ type Table = {
  */
 export async function updateIfChanged<T extends Table>(
   trx: Executor,
-  table: T,
-  organizationId: string,
-  id: string,
+  { table, organizationId, id }: { table: T; organizationId: string; id: string },
   columns: Readonly<Record<string, unknown>>,
   options: { force?: boolean } = {},
 ): Promise<Selectable<DB[T]> | undefined> {

@@ -32,11 +32,18 @@ function countStatement(table: CountedTable, ownerColumn: OwnerColumn, published
 export async function countBy(
   db: Kysely<DB>,
   organizationId: string,
-  table: CountedTable,
-  ownerColumn: OwnerColumn,
   ids: readonly string[],
-  where: { published?: boolean } = {},
+  {
+    table,
+    ownerColumn,
+    published,
+  }: {
+    table: CountedTable;
+    ownerColumn: OwnerColumn;
+    /** Only rows with this published flag (a product's published reviews). */
+    published?: boolean;
+  },
 ): Promise<Map<string, unknown>> {
-  const rows = await countStatement(table, ownerColumn, where.published)(db, organizationId, ids);
+  const rows = await countStatement(table, ownerColumn, published)(db, organizationId, ids);
   return new Map(rows.map((row) => [row.owner, row.n]));
 }

@@ -13,9 +13,7 @@ export type EditableTable = 'orders' | 'products';
  */
 export async function updateEditable<T extends EditableTable>(
   trx: Executor,
-  table: T,
-  organizationId: string,
-  id: string,
+  { table, organizationId, id }: { table: T; organizationId: string; id: string },
   changes: {
     metadata?: Metadata | undefined;
     notes?: string | undefined;
@@ -26,9 +24,7 @@ export async function updateEditable<T extends EditableTable>(
 ): Promise<{ row: Selectable<DB[T]>; changed: boolean }> {
   const updated = await updateIfChanged(
     trx,
-    table,
-    organizationId,
-    id,
+    { table, organizationId, id },
     { ...changes.columns, metadata: changes.metadata, notes: changes.notes },
     { force: tagsChanged },
   );

@@ -35,6 +35,9 @@ export async function ensureTags(
   return ids;
 }
 
+/** Whose tags: one organization's, of one kind of record. */
+export type TagScope = { organizationId: string; kind: TagKind };
+
 /**
  * Replaces the full tag set of each record. Records created in the same transaction (`created`) have no links yet,
  * so only the others' old links are read. A record whose stored set already is the one sent (names compared as a set:
@@ -42,8 +45,7 @@ export async function ensureTags(
  */
 export async function replaceTags(
   trx: Transaction<DB>,
-  organizationId: string,
-  kind: TagKind,
+  { organizationId, kind }: TagScope,
   tagsByRecord: ReadonlyMap<string, readonly string[]>,
   created: ReadonlySet<string> = new Set(),
 ): Promise<Set<string>> {
@@ -82,11 +84,9 @@ export async function replaceTags(
  */
 export async function addAndRemoveTags(
   trx: Transaction<DB>,
-  organizationId: string,
-  kind: TagKind,
+  { organizationId, kind }: TagScope,
   recordIds: readonly string[],
-  add: readonly string[],
-  remove: readonly string[],
+  { add, remove }: { add: readonly string[]; remove: readonly string[] },
 ): Promise<Set<string>> {
   const changed = new Set<string>();
   if (recordIds.length === 0) return changed;

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import prettier from 'prettier';
@@ -7,24 +7,32 @@ import { createSession, findUser, setPasswordHash } from '../../src/auth/account
 import { hashPassword } from '../../src/auth/passwords.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo.js';
 import { DEMO_OWNER_PASSWORD, OPERATION_EXAMPLES } from '../../src/demo/examples.js';
-import { RESPONSE_EXAMPLES } from '../../src/demo/responses.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /**
  * Every documented example is a request the server accepts (docs/api.md#documented-examples-and-the-demo-world): on a fresh demo world,
  * each one, sent as the document shows it, answers its documented success status. The success response examples are
- * what these requests answered, and must still match their schemas. `UPDATE_EXAMPLES=1` writes them again
- * (src/demo/responses.ts).
+ * what these requests answered, and must still match their schemas. They are generated data
+ * (data/demo-responses.json): the test checks that each one still has the status and the shape of what its request
+ * answers now, and `UPDATE_EXAMPLES=1` writes them again.
  */
 type Json = Record<string, any>;
 const update = process.env.UPDATE_EXAMPLES === '1';
 /** Records a list example keeps: enough to show the shape. */
 const LIST_EXAMPLE_RECORDS = 2;
+/** The stored response examples: generated, never edited by hand. */
+const RESPONSES_FILE = new URL('../../data/demo-responses.json', import.meta.url);
+const REGENERATE =
+  'regenerate it with `UPDATE_EXAMPLES=1 npx vitest run test/contract/examples.test.ts`, then the published document ' +
+  'with `npx vitest run test/contract -u`, and review both diffs';
+type StoredResponse = { status: number; body: unknown };
 
 let t: TestApp;
 let key: string;
 let demo: DemoSeed;
 let document: Json;
+let storedText: string;
+let stored: Record<string, StoredResponse>;
 const operations: { method: string; path: string; operation: Json }[] = [];
 
 beforeAll(async () => {
@@ -32,6 +40,8 @@ beforeAll(async () => {
   t = await startTestApp({ config: { allowHttpWebhooks: true, webhookAllowPrivateHosts: true } });
   demo = await seedDemo(t.testDatabase.database, t.config);
   ({ key } = demo);
+  storedText = await readFile(RESPONSES_FILE, 'utf8');
+  stored = JSON.parse(storedText).responses;
   document = (await t.request({ url: '/openapi.json' })).json();
   for (const [path, methods] of Object.entries(document.paths as Record<string, Json>))
     for (const [method, operation] of Object.entries(methods)) operations.push({ method, path, operation });
@@ -69,6 +79,35 @@ function firstLines(text: string): string {
     .split('\n')
     .slice(0, LIST_EXAMPLE_RECORDS + 1)
     .join('\n');
+}
+
+/**
+ * What a stored example must keep of what its request answers now: the keys and the kinds of value, not the values
+ * (ids, times and tokens differ on every demo world).
+ */
+function shapeOf(value: unknown): unknown {
+  if (value === null) return null;
+  if (Array.isArray(value)) return value.map(shapeOf);
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as Json)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, field]) => [name, shapeOf(field)]),
+    );
+  return typeof value;
+}
+
+/** The file's text as the generator writes it. */
+async function renderResponses(responses: Record<string, StoredResponse>): Promise<string> {
+  const file = {
+    $comment:
+      `Generated: do not edit by hand. What each documented example answered on the demo world, by operationId ` +
+      `(lists cut to ${LIST_EXAMPLE_RECORDS} records), shown as its success response's example ` +
+      `(docs/api.md#documented-examples-and-the-demo-world). test/contract/examples.test.ts checks it; ${REGENERATE}.`,
+    responses,
+  };
+  const options = (await prettier.resolveConfig(RESPONSES_FILE.pathname)) ?? {};
+  return prettier.format(JSON.stringify(file, null, 2), { ...options, parser: 'json' });
 }
 
 /** Where a response's example is: its JSON, or for a file its first media type. */
@@ -133,8 +172,26 @@ describe('documented examples', () => {
       };
     }
     expect(failures).toEqual([]);
-    if (update) await writeResponses(answered);
+    if (update) {
+      await writeFile(RESPONSES_FILE, await renderResponses(answered));
+      return;
+    }
+    const differing = Object.entries(answered)
+      .filter(
+        ([operationId, answer]) =>
+          stored[operationId]?.status !== answer.status ||
+          JSON.stringify(shapeOf(stored[operationId]?.body)) !== JSON.stringify(shapeOf(answer.body)),
+      )
+      .map(([operationId]) => operationId);
+    expect(differing, `data/demo-responses.json differs from what these examples answer: ${REGENERATE}`).toEqual([]);
   }, 120_000);
+
+  it('the stored response examples are as the generator writes them', async () => {
+    expect(
+      storedText === (await renderResponses(stored)),
+      `data/demo-responses.json was edited by hand: ${REGENERATE}`,
+    ).toBe(true);
+  });
 
   it('each success response example matches its schema', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -158,7 +215,7 @@ describe('documented examples', () => {
   });
 
   it('the stored response examples are those of the current operations', () => {
-    expect(Object.keys(RESPONSE_EXAMPLES).sort()).toEqual(
+    expect(Object.keys(stored).sort(), `data/demo-responses.json: ${REGENERATE}`).toEqual(
       operations.map(({ operation }) => operation.operationId).sort(),
     );
   });
@@ -218,17 +275,3 @@ describe('a create missing its required fields', () => {
     }
   }, 120_000);
 });
-
-async function writeResponses(answered: Record<string, { status: number; body: unknown }>) {
-  const file = new URL('../../src/demo/responses.ts', import.meta.url);
-  const text = `import type { ResponseExample } from '../core/types.js';
-
-/**
- * What each documented example answered on the demo world, by operationId (lists cut to ${LIST_EXAMPLE_RECORDS} records). Written by
- * \`UPDATE_EXAMPLES=1 npx vitest run test/contract/examples.test.ts\`; the test checks every one against its schema.
- */
-export const RESPONSE_EXAMPLES: Readonly<Record<string, ResponseExample>> = ${JSON.stringify(answered, null, 2)};
-`;
-  const options = (await prettier.resolveConfig(file.pathname)) ?? {};
-  await writeFile(file, await prettier.format(text, { ...options, parser: 'typescript' }));
-}

@@ -22,22 +22,23 @@ describe('claimJob', () => {
     const quiet = await createOrganization(db, { name: 'Quiet' });
     const start = Date.now() - 60_000;
     const at = (seconds: number) => new Date(start + seconds * 1000);
-    for (const [index, key] of ['b1', 'b2', 'b3'].entries()) await enqueue(db, busy.id, 'test.work', key, at(index));
-    await enqueue(db, quiet.id, 'test.work', 'q1', at(10));
-    await enqueue(db, busy.id, 'test.other', 'o1', at(20));
+    for (const [index, key] of ['b1', 'b2', 'b3'].entries())
+      await enqueue(db, { organizationId: busy.id, name: 'test.work', runKey: key, now: at(index) });
+    await enqueue(db, { organizationId: quiet.id, name: 'test.work', runKey: 'q1', now: at(10) });
+    await enqueue(db, { organizationId: busy.id, name: 'test.other', runKey: 'o1', now: at(20) });
     const now = new Date();
 
     // Nothing runs yet: the oldest due run goes first.
-    const first = await claimJob(db, 'one', ['test.work', 'test.other'], now, LEASE_MS);
+    const first = await claimJob(db, { owner: 'one', names: ['test.work', 'test.other'], now, leaseMs: LEASE_MS });
     expect(first?.run_key).toBe('b1');
     // Busy now has a live run of test.work: Quiet's run is taken before Busy's older ones, and a run of another
     // job of Busy's is not held back by it.
-    const second = await claimJob(db, 'two', ['test.work', 'test.other'], now, LEASE_MS);
+    const second = await claimJob(db, { owner: 'two', names: ['test.work', 'test.other'], now, leaseMs: LEASE_MS });
     expect(second?.run_key).toBe('q1');
-    const third = await claimJob(db, 'three', ['test.work', 'test.other'], now, LEASE_MS);
+    const third = await claimJob(db, { owner: 'three', names: ['test.work', 'test.other'], now, leaseMs: LEASE_MS });
     expect(third?.run_key).toBe('o1');
     // Only Busy's runs are left: they are still claimed, oldest first.
-    const fourth = await claimJob(db, 'four', ['test.work'], now, LEASE_MS);
+    const fourth = await claimJob(db, { owner: 'four', names: ['test.work'], now, leaseMs: LEASE_MS });
     expect(fourth?.run_key).toBe('b2');
   });
 });

@@ -284,7 +284,12 @@ describe('the mail sender', () => {
     const quiet = await t.tenant();
     for (let i = 0; i < 6; i++) await queue(busy);
     const waiting = await queue(quiet);
-    const claimed = await claimDueMail(db(), 'fairness-test', 2, 60_000, false);
+    const claimed = await claimDueMail(db(), {
+      owner: 'fairness-test',
+      limit: 2,
+      leaseMs: 60_000,
+      smtpConfigured: false,
+    });
     expect(claimed.map((mail) => mail.organizationId).sort()).toEqual(
       [busy.organization.id, quiet.organization.id].sort(),
     );

@@ -203,7 +203,12 @@ async function store(tenant: Tenant): Promise<Store> {
   const failed = await jobs.runNow(organizationId, 'test.fails', 'old');
   const recent = await jobs.runNow(organizationId, 'test.noop', 'recent');
   expect([succeeded.status, failed.status, recent.status]).toEqual(['succeeded', 'failed', 'succeeded']);
-  const queued = await enqueue(db(), organizationId, 'test.noop', 'queued', new Date(Date.now() + 3_600_000));
+  const queued = await enqueue(db(), {
+    organizationId,
+    name: 'test.noop',
+    runKey: 'queued',
+    now: new Date(Date.now() + 3_600_000),
+  });
   const [noopOld, failedOld, queuedOld] = await ageJobs([succeeded.id, failed.id, queued.id], 31);
   const [noopRecent] = await ageJobs([recent.id], 29);
 

@@ -58,12 +58,11 @@ const probeResource: ResourceModule = {
         schema: { querystring: listQuerySchema(probeList), response: { 200: listEnvelope(ProbeVariant) } },
       },
       async (request) => {
-        const page = await listPage<{ id: string; slug: string }>(
-          db,
-          probeList,
-          authOf(request).organizationId,
-          request.query,
-        );
+        const page = await listPage<{ id: string; slug: string }>(db, {
+          list: probeList,
+          organizationId: authOf(request).organizationId,
+          params: request.query,
+        });
         return { data: page.rows.map((row) => ({ id: row.id, slug: row.slug })), nextCursor: page.nextCursor };
       },
     );
@@ -938,8 +937,7 @@ describe('plans that stay index ranges', () => {
       productList,
       organizationId,
       { filter: JSON.stringify({ 'tags.name': 'common' }) },
-      [],
-      new Set([0]),
+      { perRow: new Set([0]) },
     );
     expect(sql`select 1 where ${where}`.compile(db()).sql).toMatch(/offset 0\)/);
     // Another organization's links do not count.

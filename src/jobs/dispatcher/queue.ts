@@ -119,9 +119,7 @@ export async function claimWindow(
   db: Kysely<DB>,
   owner: string,
   endpoint: ClaimedEndpoint,
-  position: number,
-  size: number,
-  leaseMs: number,
+  { position, size, leaseMs }: { position: number; size: number; leaseMs: number },
 ): Promise<Window | null> {
   const { organizationId, id } = endpoint;
   // webhook_claim_window (migration 0011): the statement below, as a function so its plan is cached.
@@ -175,9 +173,16 @@ export async function startDelivery(
   db: Kysely<DB>,
   owner: string,
   endpoint: ClaimedEndpoint,
-  deliveryId: string,
-  attemptedAt: Date,
-  previous: Outcome | undefined,
+  {
+    deliveryId,
+    attemptedAt,
+    previous,
+  }: {
+    deliveryId: string;
+    attemptedAt: Date;
+    /** The endpoint's previous POST's outcome, not yet written. */
+    previous: Outcome | undefined;
+  },
 ): Promise<Target | null> {
   // Prepared once per connection: it runs once per delivery.
   const { rows } = await sql<{

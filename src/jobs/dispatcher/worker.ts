@@ -56,7 +56,11 @@ export async function runEndpoint(context: WorkerContext, endpoint: ClaimedEndpo
     }
     for (let turn = 0; turn < context.maxWindows && !stop.aborted; turn++) {
       const claimedAt = Date.now();
-      const window = await claimWindow(db, owner, endpoint, position, context.windowSize, context.leaseMs);
+      const window = await claimWindow(db, owner, endpoint, {
+        position,
+        size: context.windowSize,
+        leaseMs: context.leaseMs,
+      });
       if (!window) return;
       if (window.through === position) {
         released = true;
@@ -96,7 +100,11 @@ async function sendWindow(
     const attemptedAt = new Date();
     // The endpoint as it is now (docs/api.md#checks-at-send-time), and the mark that makes a crash cost at most this
     // delivery; it also writes the previous outcome.
-    const current = await startDelivery(context.db, context.owner, endpoint, delivery.id, attemptedAt, previous);
+    const current = await startDelivery(context.db, context.owner, endpoint, {
+      deliveryId: delivery.id,
+      attemptedAt,
+      previous,
+    });
     previous = undefined;
     if (!current) return stopBefore();
     if (

@@ -23,10 +23,7 @@ export async function scheduleDaily(db: Kysely<DB>, name: string, dailyAt: strin
 /** Queues one run by hand (the CLI); an existing run with the key is returned as it is. */
 export async function enqueue(
   db: Kysely<DB>,
-  organizationId: string,
-  name: string,
-  runKey: string,
-  now: Date,
+  { organizationId, name, runKey, now }: { organizationId: string; name: string; runKey: string; now: Date },
 ): Promise<JobRow> {
   const { rows } = await sql<JobRow>`
     insert into jobs (organization_id, id, name, run_key, run_after)
@@ -43,10 +40,12 @@ export async function enqueue(
  */
 export async function enqueueMany(
   db: Kysely<DB>,
-  organizationId: string,
-  name: string,
-  runKeys: readonly string[],
-  now: Date,
+  {
+    organizationId,
+    name,
+    runKeys,
+    now,
+  }: { organizationId: string; name: string; runKeys: readonly string[]; now: Date },
 ): Promise<number> {
   if (runKeys.length === 0) return 0;
   const result = await sql`
@@ -68,11 +67,19 @@ export async function enqueueMany(
  */
 export async function claimJob(
   db: Kysely<DB>,
-  owner: string,
-  names: readonly string[],
-  now: Date,
-  leaseMs: number,
-  only?: { organizationId: string; id: string },
+  {
+    owner,
+    names,
+    now,
+    leaseMs,
+    only,
+  }: {
+    owner: string;
+    names: readonly string[];
+    now: Date;
+    leaseMs: number;
+    only?: { organizationId: string; id: string };
+  },
 ): Promise<JobRow | undefined> {
   const { rows } = await sql<JobRow>`${PREPARE}
     with next as (
@@ -112,12 +119,18 @@ export async function extendLease(db: Kysely<DB>, job: JobRow, owner: string, un
 export async function finishJob(
   db: Kysely<DB>,
   job: JobRow,
-  owner: string,
-  outcome:
-    | { status: 'succeeded'; result: Record<string, number> }
-    | { status: 'failed' | 'queued'; error: string; retryAt?: Date }
-    | { status: 'continued' },
-  now: Date,
+  {
+    owner,
+    outcome,
+    now,
+  }: {
+    owner: string;
+    outcome:
+      | { status: 'succeeded'; result: Record<string, number> }
+      | { status: 'failed' | 'queued'; error: string; retryAt?: Date }
+      | { status: 'continued' };
+    now: Date;
+  },
 ): Promise<void> {
   if (outcome.status === 'continued') {
     // Its turn is over, not an attempt: queued again now, behind the jobs already due, its attempts as they were.

@@ -99,7 +99,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         turnOver: () => performance.now() - startedAt >= turnMs,
       });
       if (outcome instanceof ContinueLater) {
-        await finishJob(db, job, owner, { status: 'continued' }, now());
+        await finishJob(db, job, { owner, outcome: { status: 'continued' }, now: now() });
         metrics.runs.inc({ job: job.name, outcome: 'continued' });
         logger.info(
           { ...log, durationMs: Math.round(performance.now() - startedAt), result: outcome.result },
@@ -108,22 +108,20 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         return { ...job, status: 'queued' };
       }
       const result = outcome;
-      await finishJob(db, job, owner, { status: 'succeeded', result }, now());
+      await finishJob(db, job, { owner, outcome: { status: 'succeeded', result }, now: now() });
       metrics.runs.inc({ job: job.name, outcome: 'succeeded' });
       logger.info({ ...log, durationMs: Math.round(performance.now() - startedAt), result }, 'job succeeded');
       return { ...job, status: 'succeeded', result };
     } catch (error) {
       const retry = job.attempts < maxAttempts;
       const message = error instanceof Error ? error.message : String(error);
-      await finishJob(
-        db,
-        job,
+      await finishJob(db, job, {
         owner,
-        retry
+        outcome: retry
           ? { status: 'queued', error: message, retryAt: new Date(now().getTime() + retryDelayMs) }
           : { status: 'failed', error: message },
-        now(),
-      ).catch((finishError: unknown) => logger.error({ ...log, err: finishError }, 'job outcome not recorded'));
+        now: now(),
+      }).catch((finishError: unknown) => logger.error({ ...log, err: finishError }, 'job outcome not recorded'));
       metrics.runs.inc({ job: job.name, outcome: retry ? 'retried' : 'failed' });
       logger.error({ ...log, err: error, retry }, retry ? 'job failed; it will be retried' : 'job failed for good');
       return { ...job, status: retry ? 'queued' : 'failed', last_error: message };
@@ -143,7 +141,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   async function runDue(): Promise<number> {
     let ran = 0;
     while (!stopped) {
-      const job = await claimJob(db, owner, names, now(), leaseMs);
+      const job = await claimJob(db, { owner, names, now: now(), leaseMs });
       if (!job) break;
       await run(job);
       ran += 1;
@@ -189,8 +187,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     tick,
     async runNow(organizationId, name, runKey) {
       if (!byName.has(name)) throw new Error(`No job is named ${name}.`);
-      const queued = await enqueue(db, organizationId, name, runKey, now());
-      const claimed = await claimJob(db, owner, [name], now(), leaseMs, { organizationId, id: queued.id });
+      const queued = await enqueue(db, { organizationId, name, runKey, now: now() });
+      const claimed = await claimJob(db, {
+        owner,
+        names: [name],
+        now: now(),
+        leaseMs,
+        only: { organizationId, id: queued.id },
+      });
       if (!claimed) return queued;
       return run(claimed);
     },

@@ -26,14 +26,12 @@ export class AnalyticsService {
     const plan = planQuery(body);
     const list = listWithJoins(plan.source);
     // The body's own filter is checked before the quick filter is read: bad input is 400 before a missing one is 404.
-    compileSelection(list, organizationId, { filter: plan.filter }, [], new Set(), 'body.filter');
-    const saved = await resolveQuickFilter(
-      this.db,
-      organizationId,
-      QUICK_FILTER_RESOURCE[body.resource],
-      body.quickFilter,
-      'body.quickFilter',
-    );
+    compileSelection(list, organizationId, { filter: plan.filter }, { filterPath: 'body.filter' });
+    const saved = await resolveQuickFilter(this.db, organizationId, {
+      resource: QUICK_FILTER_RESOURCE[body.resource],
+      id: body.quickFilter,
+      path: 'body.quickFilter',
+    });
     const joinNames = [plan.date, ...plan.dimensions].flatMap((dimension) =>
       dimension?.def.join ? [dimension.def.join] : [],
     );
@@ -41,9 +39,7 @@ export class AnalyticsService {
       list,
       organizationId,
       { filter: plan.filter, saved },
-      joinNames,
-      new Set(),
-      'body.filter',
+      { extraJoins: joinNames, filterPath: 'body.filter' },
     );
     let rows: AnalyticsSqlRow[];
     try {

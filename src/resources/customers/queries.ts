@@ -35,16 +35,13 @@ export interface CustomerChanges {
  */
 export const updateCustomer = (
   trx: Executor,
-  organizationId: string,
-  id: string,
+  { organizationId, id }: { organizationId: string; id: string },
   changes: CustomerChanges,
   force: boolean,
 ): Promise<CustomerRow | undefined> =>
   updateIfChanged(
     trx,
-    'customers',
-    organizationId,
-    id,
+    { table: 'customers', organizationId, id },
     {
       metadata: changes.metadata,
       notes: changes.notes,
@@ -140,8 +137,7 @@ export async function updateImportedCustomers(
   trx: Executor,
   organizationId: string,
   patches: readonly (Record<string, unknown> & { id: string })[],
-  mergeMetadata: boolean,
-  forced: ReadonlySet<string>,
+  { mergeMetadata, forced }: { mergeMetadata: boolean; forced: ReadonlySet<string> },
 ): Promise<CustomerRow[]> {
   if (patches.length === 0) return [];
   const replaced = (key: string, column: string) =>

@@ -41,7 +41,7 @@ export function customerRoutes(app: PatronApp, { db, cascades }: PlatformService
       const { organizationId } = authOf(request);
       return customers.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'customers', customerList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'customers', list: customerList }),
       );
     },
   );
@@ -61,7 +61,10 @@ export function customerRoutes(app: PatronApp, { db, cascades }: PlatformService
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'customers', customerList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'customers',
+        list: customerList,
+      });
       return { count: await customers.bulkUpdate(organizationId, selection, request.body) };
     },
   );

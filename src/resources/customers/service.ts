@@ -39,17 +39,19 @@ export class CustomerService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(
-      this.db,
-      customerList,
+    return listRecords(this.db, {
+      list: customerList,
       organizationId,
       params,
-      (row: CustomerRow) => toCustomer(row) as Customer,
-    );
+      toRecord: (row: CustomerRow) => toCustomer(row) as Customer,
+    });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Customer> {
-    return getRecord(this.db, customerList, organizationId, include, {
+    return getRecord(this.db, {
+      list: customerList,
+      organizationId,
+      include,
       find: () => findCustomer(this.db, organizationId, id),
       toRecord: (row) => toCustomer(row) as Customer,
       missing: () => notFound('The customer'),
@@ -61,8 +63,10 @@ export class CustomerService {
     return this.db.transaction().execute(async (trx) => {
       const before = await lockCustomer(trx, organizationId, id);
       if (!before) throw notFound('The customer');
-      const retagged = tags ? await replaceTags(trx, organizationId, 'customer', new Map([[id, tags]])) : new Set();
-      const row = await updateCustomer(trx, organizationId, id, patch, retagged.size > 0);
+      const retagged = tags
+        ? await replaceTags(trx, { organizationId, kind: 'customer' }, new Map([[id, tags]]))
+        : new Set();
+      const row = await updateCustomer(trx, { organizationId, id }, patch, retagged.size > 0);
       // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
       if (!row) return toCustomer(before);
       await recordEvents(trx, [customerEvent(organizationId, 'customer.updated', row)]);
@@ -103,9 +107,7 @@ export class CustomerService {
           schema: Customer,
           toRecord: toCustomer,
         },
-        organizationId,
-        selection,
-        changes,
+        { organizationId, selection, changes },
       ),
     );
   }
@@ -174,8 +176,7 @@ export async function importCustomers(
     // changed is left alone, counted unchanged (docs/api.md#writes-that-change-nothing).
     const retagged = await replaceTags(
       trx,
-      organizationId,
-      'customer',
+      { organizationId, kind: 'customer' },
       new Map(rows.filter((entry) => entry.tags).map((entry) => [idOf(entry), entry.tags!])),
       new Set(creates.map((entry) => entry.id)),
     );
@@ -186,8 +187,7 @@ export async function importCustomers(
         const { tags: _tags, ...fields } = row;
         return { ...fields, id };
       }),
-      Boolean(body.mergeMetadata),
-      retagged,
+      { mergeMetadata: Boolean(body.mergeMetadata), forced: retagged },
     );
     const written = new Map([...created, ...updated].map((row) => [row.id, row]));
     const unchanged = await customersById(

@@ -88,14 +88,18 @@ export const updateEmailTemplate = (
     isActive?: boolean | undefined;
   },
 ) =>
-  updateIfChanged(trx, 'email_templates', organizationId, id, {
-    name: changes.name,
-    subject: changes.subject,
-    html: changes.html,
-    text: changes.text,
-    locale: changes.locale,
-    is_active: changes.isActive,
-  });
+  updateIfChanged(
+    trx,
+    { table: 'email_templates', organizationId, id },
+    {
+      name: changes.name,
+      subject: changes.subject,
+      html: changes.html,
+      text: changes.text,
+      locale: changes.locale,
+      is_active: changes.isActive,
+    },
+  );
 
 export const deleteEmailTemplateRow = (trx: Executor, organizationId: string, id: string) =>
   trx

@@ -54,7 +54,7 @@ export class EmailTemplateService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, emailTemplateList, organizationId, params, toEmailTemplate);
+    return listRecords(this.db, { list: emailTemplateList, organizationId, params, toRecord: toEmailTemplate });
   }
 
   async get(organizationId: string, id: string): Promise<EmailTemplate> {

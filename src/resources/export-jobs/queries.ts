@@ -29,10 +29,10 @@ export interface ExportPosition {
 }
 
 export const findExportJob = (db: Executor, organizationId: string, id: string) =>
-  findBulkJob(db, 'export', organizationId, id);
+  findBulkJob(db, { type: 'export', organizationId, id });
 
 export const lockExportJob = (trx: Executor, organizationId: string, id: string) =>
-  findBulkJob(trx, 'export', organizationId, id, true);
+  findBulkJob(trx, { type: 'export', organizationId, id, lock: true });
 
 export const insertExportJob = (
   trx: Executor,

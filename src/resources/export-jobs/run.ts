@@ -84,10 +84,10 @@ async function runExport(
   if (position.phase === 'columns' && flattener) {
     const columns = flattener.metadataColumns();
     const metadataKeys = columns
-      ? await metadataKeysOf(db, source, organizationId, params, columns)
-      : await walkMetadataKeys(db, source, flattener, organizationId, jobId, params);
+      ? await metadataKeysOf(db, { source, organizationId, params, columns })
+      : await walkMetadataKeys(db, { source, flattener, organizationId, jobId, params });
     const next: ExportPosition = { phase: 'rows', cursor: null, seq: 0, metadataKeys };
-    job = await commitPage(db, job, position, next, undefined, 0, options.maxRows);
+    job = await commitPage(db, job, { from: position, to: next, rows: 0, maxRows: options.maxRows });
     position = next;
   }
   // Without extras, the database writes the CSV lines (docs/api.md#export-jobs).
@@ -96,15 +96,24 @@ async function runExport(
   const keys = position.metadataKeys ?? {};
   const pages =
     sqlLine && options.databaseUrl
-      ? copiedPages(db, source, organizationId, { ...params, cursor: position.cursor ?? undefined }, sqlLine, {
+      ? copiedPages(db, {
+          source,
+          organizationId,
+          params: { ...params, cursor: position.cursor ?? undefined },
+          line: sqlLine,
           databaseUrl: options.databaseUrl,
           pageRows: options.linePageRows,
         })
       : readPages(position.cursor, (cursor) => {
           const pageParams = { ...params, cursor: cursor ?? undefined };
           if (sqlLine)
-            return readLines(db, source, organizationId, { ...pageParams, limit: options.linePageRows }, sqlLine);
-          return readPage(db, source, organizationId, pageParams, flattener, keys);
+            return readLines(db, {
+              source,
+              organizationId,
+              params: { ...pageParams, limit: options.linePageRows },
+              line: sqlLine,
+            });
+          return readPage(db, { source, organizationId, params: pageParams, flattener, keys });
         });
   // Three stages at once: the next page is read while one is compressed (zlib's thread) and the one before it is
   // committed; the commits stay in order, each from the position the one before it left.
@@ -128,7 +137,14 @@ async function runExport(
     const at = from;
     committing = data.then(async (chunkData) => {
       const chunk = { data: chunkData, rows: page.count };
-      job = await commitPage(db, job!, at, to, chunk, page.count, options.maxRows, !page.nextCursor);
+      job = await commitPage(db, job!, {
+        from: at,
+        to,
+        chunk,
+        rows: page.count,
+        maxRows: options.maxRows,
+        last: !page.nextCursor,
+      });
     });
     committing.catch(() => {}); // awaited before the next commit or the end
     written += page.count;
@@ -178,6 +194,13 @@ async function* readPages(
   }
 }
 
+/** What an export reads: its source's list, for one organization, with the job's parameters. */
+interface ExportRead {
+  source: ExportSource;
+  organizationId: string;
+  params: ListParams;
+}
+
 /**
  * The pages of a walk streamed by COPY on PostgreSQL (docs/api.md#export-jobs): each range of the sort is one COPY
  * (one snapshot), its lines the database's bytes as they arrive, cut into pages of `pageRows` lines, each page's
@@ -186,13 +209,15 @@ async function* readPages(
  */
 async function* copiedPages(
   db: Kysely<DB>,
-  source: ExportSource,
-  organizationId: string,
-  params: ListParams,
-  line: RawBuilder<string>,
-  options: { databaseUrl: string; pageRows: number },
+  {
+    source,
+    organizationId,
+    params,
+    line,
+    ...options
+  }: ExportRead & { line: RawBuilder<string>; databaseUrl: string; pageRows: number },
 ): AsyncGenerator<FilePage> {
-  const walk = await listWalk(db, source.list, organizationId, params, line);
+  const walk = await listWalk(db, { list: source.list, organizationId, params, line });
   const statements = walk.statements.map((statement) => withLiteralParameters(statement.compile(db)));
   async function* pages(): AsyncGenerator<FilePage> {
     for await (const page of copyOutPages(options.databaseUrl, statements, options.pageRows)) {
@@ -250,11 +275,13 @@ function listParams(parameters: ExportParameters, pageRows: number): ListParams 
  */
 async function readPage(
   db: Kysely<DB>,
-  source: ExportSource,
-  organizationId: string,
-  params: ListParams,
-  flattener?: CsvFlattener,
-  keys: MetadataKeys = {},
+  {
+    source,
+    organizationId,
+    params,
+    flattener,
+    keys = {},
+  }: ExportRead & { flattener?: CsvFlattener | undefined; keys?: MetadataKeys },
 ): Promise<FilePage> {
   const { lines, nextCursor } = await serializedPage(db, source, organizationId, params);
   const pieces = flattener
@@ -268,35 +295,33 @@ async function readPage(
 
 /** One page of records serialized as the list endpoint writes them. */
 async function serializedPage(db: Kysely<DB>, source: ExportSource, organizationId: string, params: ListParams) {
-  const page = await listRecords(db, source.list, organizationId, params, source.toRecord as (row: never) => object);
+  const page = await listRecords(db, {
+    list: source.list,
+    organizationId,
+    params,
+    toRecord: source.toRecord as (row: never) => object,
+  });
   return { lines: page.data.map((record) => serializeRecord(source.record, record)), nextCursor: page.nextCursor };
 }
 
 /** One page of CSV lines written by the database, in the list's order and keyset-walked like any page of it. */
 async function readLines(
   db: Kysely<DB>,
-  source: ExportSource,
-  organizationId: string,
-  params: ListParams,
-  line: RawBuilder<string>,
+  { source, organizationId, params, line }: ExportRead & { line: RawBuilder<string> },
 ): Promise<FilePage> {
-  const page = await listPage<{ id: string; line: string }>(
-    db,
-    source.list,
+  const page = await listPage<{ id: string; line: string }>(db, {
+    list: source.list,
     organizationId,
     params,
-    sql`${line} as line`,
-  );
+    columns: sql`${line} as line`,
+  });
   return { pieces: linePieces(page.rows.map((row) => row.line)), count: page.rows.length, nextCursor: page.nextCursor };
 }
 
 /** The metadata keys of the selection, one query per metadata field (each sorted, as the header names them). */
 async function metadataKeysOf(
   db: Kysely<DB>,
-  source: ExportSource,
-  organizationId: string,
-  params: ListParams,
-  columns: Map<string, string>,
+  { source, organizationId, params, columns }: ExportRead & { columns: Map<string, string> },
 ): Promise<MetadataKeys> {
   const selection = compileSelection(source.list, organizationId, params);
   const keys: MetadataKeys = {};
@@ -312,11 +337,7 @@ async function metadataKeysOf(
 /** The metadata keys of every record of the selection, walked page by page (stopping when the job is cancelled). */
 async function walkMetadataKeys(
   db: Kysely<DB>,
-  source: ExportSource,
-  flattener: CsvFlattener,
-  organizationId: string,
-  jobId: string,
-  params: ListParams,
+  { source, flattener, organizationId, jobId, params }: ExportRead & { flattener: CsvFlattener; jobId: string },
 ): Promise<MetadataKeys> {
   const keys = new Map<string, Set<string>>();
   let cursor: string | null = null;
@@ -373,12 +394,23 @@ const tooMany = (rows: number, maxRows: number) =>
 async function commitPage(
   db: Kysely<DB>,
   job: BulkJobRow,
-  from: ExportPosition,
-  to: ExportPosition,
-  chunk: { data: Uint8Array; rows: number } | undefined,
-  rows: number,
-  maxRows: number,
-  last = false,
+  {
+    from,
+    to,
+    chunk,
+    rows,
+    maxRows,
+    last = false,
+  }: {
+    from: ExportPosition;
+    to: ExportPosition;
+    /** The page's compressed bytes; none for a position moved without a chunk (the CSV's columns found). */
+    chunk?: { data: Uint8Array; rows: number } | undefined;
+    rows: number;
+    maxRows: number;
+    /** The last page: the job finishes with it. */
+    last?: boolean;
+  },
 ): Promise<BulkJobRow> {
   return db.transaction().execute(async (trx) => {
     const locked = await lockExportJob(trx, job.organization_id, job.id);

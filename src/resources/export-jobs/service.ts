@@ -54,13 +54,11 @@ export class ExportJobService {
     if (fields.search !== undefined) checkSearch(list.search !== undefined, list.name, fields.search, `${path}.search`);
     if (fields.sort !== undefined) parseSort(list, fields.sort, `${path}.sort`);
     parseIncludes(list, fields.include, `${path}.include`);
-    const saved = await resolveQuickFilter(
-      this.db,
-      organizationId,
+    const saved = await resolveQuickFilter(this.db, organizationId, {
       resource,
-      fields.quickFilter,
-      `${path}.quickFilter`,
-    );
+      id: fields.quickFilter,
+      path: `${path}.quickFilter`,
+    });
     const parameters: ExportParameters = {
       ...(fields.filter !== undefined ? { filter: fields.filter as Record<string, unknown> } : {}),
       ...(fields.search !== undefined ? { search: fields.search } : {}),
@@ -78,7 +76,7 @@ export class ExportJobService {
         format: fields.format!,
         parameters,
       });
-      await enqueueMany(trx, organizationId, EXPORT_JOB_NAME, [inserted.id], new Date());
+      await enqueueMany(trx, { organizationId, name: EXPORT_JOB_NAME, runKeys: [inserted.id], now: new Date() });
       return inserted;
     });
     jobsQueued();
@@ -95,11 +93,10 @@ export class ExportJobService {
       .map(([resource]) => resource)
       .sort();
     if (readable.length === 0) return { data: [], nextCursor: null };
-    return listRecords(
-      this.db,
-      exportJobList,
-      auth.organizationId,
-      {
+    return listRecords(this.db, {
+      list: exportJobList,
+      organizationId: auth.organizationId,
+      params: {
         ...params,
         saved: {
           filter: { resource: { $in: readable } },
@@ -109,8 +106,8 @@ export class ExportJobService {
           path: 'auth',
         },
       },
-      (row: BulkJobRow) => toExportJob(row),
-    );
+      toRecord: (row: BulkJobRow) => toExportJob(row),
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<ExportJob> {

@@ -12,10 +12,10 @@ export interface ImportPosition {
 }
 
 export const findImportJob = (db: Executor, organizationId: string, id: string) =>
-  findBulkJob(db, 'import', organizationId, id);
+  findBulkJob(db, { type: 'import', organizationId, id });
 
 export const lockImportJob = (trx: Executor, organizationId: string, id: string) =>
-  findBulkJob(trx, 'import', organizationId, id, true);
+  findBulkJob(trx, { type: 'import', organizationId, id, lock: true });
 
 export const insertImportJob = (
   trx: Executor,
@@ -76,10 +76,12 @@ export const updateImportJob = (
 /** Stages one batch of the file's rows: a JSON array text of `[index, line, row, problem]` elements. */
 export async function stageBatch(
   trx: Executor,
-  organizationId: string,
-  jobId: string,
-  firstIndex: number,
-  json: string,
+  {
+    organizationId,
+    jobId,
+    firstIndex,
+    json,
+  }: { organizationId: string; jobId: string; firstIndex: number; json: string },
 ): Promise<void> {
   await sql`
     insert into bulk_job_rows (organization_id, job_id, first_index, rows)

@@ -86,12 +86,13 @@ async function runImport(
   for (;;) {
     const staged = await nextStagedBatch(db, organizationId, jobId, position);
     if (!staged) {
-      await finishJob(db, organizationId, jobId, position, { status: 'succeeded' });
+      await finishJob(db, { organizationId, jobId, position, outcome: { status: 'succeeded' } });
       return { rows };
     }
     const batch = staged.rows;
     try {
-      const transaction = () => commitBatch(db, source, job, jobOptions, position, staged.firstIndex, batch, refused);
+      const transaction = () =>
+        commitBatch(db, { source, job, options: jobOptions, position, firstIndex: staged.firstIndex, batch, refused });
       await (source.around ? source.around(transaction) : transaction());
     } catch (error) {
       if (error instanceof RowFault) {
@@ -99,7 +100,7 @@ async function runImport(
         continue;
       }
       if (error instanceof JobFailure) {
-        await finishJob(db, organizationId, jobId, position, { status: 'failed', error: error.message });
+        await finishJob(db, { organizationId, jobId, position, outcome: { status: 'failed', error: error.message } });
         return { rows };
       }
       throw error;
@@ -132,13 +133,23 @@ async function start(db: Kysely<DB>, organizationId: string, jobId: string): Pro
  */
 async function commitBatch(
   db: Kysely<DB>,
-  source: ImportSource,
-  job: BulkJobRow,
-  options: ImportOptions,
-  position: number,
-  firstIndex: number,
-  batch: readonly StagedRow[],
-  refused: ReadonlyMap<number, string>,
+  {
+    source,
+    job,
+    options,
+    position,
+    firstIndex,
+    batch,
+    refused,
+  }: {
+    source: ImportSource;
+    job: BulkJobRow;
+    options: ImportOptions;
+    position: number;
+    firstIndex: number;
+    batch: readonly StagedRow[];
+    refused: ReadonlyMap<number, string>;
+  },
 ): Promise<void> {
   const { organization_id: organizationId, id: jobId } = job;
   await db.transaction().execute(async (trx) => {
@@ -217,10 +228,17 @@ const atRow = (row: StagedRow, message: string) => `Row ${row.row_index} (line $
  */
 async function finishJob(
   db: Kysely<DB>,
-  organizationId: string,
-  jobId: string,
-  position: number,
-  outcome: { status: 'succeeded' } | { status: 'failed'; error: string },
+  {
+    organizationId,
+    jobId,
+    position,
+    outcome,
+  }: {
+    organizationId: string;
+    jobId: string;
+    position: number;
+    outcome: { status: 'succeeded' } | { status: 'failed'; error: string };
+  },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const job = await lockImportJob(trx, organizationId, jobId);

@@ -143,8 +143,10 @@ export class ImportJobService {
       }
       const job = await this.db.transaction().execute(async (trx) => {
         const row = await insertImportJob(trx, { organizationId, id, resource, format, options, rowsTotal: read.rows });
-        await stageFile(staged, this.batchRows, (first, json) => stageBatch(trx, organizationId, id, first, json));
-        await enqueueMany(trx, organizationId, IMPORT_JOB_NAME, [id], new Date());
+        await stageFile(staged, this.batchRows, (first, json) =>
+          stageBatch(trx, { organizationId, jobId: id, firstIndex: first, json }),
+        );
+        await enqueueMany(trx, { organizationId, name: IMPORT_JOB_NAME, runKeys: [id], now: new Date() });
         return row;
       });
       // On the next turn of the event loop, once this answer is on its way: the runner may start at once.
@@ -159,11 +161,10 @@ export class ImportJobService {
   async list(auth: AuthContext, params: ListParams) {
     const writable = this.writable(auth);
     if (writable.length === 0) return { data: [], nextCursor: null };
-    return listRecords(
-      this.db,
-      importJobList,
-      auth.organizationId,
-      {
+    return listRecords(this.db, {
+      list: importJobList,
+      organizationId: auth.organizationId,
+      params: {
         ...params,
         saved: {
           filter: { resource: { $in: writable } },
@@ -173,8 +174,8 @@ export class ImportJobService {
           path: 'auth',
         },
       },
-      (row: BulkJobRow) => toImportJob(row),
-    );
+      toRecord: (row: BulkJobRow) => toImportJob(row),
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<ImportJob> {
@@ -184,16 +185,15 @@ export class ImportJobService {
   /** The rows the job skipped, in file order, one entry per row (or per order item at fault). */
   async skipped(auth: AuthContext, id: string, params: ListParams) {
     await this.visible(auth, id);
-    return listRecords(
-      this.db,
-      importJobSkippedList,
-      auth.organizationId,
-      {
+    return listRecords(this.db, {
+      list: importJobSkippedList,
+      organizationId: auth.organizationId,
+      params: {
         ...params,
         saved: { filter: { jobId: id }, search: null, sort: null, version: id, path: 'path.id' },
       },
-      (row: ImportJobSkippedFields) => toImportJobSkippedRow(row),
-    );
+      toRecord: (row: ImportJobSkippedFields) => toImportJobSkippedRow(row),
+    });
   }
 
   /**

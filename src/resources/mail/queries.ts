@@ -75,10 +75,7 @@ const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs /
  */
 export async function claimDueMail(
   db: Kysely<DB>,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-  smtpConfigured: boolean,
+  { owner, limit, leaseMs, smtpConfigured }: { owner: string; limit: number; leaseMs: number; smtpConfigured: boolean },
 ): Promise<ClaimedMail[]> {
   // Prepared: every sender runs it on every poll, idle or not
   // (docs/journal/2026-11-28-noise-stale-statement-idle-server.md).

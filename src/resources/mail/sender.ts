@@ -230,7 +230,12 @@ export function startMailSender(options: MailSenderOptions): MailSender {
           nextSweep = Date.now() + sweepMs;
         }
         const room = windowSize - inFlight.size;
-        const claimed = await claimDueMail(db, owner, room, leaseMs, transport !== undefined);
+        const claimed = await claimDueMail(db, {
+          owner,
+          limit: room,
+          leaseMs,
+          smtpConfigured: transport !== undefined,
+        });
         // Fewer than there was room for may only mean another sender took some at the same moment: nothing at all
         // means nothing is due.
         more = claimed.length > 0;

@@ -100,7 +100,7 @@ export class MailLogService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, mailList, organizationId, params, toMailMessage);
+    return listRecords(this.db, { list: mailList, organizationId, params, toRecord: toMailMessage });
   }
 
   async get(organizationId: string, id: string): Promise<MailMessage> {

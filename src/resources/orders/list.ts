@@ -60,7 +60,8 @@ export const orderList: ListDefinition = {
   includes: {
     importJob: { load: ({ db, organizationId }, ids) => latestImportJobs(db, organizationId, ids), empty: () => null },
     itemsCount: {
-      load: ({ db, organizationId }, ids) => countBy(db, organizationId, 'order_items', 'order_id', ids),
+      load: ({ db, organizationId }, ids) =>
+        countBy(db, organizationId, ids, { table: 'order_items', ownerColumn: 'order_id' }),
       empty: () => 0,
     },
     customer: { load: ({ db, organizationId }, ids) => customersOfOrders(db, organizationId, ids), empty: () => null },

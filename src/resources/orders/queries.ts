@@ -173,8 +173,7 @@ export async function updateOrders(
   trx: Transaction<DB>,
   organizationId: string,
   writes: readonly OrderWrite[],
-  mergeMetadata: boolean,
-  forced: ReadonlySet<string>,
+  { mergeMetadata, forced }: { mergeMetadata: boolean; forced: ReadonlySet<string> },
 ) {
   if (writes.length === 0) return [];
   const { rows } = await sql<OrderFields>`${PREPARE}
@@ -285,9 +284,16 @@ const ITEM_CHUNK = 10_000;
 export async function replaceItems(
   trx: Transaction<DB>,
   organizationId: string,
-  orderIds: readonly string[],
-  items: readonly ItemWrite[],
-  newIds: () => string,
+  {
+    orderIds,
+    items,
+    newIds,
+  }: {
+    /** The orders whose items are deleted first (a new order has none). */
+    orderIds: readonly string[];
+    items: readonly ItemWrite[];
+    newIds: () => string;
+  },
 ): Promise<void> {
   if (orderIds.length) {
     await sql`delete from order_items where organization_id = ${organizationId}::uuid and order_id = any(${[...orderIds]}::uuid[])`.execute(

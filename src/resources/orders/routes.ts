@@ -33,7 +33,10 @@ export function orderRoutes(app: PatronApp, { db, cascades }: PlatformServices):
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      return orders.list(organizationId, await withQuickFilter(db, organizationId, 'orders', orderList, request.query));
+      return orders.list(
+        organizationId,
+        await withQuickFilter(db, organizationId, request.query, { resource: 'orders', list: orderList }),
+      );
     },
   );
 
@@ -52,7 +55,10 @@ export function orderRoutes(app: PatronApp, { db, cascades }: PlatformServices):
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'orders', orderList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'orders',
+        list: orderList,
+      });
       return { count: await orders.bulkUpdate(organizationId, selection, request.body) };
     },
   );

@@ -53,11 +53,14 @@ export class OrderService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, orderList, organizationId, params, toOrder);
+    return listRecords(this.db, { list: orderList, organizationId, params, toRecord: toOrder });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Order> {
-    return getRecord(this.db, orderList, organizationId, include, {
+    return getRecord(this.db, {
+      list: orderList,
+      organizationId,
+      include,
       find: () => findOrder(this.db, organizationId, id),
       toRecord: toOrder,
       missing: () => notFound('The order'),
@@ -78,12 +81,12 @@ export class OrderService {
             (row) => row && { shippedAt: row.shipped_at, deliveredAt: row.delivered_at },
           )
         : undefined;
-      const retagged = tags ? await replaceTags(trx, organizationId, 'order', new Map([[id, tags]])) : new Set();
+      const retagged = tags
+        ? await replaceTags(trx, { organizationId, kind: 'order' }, new Map([[id, tags]]))
+        : new Set();
       const { row, changed } = await updateEditable(
         trx,
-        'orders',
-        organizationId,
-        id,
+        { table: 'orders', organizationId, id },
         {
           metadata: patch.metadata,
           notes: patch.notes,
@@ -95,7 +98,7 @@ export class OrderService {
         retagged.size > 0,
       );
       // An order that gains a fulfilment date schedules its surveys with the change (docs/api.md#when-a-survey-is-scheduled).
-      if (changed && before) await scheduleSurveys(trx, organizationId, [id], new Map([[id, before]]));
+      if (changed && before) await scheduleSurveys(trx, organizationId, [id], { before: new Map([[id, before]]) });
       // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
       if (changed) await recordEvents(trx, [orderEvent(organizationId, 'order.updated', row)]);
       return toOrder(row);
@@ -133,9 +136,7 @@ export class OrderService {
           schema: Order,
           toRecord: toOrder,
         },
-        organizationId,
-        selection,
-        changes,
+        { organizationId, selection, changes },
       ),
     );
   }
@@ -328,8 +329,7 @@ async function writeOrders(
     trx,
     organizationId,
     updates.map((entry) => entry.write),
-    options.mergeMetadata,
-    detailsChanged,
+    { mergeMetadata: options.mergeMetadata, forced: detailsChanged },
   );
   const overfull = updated.find((row) => Object.keys(row.metadata).length > MAX_METADATA_KEYS);
   if (overfull) {
@@ -372,7 +372,7 @@ async function writeOrders(
       trx,
       organizationId,
       changed.map((each) => each.entry.write.id),
-      datesBefore,
+      { before: datesBefore },
     );
   }
   await recordEvents(trx, [
@@ -409,17 +409,14 @@ async function writeDetails(
   const changed = withItems.filter(
     (entry) => !entry.existing || (stored.get(entry.write.id) ?? '') !== itemsFingerprint(entry.items!),
   );
-  await replaceItems(
-    trx,
-    organizationId,
-    changed.filter((entry) => entry.existing).map((entry) => entry.write.id),
-    changed.flatMap((entry) => entry.items!.map((item) => ({ ...item, orderId: entry.write.id }))),
-    uuidv7,
-  );
+  await replaceItems(trx, organizationId, {
+    orderIds: changed.filter((entry) => entry.existing).map((entry) => entry.write.id),
+    items: changed.flatMap((entry) => entry.items!.map((item) => ({ ...item, orderId: entry.write.id }))),
+    newIds: uuidv7,
+  });
   const retagged = await replaceTags(
     trx,
-    organizationId,
-    'order',
+    { organizationId, kind: 'order' },
     new Map(accepted.filter((entry) => entry.row.tags).map((entry) => [entry.write.id, entry.row.tags!])),
     new Set(creates.map((entry) => entry.write.id)),
   );

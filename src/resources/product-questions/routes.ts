@@ -49,7 +49,10 @@ export function productQuestionRoutes(app: PatronApp, { db }: PlatformServices):
       const { organizationId } = authOf(request);
       return questions.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'product-questions', productQuestionList, request.query),
+        await withQuickFilter(db, organizationId, request.query, {
+          resource: 'product-questions',
+          list: productQuestionList,
+        }),
       );
     },
   );
@@ -93,13 +96,10 @@ export function productQuestionRoutes(app: PatronApp, { db }: PlatformServices):
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(
-        db,
-        organizationId,
-        'product-questions',
-        productQuestionList,
-        request.query,
-      );
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'product-questions',
+        list: productQuestionList,
+      });
       return { count: await questions.bulkUpdate(organizationId, selection, request.body) };
     },
   );

@@ -51,11 +51,14 @@ export class ProductQuestionService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, productQuestionList, organizationId, params, toProductQuestion);
+    return listRecords(this.db, { list: productQuestionList, organizationId, params, toRecord: toProductQuestion });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<ProductQuestion> {
-    return getRecord(this.db, productQuestionList, organizationId, include, {
+    return getRecord(this.db, {
+      list: productQuestionList,
+      organizationId,
+      include,
       find: () => findQuestion(this.db, organizationId, id),
       toRecord: toProductQuestion,
       missing: () => notFound('The product question'),
@@ -110,12 +113,16 @@ export class ProductQuestionService {
     return this.db.transaction().execute(async (trx) => {
       const before = await findQuestion(trx, organizationId, id, true);
       if (!before) throw notFound('The product question');
-      const after = await updateIfChanged(trx, 'product_questions', organizationId, before.id, {
-        body: patch.body,
-        status: patch.status,
-        published_at: patch.status === undefined ? undefined : publishedAtFor(patch.status),
-        metadata: patch.metadata,
-      });
+      const after = await updateIfChanged(
+        trx,
+        { table: 'product_questions', organizationId, id: before.id },
+        {
+          body: patch.body,
+          status: patch.status,
+          published_at: patch.status === undefined ? undefined : publishedAtFor(patch.status),
+          metadata: patch.metadata,
+        },
+      );
       if (!after) return toProductQuestion(before);
       const answers = (await answerRowsOf(trx, organizationId, [before.id])).get(before.id)!;
       await recordEvents(trx, [productQuestionEvent(organizationId, 'productQuestion.updated', after, answers)]);
@@ -215,12 +222,16 @@ export class ProductQuestionService {
     return this.db.transaction().execute(async (trx) => {
       const before = await findAnswer(trx, organizationId, id, true);
       if (!before) throw notFound('The answer');
-      const after = await updateIfChanged(trx, 'product_question_answers', organizationId, before.id, {
-        body: patch.body,
-        author_name: patch.authorName,
-        status: patch.status,
-        published_at: patch.status === undefined ? undefined : publishedAtFor(patch.status),
-      });
+      const after = await updateIfChanged(
+        trx,
+        { table: 'product_question_answers', organizationId, id: before.id },
+        {
+          body: patch.body,
+          author_name: patch.authorName,
+          status: patch.status,
+          published_at: patch.status === undefined ? undefined : publishedAtFor(patch.status),
+        },
+      );
       if (!after) return toProductQuestionAnswer(before);
       await recordEvents(trx, [productQuestionAnswerEvent(organizationId, 'productQuestionAnswer.updated', after)]);
       return toProductQuestionAnswer(after);

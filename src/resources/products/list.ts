@@ -64,7 +64,7 @@ export const productList: ListDefinition = {
     importJob: { load: ({ db, organizationId }, ids) => latestImportJobs(db, organizationId, ids), empty: () => null },
     reviewsCount: {
       load: ({ db, organizationId }, ids) =>
-        countBy(db, organizationId, 'reviews', 'product_id', ids, { published: true }),
+        countBy(db, organizationId, ids, { table: 'reviews', ownerColumn: 'product_id', published: true }),
       empty: () => 0,
     },
     wishlistsCount: {
@@ -75,7 +75,8 @@ export const productList: ListDefinition = {
       empty: () => 0,
     },
     variantsCount: {
-      load: ({ db, organizationId }, ids) => countBy(db, organizationId, 'product_variants', 'product_id', ids),
+      load: ({ db, organizationId }, ids) =>
+        countBy(db, organizationId, ids, { table: 'product_variants', ownerColumn: 'product_id' }),
       empty: () => 0,
     },
     tags: { load: ({ db, organizationId }, ids) => tagNamesOf(db, organizationId, 'product', ids), empty: () => [] },

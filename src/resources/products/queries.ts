@@ -60,4 +60,4 @@ export const findVariant = (db: Executor, organizationId: string, productId: str
 
 /** The variant's new metadata; undefined when it already is that (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateVariantMetadata = (trx: Executor, organizationId: string, variantId: string, metadata: Metadata) =>
-  updateIfChanged(trx, 'product_variants', organizationId, variantId, { metadata });
+  updateIfChanged(trx, { table: 'product_variants', organizationId, id: variantId }, { metadata });

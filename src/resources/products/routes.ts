@@ -43,7 +43,7 @@ export function productRoutes(app: PatronApp, { db, cascades }: PlatformServices
       const { organizationId } = authOf(request);
       return products.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'products', productList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'products', list: productList }),
       );
     },
   );
@@ -63,7 +63,10 @@ export function productRoutes(app: PatronApp, { db, cascades }: PlatformServices
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'products', productList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'products',
+        list: productList,
+      });
       return { count: await products.bulkUpdate(organizationId, selection, request.body) };
     },
   );

@@ -35,11 +35,14 @@ export class ProductService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, productList, organizationId, params, toProduct);
+    return listRecords(this.db, { list: productList, organizationId, params, toRecord: toProduct });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Product> {
-    return getRecord(this.db, productList, organizationId, include, {
+    return getRecord(this.db, {
+      list: productList,
+      organizationId,
+      include,
       find: () => findProduct(this.db, organizationId, id),
       toRecord: toProduct,
       missing: () => notFound('The product'),
@@ -54,8 +57,15 @@ export class ProductService {
     const tags = patch.tags && normalizeTags(patch.tags, 'body.tags');
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'products', organizationId, id))) throw notFound('The product');
-      const retagged = tags ? await replaceTags(trx, organizationId, 'product', new Map([[id, tags]])) : new Set();
-      const { row, changed } = await updateEditable(trx, 'products', organizationId, id, patch, retagged.size > 0);
+      const retagged = tags
+        ? await replaceTags(trx, { organizationId, kind: 'product' }, new Map([[id, tags]]))
+        : new Set();
+      const { row, changed } = await updateEditable(
+        trx,
+        { table: 'products', organizationId, id },
+        patch,
+        retagged.size > 0,
+      );
       // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
       if (changed) await recordEvents(trx, [productEvent(organizationId, 'product.updated', row)]);
       return toProduct(row);
@@ -112,9 +122,7 @@ export class ProductService {
           schema: Product,
           toRecord: toProduct,
         },
-        organizationId,
-        selection,
-        changes,
+        { organizationId, selection, changes },
       ),
     );
   }
@@ -201,8 +209,7 @@ export async function importProducts(
     );
     const tagsChanged = await replaceTags(
       trx,
-      organizationId,
-      'product',
+      { organizationId, kind: 'product' },
       new Map(accepted.filter((row) => row.tags).map((row) => [productIdOf.get(row.slug)!, row.tags!])),
       createdIds,
     );
@@ -210,8 +217,10 @@ export async function importProducts(
       trx,
       organizationId,
       accepted.filter((row) => existing.has(row.slug)).map((row) => ({ ...row, id: existing.get(row.slug)! })),
-      Boolean(body.mergeMetadata),
-      new Set([...variantsChanged, ...sitesChanged, ...tagsChanged]),
+      {
+        mergeMetadata: Boolean(body.mergeMetadata),
+        forced: new Set([...variantsChanged, ...sitesChanged, ...tagsChanged]),
+      },
     );
     const written = new Map([...created, ...updated].map((row) => [row.id, row]));
     const unchanged = await productsById(
@@ -279,8 +288,7 @@ async function updateProducts(
   trx: Transaction<DB>,
   organizationId: string,
   updates: readonly (ImportRow & { id: string })[],
-  mergeMetadata: boolean,
-  forced: ReadonlySet<string>,
+  { mergeMetadata, forced }: { mergeMetadata: boolean; forced: ReadonlySet<string> },
 ): Promise<ProductRow[]> {
   if (updates.length === 0) return [];
   const column = <T>(pick: (row: ImportRow) => T | undefined) => updates.map((row) => pick(row) ?? null);

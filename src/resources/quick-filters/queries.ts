@@ -70,12 +70,16 @@ export const updateQuickFilter = (
     sort?: string | null | undefined;
   },
 ) =>
-  updateIfChanged(trx, 'quick_filters', organizationId, id, {
-    name: changes.name,
-    filter: changes.filter,
-    search: changes.search,
-    sort: changes.sort,
-  });
+  updateIfChanged(
+    trx,
+    { table: 'quick_filters', organizationId, id },
+    {
+      name: changes.name,
+      filter: changes.filter,
+      search: changes.search,
+      sort: changes.sort,
+    },
+  );
 
 export const deleteQuickFilterRow = (trx: Executor, organizationId: string, id: string) =>
   trx

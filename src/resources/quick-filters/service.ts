@@ -48,9 +48,17 @@ export type QuickFilterLists = Readonly<Partial<Record<QuickFilterResource, List
 export async function resolveQuickFilter(
   db: Executor,
   organizationId: string,
-  resource: QuickFilterResource,
-  id: string | undefined,
-  path = 'query.quickFilter',
+  {
+    resource,
+    id,
+    path = 'query.quickFilter',
+  }: {
+    resource: QuickFilterResource;
+    /** The quick filter's id as the request sent it; none resolves to none. */
+    id: string | undefined;
+    /** Where the request named it, as a 400 names it. */
+    path?: string;
+  },
 ): Promise<SavedSelection | undefined> {
   if (id === undefined) return undefined;
   const row = await findQuickFilterVersion(db, organizationId, id);
@@ -71,13 +79,12 @@ export async function resolveQuickFilter(
 export async function withQuickFilter<Query extends ListParams & { quickFilter?: string | undefined }>(
   db: Executor,
   organizationId: string,
-  resource: QuickFilterResource,
-  list: ListDefinition,
   query: Query,
+  { resource, list }: { resource: QuickFilterResource; list: ListDefinition },
 ): Promise<Query & { saved?: SavedSelection | undefined }> {
   if (query.quickFilter === undefined) return query;
   checkRequestSelection(list, query);
-  return { ...query, saved: await resolveQuickFilter(db, organizationId, resource, query.quickFilter) };
+  return { ...query, saved: await resolveQuickFilter(db, organizationId, { resource, id: query.quickFilter }) };
 }
 
 /** How a route that takes quickFilter documents its 404 (src/http/openapi.ts). */
@@ -90,7 +97,7 @@ export class QuickFilterService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, quickFilterList, organizationId, params, toQuickFilter);
+    return listRecords(this.db, { list: quickFilterList, organizationId, params, toRecord: toQuickFilter });
   }
 
   async get(organizationId: string, id: string): Promise<QuickFilter> {

@@ -95,7 +95,10 @@ export async function generateProductSummary(
       const error = new Error(
         `The product's reviews were withdrawn while its summary was generated, ${MAX_ROUNDS} times in a row.`,
       );
-      await failed(dependencies, job, productId, error, { organizationId, productId, generator: generator.kind });
+      await failed(dependencies, job, productId, {
+        error,
+        context: { organizationId, productId, generator: generator.kind },
+      });
       throw error;
     }
     state = (await findPending(db, organizationId, productId)) ?? state;
@@ -113,7 +116,7 @@ async function generateOnce(
   const labels = { generator: generator.kind };
   const { reviews, fingerprint } = await summarizableReviews(db, organizationId, productId);
   if (reviews.length === 0 && pending.quotes_withdrawn) {
-    await removeWithdrawnSummary(db, organizationId, productId, fingerprint, now);
+    await removeWithdrawnSummary(db, organizationId, productId, { fingerprint, now });
     await clearPending(db, organizationId, productId, now);
     metrics.generations.inc({ ...labels, outcome: 'skipped' });
     logger.info(
@@ -149,7 +152,7 @@ async function generateOnce(
   try {
     output = validated(await generator.generate(read.map(toReviewText)), read);
   } catch (error) {
-    await failed(dependencies, job, productId, error, context);
+    await failed(dependencies, job, productId, { error, context });
     throw error;
   } finally {
     stopTimer();
@@ -168,15 +171,12 @@ async function generateOnce(
     promptVersion: generator.promptVersion,
     generatedAt: now.toISOString(),
   };
-  const written = await writeGenerated(
-    db,
-    organizationId,
-    productId,
+  const written = await writeGenerated(db, organizationId, productId, {
     version,
-    output.sourceReviewIds,
+    sourceReviewIds: output.sourceReviewIds,
     fingerprint,
     now,
-  );
+  });
   if (written === 'stale') {
     logger.info(context, 'review summary not written: a review it quotes was withdrawn meanwhile; generating again');
     return 'stale';
@@ -198,15 +198,14 @@ async function failed(
   dependencies: GenerationDependencies,
   job: JobContext,
   productId: string,
-  error: unknown,
-  context: Record<string, unknown>,
+  { error, context }: { error: unknown; context: Record<string, unknown> },
 ): Promise<void> {
   const { generator, metrics } = dependencies;
   const { db, organizationId, now, logger } = job;
   const reason = error instanceof GenerationError ? error.reason : 'error';
   metrics.generations.inc({ generator: generator.kind, outcome: 'failed' });
   metrics.failures.inc({ generator: generator.kind, reason });
-  const removed = await removeWithdrawnSummary(db, organizationId, productId, null, now);
+  const removed = await removeWithdrawnSummary(db, organizationId, productId, { fingerprint: null, now });
   logger.error(
     { ...context, failure: reason, err: error, willRetry: !job.finalAttempt, ...(removed ? { removed: true } : {}) },
     removed

@@ -90,8 +90,7 @@ export async function setSuppressed(
   db: Kysely<DB>,
   organizationId: string,
   productId: string,
-  suppressed: boolean,
-  now: Date,
+  { suppressed, now }: { suppressed: boolean; now: Date },
 ): Promise<SummaryRecordRow | undefined> {
   const { rows } = await sql<SummaryRecordRow>`
     update review_summaries
@@ -398,10 +397,12 @@ export async function writeGenerated(
   db: Kysely<DB>,
   organizationId: string,
   productId: string,
-  version: ReviewSummaryVersion,
-  sourceReviewIds: readonly string[],
-  fingerprint: string,
-  now: Date,
+  {
+    version,
+    sourceReviewIds,
+    fingerprint,
+    now,
+  }: { version: ReviewSummaryVersion; sourceReviewIds: readonly string[]; fingerprint: string; now: Date },
 ): Promise<WriteOutcome> {
   return db.transaction().execute(async (trx) => {
     // Locked in a statement of its own: the next one sees every review change whose transaction held the row
@@ -438,8 +439,7 @@ export async function removeWithdrawnSummary(
   db: Kysely<DB>,
   organizationId: string,
   productId: string,
-  fingerprint: string | null,
-  now: Date,
+  { fingerprint, now }: { fingerprint: string | null; now: Date },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSummaries(trx, organizationId, [productId]);

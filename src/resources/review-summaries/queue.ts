@@ -17,13 +17,12 @@ export async function queueGenerations(
   productIds: readonly string[],
   now: Date,
 ): Promise<void> {
-  await enqueueMany(
-    db,
+  await enqueueMany(db, {
     organizationId,
-    GENERATE_JOB,
-    productIds.map((productId) => `${productId}/${now.toISOString()}/${randomUUID()}`),
+    name: GENERATE_JOB,
+    runKeys: productIds.map((productId) => `${productId}/${now.toISOString()}/${randomUUID()}`),
     now,
-  );
+  });
 }
 
 export function productOfRunKey(runKey: string): string {

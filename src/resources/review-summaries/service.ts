@@ -61,12 +61,13 @@ export class ReviewSummaryService {
   async setSuppressed(organizationId: string, productId: string, suppressed: boolean): Promise<ReviewSummary> {
     const now = this.clock();
     if (suppressed) {
-      const row = await setSuppressed(this.db, organizationId, productId, true, now);
+      const row = await setSuppressed(this.db, organizationId, productId, { suppressed: true, now });
       return row ? toSummary(row) : this.refuseMissing(organizationId, productId);
     }
     const { row, queued } = await this.db.transaction().execute(async (trx) => {
       await lockSummaries(trx, organizationId, [productId]);
-      if (!(await setSuppressed(trx, organizationId, productId, false, now))) return { row: undefined, queued: false };
+      if (!(await setSuppressed(trx, organizationId, productId, { suppressed: false, now })))
+        return { row: undefined, queued: false };
       const withdrawn = await withdrawSources(trx, organizationId, [productId], now);
       await queueGenerations(trx, organizationId, withdrawn, now);
       return { row: await summaryRecord(trx, organizationId, productId), queued: withdrawn.length > 0 };

@@ -34,7 +34,7 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
       const { organizationId } = authOf(request);
       return reviews.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'reviews', list: reviewList }),
       );
     },
   );
@@ -55,7 +55,10 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'reviews', reviewList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'reviews',
+        list: reviewList,
+      });
       return { count: await reviews.bulkUpdate(organizationId, selection, request.body) };
     },
   );

@@ -16,11 +16,14 @@ export class ReviewService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, reviewList, organizationId, params, toReview);
+    return listRecords(this.db, { list: reviewList, organizationId, params, toRecord: toReview });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Review> {
-    return getRecord(this.db, reviewList, organizationId, include, {
+    return getRecord(this.db, {
+      list: reviewList,
+      organizationId,
+      include,
       find: () => findReview(this.db, organizationId, id),
       toRecord: toReview,
       missing: () => notFound('The review'),

@@ -48,12 +48,16 @@ export const updateSite = (
     currencyCode?: string | undefined;
   },
 ) =>
-  updateIfChanged(trx, 'sites', organizationId, id, {
-    name: changes.name,
-    domain: changes.domain,
-    platform: changes.platform,
-    currency_code: changes.currencyCode,
-  });
+  updateIfChanged(
+    trx,
+    { table: 'sites', organizationId, id },
+    {
+      name: changes.name,
+      domain: changes.domain,
+      platform: changes.platform,
+      currency_code: changes.currencyCode,
+    },
+  );
 
 /** Deletes the site; its product links go with it (product_sites cascades). */
 export const deleteSiteRow = (trx: Executor, organizationId: string, id: string) =>

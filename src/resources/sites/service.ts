@@ -44,7 +44,7 @@ export class SiteService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, siteList, organizationId, params, toSite);
+    return listRecords(this.db, { list: siteList, organizationId, params, toRecord: toSite });
   }
 
   async get(organizationId: string, id: string): Promise<Site> {

@@ -63,16 +63,20 @@ export const insertSurveyFlow = (trx: Executor, organizationId: string, id: stri
 
 /** The fields sent; undefined when they are the stored ones (docs/api.md#writes-that-change-nothing). */
 export const updateSurveyFlow = (trx: Executor, organizationId: string, id: string, changes: Partial<FlowValues>) =>
-  updateIfChanged(trx, 'survey_flows', organizationId, id, {
-    name: changes.name,
-    trigger: changes.trigger,
-    delay_days: changes.delayDays,
-    email_template_id: changes.emailTemplateId,
-    // jsonb compares by content, so an unchanged list writes nothing; an array is passed as JSON text.
-    questions: changes.questions && sql`${JSON.stringify(changes.questions)}::jsonb`,
-    is_active: changes.isActive,
-    metadata: changes.metadata,
-  });
+  updateIfChanged(
+    trx,
+    { table: 'survey_flows', organizationId, id },
+    {
+      name: changes.name,
+      trigger: changes.trigger,
+      delay_days: changes.delayDays,
+      email_template_id: changes.emailTemplateId,
+      // jsonb compares by content, so an unchanged list writes nothing; an array is passed as JSON text.
+      questions: changes.questions && sql`${JSON.stringify(changes.questions)}::jsonb`,
+      is_active: changes.isActive,
+      metadata: changes.metadata,
+    },
+  );
 
 export const deleteSurveyFlowRow = (trx: Executor, organizationId: string, id: string) =>
   trx
@@ -109,8 +113,7 @@ export const recordAnswers = (
   trx: Executor,
   organizationId: string,
   id: string,
-  answers: SurveyAnswer[],
-  mailWithdrawn: boolean,
+  { answers, mailWithdrawn }: { answers: SurveyAnswer[]; mailWithdrawn: boolean },
 ) =>
   trx
     .updateTable('surveys')

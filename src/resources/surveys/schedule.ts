@@ -38,8 +38,7 @@ export async function scheduleSurveys(
   trx: Executor,
   organizationId: string,
   orderIds: readonly string[],
-  before: ReadonlyMap<string, OrderDatesBefore>,
-  logger?: Logger,
+  { before, logger }: { before: ReadonlyMap<string, OrderDatesBefore>; logger?: Logger | undefined },
 ): Promise<number> {
   if (orderIds.length === 0) return 0;
   const flows = await activeFlows(trx, organizationId, ['orderShipped', 'orderDelivered']);

@@ -150,7 +150,7 @@ export class SurveyFlowService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, surveyFlowList, organizationId, params, toSurveyFlow);
+    return listRecords(this.db, { list: surveyFlowList, organizationId, params, toRecord: toSurveyFlow });
   }
 
   async get(organizationId: string, id: string): Promise<SurveyFlow> {
@@ -216,11 +216,14 @@ export class SurveyService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, surveyList, organizationId, params, toSurvey);
+    return listRecords(this.db, { list: surveyList, organizationId, params, toRecord: toSurvey });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Survey> {
-    return getRecord(this.db, surveyList, organizationId, include, {
+    return getRecord(this.db, {
+      list: surveyList,
+      organizationId,
+      include,
       find: () => findSurvey(this.db, organizationId, id),
       toRecord: toSurvey,
       missing: () => notFound('The survey'),
@@ -249,7 +252,7 @@ export class SurveyService {
       }
       const answers = checkAnswers(survey.questions, body.answers);
       const withdrawn = survey.mail_id ? await withdrawQueuedMail(trx, organizationId, [survey.mail_id]) : [];
-      return toSurvey(await recordAnswers(trx, organizationId, id, answers, withdrawn.length > 0));
+      return toSurvey(await recordAnswers(trx, organizationId, id, { answers, mailWithdrawn: withdrawn.length > 0 }));
     });
   }
 }

@@ -14,7 +14,12 @@ export const findTag = (db: Executor, organizationId: string, kind: TagKind, id:
     .executeTakeFirst();
 
 /** Another tag of the same kind already called `name`, if any. */
-export const findTagNamed = (db: Executor, organizationId: string, kind: TagKind, name: string, exceptId: string) =>
+export const findTagNamed = (
+  db: Executor,
+  { organizationId, kind }: { organizationId: string; kind: TagKind },
+  name: string,
+  exceptId: string,
+) =>
   db
     .selectFrom('tags')
     .select('id')
@@ -24,7 +29,12 @@ export const findTagNamed = (db: Executor, organizationId: string, kind: TagKind
     .where('id', '<>', exceptId)
     .executeTakeFirst();
 
-export const renameTag = (trx: Executor, organizationId: string, kind: TagKind, id: string, name: string) =>
+export const renameTag = (
+  trx: Executor,
+  { organizationId, kind }: { organizationId: string; kind: TagKind },
+  id: string,
+  name: string,
+) =>
   trx
     .updateTable('tags')
     .set({ name, updated_at: sql<Date>`now()` })

@@ -29,11 +29,14 @@ export class TagService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, this.definition, organizationId, params, toTag);
+    return listRecords(this.db, { list: this.definition, organizationId, params, toRecord: toTag });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<TagRecord> {
-    return getRecord(this.db, this.definition, organizationId, include, {
+    return getRecord(this.db, {
+      list: this.definition,
+      organizationId,
+      include,
       find: () => findTag(this.db, organizationId, this.kind, id),
       toRecord: toTag,
       missing: () => notFound(this.what),
@@ -54,8 +57,8 @@ export class TagService {
         if (!before) throw notFound(this.what);
         // Renaming a tag to its own name changes nothing and sends nothing (docs/api.md#writes-that-change-nothing).
         if (before.name === name) return toTag(before);
-        if (await findTagNamed(trx, organizationId, this.kind, name, id)) throw this.clash(name);
-        const row = await renameTag(trx, organizationId, this.kind, id, name);
+        if (await findTagNamed(trx, { organizationId, kind: this.kind }, name, id)) throw this.clash(name);
+        const row = await renameTag(trx, { organizationId, kind: this.kind }, id, name);
         if (!row) throw notFound(this.what);
         await recordEvents(trx, [tagEvent(organizationId, this.kind, 'updated', row)]);
         return toTag(row);

@@ -46,9 +46,12 @@ export class WebhookDeliveryService {
     if (!(await findEndpoint(this.db, organizationId, webhookId))) throw notFound(ENDPOINT);
     const scope = { webhookId };
     const filter = params.filter ? `{"$and":[${JSON.stringify(scope)},${params.filter}]}` : JSON.stringify(scope);
-    return listRecords(this.db, scopedDeliveryList, organizationId, { ...params, filter }, (row: DeliveryRow) =>
-      toDelivery(row),
-    );
+    return listRecords(this.db, {
+      list: scopedDeliveryList,
+      organizationId,
+      params: { ...params, filter },
+      toRecord: (row: DeliveryRow) => toDelivery(row),
+    });
   }
 
   private openSecret(ciphertext: string): string {

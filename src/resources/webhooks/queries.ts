@@ -66,18 +66,22 @@ export const updateWebhookEndpoint = (
   id: string,
   changes: WebhookEndpointChanges,
 ) =>
-  updateIfChanged(trx, 'webhook_endpoints', organizationId, id, {
-    url: changes.url,
-    events: changes.events,
-    is_active: changes.isActive,
-    ...(changes.secretCiphertext !== undefined
-      ? {
-          secret_ciphertext: changes.secretCiphertext,
-          previous_secret_ciphertext: null,
-          previous_secret_expires_at: null,
-        }
-      : {}),
-  });
+  updateIfChanged(
+    trx,
+    { table: 'webhook_endpoints', organizationId, id },
+    {
+      url: changes.url,
+      events: changes.events,
+      is_active: changes.isActive,
+      ...(changes.secretCiphertext !== undefined
+        ? {
+            secret_ciphertext: changes.secretCiphertext,
+            previous_secret_ciphertext: null,
+            previous_secret_expires_at: null,
+          }
+        : {}),
+    },
+  );
 
 /**
  * A rotation (docs/api.md#rotating-a-secret): the new secret replaces the current one, which becomes the previous

@@ -62,9 +62,12 @@ export class WebhookService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, webhookList, organizationId, params, (row: WebhookEndpointRow) =>
-      toWebhookEndpoint(row),
-    );
+    return listRecords(this.db, {
+      list: webhookList,
+      organizationId,
+      params,
+      toRecord: (row: WebhookEndpointRow) => toWebhookEndpoint(row),
+    });
   }
 
   async get(organizationId: string, id: string): Promise<WebhookEndpoint> {

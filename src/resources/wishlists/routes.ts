@@ -43,7 +43,7 @@ export function wishlistRoutes(app: PatronApp, { db }: PlatformServices): void {
       const { organizationId } = authOf(request);
       return wishlists.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'wishlists', wishlistList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'wishlists', list: wishlistList }),
       );
     },
   );

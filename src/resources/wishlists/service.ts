@@ -38,11 +38,14 @@ export class WishlistService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, wishlistList, organizationId, params, toWishlist);
+    return listRecords(this.db, { list: wishlistList, organizationId, params, toRecord: toWishlist });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<Wishlist> {
-    return getRecord(this.db, wishlistList, organizationId, include, {
+    return getRecord(this.db, {
+      list: wishlistList,
+      organizationId,
+      include,
       find: () => findWishlist(this.db, organizationId, id),
       toRecord: toWishlist,
       missing: () => notFound('The wishlist'),
@@ -57,10 +60,14 @@ export class WishlistService {
     return this.db.transaction().execute(async (trx) => {
       const before = await findWishlist(trx, organizationId, id, true);
       if (!before) throw notFound('The wishlist');
-      const after = await updateIfChanged(trx, 'wishlists', organizationId, id, {
-        name: patch.name,
-        metadata: patch.metadata,
-      });
+      const after = await updateIfChanged(
+        trx,
+        { table: 'wishlists', organizationId, id },
+        {
+          name: patch.name,
+          metadata: patch.metadata,
+        },
+      );
       if (!after) return toWishlist(before);
       const items = (await itemRowsOf(trx, organizationId, [id])).get(id)!;
       await recordEvents(trx, [wishlistEvent(organizationId, 'wishlist.updated', after, items)]);

@@ -42,7 +42,7 @@ export function listActivityRoute(app: PatronApp, { db }: PlatformServices): voi
       const { organizationId } = authOf(request);
       return activity.activity(
         organizationId,
-        await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'loyalty-activity', list: activityList }),
       );
     },
   );
@@ -73,7 +73,10 @@ export function bulkExpireRoute(app: PatronApp, { db }: PlatformServices): void 
     },
     async (request) => {
       const { organizationId } = authOf(request);
-      const selection = await withQuickFilter(db, organizationId, 'loyalty-activity', activityList, request.query);
+      const selection = await withQuickFilter(db, organizationId, request.query, {
+        resource: 'loyalty-activity',
+        list: activityList,
+      });
       return activity.bulkExpire(organizationId, selection, request.body);
     },
   );

@@ -12,7 +12,7 @@ export class LoyaltyActivityService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async activity(organizationId: string, params: ListParams) {
-    return listRecords(this.db, activityList, organizationId, params, toTransaction);
+    return listRecords(this.db, { list: activityList, organizationId, params, toRecord: toTransaction });
   }
 
   /**
@@ -27,13 +27,10 @@ export class LoyaltyActivityService {
         where ${compiled.where} and t.remaining > 0`.execute(trx);
       if (rows.length === 0) return { count: 0, points: 0 };
       const members = [...new Set(rows.map((row) => row.loyalty_membership_id))];
-      const expired = await expireCredits(
-        trx,
-        organizationId,
-        members,
-        sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`,
-        body?.reason ?? 'Expired in bulk',
-      );
+      const expired = await expireCredits(trx, organizationId, members, {
+        credits: sql`t.id = any(${rows.map((row) => row.id)}::uuid[])`,
+        reason: body?.reason ?? 'Expired in bulk',
+      });
       await recordEvents(trx, expired.events);
       return {
         count: expired.transactions.length,

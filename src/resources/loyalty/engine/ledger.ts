@@ -378,12 +378,10 @@ export async function expireCredits(
   trx: Transaction<DB>,
   organizationId: string,
   membershipIds: readonly string[],
-  credits: RawBuilder<unknown>,
-  reason: string,
-  options: { skipLocked?: boolean } = {},
+  { credits, reason, skipLocked = false }: { credits: RawBuilder<unknown>; reason: string; skipLocked?: boolean },
 ): Promise<ExpiredPoints> {
   if (membershipIds.length === 0) return { transactions: [], events: [] };
-  const locked = await lockMemberships(trx, organizationId, membershipIds, { skipLocked: options.skipLocked ?? false });
+  const locked = await lockMemberships(trx, organizationId, membershipIds, { skipLocked });
   if (locked.length === 0) return { transactions: [], events: [] };
   const { rows } = await sql<TransactionRow>`
     with due as (
@@ -437,11 +435,7 @@ export async function expireDuePoints(db: Kysely<DB>, organizationId: string, no
         trx,
         organizationId,
         due.map((row) => row.id),
-        sql`t.expires_at <= ${now}::timestamptz`,
-        'Points expired',
-        {
-          skipLocked: true,
-        },
+        { credits: sql`t.expires_at <= ${now}::timestamptz`, reason: 'Points expired', skipLocked: true },
       );
       await recordEvents(trx, result.events);
       return result.transactions;

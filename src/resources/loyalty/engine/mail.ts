@@ -112,10 +112,12 @@ interface Addressed {
 async function renderAndQueue(
   trx: Executor,
   organizationId: string,
-  kind: EmailTemplateKind,
-  template: EmailTemplate,
-  mails: readonly Addressed[],
-  logger: Logger,
+  {
+    kind,
+    template,
+    mails,
+    logger,
+  }: { kind: EmailTemplateKind; template: EmailTemplate; mails: readonly Addressed[]; logger: Logger },
 ): Promise<number> {
   let queued = 0;
   for (const { customer, variables, about } of mails) {
@@ -152,24 +154,21 @@ async function renderAndQueue(
 export async function queueRewardIssuedMails(
   trx: Executor,
   organizationId: string,
-  template: EmailTemplate,
   rewards: readonly { row: RewardRow; customer: MailCustomer }[],
-  logger: Logger = fallbackLogger,
+  { template, logger = fallbackLogger }: { template: EmailTemplate; logger?: Logger | undefined },
 ): Promise<number> {
   if (rewards.length === 0) return 0;
   const organization = { name: await organizationName(trx, organizationId) };
-  return renderAndQueue(
-    trx,
-    organizationId,
-    'rewardIssued',
+  return renderAndQueue(trx, organizationId, {
+    kind: 'rewardIssued',
     template,
-    rewards.map(({ row, customer }) => ({
+    mails: rewards.map(({ row, customer }) => ({
       customer,
       variables: { customer: customerVariables(customer), organization, reward: rewardVariables(row) },
       about: { loyaltyRewardId: row.id },
     })),
     logger,
-  );
+  });
 }
 
 /** rewardExpiringSoon mails for the rewards a batch of the overnight job announces; daysLeft counts whole days. */
@@ -177,8 +176,7 @@ export async function queueRewardExpiringSoonMails(
   trx: Executor,
   organizationId: string,
   rewards: readonly RewardRow[],
-  now: Date,
-  logger: Logger = fallbackLogger,
+  { now, logger = fallbackLogger }: { now: Date; logger?: Logger | undefined },
 ): Promise<number> {
   if (rewards.length === 0) return 0;
   const template = await loyaltyTemplate(trx, organizationId, 'rewardExpiringSoon');
@@ -189,12 +187,10 @@ export async function queueRewardExpiringSoonMails(
     rewards.map((row) => row.customer_id),
   );
   const organization = { name: await organizationName(trx, organizationId) };
-  return renderAndQueue(
-    trx,
-    organizationId,
-    'rewardExpiringSoon',
+  return renderAndQueue(trx, organizationId, {
+    kind: 'rewardExpiringSoon',
     template,
-    rewards.flatMap((row) => {
+    mails: rewards.flatMap((row) => {
       const customer = customers.get(row.customer_id);
       if (!customer) return [];
       const daysLeft = Math.max(0, Math.floor((row.expires_at!.getTime() - now.getTime()) / DAY));
@@ -207,7 +203,7 @@ export async function queueRewardExpiringSoonMails(
       ];
     }),
     logger,
-  );
+  });
 }
 
 /** What one member is told by pointsExpiringSoon: how many points lapse, and the earliest time they do. */
@@ -234,12 +230,10 @@ export async function queuePointsExpiringSoonMails(
     announced.map((entry) => entry.customerId),
   );
   const organization = { name: await organizationName(trx, organizationId) };
-  return renderAndQueue(
-    trx,
-    organizationId,
-    'pointsExpiringSoon',
+  return renderAndQueue(trx, organizationId, {
+    kind: 'pointsExpiringSoon',
     template,
-    announced.flatMap((entry) => {
+    mails: announced.flatMap((entry) => {
       const customer = customers.get(entry.customerId);
       if (!customer) return [];
       return [
@@ -256,5 +250,5 @@ export async function queuePointsExpiringSoonMails(
       ];
     }),
     logger,
-  );
+  });
 }

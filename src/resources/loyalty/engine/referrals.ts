@@ -18,8 +18,7 @@ export async function recordReferral(
   trx: Transaction<DB>,
   organizationId: string,
   member: MembershipRow,
-  code: string,
-  path: string,
+  { code, path }: { code: string; path: string },
 ): Promise<{ referral: ReferralRow; events: EventToRecord[] }> {
   const referrer = await trx
     .selectFrom('loyalty_memberships')

@@ -48,7 +48,10 @@ export class LoyaltyEarningService {
       const referred =
         fields.referralCode === undefined
           ? undefined
-          : await recordReferral(trx, organizationId, member, fields.referralCode, `${path}.referralCode`);
+          : await recordReferral(trx, organizationId, member, {
+              code: fields.referralCode,
+              path: `${path}.referralCode`,
+            });
       const { rules, credited } = await earnEvent(trx, organizationId, member, {
         eventName: fields.event!,
         occurredAt,
@@ -79,14 +82,14 @@ export class LoyaltyEarningService {
     const stamps = fields.stamps ?? 1;
     return this.db.transaction().execute(async (trx) => {
       const member = await lockNamedMember(trx, organizationId, fields, path);
-      const rule = await stampCardRule(
-        trx,
-        organizationId,
-        member.loyalty_program_id,
-        fields.stampCardRuleId?.toLowerCase(),
-        `${path}.stampCardRuleId`,
-      );
-      if (fields.key !== undefined && (await stampKeyUsed(trx, organizationId, member.id, rule.id, fields.key))) {
+      const rule = await stampCardRule(trx, organizationId, member.loyalty_program_id, {
+        ruleId: fields.stampCardRuleId?.toLowerCase(),
+        path: `${path}.stampCardRuleId`,
+      });
+      if (
+        fields.key !== undefined &&
+        (await stampKeyUsed(trx, organizationId, { membershipId: member.id, ruleId: rule.id, key: fields.key }))
+      ) {
         const { rows } = await sql<Parameters<typeof toStampCard>[0]>`
           select * from stamp_cards where organization_id = ${organizationId}::uuid and loyalty_membership_id = ${member.id}::uuid
             and loyalty_rule_id = ${rule.id}::uuid and completed_at is null`.execute(trx);
@@ -132,8 +135,7 @@ async function stampCardRule(
   trx: Transaction<DB>,
   organizationId: string,
   programId: string,
-  ruleId: string | undefined,
-  path: string,
+  { ruleId, path }: { ruleId: string | undefined; path: string },
 ) {
   const rules = (await activeRules(trx, organizationId, programId, 'stampCards')) as Rule<StampCardConfig>[];
   if (ruleId !== undefined) {
@@ -161,9 +163,7 @@ async function stampCardRule(
 async function stampKeyUsed(
   trx: Transaction<DB>,
   organizationId: string,
-  membershipId: string,
-  ruleId: string,
-  key: string,
+  { membershipId, ruleId, key }: { membershipId: string; ruleId: string; key: string },
 ) {
   const { rows } = await sql`
     select 1 from loyalty_activity

@@ -49,7 +49,10 @@ export function membershipRoutes(app: PatronApp, { db }: PlatformServices): void
       const { organizationId } = authOf(request);
       return memberships.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'loyalty-memberships', membershipList, request.query),
+        await withQuickFilter(db, organizationId, request.query, {
+          resource: 'loyalty-memberships',
+          list: membershipList,
+        }),
       );
     },
   );

@@ -51,7 +51,7 @@ export class LoyaltyMembershipService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, membershipList, organizationId, params, toMembership);
+    return listRecords(this.db, { list: membershipList, organizationId, params, toRecord: toMembership });
   }
 
   /**
@@ -64,13 +64,19 @@ export class LoyaltyMembershipService {
     if (!(await findMembership(this.db, organizationId, id))) throw notFound('The loyalty membership');
     const scope = JSON.stringify({ loyaltyMembershipId: id });
     const filter = params.filter ? `{"$and":[${scope},${params.filter}]}` : scope;
-    return listRecords(this.db, scopedMemberActivityList, organizationId, { ...params, filter }, (row: ActivityRow) =>
-      toActivityEntry(row),
-    );
+    return listRecords(this.db, {
+      list: scopedMemberActivityList,
+      organizationId,
+      params: { ...params, filter },
+      toRecord: (row: ActivityRow) => toActivityEntry(row),
+    });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyMembership> {
-    return getRecord(this.db, membershipList, organizationId, include, {
+    return getRecord(this.db, {
+      list: membershipList,
+      organizationId,
+      include,
       find: () => findMembership(this.db, organizationId, id),
       toRecord: toMembership,
       missing: () => notFound('The loyalty membership'),
@@ -158,7 +164,7 @@ export class LoyaltyMembershipService {
             { path: `${path}.loyaltyTierId`, message: 'no such tier in this program' },
           ]);
         }
-        const row = await pinTier(trx, organizationId, id, tierId, before.loyalty_tier_id !== tierId);
+        const row = await pinTier(trx, organizationId, id, { tierId, changed: before.loyalty_tier_id !== tierId });
         if (row && before.loyalty_tier_id !== tierId) {
           await recordActivity(trx, organizationId, [
             {
@@ -173,7 +179,7 @@ export class LoyaltyMembershipService {
         }
       } else if (fields.tierAssignedManually === true) {
         if (!before.loyalty_tier_id) throw conflict('The member has no tier to pin; name one with loyaltyTierId.');
-        await pinTier(trx, organizationId, id, before.loyalty_tier_id, false);
+        await pinTier(trx, organizationId, id, { tierId: before.loyalty_tier_id, changed: false });
       } else if (fields.tierAssignedManually === false && before.tier_assigned_manually) {
         await trx
           .updateTable('loyalty_memberships')
@@ -256,14 +262,17 @@ async function pinTier(
   trx: Transaction<DB>,
   organizationId: string,
   id: string,
-  tierId: string,
-  changed: boolean,
+  { tierId, changed }: { tierId: string; changed: boolean },
 ): Promise<MembershipRow | undefined> {
   // Pinning the tier a member is already pinned to writes nothing (docs/api.md#writes-that-change-nothing).
-  return updateIfChanged(trx, 'loyalty_memberships', organizationId, id, {
-    loyalty_tier_id: tierId,
-    tier_assigned_manually: true,
-    tier_review_at: null,
-    ...(changed ? { tier_attained_at: sql`now()` } : {}),
-  });
+  return updateIfChanged(
+    trx,
+    { table: 'loyalty_memberships', organizationId, id },
+    {
+      loyalty_tier_id: tierId,
+      tier_assigned_manually: true,
+      tier_review_at: null,
+      ...(changed ? { tier_attained_at: sql`now()` } : {}),
+    },
+  );
 }

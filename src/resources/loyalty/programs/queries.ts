@@ -43,7 +43,7 @@ export const insertProgram = (
 
 /** The columns given; undefined when they are the stored ones (nothing written: docs/api.md#writes-that-change-nothing). */
 export const updateProgram = (db: Executor, organizationId: string, id: string, columns: ProgramColumns) =>
-  updateIfChanged(db, 'loyalty_programs', organizationId, id, { ...columns });
+  updateIfChanged(db, { table: 'loyalty_programs', organizationId, id }, { ...columns });
 
 export const deleteProgramRow = (db: Executor, organizationId: string, id: string) =>
   db

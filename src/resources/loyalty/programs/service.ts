@@ -73,7 +73,7 @@ export class LoyaltyProgramService {
   ) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, programList, organizationId, params, toProgram);
+    return listRecords(this.db, { list: programList, organizationId, params, toRecord: toProgram });
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyProgram> {

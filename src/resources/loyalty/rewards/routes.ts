@@ -36,7 +36,7 @@ export function rewardRoutes(app: PatronApp, { db }: PlatformServices): void {
       const { organizationId } = authOf(request);
       return rewards.list(
         organizationId,
-        await withQuickFilter(db, organizationId, 'loyalty-rewards', rewardList, request.query),
+        await withQuickFilter(db, organizationId, request.query, { resource: 'loyalty-rewards', list: rewardList }),
       );
     },
   );

@@ -33,11 +33,14 @@ export class LoyaltyRewardService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, rewardList, organizationId, params, toReward);
+    return listRecords(this.db, { list: rewardList, organizationId, params, toRecord: toReward });
   }
 
   async get(organizationId: string, id: string, include?: string): Promise<LoyaltyReward> {
-    return getRecord(this.db, rewardList, organizationId, include, {
+    return getRecord(this.db, {
+      list: rewardList,
+      organizationId,
+      include,
       find: () => findReward(this.db, organizationId, id),
       toRecord: toReward,
       missing: () => notFound('The loyalty reward'),
@@ -148,7 +151,7 @@ export class LoyaltyRewardService {
           { path: 'body.orderId', message: 'does not exist in this organization' },
         ]);
       }
-      return moveReward(trx, organizationId, row, 'redeemed', { orderId: body.orderId });
+      return moveReward(trx, organizationId, row, { to: 'redeemed', orderId: body.orderId });
     }, 'redeemed');
   }
 
@@ -157,7 +160,7 @@ export class LoyaltyRewardService {
     return this.settle(async (trx) => {
       const row = await lockReward(trx, organizationId, { id });
       if (!row) throw notFound('The loyalty reward');
-      return moveReward(trx, organizationId, row, 'revoked', { reason: body?.reason });
+      return moveReward(trx, organizationId, row, { to: 'revoked', reason: body?.reason });
     }, 'revoked');
   }
 

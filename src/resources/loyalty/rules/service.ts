@@ -33,7 +33,7 @@ export class LoyaltyRuleService {
   constructor(private readonly db: Kysely<DB>) {}
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, ruleList, organizationId, params, toRule);
+    return listRecords(this.db, { list: ruleList, organizationId, params, toRecord: toRule });
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyRule> {
@@ -94,12 +94,16 @@ export class LoyaltyRuleService {
       const config =
         fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
       // config is compared as stored, with its defaults written out, so sending them or leaving them out is the same.
-      const row = await updateIfChanged(trx, 'loyalty_rules', organizationId, id, {
-        name: fields.name,
-        config: config === undefined ? undefined : JSON.stringify(config),
-        is_active: fields.isActive,
-        metadata: fields.metadata,
-      });
+      const row = await updateIfChanged(
+        trx,
+        { table: 'loyalty_rules', organizationId, id },
+        {
+          name: fields.name,
+          config: config === undefined ? undefined : JSON.stringify(config),
+          is_active: fields.isActive,
+          metadata: fields.metadata,
+        },
+      );
       // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
       if (!row) return toRule(before);
       await recordEvents(trx, [ruleEvent(organizationId, 'loyaltyRule.updated', row)]);

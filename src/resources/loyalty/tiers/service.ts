@@ -32,7 +32,7 @@ export class LoyaltyTierService {
   }
 
   async list(organizationId: string, params: ListParams) {
-    return listRecords(this.db, tierList, organizationId, params, toTier);
+    return listRecords(this.db, { list: tierList, organizationId, params, toRecord: toTier });
   }
 
   async get(organizationId: string, id: string): Promise<LoyaltyTier> {
@@ -96,12 +96,16 @@ export class LoyaltyTierService {
           .forUpdate()
           .executeTakeFirst();
         if (!before) throw notFound('The loyalty tier');
-        const row = await updateIfChanged(trx, 'loyalty_tiers', organizationId, id, {
-          name: fields.name,
-          threshold_points: fields.thresholdPoints,
-          position: fields.position,
-          metadata: fields.metadata,
-        });
+        const row = await updateIfChanged(
+          trx,
+          { table: 'loyalty_tiers', organizationId, id },
+          {
+            name: fields.name,
+            threshold_points: fields.thresholdPoints,
+            position: fields.position,
+            metadata: fields.metadata,
+          },
+        );
         // A PATCH that changes nothing sends nothing (docs/api.md#writes-that-change-nothing).
         if (!row) return toTier(before);
         const moved =

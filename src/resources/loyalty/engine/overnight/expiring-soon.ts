@@ -31,10 +31,12 @@ async function inBatches(db: Kysely<DB>, step: (trx: Transaction<DB>) => Promise
 export async function announceExpiringRewards(
   db: Kysely<DB>,
   organizationId: string,
-  now: Date,
-  days: number,
-  batchSize = BATCH,
-  logger?: Logger,
+  {
+    now,
+    days,
+    batchSize = BATCH,
+    logger,
+  }: { now: Date; days: number; batchSize?: number; logger?: Logger | undefined },
 ) {
   const until = new Date(now.getTime() + days * 86_400_000);
   return inBatches(
@@ -53,7 +55,7 @@ export async function announceExpiringRewards(
       returning r.*`.execute(trx);
       if (rows.length === 0) return 0;
       rows.sort((a, b) => a.expires_at!.getTime() - b.expires_at!.getTime() || (a.id < b.id ? -1 : 1));
-      await queueRewardExpiringSoonMails(trx, organizationId, rows, now, logger);
+      await queueRewardExpiringSoonMails(trx, organizationId, rows, { now, logger });
       await recordEvents(
         trx,
         rows.map((row) => rewardEvent(organizationId, 'loyaltyReward.expiringSoon', toReward(row))),
@@ -81,10 +83,12 @@ interface DueCredit {
 export async function announceExpiringPoints(
   db: Kysely<DB>,
   organizationId: string,
-  now: Date,
-  days: number,
-  batchSize = BATCH,
-  logger?: Logger,
+  {
+    now,
+    days,
+    batchSize = BATCH,
+    logger,
+  }: { now: Date; days: number; batchSize?: number; logger?: Logger | undefined },
 ) {
   const until = new Date(now.getTime() + days * 86_400_000);
   return inBatches(

@@ -39,8 +39,18 @@ export async function runOvernight(
     .executeTakeFirstOrThrow();
   const rewardsExpired = await expireAllDueRewards(db, organizationId, now, OVERNIGHT_BATCH);
   const points = await expireDuePoints(db, organizationId, now, OVERNIGHT_BATCH);
-  const rewardsExpiringSoon = await announceExpiringRewards(db, organizationId, now, days, OVERNIGHT_BATCH, logger);
-  const pointsExpiringSoon = await announceExpiringPoints(db, organizationId, now, days, OVERNIGHT_BATCH, logger);
+  const rewardsExpiringSoon = await announceExpiringRewards(db, organizationId, {
+    now,
+    days,
+    batchSize: OVERNIGHT_BATCH,
+    logger,
+  });
+  const pointsExpiringSoon = await announceExpiringPoints(db, organizationId, {
+    now,
+    days,
+    batchSize: OVERNIGHT_BATCH,
+    logger,
+  });
   const tiers = await reviewDueTiers(db, organizationId, now, OVERNIGHT_BATCH);
   return {
     rewardsExpired,

@@ -79,10 +79,7 @@ interface Planned extends Issued {
 function plan(
   organizationId: string,
   request: IssueRequest,
-  expiresAt: Date | null,
-  now: Date,
-  provider: FulfillmentProvider,
-  id: string,
+  { id, expiresAt, now, provider }: { id: string; expiresAt: Date | null; now: Date; provider: FulfillmentProvider },
 ): Planned {
   const { spec, member } = request;
   const code = rewardCode();
@@ -162,9 +159,9 @@ export async function issueRewards(
   if (requests.length === 0) return [];
   const template = await loyaltyTemplate(db, organizationId, 'rewardIssued');
   if (template && !db.isTransaction) {
-    return db.transaction().execute((trx) => issueAndMail(trx, organizationId, requests, options, template));
+    return db.transaction().execute((trx) => issueAndMail(trx, organizationId, requests, { options, template }));
   }
-  return issueAndMail(db, organizationId, requests, options, template);
+  return issueAndMail(db, organizationId, requests, { options, template });
 }
 
 export interface IssueRewardsOptions {
@@ -179,8 +176,7 @@ async function issueAndMail(
   db: Executor,
   organizationId: string,
   requests: readonly IssueRequest[],
-  options: IssueRewardsOptions,
-  template: EmailTemplate | undefined,
+  { options, template }: { options: IssueRewardsOptions; template: EmailTemplate | undefined },
 ): Promise<Issued[]> {
   if (!template) return writeRewards(db, organizationId, requests, options);
   // The events are recorded last in the transaction (the outbox's rule), after the mails, so the statement that
@@ -189,9 +185,8 @@ async function issueAndMail(
   await queueRewardIssuedMails(
     db,
     organizationId,
-    template,
     issued.map(({ row }, index) => ({ row, customer: requests[index]!.member.customer })),
-    options.logger,
+    { template, logger: options.logger },
   );
   if (!options.recordEvents) return issued;
   await recordEvents(
@@ -223,7 +218,12 @@ async function writeRewards(
     const pending = requests.flatMap((request, index) =>
       issued[index]
         ? []
-        : [{ index, planned: plan(organizationId, request, expiries[index]!, now, provider, ids[index]!) }],
+        : [
+            {
+              index,
+              planned: plan(organizationId, request, { id: ids[index]!, expiresAt: expiries[index]!, now, provider }),
+            },
+          ],
     );
     if (pending.length === 0) break;
     const events = options.recordEvents

@@ -35,7 +35,10 @@ export async function redeemOrderCodes(
     for update`.execute(trx);
   let redeemed = 0;
   for (const row of rows) {
-    const outcome = await moveReward(trx, organizationId, row, 'redeemed', { orderId: orderByCode.get(row.code!) });
+    const outcome = await moveReward(trx, organizationId, row, {
+      to: 'redeemed',
+      orderId: orderByCode.get(row.code!),
+    });
     if (!outcome.lapsed) redeemed += 1;
   }
   return redeemed;

@@ -59,13 +59,16 @@ export async function moveReward(
   trx: Transaction<DB>,
   organizationId: string,
   row: RewardRow,
-  to: 'redeemed' | 'revoked',
-  options: {
+  {
+    to,
+    ...options
+  }: {
+    to: 'redeemed' | 'revoked';
     now?: Date;
     orderId?: string | undefined;
     reason?: string | undefined;
     fulfillment?: FulfillmentProvider;
-  } = {},
+  },
 ): Promise<Outcome> {
   const now = options.now ?? new Date();
   const provider = options.fulfillment ?? manualFulfillment;
@@ -76,7 +79,7 @@ export async function moveReward(
     );
   }
   if (isLapsed(row, now)) {
-    const [expired] = await expireRows(trx, organizationId, [row], now, provider);
+    const [expired] = await expireRows(trx, organizationId, [row], { now, provider });
     return { reward: toReward(expired!), lapsed: true };
   }
   const updated = await transitionReward(trx, organizationId, row.id, {
@@ -98,8 +101,7 @@ async function expireRows(
   trx: Transaction<DB>,
   organizationId: string,
   rows: readonly RewardRow[],
-  now: Date,
-  provider: FulfillmentProvider,
+  { now, provider }: { now: Date; provider: FulfillmentProvider },
 ): Promise<RewardRow[]> {
   const updated = await expireRewards(
     trx,
@@ -134,13 +136,15 @@ async function expireRows(
 export async function expireDueRewards(
   trx: Transaction<DB>,
   organizationId: string,
-  now: Date,
-  batchSize: number,
-  fulfillment: FulfillmentProvider = manualFulfillment,
+  {
+    now,
+    batchSize,
+    fulfillment = manualFulfillment,
+  }: { now: Date; batchSize: number; fulfillment?: FulfillmentProvider },
 ): Promise<number> {
   const due = await lockDueRewards(trx, organizationId, now, batchSize);
   if (due.length === 0) return 0;
-  return (await expireRows(trx, organizationId, due, now, fulfillment)).length;
+  return (await expireRows(trx, organizationId, due, { now, provider: fulfillment })).length;
 }
 
 /** Every due reward of the organization, batch by batch, each batch its own transaction; returns the total. */
@@ -152,7 +156,7 @@ export async function expireAllDueRewards(
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    const expired = await db.transaction().execute((trx) => expireDueRewards(trx, organizationId, now, batchSize));
+    const expired = await db.transaction().execute((trx) => expireDueRewards(trx, organizationId, { now, batchSize }));
     total += expired;
     if (expired < batchSize) return total;
   }

@@ -57,7 +57,12 @@ function themes(reviews: readonly AnalyzedReview[]): Theme[] {
     for (const mention of findThemes(text, language)) {
       const entry = tally.get(mention.label) ?? { count: 0, positive: 0, negative: 0 };
       entry.count += 1;
-      const judged = mentionPolarity(text, mention.indices, language, review.rating, mention.cue);
+      const judged = mentionPolarity(text, {
+        indices: mention.indices,
+        language,
+        rating: review.rating,
+        cue: mention.cue,
+      });
       if (judged > 0) entry.positive += 1;
       if (judged < 0) entry.negative += 1;
       tally.set(mention.label, entry);

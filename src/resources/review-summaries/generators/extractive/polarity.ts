@@ -373,10 +373,12 @@ function clauseJudgement(clause: Clause, language: string | null, cue: (clause: 
  */
 export function mentionPolarity(
   text: string,
-  indices: readonly number[],
-  language: string | null,
-  rating: number,
-  cue: (clause: string) => number,
+  {
+    indices,
+    language,
+    rating,
+    cue,
+  }: { indices: readonly number[]; language: string | null; rating: number; cue: (clause: string) => number },
 ): number {
   let votes = 0;
   const seen = new Set<number>();
