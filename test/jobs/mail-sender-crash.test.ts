@@ -97,7 +97,10 @@ describe.skipIf(!process.env.DATABASE_URL)('the mail sender killed mid-send', ()
         return rows.every((row) => row.status === 'sending');
       }, 10_000);
       // Let the rest of the stalled batch settle, then kill with both stalled sends in flight.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until(async () => {
+        const rows = await statuses(ids);
+        return rows.every((row) => row.status !== 'sending' || row.id === midData || row.id === beforeData);
+      }, 10_000);
       first.kill('SIGKILL');
       await exitOf(first);
       const atKill = await statuses(ids);
