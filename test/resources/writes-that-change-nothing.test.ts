@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { nextMillisecond } from '../support/clock.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,7 +38,7 @@ async function send(tenant: Tenant, method: string, url: string, body?: unknown,
 async function expectNoOp(tenant: Tenant, record: unknown, write: () => Promise<unknown>) {
   const events = await eventsOf(tenant);
   // A write in the same millisecond would hide a moved updatedAt.
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await nextMillisecond();
   expect(await write()).toEqual(record);
   expect(await eventsOf(tenant)).toEqual(events);
 }
