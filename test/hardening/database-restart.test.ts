@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
-import { sleep } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { until } from '../support/webhooks.js';
 import { databaseOutage, startLoad, type LoadAnswer, type LoadRequest } from './load.js';
@@ -147,7 +146,8 @@ describe.skipIf(!postgresUrl)('PostgreSQL restart under load (50 clients, 10 s)'
       { timeoutMs: REQUEST_TIMEOUT_MS, pauseMs: PAUSE_MS, keepBody: isCreate },
     );
 
-    await sleep(3_000);
+    // Every client has been answered a few times before the outage.
+    await until(async () => load.answers.length >= CLIENTS * 3, 60_000);
     const { cutAt, restoredAt, terminated } = await databaseOutage(proxy, db(), 'restart', OUTAGE_MS, async () => {
       expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(503);
     });
