@@ -5,10 +5,16 @@ import prettier from 'eslint-config-prettier';
 import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+/** The platform's four tiers, lowest first (docs/architecture.md#platform): each imports only its own and lower tiers. */
+const PLATFORM = ['foundation', 'core', 'services', 'http'];
+
 /**
- * The layers of docs/architecture.md, enforced: the platform imports only the platform; records import the platform
- * and other records; the resource kit imports both; a resource folder imports those three, and another resource
- * folder only through its index.ts; the CLI reaches resources only through the composition root.
+ * The layers of docs/architecture.md, enforced. In the platform: the foundation (config, db, util, ratelimit) imports
+ * only itself; the core (errors, the serializer, the module and route types) the foundation; events, auth, lists and
+ * jobs those two; only http imports http. Records import the platform and other records; the resource kit imports
+ * both; a resource folder imports those three, and another resource folder only through its index.ts; loyalty's
+ * engine is imported by loyalty's API folders and imports none of them; the CLI reaches resources only through the
+ * composition root.
  */
 const layers = {
   files: ['src/**/*.ts'],
@@ -16,12 +22,16 @@ const layers = {
   settings: {
     'boundaries/include': ['src/**/*.ts'],
     'boundaries/elements': [
+      { type: 'loyalty-engine', pattern: 'src/resources/loyalty/engine' },
       { type: 'resource', pattern: 'src/resources/*', capture: ['name'] },
       { type: 'records', pattern: 'src/records' },
       { type: 'kit', pattern: 'src/resource-kit' },
       { type: 'cli', pattern: 'src/cli' },
       { type: 'demo', pattern: 'src/demo' },
-      { type: 'platform', pattern: 'src/*', capture: ['name'] },
+      { type: 'foundation', pattern: ['src/config', 'src/db', 'src/util', 'src/ratelimit'] },
+      { type: 'core', pattern: 'src/core' },
+      { type: 'http', pattern: 'src/http' },
+      { type: 'services', pattern: 'src/*', capture: ['name'] },
     ],
     'import/resolver': { typescript: { alwaysTryTypes: true } },
   },
@@ -31,18 +41,27 @@ const layers = {
       {
         default: 'disallow',
         policies: [
-          { from: { element: { type: 'platform' } }, allow: { to: { element: { type: 'platform' } } } },
+          { from: { element: { type: 'foundation' } }, allow: { to: { element: { type: 'foundation' } } } },
+          {
+            from: { element: { type: 'core' } },
+            allow: { to: { element: { types: { anyOf: ['foundation', 'core'] } } } },
+          },
+          {
+            from: { element: { type: 'services' } },
+            allow: { to: { element: { types: { anyOf: ['foundation', 'core', 'services'] } } } },
+          },
+          { from: { element: { type: 'http' } }, allow: { to: { element: { types: { anyOf: PLATFORM } } } } },
           {
             from: { element: { type: 'records' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'records'] } } } },
+            allow: { to: { element: { types: { anyOf: [...PLATFORM, 'records'] } } } },
           },
           {
             from: { element: { type: 'kit' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'records'] } } } },
+            allow: { to: { element: { types: { anyOf: [...PLATFORM, 'records'] } } } },
           },
           {
-            from: { element: { type: 'resource' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'records', 'kit'] } } } },
+            from: { element: { types: { anyOf: ['resource', 'loyalty-engine'] } } },
+            allow: { to: { element: { types: { anyOf: [...PLATFORM, 'records', 'kit'] } } } },
           },
           {
             from: { element: { type: 'resource' } },
@@ -53,12 +72,24 @@ const layers = {
             allow: { to: { element: { type: 'resource', fileInternalPath: 'index.ts' } } },
           },
           {
+            // Not loyalty's own index.ts: it imports the API folders, which import the engine.
+            from: { element: { type: 'loyalty-engine' } },
+            allow: {
+              to: { element: { type: 'resource', captured: { name: '!loyalty' }, fileInternalPath: 'index.ts' } },
+            },
+          },
+          {
+            from: { element: { type: 'resource', captured: { name: 'loyalty' } } },
+            allow: { to: { element: { type: 'loyalty-engine' } } },
+          },
+          { from: { element: { type: 'loyalty-engine' } }, allow: { to: { element: { type: 'loyalty-engine' } } } },
+          {
             from: { element: { type: 'cli' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'cli', 'demo'] } } } },
+            allow: { to: { element: { types: { anyOf: [...PLATFORM, 'cli', 'demo'] } } } },
           },
           {
             from: { element: { type: 'demo' } },
-            allow: { to: { element: { types: { anyOf: ['platform', 'demo'] } } } },
+            allow: { to: { element: { types: { anyOf: [...PLATFORM, 'demo'] } } } },
           },
         ],
       },

@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
+    reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'browser' }]],
     maxWorkers: 1,
   },
 });

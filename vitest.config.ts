@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
+    reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'npm-test' }]],
     // Two cores: more workers than that only adds contention (each file starts its own database).
     maxWorkers: 2,
   },

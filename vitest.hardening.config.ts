@@ -15,6 +15,8 @@ export default defineConfig({
     testTimeout: 15 * 60_000,
     hookTimeout: 5 * 60_000,
     pool: 'forks',
+    // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
+    reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'hardening' }]],
     // One suite at a time: their figures (time, throughput) mean something only on an otherwise quiet machine.
     maxWorkers: 1,
   },

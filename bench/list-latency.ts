@@ -378,8 +378,8 @@ const disturbanceScore = (m: RunConditions) =>
  * bench's p99 vary from run to run on a slower machine: on the shared host it comes in waves of a minute or more, the
  * episodes in which every answer waits fall inside them, and a run that met one measured a smaller machine than the
  * run it is compared with. On a faster one, rounds of both servers met slowdowns without steal in which the load
- * generator itself fell 10–17 ms behind and spent 2–3 times its CPU per request (docs/benchmarks.md, journal of the
- * third and fourth sessions of 2026-11-29).
+ * generator itself fell 10–17 ms behind and spent 2–3 times its CPU per request (docs/journal/2026-11-29-steal.md,
+ * docs/journal/2026-11-29-rows-described-once.md).
  */
 async function measureUndisturbed<M extends RunConditions & { name: string; attempts: number }>(
   measure: () => Promise<M>,
@@ -429,7 +429,7 @@ interface SaturationMeasurement {
 async function saturate(name: string, server: Server, path: string, headers: Record<string, string>) {
   const options = { url: `${server.baseUrl}${path}`, connections: CONNECTIONS, headers };
   // The measured run follows the warm-up at once: a server that idled even 3 s answers its first second of load
-  // more slowly (docs/benchmarks.md, journal of the fifth session of 2026-11-29).
+  // more slowly (docs/journal/2026-11-29-load-generator-garbage-collector.md).
   const busy = await waitForQuiet(name);
   log(`  ${name}: ${WARMUP_S} s of warm-up, then measuring ${SATURATION_S} s`);
   if (WARMUP_S > 0) await autocannon({ ...options, duration: WARMUP_S });

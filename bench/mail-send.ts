@@ -1,4 +1,4 @@
-// Mail sending end to end (docs/benchmarks.md#session-of-2026-11-28-mail-send): 10,000 due surveyRequest mails queued in one PostgreSQL
+// Mail sending end to end (docs/journal/2026-11-28-mail-send.md): 10,000 due surveyRequest mails queued in one PostgreSQL
 // database (BENCH_ADMIN_URL's server, database patron_bench_mail), a loopback SMTP receiver that accepts at once,
 // and TWO mail sender processes (test/support/mail-sender-process.ts) sharing the work. Reports mails/s from the
 // senders' start until the receiver has all 10,000, checks that none was received twice and that every row is

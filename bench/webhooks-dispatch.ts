@@ -12,7 +12,7 @@ import Type from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { migrateToLatest, openDatabase } from '../src/db/engine.js';
 import { recordEvents } from '../src/events/outbox.js';
-import { createSecretBox } from '../src/events/secret-box.js';
+import { createSecretBox } from '../src/core/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
 import {
   cpuMs,

@@ -15,7 +15,7 @@ import { Agent, request } from 'undici';
 import { v7 as uuidv7 } from 'uuid';
 import { createKey } from '../src/auth/keys.js';
 import { migrateToLatest, openDatabase } from '../src/db/engine.js';
-import { createSecretBox } from '../src/events/secret-box.js';
+import { createSecretBox } from '../src/core/secret-box.js';
 import { createOrganization } from '../src/resources/organization/service.js';
 import { freePort } from '../test/support/processes.js';
 import {

@@ -6,54 +6,43 @@ import type { FastifyServerOptions } from 'fastify';
 import type { Registry } from 'prom-client';
 import { permissionCatalogOf } from './auth/permissions.js';
 import type { Config } from './config/index.js';
-import type { JobDefinition } from './jobs/runner/types.js';
+import type { JobDefinition } from './core/job-definition.js';
 import { retentionJob } from './jobs/retention/job.js';
 import { migrateToLatest, openDatabase, type Database } from './db/engine.js';
 import { buildApp } from './http/app.js';
 import type { Metrics } from './http/metrics.js';
-import type { PatronApp, ResourceModule } from './http/types.js';
+import type { PatronApp, ResourceModule } from './core/types.js';
 import { FallbackRateLimiter } from './ratelimit/fallback.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { organizationResource } from './resources/organization/index.js';
 import { dashboardResource } from './resources/dashboard/index.js';
-import { productExport, productImport, productList, productsResource } from './resources/products/index.js';
+import { productsResource } from './resources/products/index.js';
 import { tagsResource } from './resources/tags/index.js';
 import { sitesResource } from './resources/sites/index.js';
-import { customerExport, customerImport, customerList, customersResource } from './resources/customers/index.js';
-import { orderExport, orderImport, orderList, ordersResource } from './resources/orders/index.js';
+import { customersResource } from './resources/customers/index.js';
+import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
-import {
-  activityExport,
-  activityList,
-  historyImport,
-  loyaltyResources,
-  membershipExport,
-  membershipImport,
-  membershipList,
-  rewardExport,
-  rewardList,
-} from './resources/loyalty/index.js';
-import { reviewExport, reviewImport, reviewList, reviewsResource } from './resources/reviews/index.js';
+import { loyaltyResources } from './resources/loyalty/index.js';
+import { reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
 import { emailTemplatesResource } from './resources/email-templates/index.js';
-import { wishlistExport, wishlistImport, wishlistList, wishlistsResource } from './resources/wishlists/index.js';
-import {
-  productQuestionExport,
-  productQuestionImport,
-  productQuestionList,
-  productQuestionsResource,
-} from './resources/product-questions/index.js';
+import { wishlistsResource } from './resources/wishlists/index.js';
+import { productQuestionsResource } from './resources/product-questions/index.js';
 import { exportJobsResource } from './resources/export-jobs/index.js';
 import { importJobsResource } from './resources/import-jobs/index.js';
 import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { mailResource } from './resources/mail/index.js';
 import { surveysResource } from './resources/surveys/index.js';
+import type { ResourceModuleWithLists } from './resource-kit/module.js';
+import { QUICK_FILTER_RESOURCES } from './records/quick-filter.js';
+import { IMPORT_RESOURCES } from './records/import-job.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
 
-export const resources: readonly ResourceModule[] = [
+/** Every resource module but those built from the others' declarations (below). */
+const modules: readonly ResourceModuleWithLists[] = [
   organizationResource,
   dashboardResource,
   productsResource,
@@ -72,41 +61,47 @@ export const resources: readonly ResourceModule[] = [
   emailTemplatesResource,
   mailResource,
   surveysResource,
+];
+
+/**
+ * One of the modules' declarations by name, checked against the names the records publish: a name declared twice,
+ * or published and declared by no module, stops the start.
+ */
+function declared<T>(
+  what: string,
+  names: readonly string[],
+  of: (module: ResourceModuleWithLists) => Readonly<Partial<Record<string, T>>> | undefined,
+): Record<string, T> {
+  const all: Record<string, T> = {};
+  for (const module of modules) {
+    for (const [name, value] of Object.entries(of(module) ?? {})) {
+      if (name in all) throw new Error(`Two modules declare the ${what} "${name}".`);
+      all[name] = value as T;
+    }
+  }
+  const missing = names.filter((name) => !(name in all));
+  const unpublished = Object.keys(all).filter((name) => !names.includes(name));
+  if (missing.length || unpublished.length) {
+    throw new Error(
+      `The ${what}s declared (${Object.keys(all).join(', ')}) are not those published (${names.join(', ')}).`,
+    );
+  }
+  return all;
+}
+
+/** The lists quick filters belong to and export jobs read, each with its record and CSV lines. */
+const lists = declared('list', QUICK_FILTER_RESOURCES, (module) => module.lists);
+/** The synchronous imports import jobs run. */
+const imports = declared('import', IMPORT_RESOURCES, (module) => module.imports);
+
+export const resources: readonly ResourceModule[] = [
+  ...modules,
   // The lists quick filters belong to (docs/api.md#quick-filters).
-  quickFiltersResource({
-    products: productList,
-    orders: orderList,
-    customers: customerList,
-    reviews: reviewList,
-    'loyalty-rewards': rewardList,
-    'loyalty-memberships': membershipList,
-    'loyalty-activity': activityList,
-    wishlists: wishlistList,
-    'product-questions': productQuestionList,
-  }),
+  quickFiltersResource(Object.fromEntries(Object.entries(lists).map(([name, source]) => [name, source.list]))),
   // The lists an export job can read, each with its record and CSV lines (docs/api.md#export-jobs).
-  exportJobsResource({
-    products: productExport,
-    orders: orderExport,
-    customers: customerExport,
-    reviews: reviewExport,
-    'loyalty-rewards': rewardExport,
-    'loyalty-memberships': membershipExport,
-    'loyalty-activity': activityExport,
-    wishlists: wishlistExport,
-    'product-questions': productQuestionExport,
-  }),
+  exportJobsResource(lists),
   // The resources an import job can write, each through its synchronous import (docs/api.md#import-jobs).
-  importJobsResource({
-    customers: customerImport,
-    products: productImport,
-    orders: orderImport,
-    reviews: reviewImport,
-    wishlists: wishlistImport,
-    'product-questions': productQuestionImport,
-    'loyalty-memberships': membershipImport,
-    'loyalty-history': historyImport,
-  }),
+  importJobsResource(imports),
 ];
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */

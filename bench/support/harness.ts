@@ -225,7 +225,7 @@ export interface Captured {
  * patron_bench_store unless `database` names another) and records every statement it sends, verbatim, with its
  * parameters and duration (Kysely query log). It runs in a child process (bench/support/capture-process.ts): loading
  * Patron leaves about 50 MB of live heap behind, and in the bench's own process that heap's collections took a core
- * from the servers during measured runs (docs/benchmarks.md, "the bench's own heap").
+ * from the servers during measured runs (docs/journal/2026-11-29-garbage-collection-episodes.md).
  */
 export async function capture(
   method: 'GET' | 'POST',

@@ -40,7 +40,7 @@ export interface OpenLoopOptions {
   /**
    * Seconds of the same schedule sent before the measured `durationS`, their answers discarded: the measured part
    * follows without a pause, so it meets the server in its steady state (a server that idled a few seconds first
-   * answers its first second of load more slowly, docs/benchmarks.md, journal of the fifth session of 2026-11-29).
+   * answers its first second of load more slowly, docs/journal/2026-11-29-load-generator-garbage-collector.md).
    */
   warmupS?: number;
   /** Called when the first measured request is due (the end of the warm-up). */
@@ -159,8 +159,9 @@ export interface OpenLoopProcess {
  * bench:list-latency that heap held 67 MB (the in-process Patron used to capture statements, datasets, earlier
  * results), V8 kept it under a limit a few MB above that, and during some measured runs ran a full mark-compact every
  * second, 15–35 ms each, that found nothing to free. Every send and every answer waited meanwhile, so those runs
- * measured the generator's garbage collector for the floor and Patron alike (docs/benchmarks.md, journal of the
- * fifth session of 2026-11-29). The generator's process loads only the schedule and undici.
+ * measured the generator's garbage collector for the floor and Patron alike
+ * (docs/journal/2026-11-29-load-generator-garbage-collector.md). The generator's process loads only the schedule and
+ * undici.
  */
 export function startOpenLoopProcess(
   options: Omit<OpenLoopOptions, 'onMeasuring'>,

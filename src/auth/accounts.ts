@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { DB, SessionsTable, UserRole, UsersTable } from '../db/schema.js';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../core/errors.js';
+import type { SessionLookup } from '../core/types.js';
 import { uuidv7 } from '../util/ids.js';
 import { hashKey } from './keys.js';
 
@@ -247,19 +248,6 @@ export async function useSignInLink(db: Kysely<DB>, token: string): Promise<User
 }
 
 // ----------------------------------------------------------------------------------------------------- sessions
-
-/** What a live session resolves to: the session, its user, and the organization's name and plan. */
-export interface SessionLookup {
-  session: SessionRow;
-  user: UserRow;
-  organization: {
-    id: string;
-    name: string;
-    api_requests_per_minute: number;
-    loyalty_events_per_minute: number;
-    loyalty_stamps_per_minute: number;
-  };
-}
 
 /** Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. */
 export async function createSession(

@@ -25,7 +25,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * generation ("allocation-site pretenuring"). Under load a request's rows and records are still alive at a young
  * collection often enough for V8 to pretenure their sites, and then every request's garbage piles up in the old
  * generation: 170 MB every ten seconds, cleared by a full collection whose marking threads took a core from
- * PostgreSQL for 80 ms and stalled every request meanwhile (docs/benchmarks.md, the third session of 2026-11-28).
+ * PostgreSQL for 80 ms and stalled every request meanwhile (docs/journal/2026-11-28-node-cpu-per-page-gc-stalls.md).
  * Without it a request's garbage dies young, where it is cheap. Set before serving, when no request site has been
  * judged yet. Three companions cannot be set from here, because V8 reads them as the heap is made: a young generation
  * full-sized from the start (--min-semi-space-size=16), an old generation that may reach 128 MB before its first full

@@ -1,7 +1,7 @@
 /**
  * The planner's statistics on the embedded engine. PostgreSQL keeps them fresh with autovacuum's ANALYZE; PGlite runs
  * no autovacuum and keeps no table activity counts, so a table is never analyzed and the planner guesses: the orders
- * page with a tag filter (docs/benchmarks.md, "Embedded engine") went through a nested loop comparing every tagged
+ * page with a tag filter (docs/journal/2026-11-28-embedded-engine.md) went through a nested loop comparing every tagged
  * order with every order, ~0.5 s for 2,000 orders, where analyzed statistics choose a plan a hundred times cheaper.
  * This stands in for autovacuum: the PGlite connection reports the rows each statement changed, and once enough
  * have changed the whole database is analyzed (sampled, so its cost is bounded per table) after writes pause; once

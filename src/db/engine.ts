@@ -55,7 +55,7 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
     // No JIT: a list page that walks its index and probes a related table row by row (src/lists/related.ts) is costed
     // for every row it might walk, above jit_above_cost, and then spends longer compiling than running a query that
     // stops after a few hundred rows (finding 1.2 in
-    // docs/benchmarks.md#store-data-orders-list-deep-pages-customer-search-order-import). Patron's queries are short
+    // docs/journal/2026-11-21-store-data.md). Patron's queries are short
     // OLTP pages, where JIT never pays.
     options: '-c jit=off',
     types: {

@@ -9,7 +9,7 @@ import type { DB } from './schema.js';
  * Server-side prepared statements for the statements hot paths run per request. PostgreSQL plans an unnamed statement
  * on every execution, and for a join over tables with many indexes planning costs several times the execution, as
  * loading a loyalty member (three tables) and the API key lookup showed
- * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements). A
+ * (docs/journal/2026-11-21-loyalty-issue-rate-import-prepared.md). A
  * statement whose text begins with the marker is sent named after its text, so each connection parses it once and,
  * after its first executions, PostgreSQL may keep one generic plan for it (plan_cache_mode auto: it does so only when
  * the generic plan costs no more than the plans made for the actual parameters). List pages mark their statements
@@ -183,8 +183,8 @@ export function prepareMarkedStatements(client: pg.PoolClient, limit = STATEMENT
   // Each kept name's last use, by a count of this connection's uses. Recording a use overwrites a small integer in
   // place; a Set kept in recency order (delete, then add again) left a deleted slot at every use and rebuilt its
   // table every few requests, tables that outlived the young generation and brought on full collections sooner
-  // (docs/benchmarks.md, "what Patron promotes"). The least recently used is looked for only when a new name
-  // overflows the limit.
+  // (docs/journal/2026-11-29-garbage-collection-episodes.md#what-patron-promotes). The least recently used is looked
+  // for only when a new name overflows the limit.
   const lastUse = new Map<string, number>();
   let uses = 0;
   const recordUse = (name: string): string | undefined => {
@@ -240,9 +240,10 @@ const poolOf = new WeakMap<Kysely<DB>, pg.Pool>();
 /**
  * Lets `prepared` statements on this handle (not on a transaction of it) borrow a connection from the pool themselves.
  * Kysely's executor, connection provider and driver wrap every statement in four more async layers, about 4 µs of
- * Node CPU per statement (a profile of GET /v1/organization, docs/benchmarks.md): for the statements every request
- * runs that is a few per cent of the whole request. What the statement does is unchanged: the same pooled
- * connection, the same text and parameters, the same rows.
+ * Node CPU per statement (a profile of GET /v1/organization,
+ * docs/journal/2026-11-29-faster-machine-layers-per-statement.md): for the statements every request runs that is a
+ * few per cent of the whole request. What the statement does is unchanged: the same pooled connection, the same text
+ * and parameters, the same rows.
  */
 export function runPreparedOnPool(db: Kysely<DB>, pool: pg.Pool): void {
   poolOf.set(db, pool);
@@ -304,7 +305,7 @@ const IDS_PLACEHOLDER = '{00000000-0000-4000-8000-00000000000b}';
  * `any($n::uuid[])`, a plan made for the values counts their elements, a page of fewer than ten rows then looks
  * cheaper to plan afresh than the generic plan, and the server re-plans the statement on every execution (about
  * 0.3 ms of its CPU per include on a short page). Behind the subquery both plans count ten, and after its first five
- * executions the server keeps the generic plan (docs/benchmarks.md, the session of 2026-11-28, fourth).
+ * executions the server keeps the generic plan (docs/journal/2026-11-28-rewards-tail-access-log-first-start.md).
  */
 export function preparedForIds<Row>(
   build: (db: Kysely<DB>, organizationId: string, ids: RawBuilder<string>) => Compilable<Row>,

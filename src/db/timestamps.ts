@@ -14,7 +14,7 @@ const digits = (text: string, from: number, to: number) => {
  * A timestamptz as PostgreSQL writes it in a UTC session ('2026-11-28 13:25:06.123456+00', the fraction optional
  * and 1–6 digits), read straight into a Date; any other form (another zone's offset, years past 9999, BC,
  * ±infinity) goes to pg's own parser. A list page reads several timestamps per record, and pg's regex-based parser
- * cost more than assembling the record (docs/benchmarks.md, the session of 2026-11-28 on Node CPU per page).
+ * cost more than assembling the record (docs/journal/2026-11-28-node-cpu-per-page-gc-stalls.md).
  * Sub-millisecond digits are dropped, as pg's parser and Date do.
  */
 export function parseTimestamptz(text: string): Date | number {

@@ -1,4 +1,4 @@
-import type { OperationExample } from '../http/types.js';
+import type { OperationExample } from '../core/types.js';
 import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
 import { DEMO_IMPORT_CSV, DEMO_RECEIVER_URL } from './world.js';
 

@@ -1,4 +1,4 @@
-import type { DocumentedExamples } from '../http/types.js';
+import type { DocumentedExamples } from '../core/types.js';
 import { OPERATION_EXAMPLES } from './examples.js';
 import { RESPONSE_EXAMPLES } from './responses.js';
 

@@ -1,4 +1,4 @@
-import type { ResponseExample } from '../http/types.js';
+import type { ResponseExample } from '../core/types.js';
 
 /**
  * What each documented example answered on the demo world, by operationId (lists cut to 2 records). Written by

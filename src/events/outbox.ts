@@ -1,26 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { TSchema } from 'typebox';
 import { uuidv7 } from '../util/ids.js';
 import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
 import { PREPARE } from '../db/prepared.js';
 import { serializeRecord } from './serialize.js';
 import type { Executor } from '../db/executor.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 
 /** Events per statement: bounds one statement's memory; arrays travel as single parameters, so no 65,535 limit. */
 const INSERT_CHUNK = 5_000;
 
 /** NOTIFY channel dispatchers LISTEN on; PostgreSQL delivers it at commit, so a rolled-back change wakes no one. */
 export const DELIVERIES_CHANNEL = 'patron_webhook_deliveries';
-
-export interface EventToRecord {
-  organizationId: string;
-  /** An event name from service.md's catalog, e.g. "order.updated". */
-  name: string;
-  /** The response schema of the record's API representation. */
-  schema: TSchema;
-  /** The record, in the shape the API returns it. */
-  record: unknown;
-}
 
 export interface RecordedEvent {
   id: string;

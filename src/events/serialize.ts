@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import { compileSerializer } from '../http/serialization.js';
+import { compileSerializer } from '../core/serialization.js';
 
 const compiled = new WeakMap<TSchema, (value: unknown) => string>();
 

@@ -16,8 +16,9 @@ import { pino } from 'pino';
 import Type from 'typebox';
 import { withoutSecretKeys } from '../auth/keys.js';
 import { permissionCatalogOf } from '../auth/permissions.js';
+import { cascadeRegistry } from '../core/cascades.js';
 import type { Config } from '../config/index.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/engine.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { authenticate, authorize, checkOrigin, checkSessionWrite, requestLabels, SESSION_ONLY } from './auth.js';
@@ -31,8 +32,8 @@ import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { chargeRequest } from './rate-limit.js';
-import type { DocumentedExamples, PatronApp, PlatformServices, ResourceModule } from './types.js';
-import { buildSerializer } from './serialization.js';
+import type { DocumentedExamples, PatronApp, PlatformServices, ResourceModule } from '../core/types.js';
+import { buildSerializer } from '../core/serialization.js';
 import { validatorCompiler } from './validation.js';
 
 export const API_PREFIX = '/v1';
@@ -83,7 +84,7 @@ export interface BuiltApp {
  * The fields are flat strings and numbers, written by hand rather than through the `req`/`res` serializers: pino
  * copies nested objects through a slower path, and the line is written on every request (docs/api.md#request-logs).
  * The labels go on this line rather than being bound to the request's logger: binding them cost CPU on every request
- * even when nothing was logged (docs/benchmarks.md, the session of 2026-11-24).
+ * even when nothing was logged (docs/journal/2026-11-24-structural-pass-request-logging.md).
  */
 class AccessLog extends LogController {
   override incomingRequest(): void {}
@@ -139,9 +140,9 @@ function loggerOptions(level: string, given: FastifyServerOptions['logger']): Fa
 /**
  * stdout for the logger: lines leave once LOG_BATCH_BYTES are waiting, and otherwise within LOG_FLUSH_INTERVAL_MS of
  * being logged. The flush timer runs only while lines come: sonic-boom's own periodic flush ticks forever, and its
- * empty writes cost an idle server about 3.5 ms of CPU a second (docs/benchmarks.md). It keeps ticking until two
- * ticks in a row saw no new line, so a flush that came while a write was still under way (and so did nothing) is
- * followed by one that does.
+ * empty writes cost an idle server about 3.5 ms of CPU a second (docs/journal/2026-11-29-access-log-moderate-load.md).
+ * It keeps ticking until two ticks in a row saw no new line, so a flush that came while a write was still under way
+ * (and so did nothing) is followed by one that does.
  */
 function batchedStdout(): { stream: ReturnType<typeof pino.destination>; streamWrite: (line: string) => string } {
   const stream = pino.destination({
@@ -228,7 +229,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   await registerDocs(app);
   await registerDashboard(app, config.dashboardDir ?? defaultDashboardDir());
 
-  const services: PlatformServices = { database, db: database.db, config, permissionCatalog };
+  const services: PlatformServices = {
+    database,
+    db: database.db,
+    config,
+    permissionCatalog,
+    cascades: cascadeRegistry(resources),
+  };
   await app.register(
     async (v1) => {
       for (const resource of resources) await resource.routes(v1 as PatronApp, services);

@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { timingSafeEqual } from 'node:crypto';
-import { findSession, rolePermissions, type SessionLookup } from '../auth/accounts.js';
+import { findSession, rolePermissions } from '../auth/accounts.js';
 import { grants } from '../auth/permissions.js';
 import { hashKey, KEY_PATTERN, SECRET_KEY_IN_TEXT } from '../auth/keys.js';
 import { cachedRead } from '../db/embedded-cache.js';
 import { prepared } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
-import { ApiError } from './errors.js';
-import type { AuthContext } from './types.js';
+import { ApiError } from '../core/errors.js';
+import type { AuthContext, SessionLookup } from '../core/types.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

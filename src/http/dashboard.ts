@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import send from '@fastify/send';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from './errors.js';
-import type { PatronApp } from './types.js';
+import { notFound } from '../core/errors.js';
+import type { PatronApp } from '../core/types.js';
 
 /**
  * The dashboard (docs/dashboard.md): the single-page app built into dashboard/dist by `npm run build`, served by this

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { PatronApp } from './types.js';
+import type { PatronApp } from '../core/types.js';
 
 /**
  * The rendering of /openapi.json at /docs (docs/api.md#the-api-reference): Scalar's standalone bundle, served from

@@ -8,8 +8,8 @@ import {
   isUniqueViolation,
 } from '../db/errors.js';
 import { requestLabels } from './auth.js';
-import { ApiError, type ErrorCode } from './errors.js';
-import type { PatronApp } from './types.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import type { PatronApp } from '../core/types.js';
 import { summarize, validationDetails } from './validation.js';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {

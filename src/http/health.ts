@@ -1,6 +1,6 @@
 import type { Database } from '../db/engine.js';
-import { ApiError } from './errors.js';
-import type { PatronApp } from './types.js';
+import { ApiError } from '../core/errors.js';
+import type { PatronApp } from '../core/types.js';
 
 const READINESS_TIMEOUT_MS = 2_000;
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { isSealed, type SecretBox } from '../events/secret-box.js';
+import { isSealed, type SecretBox } from '../core/secret-box.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { ApiError, conflict, validationError } from './errors.js';
+import { ApiError, conflict, validationError } from '../core/errors.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PRESENCE_GONE_AFTER_SECONDS, type ProcessPresence } from './process-presence.js';
-import type { PatronApp } from './types.js';
+import type { PatronApp } from '../core/types.js';
 
 const RETENTION_HOURS = 24;
 /**

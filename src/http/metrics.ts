@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/engine.js';
-import type { PatronApp } from './types.js';
+import type { PatronApp } from '../core/types.js';
 
 export interface Metrics {
   registry: Registry;

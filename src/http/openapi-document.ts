@@ -16,7 +16,7 @@
  *   sends them, the success response the demo world answered, and each error response's envelope.
  */
 
-import type { DocumentedExamples } from './types.js';
+import type { DocumentedExamples } from '../core/types.js';
 import { MAX_DATE_TIME_LENGTH } from './validation.js';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@
  * an event carries is declared by the resource that sends it (ResourceModule.events), so the platform names none.
  */
 import { EVENT_CATALOG, isKnownEventName } from '../events/catalog.js';
-import type { ResourceModule } from './types.js';
+import type { ResourceModule } from '../core/types.js';
 
 type Json = Record<string, unknown>;
 

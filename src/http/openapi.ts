@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import type { RouteOptions } from 'fastify';
-import { ErrorEnvelope } from './errors.js';
+import { ErrorEnvelope } from '../core/errors.js';
 import { refineDocument } from './openapi-document.js';
 import { addWebhooks, WEBHOOK_TAG } from './openapi-webhooks.js';
-import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from './types.js';
+import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from '../core/types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',

@@ -1,9 +1,9 @@
 import type { FastifyContextConfig, FastifyReply } from 'fastify';
 import { endpointBucket, organizationBucket } from '../ratelimit/buckets.js';
 import type { ChargeDecision, RateLimiter } from '../ratelimit/types.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Metrics } from './metrics.js';
-import type { AuthContext } from './types.js';
+import type { AuthContext } from '../core/types.js';
 
 /**
  * Second of the checks (docs/api.md#order-of-checks): charge the route's cost from the organization bucket and any

@@ -7,8 +7,9 @@ type LogArguments = Parameters<FastifyBaseLogger['info']>;
 /**
  * A request's logger that binds the request id only once something is logged. Fastify gives every request a child
  * logger, and pino's `child()` serializes the bindings at once, about 2.4 µs of every request in a profile of the
- * product page, although at LOG_LEVEL=warn a request that succeeds logs nothing (docs/benchmarks.md, the session of
- * 2026-11-29). What is logged, and with which bindings, is unchanged (docs/api.md#request-logs).
+ * product page, although at LOG_LEVEL=warn a request that succeeds logs nothing
+ * (docs/journal/2026-11-29-faster-machine-layers-per-statement.md). What is logged, and with which bindings, is
+ * unchanged (docs/api.md#request-logs).
  */
 class RequestLogger {
   #bound: FastifyBaseLogger | undefined;

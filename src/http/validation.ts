@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { COUNTRY_CODE_MESSAGE, isCountryCodeList } from '../util/countries.js';
-import type { ErrorDetail } from './errors.js';
+import type { ErrorDetail } from '../core/errors.js';
 
 const common: Options = {
   allErrors: true,

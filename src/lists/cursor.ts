@@ -1,6 +1,6 @@
 import type { CursorPosition } from './types.js';
 import { createHash } from 'node:crypto';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../core/errors.js';
 import { type Sort } from './types.js';
 import { isUuid } from '../util/uuid.js';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PREPARE } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../core/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { checkCursorBeforeSaved, cursorBinding, decodeCursor, encodeCursor } from './cursor.js';
 import { compileFilter, compileFilterParam, escapeLike, NUL_MESSAGE, type RelatedCondition } from './filter.js';

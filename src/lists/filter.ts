@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { validationError, type ErrorDetail } from '../http/errors.js';
+import { validationError, type ErrorDetail } from '../core/errors.js';
 import type { FieldDef, ListDefinition, RelationDef, ValueType } from './types.js';
 import { isUuid } from '../util/uuid.js';
 

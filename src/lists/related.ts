@@ -16,7 +16,7 @@ export const PER_ROW_PAGES = 20;
  * after about limit × N / M rows (N: the rows the rest of the query admits). One bounded count per condition, all in
  * one statement, tells the two apart: a condition matching more than PER_ROW_PAGES pages' worth of related rows is
  * walked; a rare one keeps the semi-join, far faster than the walk for it (finding 1.2 in
- * docs/benchmarks.md#store-data-orders-list-deep-pages-customer-search-order-import). Walking loses when matches are
+ * docs/journal/2026-11-21-store-data.md). Walking loses when matches are
  * rare among very many rows (N > PER_ROW_PAGES² × limit, 20,000 rows at limit 50 with the fewest matches that choose
  * it), a trade taken for the common case of a tag on a share of the records.
  */

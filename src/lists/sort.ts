@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../core/errors.js';
 import type { CursorPosition, ListDefinition, Sort } from './types.js';
 
 export function parseSort(definition: ListDefinition, raw: string | undefined, path = 'query.sort'): Sort {

@@ -5,7 +5,7 @@
 import { sql, type Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { CustomersTable } from '../db/schema.js';
-import type { EventToRecord } from '../events/outbox.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 import type { FieldDef } from '../lists/types.js';
 import { Metadata, NullableTimestamp, Timestamp, Uuid } from './common.js';
 

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { EmailTemplatesTable } from '../db/schema.js';
-import type { EventToRecord } from '../events/outbox.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 import { Timestamp, Uuid } from './common.js';
 
 /** The mails a template can write (docs/api.md#email-templates). */

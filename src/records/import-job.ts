@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { BulkJobSkippedTable } from '../db/schema.js';
-import type { EventToRecord } from '../events/outbox.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 import { NullableTimestamp, Timestamp, Uuid } from './common.js';
 import { BULK_JOB_STATUSES, EXPORT_FORMATS, type BulkJobRow, type ExportFormat } from './export-job.js';
 

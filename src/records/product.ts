@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { ProductsTable } from '../db/schema.js';
-import type { EventToRecord } from '../events/outbox.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 import { ImportJob, Metadata, Timestamp, Uuid } from './common.js';
 import { Variant } from './variant.js';
 

@@ -5,7 +5,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { SurveyAnswer, SurveyFlowsTable, SurveyQuestion as StoredQuestion, SurveysTable } from '../db/schema.js';
-import type { EventToRecord } from '../events/outbox.js';
+import type { EventToRecord } from '../core/event-to-record.js';
 import { Metadata, NullableTimestamp, Timestamp, Uuid } from './common.js';
 import { EmbeddedCustomer } from './customer.js';
 import { EmbeddedOrder } from './order.js';

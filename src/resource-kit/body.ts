@@ -1,4 +1,4 @@
-import { validationError, type ErrorDetail } from '../http/errors.js';
+import { validationError, type ErrorDetail } from '../core/errors.js';
 
 /**
  * The two body forms (docs/api.md#wrapped-and-unwrapped-bodies): the fields inside `data` (the reference form) or at

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { TSchema } from 'typebox';
 import type { DB, TagKind } from '../db/schema.js';
 import { recordEvents } from '../events/outbox.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../core/errors.js';
 import { compileSelection } from '../lists/engine.js';
 import type { SelectionParams } from '../lists/query.js';
 import type { ListDefinition } from '../lists/types.js';

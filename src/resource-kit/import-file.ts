@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../http/errors.js';
+import type { ErrorDetail } from '../core/errors.js';
 import { compileBodyValidator } from '../http/validation.js';
 import type { ImportSource } from './import-source.js';
 import { isMetadataField, unwrapField, type FieldSchema } from './field-schema.js';

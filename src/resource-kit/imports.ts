@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { plainArrayLiteral } from '../db/arrays.js';
 import { PREPARE, preparedForIds } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
-import { ApiError, unprocessable, validationError } from '../http/errors.js';
+import { ApiError, unprocessable, validationError } from '../core/errors.js';
 import { MAX_IMPORT_ROWS, type SkippedRow } from '../records/common.js';
 import type { ImportProvenance } from './import-source.js';
 

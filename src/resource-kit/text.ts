@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js';
+import { validationError } from '../core/errors.js';
 
 /**
  * Trims tag names, collapses duplicates, refuses names that are empty once trimmed

@@ -19,7 +19,7 @@ let openPlannedScopes = 0;
  * Runs `work` with the first ids it makes taken from `ids`, in order; the rest are fresh. When the last such scope
  * ends the storage is switched off again: while any AsyncLocalStorage is on, Node tracks every promise and tick of
  * the whole process (async hooks), which after the demo seed slowed every request of a first `npm start`'s server
- * for as long as it ran (docs/benchmarks.md, the session of 2026-11-28, fourth).
+ * for as long as it ran (docs/journal/2026-11-28-rewards-tail-access-log-first-start.md).
  */
 export async function withPlannedIds<T>(ids: readonly string[], work: () => Promise<T>): Promise<T> {
   openPlannedScopes += 1;

@@ -3,17 +3,17 @@
  * `patron serve` with the demo world: one write per page through the UI, checked through the API with the demo key;
  * axe-core and screenshots at 1280 and 390 px (docs/dashboard.md#tests).
  *
- * Nothing leaves the machine: the endpoint created points at a loopback HTTPS receiver (test/support/webhook-receiver)
+ * Nothing leaves the machine: the endpoint created points at a loopback HTTPS receiver (test/support/webhooks.ts)
  * whose self-signed certificate the server trusts through NODE_EXTRA_CA_CERTS; loopback receivers are allowed by
  * WEBHOOK_ALLOW_PRIVATE_HOSTS=1 (and ALLOW_HTTP_WEBHOOKS=1, as the demo world's own endpoints need).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../support/database.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, writeReceiverCa, type WebhookReceiver } from '../support/webhooks.js';
 import {
   axeViolations,
   chromiumMissing,
@@ -43,8 +43,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('dashboard: We
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     caDir = await mkdtemp(join(tmpdir(), 'patron-ops-ca-'));
-    const caFile = join(caDir, 'receiver.pem');
-    await writeFile(caFile, receiver.ca);
+    const caFile = await writeReceiverCa(receiver, caDir);
     await ensureDashboardBuilt();
     const env = { ALLOW_HTTP_WEBHOOKS: '1', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1', NODE_EXTRA_CA_CERTS: caFile };
     // One more try when the first start misses serveOnHostname's 60 s (a machine shared by several suites).

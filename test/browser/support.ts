@@ -17,7 +17,7 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 import { vi } from 'vitest';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
-import { loopbackCertificate } from '../support/webhook-receiver.js';
+import { loopbackCertificate } from '../support/webhooks.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The flags Chromium is started with (plus where to keep its profile and how to be driven). */

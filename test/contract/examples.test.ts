@@ -221,7 +221,7 @@ describe('a create missing its required fields', () => {
 
 async function writeResponses(answered: Record<string, { status: number; body: unknown }>) {
   const file = new URL('../../src/demo/responses.ts', import.meta.url);
-  const text = `import type { ResponseExample } from '../http/types.js';
+  const text = `import type { ResponseExample } from '../core/types.js';
 
 /**
  * What each documented example answered on the demo world, by operationId (lists cut to ${LIST_EXAMPLE_RECORDS} records). Written by

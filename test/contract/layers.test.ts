@@ -74,7 +74,7 @@ describe('the layer rule', () => {
     expect(
       await layerErrors(
         'src/demo/good-import.ts',
-        "import type { OperationExample } from '../http/types.js';\nexport type Example = OperationExample;\n",
+        "import type { OperationExample } from '../core/types.js';\nexport type Example = OperationExample;\n",
       ),
     ).toEqual([]);
   });
@@ -95,5 +95,88 @@ describe('the layer rule', () => {
         "import { orderList } from '../resources/orders/index.js';\nexport const list = orderList;\n",
       ),
     ).toHaveLength(1);
+  });
+
+  it('keeps http on top of the platform: events, auth and lists refuse to import it, and core imports neither', async () => {
+    for (const folder of ['events', 'auth', 'lists']) {
+      expect(
+        await layerErrors(
+          `src/${folder}/bad-import.ts`,
+          "import { buildApp } from '../http/app.js';\nexport const app = buildApp;\n",
+        ),
+      ).toEqual([expect.stringMatching(/"services".*"http"/)]);
+    }
+    expect(
+      await layerErrors(
+        'src/core/bad-import.ts',
+        "import { buildApp } from '../http/app.js';\nexport const app = buildApp;\n",
+      ),
+    ).toEqual([expect.stringMatching(/"core".*"http"/)]);
+    expect(
+      await layerErrors(
+        'src/core/bad-import.ts',
+        "import { recordEvents } from '../events/outbox.js';\nexport const record = recordEvents;\n",
+      ),
+    ).toEqual([expect.stringMatching(/"core".*"services"/)]);
+  });
+
+  it('keeps the core above the foundation only: config, db, util and ratelimit refuse to import it', async () => {
+    expect(
+      await layerErrors(
+        'src/db/bad-import.ts',
+        "import { ApiError } from '../core/errors.js';\nexport const error = ApiError;\n",
+      ),
+    ).toEqual([expect.stringMatching(/"foundation".*"core"/)]);
+    expect(
+      await layerErrors(
+        'src/core/good-import.ts',
+        [
+          "import type { DB } from '../db/schema.js';",
+          "import type { Config } from '../config/index.js';",
+          "import { uuidv7 } from '../util/ids.js';",
+          'export type Both = [DB, Config];',
+          'export const id = uuidv7;',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+    expect(
+      await layerErrors(
+        'src/events/good-import.ts',
+        "import { ApiError } from '../core/errors.js';\nexport const error = ApiError;\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses loyalty's engine importing an API folder, loyalty's index.ts or body helpers", async () => {
+    for (const target of ['../rewards/service.js', '../index.js', '../body.js']) {
+      expect(
+        await layerErrors(
+          'src/resources/loyalty/engine/bad-import.ts',
+          `import * as above from '${target}';\nexport const used = above;\n`,
+        ),
+      ).toEqual([expect.stringMatching(/"loyalty-engine".*"resource".*loyalty/)]);
+    }
+  });
+
+  it("lets loyalty's API folders import the engine, and keeps the engine from every other resource", async () => {
+    expect(
+      await layerErrors(
+        'src/resources/loyalty/rewards/good-import.ts',
+        "import { applyPoints } from '../engine/ledger.js';\nexport const apply = applyPoints;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerErrors(
+        'src/resources/loyalty/engine/good-import.ts',
+        "import { queueMails } from '../../mail/index.js';\nexport const queue = queueMails;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerErrors(
+        'src/resources/orders/bad-import.ts',
+        "import { applyPoints } from '../loyalty/engine/ledger.js';\nexport const apply = applyPoints;\n",
+      ),
+    ).toEqual([expect.stringMatching(/"resource".*orders.*"loyalty-engine"/)]);
   });
 });

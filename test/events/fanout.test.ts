@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { recordEvents, type EventToRecord } from '../../src/events/outbox.js';
+import type { EventToRecord } from '../../src/core/event-to-record.js';
+import { recordEvents } from '../../src/events/outbox.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { probeResource, Thing } from '../support/probe-resource.js';

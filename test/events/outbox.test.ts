@@ -3,6 +3,7 @@ import { recordEvent, recordEvents } from '../../src/events/outbox.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { probeResource, Thing } from '../support/probe-resource.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -14,8 +15,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
-const eventsOf = (organizationId: string) =>
-  db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).orderBy('position').execute();
 
 describe('event outbox', () => {
   it('records the event with the change, serialized exactly like the API response', async () => {
@@ -26,7 +25,7 @@ describe('event outbox', () => {
       body: { name: 'lamp' },
     });
     expect(response.statusCode).toBe(201);
-    const [event] = (await eventsOf(tenant.organization.id)).slice(-1);
+    const [event] = (await eventsOf(t, tenant.organization.id)).slice(-1);
     expect(event!.name).toBe('probe.created');
     expect(event!.payload).toEqual(response.json());
     expect(event!.payload).not.toHaveProperty('internal');
@@ -49,7 +48,7 @@ describe('event outbox', () => {
           throw new Error('the change failed');
         }),
     ).rejects.toThrow('the change failed');
-    expect(await eventsOf(organization.id)).toEqual([]);
+    expect(await eventsOf(t, organization.id)).toEqual([]);
 
     const recorded = await db()
       .transaction()
@@ -59,7 +58,7 @@ describe('event outbox', () => {
           { organizationId: organization.id, name: 'probe.updated', schema: Thing, record: { ...thing, name: 'y' } },
         ]),
       );
-    const stored = await eventsOf(organization.id);
+    const stored = await eventsOf(t, organization.id);
     expect(stored.map((event) => event.name)).toEqual(['probe.created', 'probe.updated']);
     expect(stored.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
     expect(recorded.every((event) => event.idempotencyKey === event.id)).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretBox } from '../../src/events/secret-box.js';
+import { createSecretBox } from '../../src/core/secret-box.js';
 
 const KEY = 'k'.repeat(32);
 

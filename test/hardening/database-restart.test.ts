@@ -8,16 +8,14 @@
  * itself is never stopped.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/auth/keys.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { until } from '../support/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver, until, writeReceiverCa } from '../support/webhooks.js';
 import { databaseOutage, startLoad, type LoadAnswer, type LoadRequest } from './load.js';
 import { call, killAll, startServe, type ServeProcess } from './processes.js';
 import { orderRows, seedStore } from './store.js';
@@ -76,12 +74,13 @@ function firstCleanSecond(answers: LoadAnswer[], from: number): number | undefin
 
 describe.skipIf(!postgresUrl)('PostgreSQL restart under load (50 clients, 10 s)', () => {
   it('answers only 503 with Retry-After while down, recovers within 5 s, loses no committed write and duplicates no event', async () => {
-    const organization = await createOrganization(db(), { name: 'Database restart', apiRequestsPerMinute: 1_000_000 });
+    const { organization, key } = await createTenant(db(), {
+      name: 'Database restart',
+      apiRequestsPerMinute: 1_000_000,
+    });
     const organizationId = organization.id;
-    const { key } = await createKey(db(), { organizationId, permissions: ['all'] });
 
-    const caFile = join(tempDir, 'receiver-ca.pem');
-    await writeFile(caFile, receiver.ca);
+    const caFile = await writeReceiverCa(receiver, tempDir);
     const target = new URL(testDatabase.url!);
     proxy = await startTcpProxy(Number(target.port || 5432), target.hostname);
     const throughProxy = new URL(testDatabase.url!);

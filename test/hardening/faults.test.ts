@@ -7,17 +7,15 @@
  * per-process buckets with a log line, and goes back to Redis when it returns.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createKey } from '../../src/auth/keys.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { until } from '../support/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver, until, writeReceiverCa } from '../support/webhooks.js';
 import { call, killAll, startServe, type Answer, type ServeProcess } from './processes.js';
 import { databaseOutage, startLoad } from './load.js';
 import { orderRows, seedStore, type Store } from './store.js';
@@ -40,8 +38,7 @@ beforeAll(async () => {
   testDatabase = await createTestDatabase();
   receiver = await startWebhookReceiver();
   tempDir = await mkdtemp(join(tmpdir(), 'patron-faults-'));
-  const caFile = join(tempDir, 'receiver-ca.pem');
-  await writeFile(caFile, receiver.ca);
+  const caFile = await writeReceiverCa(receiver, tempDir);
   baseEnv = {
     DATABASE_URL: testDatabase.url,
     PATRON_DATA_DIR: tempDir,
@@ -61,8 +58,7 @@ afterAll(async () => {
 });
 
 async function tenant(name: string) {
-  const organization = await createOrganization(db(), { name, apiRequestsPerMinute: 100_000 });
-  const { key } = await createKey(db(), { organizationId: organization.id, permissions: ['all'] });
+  const { organization, key } = await createTenant(db(), { name, apiRequestsPerMinute: 100_000 });
   return { organizationId: organization.id, key };
 }
 

@@ -12,19 +12,18 @@
  * active survey flow, schedule one survey per order and send its request once (docs/api.md#when-a-survey-is-scheduled).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/auth/keys.js';
 import { OVERNIGHT_LOCAL_TIME } from '../../src/resources/loyalty/engine/overnight/overnight.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { until } from '../support/webhooks.js';
+import { startWebhookReceiver, type WebhookReceiver, until, writeReceiverCa } from '../support/webhooks.js';
 import { call, killAll, spawnPatron, startServe, type PatronProcess, type ServeProcess } from './processes.js';
 import { orderRows, seedStore, type Store } from './store.js';
 
@@ -88,8 +87,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     smtp = await startSmtpReceiver();
     redis = new Redis(redisUrl!);
     tempDir = await mkdtemp(join(tmpdir(), 'patron-scale-'));
-    const caFile = join(tempDir, 'receiver-ca.pem');
-    await writeFile(caFile, receiver.ca);
+    const caFile = await writeReceiverCa(receiver, tempDir);
     const env = {
       DATABASE_URL: testDatabase.url,
       REDIS_URL: redisUrl,
@@ -113,9 +111,9 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
     }
 
     // Seeded at a high ceiling, then set to the default plan with a fresh bucket for the measurement.
-    const organization = await createOrganization(db(), { name: 'Scale', apiRequestsPerMinute: 100_000 });
-    organizationId = organization.id;
-    key = (await createKey(db(), { organizationId, permissions: ['all'] })).key;
+    const scale = await createTenant(db(), { name: 'Scale', apiRequestsPerMinute: 100_000 });
+    organizationId = scale.organization.id;
+    key = scale.key;
     bucketKeys.push(`patron:rl:org:${organizationId}`);
 
     await recordLeaseClaims();
@@ -375,8 +373,10 @@ describe.skipIf(!postgresUrl || !redisUrl)('two API processes and two dispatcher
   });
 
   it('one survey per order and flow, and one request each, when both processes ship the same orders at once', async () => {
-    const surveyOrg = await createOrganization(db(), { name: 'Surveys', apiRequestsPerMinute: 100_000 });
-    const surveyKey = (await createKey(db(), { organizationId: surveyOrg.id, permissions: ['all'] })).key;
+    const { organization: surveyOrg, key: surveyKey } = await createTenant(db(), {
+      name: 'Surveys',
+      apiRequestsPerMinute: 100_000,
+    });
     const shop = await seedStore(api[0]!.baseUrl, surveyKey, { name: 'surveys', customers: 20, products: 5 });
     const template = await call(api[0]!.baseUrl, surveyKey, 'POST', '/v1/email-templates', {
       kind: 'surveyRequest',

@@ -15,9 +15,8 @@ import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpuMs, summarize } from '../../bench/support/harness.js';
-import { createKey } from '../../src/auth/keys.js';
 import { migrateToLatest, openDatabase } from '../../src/db/engine.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, ROOT, sleep } from '../support/processes.js';
 import { killAll, startServe, type ServeProcess } from './processes.js';
@@ -76,11 +75,7 @@ beforeAll(async () => {
     ? (testDatabase = await createTestDatabase()).database
     : await openDatabase({ dataDir: tempDir });
   if (!postgresUrl) await migrateToLatest(database.db);
-  const organization = await createOrganization(database.db, {
-    name: 'Slow clients',
-    apiRequestsPerMinute: 1_000_000,
-  });
-  ({ key } = await createKey(database.db, { organizationId: organization.id, permissions: ['all'] }));
+  ({ key } = await createTenant(database.db, { name: 'Slow clients', apiRequestsPerMinute: 1_000_000 }));
   if (!postgresUrl) await database.close();
   server = await startServe({
     ...(testDatabase ? { DATABASE_URL: testDatabase.url } : {}),

@@ -2,13 +2,12 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
-import type { PatronApp, ResourceModule } from '../../src/http/types.js';
+import type { PatronApp, ResourceModule } from '../../src/core/types.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -76,8 +75,7 @@ beforeAll(async () => {
     resources: [organizationResource, raising],
     logger: { level: 'info', stream },
   }));
-  const organization = await createOrganization(testDatabase.database.db, { name: 'Outages' });
-  key = (await createKey(testDatabase.database.db, { organizationId: organization.id, permissions: ['all'] })).key;
+  ({ key } = await createTenant(testDatabase.database.db, { name: 'Outages' }));
 });
 afterAll(async () => {
   await app?.close();

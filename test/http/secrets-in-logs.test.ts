@@ -1,14 +1,13 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
-import type { PatronApp } from '../../src/http/types.js';
+import type { PatronApp } from '../../src/core/types.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { dashboardResource } from '../../src/resources/dashboard/index.js';
 import { createSignInLink, createUser } from '../../src/auth/accounts.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createTenant } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const ANY_KEY = /sk_[0-9A-Za-z]{32,}/;
@@ -35,11 +34,9 @@ beforeAll(async () => {
     resources: [organizationResource, dashboardResource],
     logger: { level: 'trace', stream },
   }));
-  const organization = await createOrganization(testDatabase.database.db, { name: 'Logged' });
-  organizationId = organization.id;
-  const created = await createKey(testDatabase.database.db, { organizationId, permissions: ['all'] });
-  key = created.key;
-  keyId = created.record.id;
+  const tenant = await createTenant(testDatabase.database.db, { name: 'Logged' });
+  organizationId = tenant.organization.id;
+  ({ key, keyId } = tenant);
 });
 afterAll(async () => {
   await app?.close();

@@ -1,7 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { compileSerializer, serializationSchema } from '../../src/http/serialization.js';
+import { compileSerializer, serializationSchema } from '../../src/core/serialization.js';
 import { LoyaltyReward } from '../../src/records/loyalty/reward.js';
 import { LoyaltyTransaction } from '../../src/records/loyalty/transaction.js';
 

@@ -3,14 +3,20 @@
  * started again: every committed event ends up delivered or recorded failed, none is lost, none is sent twice.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { bodyOf, createEndpoint, until } from '../support/webhooks.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  bodyOf,
+  createEndpoint,
+  until,
+  writeReceiverCa,
+} from '../support/webhooks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PATHS = ['/crash-a', '/crash-b', '/crash-c'];
@@ -28,8 +34,7 @@ beforeAll(async () => {
   t = await startTestApp({ config: { webhookAllowPrivateHosts: true } });
   tenant = await t.tenant();
   tempDir = await mkdtemp(join(tmpdir(), 'patron-crash-'));
-  caFile = join(tempDir, 'receiver-ca.pem');
-  await writeFile(caFile, receiver.ca);
+  caFile = await writeReceiverCa(receiver, tempDir);
 });
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');

@@ -2,8 +2,15 @@ import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/jobs/dispatcher/dispatcher.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { bodyOf, createEndpoint, dispatcherFor, expectSignedBy, until } from '../support/webhooks.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  bodyOf,
+  createEndpoint,
+  dispatcherFor,
+  expectSignedBy,
+  until,
+} from '../support/webhooks.js';
 
 const SECRET = 'a-receiver-secret-0123456789';
 const TIMEOUT_MS = 1_000;

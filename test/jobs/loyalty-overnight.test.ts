@@ -5,6 +5,7 @@ import { createJobRunner, type JobRunner } from '../../src/jobs/runner/runner.js
 import { overnightJob } from '../../src/resources/loyalty/engine/overnight/overnight.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { postgresUrl } from '../support/database.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,14 +23,6 @@ async function ok<T = any>(promise: ReturnType<typeof req>, status = 200): Promi
   expect(response.statusCode, response.body).toBe(status);
   return response.json<T>();
 }
-const eventsOf = (organizationId: string, name: string) =>
-  db()
-    .selectFrom('events')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('name', '=', name)
-    .orderBy('position')
-    .execute();
 const jobsOf = (organizationId: string) =>
   db().selectFrom('jobs').selectAll().where('organization_id', '=', organizationId).orderBy('run_key').execute();
 
@@ -169,11 +162,11 @@ describe('overnight loyalty job', () => {
     const jobs = runner(clock);
     await jobs.tick();
     expect(
-      (await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
+      (await eventsOf(t, tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
         (e) => (e.payload as { id: string }).id,
       ),
     ).toEqual([soon.id]);
-    expect(await eventsOf(tenant.organization.id, 'loyaltyPoints.expiringSoon')).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id, 'loyaltyPoints.expiringSoon')).toEqual([]);
 
     // Night 4: the first reward lapsed; the points (day 10) and the second reward (day 9) are now within 7 days.
     clock.now = morning(4);
@@ -185,14 +178,14 @@ describe('overnight loyalty job', () => {
       [never.id, 'pending'],
     ]);
     expect(
-      (await eventsOf(tenant.organization.id, 'loyaltyReward.expired')).map((e) => (e.payload as { id: string }).id),
+      (await eventsOf(t, tenant.organization.id, 'loyaltyReward.expired')).map((e) => (e.payload as { id: string }).id),
     ).toEqual([soon.id]);
     expect(
-      (await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
+      (await eventsOf(t, tenant.organization.id, 'loyaltyReward.expiringSoon')).map(
         (e) => (e.payload as { id: string }).id,
       ),
     ).toEqual([soon.id, later.id]);
-    const pointsSoon = await eventsOf(tenant.organization.id, 'loyaltyPoints.expiringSoon');
+    const pointsSoon = await eventsOf(t, tenant.organization.id, 'loyaltyPoints.expiringSoon');
     expect(pointsSoon.map((e) => e.payload)).toEqual([
       expect.objectContaining({ loyaltyMembershipId: ann.id, points: 70, pointsBalance: 70 }),
     ]);
@@ -200,8 +193,8 @@ describe('overnight loyalty job', () => {
     // Night 5: announced items are not announced again.
     clock.now = morning(5);
     await jobs.tick();
-    expect(await eventsOf(tenant.organization.id, 'loyaltyReward.expiringSoon')).toHaveLength(2);
-    expect(await eventsOf(tenant.organization.id, 'loyaltyPoints.expiringSoon')).toHaveLength(1);
+    expect(await eventsOf(t, tenant.organization.id, 'loyaltyReward.expiringSoon')).toHaveLength(2);
+    expect(await eventsOf(t, tenant.organization.id, 'loyaltyPoints.expiringSoon')).toHaveLength(1);
 
     // Night 11: the credit's 70 remaining points lapse into one expired entry.
     clock.now = morning(11);
@@ -239,7 +232,7 @@ describe('overnight loyalty job', () => {
     const reviewed = await ok(req(tenant, 'GET', `/loyalty-memberships/${cy.id}`));
     expect(reviewed).toMatchObject({ loyaltyTierId: null, tierReviewAt: null });
     expect(
-      (await eventsOf(tenant.organization.id, 'loyaltyMembership.tierChanged')).map(
+      (await eventsOf(t, tenant.organization.id, 'loyaltyMembership.tierChanged')).map(
         (e) => (e.payload as { loyaltyTierId: string | null }).loyaltyTierId,
       ),
     ).toEqual([gold.id, null]);
@@ -282,7 +275,7 @@ describe.skipIf(!postgresUrl)('two runners on PostgreSQL', () => {
         .where('name', '=', 'loyalty.overnight')
         .execute();
       expect(ran.reduce((sum, n) => sum + n, 0)).toBe(nights.length);
-      expect(await eventsOf(tenant.organization.id, 'loyaltyReward.expired')).toHaveLength(5);
+      expect(await eventsOf(t, tenant.organization.id, 'loyaltyReward.expired')).toHaveLength(5);
     } finally {
       await second.close();
     }

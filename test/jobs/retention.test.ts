@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type RetentionConfig } from '../../src/config/
 import { RETENTION_JOB, retentionJob } from '../../src/jobs/retention/job.js';
 import { enqueue } from '../../src/jobs/runner/queue.js';
 import { createJobRunner, type JobRunner } from '../../src/jobs/runner/runner.js';
-import type { JobDefinition } from '../../src/jobs/runner/types.js';
+import type { JobDefinition } from '../../src/core/job-definition.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { createEndpoint } from '../support/webhooks.js';
 

@@ -9,7 +9,7 @@ import Type from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authOf } from '../../src/http/auth.js';
-import type { ResourceModule } from '../../src/http/types.js';
+import type { ResourceModule } from '../../src/core/types.js';
 import { compileSelection, listPage } from '../../src/lists/engine.js';
 import { listQuerySchema } from '../../src/lists/query.js';
 import { chooseRowByRow } from '../../src/lists/related.js';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionCatalog } from '../../src/compose.js';
 import { customerList } from '../../src/resources/customers/list.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,12 +33,6 @@ interface CustomerRecord {
   updatedAt: string;
   tags?: string[];
 }
-
-const eventsOf = (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 
 /** A customer record with every field at its empty value, overridden by what a test expects. */
 const customer = (overrides: Partial<CustomerRecord> & { email: string }) => ({
@@ -208,12 +203,12 @@ describe('POST /v1/customers/import', () => {
     expect(await getCustomer(tenant, ann!.id, '?include=tags')).toEqual({ ...ann, tags: ['newsletter', 'vip'] });
     expect(await getCustomer(tenant, bob!.id, '?include=tags')).toEqual({ ...bob, tags: [] });
 
-    const updated = await eventsOf(organizationId, 'customer.updated');
+    const updated = await eventsOf(t, organizationId, 'customer.updated');
     expect(updated.map((event) => event.payload)).toEqual(body.data);
-    const tagEvents = await eventsOf(organizationId, 'customerTag.created');
+    const tagEvents = await eventsOf(t, organizationId, 'customerTag.created');
     expect(tagEvents.map((event) => (event.payload as { name: string }).name).sort()).toEqual(['newsletter', 'vip']);
     expect(
-      (await eventsOf(organizationId)).map((event) => event.name).filter((name) => !name.startsWith('customer')),
+      (await eventsOf(t, organizationId)).map((event) => event.name).filter((name) => !name.startsWith('customer')),
     ).toEqual([]);
 
     const provenance = await db()
@@ -304,7 +299,7 @@ describe('POST /v1/customers/import', () => {
       { action: 'updated', row: 0 },
       { action: 'updated', row: 0 },
     ]);
-    const events = await eventsOf(organizationId, 'customer.updated');
+    const events = await eventsOf(t, organizationId, 'customer.updated');
     expect(events.map((event) => event.payload)).toEqual([mia, second, created, third, cleared]);
   });
 
@@ -386,13 +381,13 @@ describe('POST /v1/customers/import', () => {
       { path: 'body.data[2].email', message: 'repeats body.data[0].email (emails match case-insensitively)' },
     ]);
     expect((await list(tenant, '')).data).toEqual([]);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 
   it('takes only assigned ISO 3166-1 alpha-2 country codes: "XX" is 400 naming the row, and nothing changes', async () => {
     const tenant = await t.tenant();
     const [stored] = await importCustomers(tenant, [{ email: 'country@example.com', country: 'DE' }]);
-    const eventsBefore = await eventsOf(tenant.organization.id);
+    const eventsBefore = await eventsOf(t, tenant.organization.id);
     for (const country of ['XX', 'de', 'XK', 'DEU', 1]) {
       const response = await t.request({
         method: 'POST',
@@ -422,7 +417,7 @@ describe('POST /v1/customers/import', () => {
     }
     expect(await getCustomer(tenant, stored!.id)).toEqual(stored);
     expect((await list(tenant, '')).data).toHaveLength(1);
-    expect(await eventsOf(tenant.organization.id)).toEqual(eventsBefore);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual(eventsBefore);
     // Every assigned code is taken, and null clears the country.
     const [us] = await importCustomers(tenant, [{ email: 'country@example.com', country: 'US' }]);
     expect(us!.country).toBe('US');
@@ -471,7 +466,7 @@ describe('POST /v1/customers/import', () => {
       ['created', 1000],
       ['updated', 1000],
     ]);
-    expect((await eventsOf(tenant.organization.id, 'customer.updated')).length).toBe(2000);
+    expect((await eventsOf(t, tenant.organization.id, 'customer.updated')).length).toBe(2000);
     expect((await list(tenant, `${filterQuery({ 'tags.name': 'bulk' })}&limit=250`)).data).toHaveLength(250);
   });
 
@@ -507,7 +502,7 @@ describe('POST /v1/customers/import', () => {
     const [theirs] = await importCustomers(other, [{ email: 'SHARED@example.com', firstName: 'Theirs' }]);
     expect(theirs!.id).not.toBe(mine!.id);
     expect(await getCustomer(owner, mine!.id)).toEqual(mine);
-    expect((await eventsOf(owner.organization.id, 'customer.updated')).length).toBe(1);
+    expect((await eventsOf(t, owner.organization.id, 'customer.updated')).length).toBe(1);
     const provenance = await db()
       .selectFrom('import_job_records')
       .select('action')
@@ -563,7 +558,7 @@ describe('POST /v1/customers/import', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('VALIDATION_ERROR');
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 });
 
@@ -606,7 +601,7 @@ describe('PATCH /v1/customers/{id}', () => {
         createdAt: '2025-01-01T00:00:00Z',
       },
     ]);
-    const tagEventsBefore = (await eventsOf(organizationId, 'customerTag.created')).length;
+    const tagEventsBefore = (await eventsOf(t, organizationId, 'customerTag.created')).length;
     const response = await t.request({
       method: 'PATCH',
       url: `/v1/customers/${record!.id}`,
@@ -623,9 +618,9 @@ describe('PATCH /v1/customers/{id}', () => {
     });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(record!.updatedAt));
     expect(await getCustomer(tenant, record!.id, '?include=tags')).toEqual({ ...updated, tags: ['added', 'keep'] });
-    const events = await eventsOf(organizationId, 'customer.updated');
+    const events = await eventsOf(t, organizationId, 'customer.updated');
     expect(events[events.length - 1]!.payload).toEqual(updated);
-    const tagEvents = await eventsOf(organizationId, 'customerTag.created');
+    const tagEvents = await eventsOf(t, organizationId, 'customerTag.created');
     expect(tagEvents.slice(tagEventsBefore).map((event) => (event.payload as { name: string }).name)).toEqual([
       'added',
     ]);
@@ -703,7 +698,7 @@ describe('PATCH /v1/customers/{id}', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
     expect(await getCustomer(tenant, record!.id)).toEqual(record);
-    expect((await eventsOf(tenant.organization.id, 'customer.updated')).length).toBe(1);
+    expect((await eventsOf(t, tenant.organization.id, 'customer.updated')).length).toBe(1);
   });
 
   it('refuses a missing body; an empty one changes nothing, updatedAt included', async () => {
@@ -733,7 +728,7 @@ describe('PATCH /v1/customers/{id}', () => {
         .statusCode,
     ).toBe(404);
     expect(await getCustomer(owner, record!.id, '?include=tags')).toEqual({ ...record, tags: [] });
-    expect(await eventsOf(stranger.organization.id)).toEqual([]);
+    expect(await eventsOf(t, stranger.organization.id)).toEqual([]);
   });
 });
 
@@ -751,7 +746,7 @@ describe('DELETE /v1/customers/{id}', () => {
     expect((await t.request({ url: `/v1/customers/${record!.id}`, key: tenant.key })).statusCode).toBe(404);
     expect(await tagLinks(organizationId, record!.id)).toEqual([]);
     expect(await tagLinks(organizationId, other!.id)).toHaveLength(1);
-    expect((await eventsOf(organizationId, 'customer.deleted')).map((event) => event.payload)).toEqual([record]);
+    expect((await eventsOf(t, organizationId, 'customer.deleted')).map((event) => event.payload)).toEqual([record]);
     expect(
       (await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: tenant.key })).statusCode,
     ).toBe(404);
@@ -779,7 +774,7 @@ describe('DELETE /v1/customers/{id}', () => {
     expect(
       (await t.request({ method: 'DELETE', url: `/v1/customers/${customer!.id}`, key: tenant.key })).statusCode,
     ).toBe(200);
-    expect((await eventsOf(organizationId, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([
+    expect((await eventsOf(t, organizationId, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual([
       membership,
     ]);
     expect((await t.request({ url: `/v1/loyalty-memberships/${membership.id}`, key: tenant.key })).statusCode).toBe(
@@ -796,7 +791,7 @@ describe('DELETE /v1/customers/{id}', () => {
     expect(response.json().error.code).toBe('CONFLICT');
     expect(response.json().error.message).toMatch(/has 1 order; delete it first/);
     expect(await getCustomer(tenant, record!.id, '?include=tags')).toEqual({ ...record, tags: ['vip'] });
-    expect(await eventsOf(tenant.organization.id, 'customer.deleted')).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id, 'customer.deleted')).toEqual([]);
     await insertOrder(tenant.organization.id, record!.id);
     const two = await t.request({ method: 'DELETE', url: `/v1/customers/${record!.id}`, key: tenant.key });
     expect(two.json().error.message).toMatch(/has 2 orders; delete them first/);
@@ -811,7 +806,7 @@ describe('DELETE /v1/customers/{id}', () => {
     ).toBe(404);
     expect((await t.request({ method: 'DELETE', url: '/v1/customers/nope', key: stranger.key })).statusCode).toBe(400);
     expect(await getCustomer(owner, record!.id)).toEqual(record);
-    expect(await eventsOf(stranger.organization.id)).toEqual([]);
+    expect(await eventsOf(t, stranger.organization.id)).toEqual([]);
   });
 });
 
@@ -1127,7 +1122,7 @@ describe('PATCH /v1/customers/bulk-update', () => {
 
   it('adds and removes tags and metadata on the filtered customers, creating tags with events', async () => {
     const organizationId = tenant.organization.id;
-    const eventsBefore = (await eventsOf(organizationId)).length;
+    const eventsBefore = (await eventsOf(t, organizationId)).length;
     const response = await bulk(`?${filterQuery({ 'tags.name': 'old' })}`, {
       addTags: ['fresh', ' second ', 'fresh'],
       removeTags: ['old'],
@@ -1154,7 +1149,7 @@ describe('PATCH /v1/customers/bulk-update', () => {
     expect(await getCustomer(tenant, records.a3!.id)).toEqual(records.a3);
     expect(await getCustomer(tenant, records.a4!.id)).toEqual(records.a4);
 
-    const events = (await eventsOf(organizationId)).slice(eventsBefore);
+    const events = (await eventsOf(t, organizationId)).slice(eventsBefore);
     const tagEvents = events.filter((event) => event.name === 'customerTag.created');
     expect(tagEvents.map((event) => event.payload)).toEqual(
       expect.arrayContaining([
@@ -1183,7 +1178,7 @@ describe('PATCH /v1/customers/bulk-update', () => {
     const again = await bulk(`?${filterQuery({ 'tags.name': 'fresh' })}`, { addTags: ['fresh'] });
     expect(again.json()).toEqual({ count: 2 });
     expect(
-      (await eventsOf(organizationId, 'customerTag.created')).filter(
+      (await eventsOf(t, organizationId, 'customerTag.created')).filter(
         (event) => (event.payload as { name: string }).name === 'fresh',
       ),
     ).toHaveLength(1);
@@ -1201,7 +1196,7 @@ describe('PATCH /v1/customers/bulk-update', () => {
   });
 
   it("updates every customer of the organization without a filter, and never another organization's", async () => {
-    const neighborEvents = (await eventsOf(neighbor.organization.id)).length;
+    const neighborEvents = (await eventsOf(t, neighbor.organization.id)).length;
     const response = await bulk('', { addTags: ['everyone'], addMetadata: { all: 'yes' }, removeTags: ['old'] });
     expect(response.json()).toEqual({ count: 4 });
     const tagged = await list(tenant, `${filterQuery({ 'tags.name': 'everyone', 'metadata.all': 'yes' })}`);
@@ -1215,7 +1210,7 @@ describe('PATCH /v1/customers/bulk-update', () => {
       expect(await getCustomer(neighbor, record.id)).toEqual(record);
     }
     expect((await getCustomer(neighbor, neighborRecords[0]!.id, '?include=tags')).tags).toEqual(['old']);
-    expect((await eventsOf(neighbor.organization.id)).length).toBe(neighborEvents);
+    expect((await eventsOf(t, neighbor.organization.id)).length).toBe(neighborEvents);
     const neighborTags = await db()
       .selectFrom('tags')
       .select('name')
@@ -1236,11 +1231,11 @@ describe('PATCH /v1/customers/bulk-update', () => {
     ['?limit=5', { addTags: ['x'] }, 'query.limit'],
     ['?sort=email', { addTags: ['x'] }, 'query.sort'],
   ])('refuses query %s with body %j at %s and changes nothing', async (query, body, path) => {
-    const eventsBefore = (await eventsOf(tenant.organization.id)).length;
+    const eventsBefore = (await eventsOf(t, tenant.organization.id)).length;
     const response = await bulk(query, body);
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-    expect((await eventsOf(tenant.organization.id)).length).toBe(eventsBefore);
+    expect((await eventsOf(t, tenant.organization.id)).length).toBe(eventsBefore);
   });
 });
 

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { activeTemplateFor, renderTemplate } from '../../src/resources/email-templates/index.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 let a: Tenant;
@@ -15,14 +16,8 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 
-const eventsOf = (organizationId: string) =>
-  db()
-    .selectFrom('events')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('name', 'like', 'emailTemplate.%')
-    .orderBy('position')
-    .execute();
+/** Only this resource's events: the tests count them before and after a write. */
+const TEMPLATE_EVENTS = { namePrefix: 'emailTemplate.' };
 
 interface EmailTemplateRecord {
   id: string;
@@ -62,11 +57,11 @@ const q = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
 describe('POST /v1/email-templates', () => {
   it('saves a template with its defaults and sends emailTemplate.created in the same transaction', async () => {
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     const created = await create(a, { ...reward, text: undefined, locale: 'de-at', isActive: false });
     expect(created).toMatchObject({ ...reward, text: '', locale: 'de-AT', isActive: false });
     expect(created.createdAt).toBe(created.updatedAt);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['emailTemplate.created']);
     expect(events[0]!.payload).toEqual(created);
   });
@@ -78,7 +73,7 @@ describe('POST /v1/email-templates', () => {
   });
 
   it('refuses a syntax error naming the field, line and column, and writes nothing', async () => {
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     const response = await post(a, { ...reward, html: '<p>Hi</p>\n<p>{% if customer.firstName %}Hello</p>' });
     expect(response.statusCode, response.body).toBe(400);
     const { error } = response.json();
@@ -93,7 +88,7 @@ describe('POST /v1/email-templates', () => {
     expect(filter.statusCode).toBe(400);
     expect(filter.json().error.details[0]).toMatchObject({ path: 'body.text' });
     expect(filter.json().error.details[0].message).toMatch(/shout/);
-    expect((await eventsOf(a.organization.id)).length).toBe(before);
+    expect((await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length).toBe(before);
   });
 
   it("refuses variables the kind does not have, naming each and its field, and accepts the template's own", async () => {
@@ -228,30 +223,30 @@ describe('GET /v1/email-templates/{id}', () => {
 describe('PATCH /v1/email-templates/{id}', () => {
   it('changes the fields sent, checked against its kind, and sends emailTemplate.updated', async () => {
     const created = await create(a, { ...reward, locale: 'es' });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     const response = await patch(a, created.id, { name: 'Renamed', text: 'Code: {{ reward.code }}', isActive: false });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ name: 'Renamed', text: 'Code: {{ reward.code }}', isActive: false });
     expect(response.json().updatedAt > created.updatedAt).toBe(true);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['emailTemplate.updated']);
     expect(events[0]!.payload).toEqual(response.json());
   });
 
   it('writes and sends nothing when nothing changes', async () => {
     const created = await create(a, { ...reward, locale: 'nl' });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     for (const body of [{}, { name: reward.name, html: reward.html }]) {
       const response = await patch(a, created.id, body);
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toEqual(created);
     }
-    expect((await eventsOf(a.organization.id)).length).toBe(before);
+    expect((await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length).toBe(before);
   });
 
   it('refuses bad Liquid, unknown variables and the kind, changing nothing', async () => {
     const created = await create(a, { ...reward, locale: 'pt' });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     const syntax = await patch(a, created.id, { data: { html: '{{ reward.code' } });
     expect(syntax.statusCode).toBe(400);
     expect(syntax.json().error.details[0].path).toBe('body.data.html');
@@ -261,7 +256,7 @@ describe('PATCH /v1/email-templates/{id}', () => {
     expect(unknown.json().error.details[0].message).toMatch(/points/);
     expect((await patch(a, created.id, { kind: 'surveyRequest' })).statusCode).toBe(400);
     expect((await t.request({ url: `/v1/email-templates/${created.id}`, key: a.key })).json()).toEqual(created);
-    expect((await eventsOf(a.organization.id)).length).toBe(before);
+    expect((await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length).toBe(before);
   });
 
   it('refuses activating a second template of a kind and locale (409)', async () => {
@@ -277,11 +272,11 @@ describe('PATCH /v1/email-templates/{id}', () => {
 describe('DELETE /v1/email-templates/{id}', () => {
   it('deletes it and sends emailTemplate.deleted', async () => {
     const created = await create(a, { ...reward, locale: 'sv' });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length;
     const response = await t.request({ method: 'DELETE', url: `/v1/email-templates/${created.id}`, key: a.key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(created);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['emailTemplate.deleted']);
     expect((await t.request({ url: `/v1/email-templates/${created.id}`, key: a.key })).statusCode).toBe(404);
   });

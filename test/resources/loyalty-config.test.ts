@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,11 +9,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
-const eventsOf = (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 const req = (tenant: Tenant, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
   t.request({ method, url: `/v1${url}`, key: tenant.key, ...(body !== undefined ? { body } : {}) });
 
@@ -76,7 +72,7 @@ describe('loyalty programs', () => {
     const deleted = await ok(req(tenant, 'DELETE', `/loyalty-programs/${created.id}`));
     expect(deleted.id).toBe(created.id);
     expect((await req(tenant, 'GET', `/loyalty-programs/${created.id}`)).statusCode).toBe(404);
-    const events = await eventsOf(tenant.organization.id);
+    const events = await eventsOf(t, tenant.organization.id);
     expect(events.map((event) => event.name)).toEqual([
       'loyaltyProgram.created',
       'loyaltyProgram.updated',
@@ -117,7 +113,7 @@ describe('loyalty programs', () => {
         )
       ).statusCode,
     ).toBe(400);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 
   it('keeps the only program, and a program with members (409)', async () => {
@@ -176,7 +172,7 @@ describe('loyalty tiers', () => {
       (await ok(req(tenant, 'GET', '/loyalty-tiers?sort=thresholdPoints'))).data.map((tier: { id: string }) => tier.id),
     ).toEqual([silver.id]);
     await ok(req(tenant, 'DELETE', `/loyalty-tiers/${silver.id}`));
-    expect((await eventsOf(tenant.organization.id)).map((event) => event.name)).toEqual([
+    expect((await eventsOf(t, tenant.organization.id)).map((event) => event.name)).toEqual([
       'loyaltyTier.created',
       'loyaltyTier.updated',
       'loyaltyTier.deleted',
@@ -252,7 +248,7 @@ describe('loyalty rules', () => {
       req(tenant, 'GET', `/loyalty-rules?filter=${encodeURIComponent(JSON.stringify({ section: 'offers' }))}`),
     );
     expect(data).toHaveLength(2);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyRule.created')).length).toBe(6);
+    expect((await eventsOf(t, tenant.organization.id, 'loyaltyRule.created')).length).toBe(6);
   });
 
   it("checks each section's config to the exact bounds of service.md", async () => {
@@ -337,7 +333,7 @@ describe('loyalty rules', () => {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
     });
     expect(nested.statusCode).toBe(400);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 
   it('refuses a wrong config before claiming its Idempotency-Key: 400, nothing stored, the key still free', async () => {
@@ -367,7 +363,7 @@ describe('loyalty rules', () => {
     }
     // A missing required field is refused before the claim too.
     expect((await post({ data: { section: 'rules', config: valid.rules[0] } }, 'rule-config-1')).statusCode).toBe(400);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
     expect(await ok(req(tenant, 'GET', '/loyalty-rules'))).toMatchObject({ data: [] });
     const claims = await db()
       .selectFrom('idempotency_keys')
@@ -386,7 +382,7 @@ describe('loyalty rules', () => {
     expect(replayed.json()).toEqual(created.json());
     // Validation comes before the key is looked at, whoever holds it: the wrong body is still 400, not 409.
     expect((await post(wrong, 'rule-config-1')).statusCode).toBe(400);
-    expect(await eventsOf(tenant.organization.id, 'loyaltyRule.created')).toHaveLength(1);
+    expect(await eventsOf(t, tenant.organization.id, 'loyaltyRule.created')).toHaveLength(1);
   });
 
   it("updates config against the rule's section, and deletes from configuration only", async () => {
@@ -416,7 +412,7 @@ describe('loyalty rules', () => {
     expect(
       await db().selectFrom('loyalty_rules').select('id').where('id', '=', rule.id).executeTakeFirst(),
     ).toBeTruthy();
-    expect((await eventsOf(tenant.organization.id)).map((event) => event.name)).toEqual([
+    expect((await eventsOf(t, tenant.organization.id)).map((event) => event.name)).toEqual([
       'loyaltyRule.created',
       'loyaltyRule.updated',
       'loyaltyRule.deleted',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,11 +10,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
-const eventsOf = async (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 const req = (tenant: Tenant, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
   t.request({ method, url: `/v1${url}`, key: tenant.key, ...(body !== undefined ? { body } : {}) });
 async function ok<T = any>(promise: ReturnType<typeof req>, status = 200): Promise<T> {
@@ -95,7 +91,7 @@ describe('POST /loyalty-events', () => {
       rules: [],
       transactions: [],
     });
-    const created = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
+    const created = await eventsOf(t, tenant.organization.id, 'loyaltyTransaction.created');
     expect(created.map((row) => (row.payload as { points: number }).points)).toEqual([50, 20, 20]);
   });
 
@@ -184,7 +180,7 @@ describe('POST /loyalty-events', () => {
       attributedAt: null,
     });
     await ok(event(tenant, { loyaltyMembershipId: friend.id, event: 'signup', referralCode: referrer.referralCode }));
-    expect((await eventsOf(tenant.organization.id, 'referral.updated')).map((row) => row.payload)).toEqual([
+    expect((await eventsOf(t, tenant.organization.id, 'referral.updated')).map((row) => row.payload)).toEqual([
       result.referral,
     ]);
 
@@ -249,7 +245,7 @@ describe('POST /loyalty-stamps', () => {
     });
     expect(second.stampCards[0].loyaltyRewardId).toBe(second.rewards[0].id);
 
-    const names = (await eventsOf(tenant.organization.id))
+    const names = (await eventsOf(t, tenant.organization.id))
       .map((row) => row.name)
       .filter((name) => name.startsWith('stampCard') || name.startsWith('loyaltyReward'));
     expect(names).toEqual([
@@ -265,7 +261,7 @@ describe('POST /loyalty-stamps', () => {
       'loyaltyReward.issued',
       'loyaltyReward.issued',
     ]);
-    const completed = await eventsOf(tenant.organization.id, 'stampCard.completed');
+    const completed = await eventsOf(t, tenant.organization.id, 'stampCard.completed');
     expect(completed[0]!.payload).toMatchObject({
       id: second.stampCards[0].id,
       stamps: 3,
@@ -308,8 +304,8 @@ describe('POST /loyalty-stamps', () => {
       .where('organization_id', '=', tenant.organization.id)
       .execute();
     expect(stored.map((row) => row.loyalty_reward_id)).toEqual([null, null]);
-    expect(await eventsOf(tenant.organization.id, 'loyaltyReward.issued')).toEqual([]);
-    expect((await eventsOf(tenant.organization.id, 'stampCard.completed'))[0]!.payload).toMatchObject({
+    expect(await eventsOf(t, tenant.organization.id, 'loyaltyReward.issued')).toEqual([]);
+    expect((await eventsOf(t, tenant.organization.id, 'stampCard.completed'))[0]!.payload).toMatchObject({
       id: full.stampCards[0].id,
       loyaltyRewardId: null,
     });
@@ -464,7 +460,7 @@ describe('POST /loyalty-history', () => {
     ]);
     expect(result.data[2].metadata).toEqual({ source: 'legacy' });
     expect(await balance(tenant, hal.id)).toBe(60);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyTransaction.created')).length).toBe(3);
+    expect((await eventsOf(t, tenant.organization.id, 'loyaltyTransaction.created')).length).toBe(3);
 
     const again = await ok(req(tenant, 'POST', '/loyalty-history', { data: rows.slice(0, 2) }));
     expect(again.data).toEqual([]);
@@ -551,7 +547,7 @@ describe('POST /loyalty-activity/bulk-expire', () => {
     expect(result).toEqual({ count: 1, points: 20 });
     expect(await balance(tenant, jo.id)).toBe(0);
     expect(await balance(tenant, kim.id)).toBe(40);
-    const expired = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
+    const expired = await eventsOf(t, tenant.organization.id, 'loyaltyTransaction.created');
     expect(expired.at(-1)!.payload).toMatchObject({
       loyaltyMembershipId: jo.id,
       kind: 'expired',

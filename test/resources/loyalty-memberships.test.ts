@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../support/database.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,11 +10,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
-const eventsOf = async (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 const req = (tenant: Tenant, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
   t.request({ method, url: `/v1${url}`, key: tenant.key, ...(body !== undefined ? { body } : {}) });
 async function ok<T = any>(promise: ReturnType<typeof req>, status = 200): Promise<T> {
@@ -59,7 +55,7 @@ describe('memberships', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const events = await eventsOf(tenant.organization.id, 'loyaltyMembership.created');
+    const events = await eventsOf(t, tenant.organization.id, 'loyaltyMembership.created');
     expect(events.map((event) => event.payload)).toEqual([membership]);
     expect((await req(tenant, 'POST', '/loyalty-memberships', { customerId: customer!.id })).statusCode).toBe(409);
     const withCustomer = await ok(req(tenant, 'GET', `/loyalty-memberships/${membership.id}?include=customer`));
@@ -98,7 +94,7 @@ describe('memberships', () => {
       lifetimePoints: 120,
       referralCode: membership.referralCode,
     });
-    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
+    expect((await eventsOf(t, tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
     const feed = await db()
       .selectFrom('loyalty_activity')
       .select('type')
@@ -116,9 +112,9 @@ describe('memberships', () => {
     const deleted = await ok(req(tenant, 'DELETE', `/loyalty-memberships/${membership.id}`));
     expect(deleted).toMatchObject({ id: membership.id, pointsBalance: 10 });
     expect((await req(tenant, 'GET', `/loyalty-memberships/${membership.id}`)).statusCode).toBe(404);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.deleted')).map((event) => event.payload)).toEqual(
-      [deleted],
-    );
+    expect(
+      (await eventsOf(t, tenant.organization.id, 'loyaltyMembership.deleted')).map((event) => event.payload),
+    ).toEqual([deleted]);
     expect((await ok(req(tenant, 'GET', '/loyalty-activity'))).data).toEqual([]);
   });
 
@@ -211,7 +207,7 @@ describe('tiers follow points', () => {
       ).statusCode,
     ).toBe(422);
 
-    const changes = await eventsOf(tenant.organization.id, 'loyaltyMembership.tierChanged');
+    const changes = await eventsOf(t, tenant.organization.id, 'loyaltyMembership.tierChanged');
     expect(changes.map((event) => (event.payload as { loyaltyTierId: string }).loyaltyTierId)).toEqual([
       silver.id,
       gold.id,
@@ -271,7 +267,7 @@ describe('points adjustments and the ledger', () => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.details[0].path).toBe(path);
     }
-    const events = await eventsOf(tenant.organization.id, 'loyaltyTransaction.created');
+    const events = await eventsOf(t, tenant.organization.id, 'loyaltyTransaction.created');
     expect(events.map((event) => event.payload)).toEqual([credit, debit]);
 
     const activity = await ok(
@@ -358,9 +354,9 @@ describe('points adjustments and the ledger', () => {
       data: [{ customer: ann!.id }, { customer: 'ann@example.com' }],
     });
     expect(repeat.statusCode).toBe(400);
-    expect((await eventsOf(tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
+    expect((await eventsOf(t, tenant.organization.id, 'loyaltyMembership.created')).length).toBe(2);
     expect(
-      (await eventsOf(tenant.organization.id, 'loyaltyTransaction.created')).map(
+      (await eventsOf(t, tenant.organization.id, 'loyaltyTransaction.created')).map(
         (event) => (event.payload as { points: number }).points,
       ),
     ).toEqual([200, -150]);

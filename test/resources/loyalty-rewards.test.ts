@@ -1,9 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertIssuedRewards } from '../../src/resources/loyalty/rewards/queries.js';
+import { insertIssuedRewards } from '../../src/resources/loyalty/engine/rewards/queries.js';
 import { expireAllDueRewards } from '../../src/resources/loyalty/engine/rewards/transitions.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { nextMillisecond } from '../support/clock.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,12 +17,6 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CODE =
   /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}$/;
 const DAY = 86_400_000;
-
-const eventsOf = (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 
 /** A reward as events carry it: the sixteen fields, without the embeds. */
 const base = ({ customer: _c, membership: _m, rule: _r, ...reward }: Record<string, unknown>) => reward;
@@ -211,7 +206,7 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     });
 
     // loyaltyReward.issued carries the reward exactly as the API shows it with its embeds.
-    const events = await eventsOf(o.id, 'loyaltyReward.issued');
+    const events = await eventsOf(t, o.id, 'loyaltyReward.issued');
     expect(events.map((event) => (event.payload as { id: string }).id)).toEqual([reward.id]);
     // The event carries the sixteen fields, exactly as GET shows them without include.
     expect(events[0]!.payload).toEqual(base(reward));
@@ -343,12 +338,12 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     ],
   ];
   it.each(bounds)('%s → %i', async (_name, reward, status) => {
-    const before = await eventsOf(o.id, 'loyaltyReward.issued');
+    const before = await eventsOf(t, o.id, 'loyaltyReward.issued');
     const response = await issue(o, { data: { loyaltyMembershipId: alice.membershipId, reward } });
     expect(response.statusCode, response.body).toBe(status);
     if (status === 400) {
       expect(response.json().error.code).toBe('VALIDATION_ERROR');
-      expect((await eventsOf(o.id, 'loyaltyReward.issued')).length).toBe(before.length);
+      expect((await eventsOf(t, o.id, 'loyaltyReward.issued')).length).toBe(before.length);
     }
   });
 
@@ -385,7 +380,7 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     const other = await org();
     const stranger = await member(other, 'stranger@example.com');
     const left = await member(o, 'gone@example.com', { leftAt: '2026-01-01T00:00:00Z' });
-    const before = (await eventsOf(o.id)).length;
+    const before = (await eventsOf(t, o.id)).length;
     for (const id of [uuidv7(), stranger.membershipId]) {
       const response = await issue(o, { data: { loyaltyMembershipId: id, reward: coupon } });
       expect(response.statusCode, response.body).toBe(422);
@@ -395,7 +390,7 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
     }
     const response = await issue(o, { data: { loyaltyMembershipId: left.membershipId, reward: coupon } });
     expect(response.statusCode, response.body).toBe(409);
-    expect((await eventsOf(o.id)).length).toBe(before);
+    expect((await eventsOf(t, o.id)).length).toBe(before);
     expect(
       await db()
         .selectFrom('loyalty_rewards')
@@ -565,7 +560,9 @@ describe('POST /v1/loyalty-rewards (D17)', () => {
       .where('type', '=', 'rewardIssued')
       .execute();
     expect(activity.map((row) => row.loyalty_reward_id).sort()).toEqual([...issued].sort());
-    const events = (await eventsOf(o.id, 'loyaltyReward.issued')).map((event) => (event.payload as { id: string }).id);
+    const events = (await eventsOf(t, o.id, 'loyaltyReward.issued')).map(
+      (event) => (event.payload as { id: string }).id,
+    );
     for (const id of issued) expect(events).toContain(id);
 
     const doomed = await member(o, 'doomed@example.com');
@@ -647,7 +644,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect(redeemed.redeemedAt).toMatch(ISO);
     expect(redeemed.updatedAt).toBe(redeemed.redeemedAt);
     expect(redeemed.customer.id).toBe(bob.customerId);
-    const events = await eventsOf(o.id, 'loyaltyReward.redeemed');
+    const events = await eventsOf(t, o.id, 'loyaltyReward.redeemed');
     expect(events.map((event) => event.payload)).toEqual([base(redeemed)]);
     expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
     const stored = await db()
@@ -671,7 +668,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json().error.code).toBe('CONFLICT');
     expect((await revoke(o, reward.id)).statusCode).toBe(409);
-    expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).length).toBe(1);
+    expect((await eventsOf(t, o.id, 'loyaltyReward.redeemed')).length).toBe(1);
     expect((await get(o, reward.id, '')).status).toBe('redeemed');
   });
 
@@ -682,7 +679,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     const revoked = response.json();
     expect(revoked).toMatchObject({ status: 'revoked', redeemedAt: null, fulfillment: { status: 'deactivated' } });
     expect(revoked.revokedAt).toMatch(ISO);
-    const events = await eventsOf(o.id, 'loyaltyReward.revoked');
+    const events = await eventsOf(t, o.id, 'loyaltyReward.revoked');
     expect(events.map((event) => event.payload)).toEqual([base(revoked)]);
     expect(events[0]!.payload).toEqual(await get(o, reward.id, ''));
     const activity = await db()
@@ -740,10 +737,10 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect(response.json().error.message).toMatch(/expired/);
     const after = await get(o, reward.id);
     expect(after).toMatchObject({ status: 'expired', redeemedAt: null, fulfillment: { status: 'deactivated' } });
-    const events = await eventsOf(o.id, 'loyaltyReward.expired');
+    const events = await eventsOf(t, o.id, 'loyaltyReward.expired');
     expect(events.map((event) => event.payload)).toEqual([base(after)]);
     expect(
-      (await eventsOf(o.id, 'loyaltyReward.redeemed')).filter(
+      (await eventsOf(t, o.id, 'loyaltyReward.redeemed')).filter(
         (event) => (event.payload as { id: string }).id === reward.id,
       ),
     ).toEqual([]);
@@ -785,7 +782,7 @@ describe('redeem, revoke and expiry (D19)', () => {
     expect((await get(x, never.id, '')).status).toBe('pending');
     expect((await get(x, redeemedDue.id, '')).status).toBe('redeemed');
     expect((await get(o, otherDue.id, '')).status).toBe('pending');
-    const events = await eventsOf(x.id, 'loyaltyReward.expired');
+    const events = await eventsOf(t, x.id, 'loyaltyReward.expired');
     expect(events.map((event) => (event.payload as { id: string }).id).sort()).toEqual(
       due.map((reward) => reward.id).sort(),
     );
@@ -861,14 +858,14 @@ describe("D19: a reward code among an imported order's discountCodes is redeemed
       .where('id', '=', reward.id)
       .executeTakeFirstOrThrow();
     expect(stored.order_id).toBe(order!.id);
-    const events = await eventsOf(o.id);
+    const events = await eventsOf(t, o.id);
     const names = events.map((event) => event.name);
     expect(names.filter((name) => name === 'loyaltyReward.redeemed')).toHaveLength(1);
     expect(names.lastIndexOf('order.updated')).toBeLessThan(names.indexOf('loyaltyReward.redeemed'));
     expect(events.find((event) => event.name === 'loyaltyReward.redeemed')!.payload).toEqual(redeemed);
 
     await importOrders([{ remoteId: 'd19-1', discountCodes: [reward.code] }]);
-    expect((await eventsOf(o.id, 'loyaltyReward.redeemed')).length).toBe(1);
+    expect((await eventsOf(t, o.id, 'loyaltyReward.redeemed')).length).toBe(1);
     expect((await get(o, reward.id, '')).redeemedAt).toBe(redeemed.redeemedAt);
   });
 
@@ -891,7 +888,7 @@ describe("D19: a reward code among an imported order's discountCodes is redeemed
     expect((await get(o, revoked.id, '')).status).toBe('revoked');
     expect((await get(o, lapsed.id, '')).status).toBe('expired');
     expect(
-      (await eventsOf(o.id, 'loyaltyReward.expired')).map((event) => (event.payload as { id: string }).id),
+      (await eventsOf(t, o.id, 'loyaltyReward.expired')).map((event) => (event.payload as { id: string }).id),
     ).toEqual([lapsed.id]);
   });
 
@@ -1198,11 +1195,11 @@ describe('POST /v1/loyalty-memberships/{id}/claim', () => {
       loyalty_rule_id: ruleId,
       loyalty_reward_id: reward.id,
     });
-    const issued = await eventsOf(o.id, 'loyaltyReward.issued');
+    const issued = await eventsOf(t, o.id, 'loyaltyReward.issued');
     expect(issued.map((event) => event.payload)).toEqual([base(reward)]);
     expect(issued[0]!.payload).toEqual(await get(o, reward.id, ''));
     expect(
-      (await eventsOf(o.id, 'loyaltyTransaction.created')).map((event) => (event.payload as { id: string }).id),
+      (await eventsOf(t, o.id, 'loyaltyTransaction.created')).map((event) => (event.payload as { id: string }).id),
     ).toContain(reward.loyaltyTransactionId);
 
     // The snapshot keeps the rule as it was.
@@ -1224,13 +1221,13 @@ describe('POST /v1/loyalty-memberships/{id}/claim', () => {
   });
 
   it('answers 409 when the balance is short, and changes nothing', async () => {
-    const before = (await eventsOf(o.id)).length;
+    const before = (await eventsOf(t, o.id)).length;
     expect(await balance(erin)).toBe(200);
     const response = await claim(o, erin.membershipId, { loyaltyRuleId: ruleId });
     expect(response.statusCode, response.body).toBe(409);
     expect(response.json().error.message).toMatch(/200/);
     expect(await balance(erin)).toBe(200);
-    expect((await eventsOf(o.id)).length).toBe(before);
+    expect((await eventsOf(t, o.id)).length).toBe(before);
   });
 
   it('refuses rules that cannot be claimed (422, inactive 409) and members that cannot claim (404, left 409)', async () => {

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,11 +25,6 @@ interface Fixture {
   products: Record<string, { id: string; variants: Record<string, string> }>;
 }
 
-const eventsOf = (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 const countOrders = async (organizationId: string) =>
   Number(
     (
@@ -276,7 +272,7 @@ describe('POST /v1/orders/import: create', () => {
       [f.products.mug!.id, f.products.mug!.variants['mug-default'], 1, 600],
     ]);
 
-    const events = await eventsOf(f.org, 'order.updated');
+    const events = await eventsOf(t, f.org, 'order.updated');
     expect(events.map((event) => event.payload)).toEqual(body.data);
   });
 
@@ -535,7 +531,7 @@ describe('POST /v1/orders/import: update by remoteId', () => {
         .execute()
     ).map((item) => item.id);
     expect(oldItemIds).toHaveLength(2);
-    const eventsBefore = (await eventsOf(f.org, 'order.updated')).length;
+    const eventsBefore = (await eventsOf(t, f.org, 'order.updated')).length;
 
     const updated = await importOrders(f.key, {
       data: [
@@ -591,7 +587,7 @@ describe('POST /v1/orders/import: update by remoteId', () => {
     expect(stored.discount_codes).toEqual(['NEW']);
     expect(await countOrders(f.org)).toBe(1);
 
-    const events = await eventsOf(f.org, 'order.updated');
+    const events = await eventsOf(t, f.org, 'order.updated');
     expect(events).toHaveLength(eventsBefore + 1);
     expect(events.at(-1)!.payload).toEqual(order);
 
@@ -797,7 +793,7 @@ describe('POST /v1/orders/import: unresolved references', () => {
       .where('organization_id', '=', f.org)
       .execute();
     expect(new Set(items.map((item) => item.order_id))).toEqual(new Set([body.data[1].id]));
-    expect(await eventsOf(f.org, 'order.updated')).toHaveLength(2);
+    expect(await eventsOf(t, f.org, 'order.updated')).toHaveLength(2);
   });
 
   it('a skipped update leaves the stored order as it was', async () => {
@@ -823,7 +819,7 @@ describe('POST /v1/orders/import: unresolved references', () => {
 
   it('with strict, the first miss fails the whole import with 422 naming the row and item, and nothing is written', async () => {
     const ordersBefore = await countOrders(f.org);
-    const eventsBefore = (await eventsOf(f.org)).length;
+    const eventsBefore = (await eventsOf(t, f.org)).length;
     const response = await importOrders(f.key, {
       strict: true,
       data: [
@@ -845,7 +841,7 @@ describe('POST /v1/orders/import: unresolved references', () => {
       details: [{ path: 'body.data[1].items[2]', message: 'Product "ghost" does not exist in this organization.' }],
     });
     expect(await countOrders(f.org)).toBe(ordersBefore);
-    expect(await eventsOf(f.org)).toHaveLength(eventsBefore);
+    expect(await eventsOf(t, f.org)).toHaveLength(eventsBefore);
     expect(
       await db()
         .selectFrom('tags')
@@ -1299,12 +1295,12 @@ describe('PATCH /v1/orders/{id}', () => {
       updatedAt: expect.stringMatching(ISO),
     });
     expect(body.updatedAt > order.updatedAt).toBe(true);
-    const events = await eventsOf(f.org, 'order.updated');
+    const events = await eventsOf(t, f.org, 'order.updated');
     expect(events.at(-1)!.payload).toEqual(body);
     const full = (await t.request({ url: `/v1/orders/${order.id}?include=tags`, key: f.key })).json();
     expect(full.tags).toEqual(['gift', 'rush']);
     expect(
-      (await eventsOf(f.org, 'orderTag.created')).map((event) => (event.payload as { name: string }).name),
+      (await eventsOf(t, f.org, 'orderTag.created')).map((event) => (event.payload as { name: string }).name),
     ).toEqual(expect.arrayContaining(['gift', 'rush']));
 
     // Each field is omittable: notes alone leaves metadata and tags alone; an empty tag list removes them.
@@ -1390,7 +1386,7 @@ describe('DELETE /v1/orders/{id}', () => {
     const response = await t.request({ method: 'DELETE', url: `/v1/orders/${order.id}`, key: f.key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(order);
-    const [event] = await eventsOf(f.org, 'order.deleted');
+    const [event] = await eventsOf(t, f.org, 'order.deleted');
     expect(event!.payload).toEqual(order);
     expect(
       await db().selectFrom('order_items').select('order_id').where('organization_id', '=', f.org).execute(),
@@ -1412,7 +1408,7 @@ describe('DELETE /v1/orders/{id}', () => {
     const response = await t.request({ method: 'DELETE', url: `/v1/orders/${theirs.id}`, key: f.key });
     expect(response.statusCode).toBe(404);
     expect(await countOrders(other.org)).toBe(1);
-    expect(await eventsOf(other.org, 'order.deleted')).toEqual([]);
+    expect(await eventsOf(t, other.org, 'order.deleted')).toEqual([]);
     expect(
       (
         await t.request({
@@ -1440,7 +1436,7 @@ describe('PATCH /v1/orders/bulk-update', () => {
     ).json().data;
     const theirs = (await importOrders(other.key, { data: [row('b-1', { totalCents: 900, tags: ['old'] })] })).json()
       .data[0];
-    const eventsBefore = (await eventsOf(f.org, 'order.updated')).length;
+    const eventsBefore = (await eventsOf(t, f.org, 'order.updated')).length;
 
     const filter = encodeURIComponent(JSON.stringify({ totalCents: { $gte: 500 } }));
     const response = await t.request({
@@ -1460,7 +1456,7 @@ describe('PATCH /v1/orders/bulk-update', () => {
       [['bulk'], { batch: '7' }],
       [['bulk'], { batch: '7' }],
     ]);
-    const events = await eventsOf(f.org, 'order.updated');
+    const events = await eventsOf(t, f.org, 'order.updated');
     expect(events).toHaveLength(eventsBefore + 2);
     const updated = listed.slice(1).map(({ tags: _tags, ...base }: { tags: string[] }) => base);
     expect(

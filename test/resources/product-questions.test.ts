@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsDuring } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -43,22 +44,6 @@ interface Fixture {
   key: string;
   ada: { id: string; email: string };
   products: Record<'shirt' | 'mug', { id: string; slug: string }>;
-}
-
-const eventsOf = async (organizationId: string) =>
-  (
-    await db()
-      .selectFrom('events')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('position')
-      .execute()
-  ).map((event) => ({ name: event.name, payload: event.payload as any }));
-
-async function eventsDuring<T>(organizationId: string, action: () => Promise<T>) {
-  const before = (await eventsOf(organizationId)).length;
-  const result = await action();
-  return { result, events: (await eventsOf(organizationId)).slice(before) };
 }
 
 async function insertCustomer(organizationId: string, email: string) {
@@ -119,7 +104,7 @@ describe('POST /v1/product-questions', () => {
   });
 
   it("records the merchant's question, published by default, and sends productQuestion.created", async () => {
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       ok(
         f.key,
         'POST',
@@ -159,7 +144,7 @@ describe('POST /v1/product-questions', () => {
   });
 
   it('names every missing field at once, and refuses both body forms together, writing nothing', async () => {
-    const { result: missing, events } = await eventsDuring(f.org, () =>
+    const { result: missing, events } = await eventsDuring(t, f.org, () =>
       send(f.key, 'POST', '/v1/product-questions', { data: { status: 'pending' } }),
     );
     expect(missing.statusCode).toBe(400);
@@ -221,7 +206,7 @@ describe('POST /v1/product-questions/import', () => {
       }),
       shopperQuestion({ product: f.products.mug.id, body: 'How big is it?', status: 'published' }),
     ];
-    const { result, events } = await eventsDuring(f.org, () => imported(f.key, { data: rows }));
+    const { result, events } = await eventsDuring(t, f.org, () => imported(f.key, { data: rows }));
     expect(result).toMatchObject({ skipped: [], created: 2, updated: 0, unchanged: 0 });
     const [first, second] = result.data;
     expect(first).toMatchObject({
@@ -253,7 +238,7 @@ describe('POST /v1/product-questions/import', () => {
     ]);
     expect(events[0]!.payload.answers).toHaveLength(2);
 
-    const again = await eventsDuring(f.org, () => imported(f.key, { data: rows }));
+    const again = await eventsDuring(t, f.org, () => imported(f.key, { data: rows }));
     expect(again.result).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
     expect(again.result.data.map((question: any) => question.id)).toEqual([first.id, second.id]);
     expect(again.result.data[0].updatedAt).toBe(first.updatedAt);
@@ -274,7 +259,7 @@ describe('POST /v1/product-questions/import', () => {
         ],
       })
     ).data[0];
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           shopperQuestion({
@@ -310,7 +295,7 @@ describe('POST /v1/product-questions/import', () => {
 
   it('counts a row that changes only its answers as updated, without a question event', async () => {
     const before = (await imported(f.key, { data: [shopperQuestion({ remoteId: 'q-3', body: 'Colours?' })] })).data[0];
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [shopperQuestion({ remoteId: 'q-3', body: 'Colours?', answers: [{ body: 'Blue', authorName: 'Acme' }] })],
       }),
@@ -337,7 +322,7 @@ describe('POST /v1/product-questions/import', () => {
     const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`a${i}`, 'x']));
     const more = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`b${i}`, 'y']));
     await imported(f.key, { data: [shopperQuestion({ remoteId: 'q-meta', metadata: many })] });
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       send(f.key, 'POST', '/v1/product-questions/import', {
         data: [shopperQuestion({ remoteId: 'q-meta-new' }), shopperQuestion({ remoteId: 'q-meta', metadata: more })],
         mergeMetadata: true,
@@ -366,7 +351,7 @@ describe('POST /v1/product-questions/import', () => {
       { index: 1, message: 'Customer "nobody@example.com" does not exist in this organization.' },
     ]);
     expect(result.created).toBe(1);
-    const { result: strict, events } = await eventsDuring(f.org, () =>
+    const { result: strict, events } = await eventsDuring(t, f.org, () =>
       send(f.key, 'POST', '/v1/product-questions/import', {
         data: [shopperQuestion({ remoteId: 'q-strict' }), rows[0]],
         strict: true,
@@ -404,14 +389,14 @@ describe('PATCH /v1/product-questions/{id}', () => {
   });
 
   it('publishes a question that arrived pending: created, then updated with publishedAt', async () => {
-    const { result: importedQuestion, events: arrival } = await eventsDuring(f.org, () =>
+    const { result: importedQuestion, events: arrival } = await eventsDuring(t, f.org, () =>
       imported(f.key, { data: [shopperQuestion({ remoteId: 'q-pub' })] }),
     );
     const question = importedQuestion.data[0];
     expect(arrival.map((event) => event.name)).toEqual(['productQuestion.created']);
     expect(arrival[0]!.payload.status).toBe('pending');
 
-    const { result: published, events } = await eventsDuring(f.org, () =>
+    const { result: published, events } = await eventsDuring(t, f.org, () =>
       ok(f.key, 'PATCH', `/v1/product-questions/${question.id}`, { status: 'published' }),
     );
     expect(published).toMatchObject({ status: 'published', publishedAt: published.updatedAt });
@@ -432,7 +417,7 @@ describe('PATCH /v1/product-questions/{id}', () => {
   it('changes nothing, and sends nothing, when the values are the stored ones', async () => {
     const question = (await imported(f.key, { data: [shopperQuestion({ remoteId: 'q-same', metadata: { a: '1' } })] }))
       .data[0];
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       ok(f.key, 'PATCH', `/v1/product-questions/${question.id}`, {
         status: 'pending',
         metadata: { a: '1' },
@@ -577,7 +562,7 @@ describe('PATCH /v1/product-questions/bulk-update', () => {
     const bulk = (query: string, body: unknown) =>
       send(f.key, 'PATCH', `/v1/product-questions/bulk-update${query}`, body);
 
-    const rejected = await eventsDuring(f.org, () => bulk('?search=watches', { status: 'rejected' }));
+    const rejected = await eventsDuring(t, f.org, () => bulk('?search=watches', { status: 'rejected' }));
     expect(rejected.result.json()).toEqual({ count: 1 });
     expect(rejected.events.map((event) => [event.name, event.payload.id])).toEqual([
       ['productQuestion.updated', spam.id],
@@ -590,7 +575,7 @@ describe('PATCH /v1/product-questions/bulk-update', () => {
       { resource: 'product-questions', name: 'Not rejected', filter: { status: { $ne: 'rejected' } } },
       201,
     );
-    const all = await eventsDuring(f.org, () =>
+    const all = await eventsDuring(t, f.org, () =>
       bulk(`?quickFilter=${saved.id}`, { status: 'published', addMetadata: { moderated: 'yes' } }),
     );
     expect(all.result.json()).toEqual({ count: 2 });
@@ -600,7 +585,7 @@ describe('PATCH /v1/product-questions/bulk-update', () => {
     expect(after.publishedAt).toBe(published.publishedAt);
     expect((await ok(f.key, 'GET', `/v1/product-questions/${pending.id}`)).status).toBe('published');
 
-    const again = await eventsDuring(f.org, () =>
+    const again = await eventsDuring(t, f.org, () =>
       bulk(`?quickFilter=${saved.id}`, { status: 'published', addMetadata: { moderated: 'yes' } }),
     );
     expect(again.result.json()).toEqual({ count: 2 });
@@ -621,7 +606,7 @@ describe('answers: POST /v1/product-questions/{id}/answers, PATCH and DELETE /v1
   });
 
   it("writes the merchant's answer under the organization's name, published, and sends productQuestionAnswer.created", async () => {
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       ok(f.key, 'POST', `/v1/product-questions/${question.id}/answers`, { data: { body: 'It does not.' } }, 201),
     );
     expect(Object.keys(result).sort()).toEqual(ANSWER_KEYS);
@@ -659,17 +644,19 @@ describe('answers: POST /v1/product-questions/{id}/answers, PATCH and DELETE /v1
 
   it('hides, edits and deletes an answer, each with its event; a PATCH that changes nothing sends nothing', async () => {
     const answer = await ok(f.key, 'POST', `/v1/product-questions/${question.id}/answers`, { body: 'Yes' }, 201);
-    const hidden = await eventsDuring(f.org, () =>
+    const hidden = await eventsDuring(t, f.org, () =>
       ok(f.key, 'PATCH', `/v1/product-question-answers/${answer.id}`, { status: 'hidden' }),
     );
     expect(hidden.result).toMatchObject({ status: 'hidden', publishedAt: null });
     expect(hidden.events.map((event) => event.name)).toEqual(['productQuestionAnswer.updated']);
-    const same = await eventsDuring(f.org, () =>
+    const same = await eventsDuring(t, f.org, () =>
       ok(f.key, 'PATCH', `/v1/product-question-answers/${answer.id}`, { status: 'hidden', body: 'Yes' }),
     );
     expect(same.result.updatedAt).toBe(hidden.result.updatedAt);
     expect(same.events).toEqual([]);
-    const deleted = await eventsDuring(f.org, () => ok(f.key, 'DELETE', `/v1/product-question-answers/${answer.id}`));
+    const deleted = await eventsDuring(t, f.org, () =>
+      ok(f.key, 'DELETE', `/v1/product-question-answers/${answer.id}`),
+    );
     expect(deleted.result.id).toBe(answer.id);
     expect(deleted.events.map((event) => event.name)).toEqual(['productQuestionAnswer.deleted']);
     expect((await send(f.key, 'PATCH', `/v1/product-question-answers/${answer.id}`, { body: 'x' })).statusCode).toBe(
@@ -708,7 +695,7 @@ describe('DELETE /v1/product-questions/{id}', () => {
         ],
       })
     ).data[0];
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       ok(f.key, 'DELETE', `/v1/product-questions/${question.id}`),
     );
     expect(result.id).toBe(question.id);
@@ -728,7 +715,7 @@ describe('concurrent answers and deletion', () => {
     const writes = Array.from({ length: 12 }, (_, i) =>
       send(f.key, 'POST', `/v1/product-questions/${question.id}/answers`, { body: `Answer ${i}` }),
     );
-    const { result: responses, events } = await eventsDuring(f.org, async () => {
+    const { result: responses, events } = await eventsDuring(t, f.org, async () => {
       const all = await Promise.all([
         ...writes.slice(0, 6),
         send(f.key, 'DELETE', `/v1/product-questions/${question.id}`),
@@ -770,7 +757,7 @@ describe('deleting the product or the customer', () => {
         ],
       })
     ).data;
-    const { events } = await eventsDuring(f.org, () => ok(f.key, 'DELETE', `/v1/products/${f.products.shirt.id}`));
+    const { events } = await eventsDuring(t, f.org, () => ok(f.key, 'DELETE', `/v1/products/${f.products.shirt.id}`));
     expect(events.map((event) => event.name)).toEqual([
       'productQuestion.updated',
       'productQuestion.updated',
@@ -792,7 +779,7 @@ describe('deleting the product or the customer', () => {
     await ok(f.key, 'PATCH', '/v1/organization', { settings: { cascadeDeleteReviews: true } });
     const question = (await imported(f.key, { data: [shopperQuestion({ answers: [{ body: 'A', authorName: 'X' }] })] }))
       .data[0];
-    const { events } = await eventsDuring(f.org, () => ok(f.key, 'DELETE', `/v1/products/${f.products.shirt.id}`));
+    const { events } = await eventsDuring(t, f.org, () => ok(f.key, 'DELETE', `/v1/products/${f.products.shirt.id}`));
     expect(events.map((event) => event.name)).toEqual(['productQuestion.deleted', 'product.deleted']);
     expect(events[0]!.payload.answers).toHaveLength(1);
     expect((await send(f.key, 'GET', `/v1/product-questions/${question.id}`)).statusCode).toBe(404);
@@ -805,7 +792,7 @@ describe('deleting the product or the customer', () => {
         data: [shopperQuestion({ customer: f.ada.email, remoteId: 'c-1' }), shopperQuestion({ remoteId: 'c-2' })],
       })
     ).data;
-    const { events } = await eventsDuring(f.org, () => ok(f.key, 'DELETE', `/v1/customers/${f.ada.id}`));
+    const { events } = await eventsDuring(t, f.org, () => ok(f.key, 'DELETE', `/v1/customers/${f.ada.id}`));
     expect(events.map((event) => event.name)).toEqual(['productQuestion.deleted', 'customer.deleted']);
     expect((await send(f.key, 'GET', `/v1/product-questions/${theirs.id}`)).statusCode).toBe(404);
     expect((await send(f.key, 'GET', `/v1/product-questions/${anonymous.id}`)).statusCode).toBe(200);

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf, eventsDuring } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,22 +29,6 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A tenant with room for many requests (the rate limit has its own tests). */
 const tenant = () => t.tenant({ apiRequestsPerMinute: 1_000_000 });
-
-const eventsOf = (organizationId: string) =>
-  db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).orderBy('position').execute();
-
-/** Events recorded by `action` (everything after the current last event of the organization). */
-async function eventsDuring<T>(
-  organizationId: string,
-  action: () => Promise<T>,
-): Promise<{ result: T; events: { name: string; payload: any }[] }> {
-  const before = (await eventsOf(organizationId)).length;
-  const result = await action();
-  const events = (await eventsOf(organizationId))
-    .slice(before)
-    .map((event) => ({ name: event.name, payload: event.payload as any }));
-  return { result, events };
-}
 
 async function importProducts(who: Tenant, rows: unknown[], options: Record<string, unknown> = {}) {
   const response = await t.request({
@@ -478,7 +463,7 @@ describe('PATCH /v1/products/{id}', () => {
       await importProducts(owner, [{ slug: 'desk', title: 'Desk', metadata: { a: '1', b: '2' }, tags: ['old'] }])
     ).data;
 
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       t.request({
         method: 'PATCH',
         url: `/v1/products/${product.id}`,
@@ -558,7 +543,7 @@ describe('PATCH /v1/products/{id}', () => {
       [{ tags: Array.from({ length: 251 }, (_, index) => `t${index}`) }, 'body.tags'],
       [{ tags: 'vip' }, 'body.tags'],
     ];
-    const { events } = await eventsDuring(orgOf(owner), async () => {
+    const { events } = await eventsDuring(t, orgOf(owner), async () => {
       for (const [body, path] of cases) {
         const response = await t.request({ method: 'PATCH', url: `/v1/products/${product.id}`, key: owner.key, body });
         expect(response.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
@@ -593,7 +578,7 @@ describe('PATCH /v1/products/{id}', () => {
     const owner = await tenant();
     const stranger = await tenant();
     const [product] = (await importProducts(owner, [{ slug: 'sofa', metadata: { a: 'b' } }])).data;
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       t.request({
         method: 'PATCH',
         url: `/v1/products/${product.id}`,
@@ -603,7 +588,7 @@ describe('PATCH /v1/products/{id}', () => {
     );
     expect(response.statusCode).toBe(404);
     expect(events).toEqual([]);
-    expect(await eventsOf(orgOf(stranger))).toEqual([]);
+    expect(await eventsOf(t, orgOf(stranger))).toEqual([]);
     expect(await get(owner, `/v1/products/${product.id}?include=tags`)).toEqual({ ...product, tags: [] });
     expect((await get(stranger, '/v1/product-tags')).data).toEqual([]);
     const readOnly = await t.key(orgOf(owner), ['products:read']);
@@ -644,7 +629,7 @@ describe('DELETE /v1/products/{id}', () => {
   it('deletes variants, tag links and site links, unlinks and unpublishes reviews, and records product.deleted', async () => {
     const owner = await tenant();
     const { siteId, doomed, bystander, reviews } = await seed(owner);
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       t.request({ method: 'DELETE', url: `/v1/products/${doomed.id}`, key: owner.key }),
     );
     expect(response.statusCode).toBe(200);
@@ -733,7 +718,7 @@ describe('DELETE /v1/products/{id}', () => {
       tags: ['x', 'y'],
     });
     expect(await review(orgOf(owner), reviews.published)).toEqual({ product_id: doomed.id, published: true });
-    expect(await eventsOf(orgOf(stranger))).toEqual([]);
+    expect(await eventsOf(t, orgOf(stranger))).toEqual([]);
     expect((await t.request({ method: 'DELETE', url: '/v1/products/doomed', key: owner.key })).statusCode).toBe(400);
   });
 });
@@ -751,7 +736,7 @@ describe('PATCH /v1/products/{productId}/variants/{variantId}', () => {
     const variant = tee.variants[0];
     const url = `/v1/products/${tee.id}/variants/${variant.id}`;
 
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       t.request({ method: 'PATCH', url, key: owner.key, body: { metadata: { c: '3' } } }),
     );
     expect(response.statusCode).toBe(200);
@@ -766,7 +751,7 @@ describe('PATCH /v1/products/{productId}/variants/{variantId}', () => {
     expect(omitted.statusCode).toBe(200);
     expect(omitted.json().metadata).toEqual({ c: '3' });
 
-    const before = (await eventsOf(orgOf(owner))).length;
+    const before = (await eventsOf(t, orgOf(owner))).length;
     for (const [body, path] of [
       [{ title: 'Large' }, 'body.title'],
       [{ priceCents: 1 }, 'body.priceCents'],
@@ -790,7 +775,7 @@ describe('PATCH /v1/products/{productId}/variants/{variantId}', () => {
       expect(missing.statusCode, target).toBe(404);
       expect(missing.json().error.code).toBe('NOT_FOUND');
     }
-    expect((await eventsOf(orgOf(owner))).length).toBe(before);
+    expect((await eventsOf(t, orgOf(owner))).length).toBe(before);
     expect((await get(owner, `/v1/products/${tee.id}?include=variants`)).variants[0].metadata).toEqual({ c: '3' });
     expect((await get(owner, `/v1/products/${cap.id}?include=variants`)).variants[0].metadata).toEqual({});
   });
@@ -799,7 +784,7 @@ describe('PATCH /v1/products/{productId}/variants/{variantId}', () => {
 describe('POST /v1/products/import', () => {
   it('creates and updates by slug; omitted fields keep their values; events and importJob follow each row', async () => {
     const owner = await tenant();
-    const first = await eventsDuring(orgOf(owner), () =>
+    const first = await eventsDuring(t, orgOf(owner), () =>
       importProducts(owner, [
         {
           slug: 'kettle',
@@ -841,7 +826,7 @@ describe('POST /v1/products/import', () => {
 
     // Notes are not an import field; set them by PATCH and check the import keeps them.
     await t.request({ method: 'PATCH', url: `/v1/products/${kettle.id}`, key: owner.key, body: { notes: 'keep me' } });
-    const second = await eventsDuring(orgOf(owner), () =>
+    const second = await eventsDuring(t, orgOf(owner), () =>
       importProducts(owner, [
         { slug: 'lamp', title: 'Lamp' },
         { slug: 'kettle', title: 'Kettle 2' },
@@ -937,7 +922,7 @@ describe('POST /v1/products/import', () => {
     await importProducts(owner, [{ slug: 'vase', sites: [] }]);
     expect(await siteLinks(orgOf(owner), data[0].id)).toEqual([]);
 
-    const eventsBefore = (await eventsOf(orgOf(owner))).length;
+    const eventsBefore = (await eventsOf(t, orgOf(owner))).length;
     const partial = await importProducts(owner, [
       { slug: 'ok', sites: [one] },
       { slug: 'missing', sites: [one, 'nowhere.example'], tags: ['fresh'] },
@@ -948,7 +933,7 @@ describe('POST /v1/products/import', () => {
       { index: 1, message: expect.stringContaining('nowhere.example') },
       { index: 2, message: expect.stringContaining(foreign) },
     ]);
-    expect((await eventsOf(orgOf(owner))).length).toBe(eventsBefore + 1);
+    expect((await eventsOf(t, orgOf(owner))).length).toBe(eventsBefore + 1);
     expect((await get(owner, `/v1/products?filter=${q({ slug: { $in: ['missing', 'foreign'] } })}`)).data).toEqual([]);
     expect((await get(owner, '/v1/product-tags')).data).toEqual([]);
 
@@ -970,7 +955,7 @@ describe('POST /v1/products/import', () => {
     expect(strict.json().error.details).toEqual([
       { path: 'body.data[2]', message: expect.stringContaining('nowhere.example') },
     ]);
-    expect((await eventsOf(orgOf(owner))).length).toBe(eventsBefore + 1);
+    expect((await eventsOf(t, orgOf(owner))).length).toBe(eventsBefore + 1);
     expect(
       (await get(owner, '/v1/products?sort=title')).data.map((product: any) => [product.slug, product.title]),
     ).toEqual([
@@ -1080,13 +1065,13 @@ describe('POST /v1/products/import', () => {
       ).toContain(path);
     }
     expect((await get(owner, '/v1/products')).data).toEqual([]);
-    expect(await eventsOf(orgOf(owner))).toEqual([]);
+    expect(await eventsOf(t, orgOf(owner))).toEqual([]);
 
     const thousand = await importProducts(owner, rows(1000));
     expect(thousand.data).toHaveLength(1000);
     expect(thousand.data.map((product) => product.slug)).toEqual(rows(1000).map((row) => row.slug));
     expect((await walk(owner, '/v1/products?limit=250')).length).toBe(1000);
-    expect((await eventsOf(orgOf(owner))).length).toBe(1000);
+    expect((await eventsOf(t, orgOf(owner))).length).toBe(1000);
     const empty = await importProducts(owner, []);
     expect(empty).toEqual({ data: [], skipped: [], created: 0, updated: 0, unchanged: 0 });
   });
@@ -1119,7 +1104,7 @@ describe('PATCH /v1/products/bulk-update', () => {
 
   it('applies tag and metadata changes to the products the filter and search select, with one event each', async () => {
     const { owner, stranger, products, theirs } = await seed();
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       bulk(owner, `filter=${q({ 'tags.name': 'old' })}&search=SHIRT`, {
         addTags: ['new', ' fresh ', 'keep'],
         removeTags: ['old', 'unknown'],
@@ -1158,7 +1143,7 @@ describe('PATCH /v1/products/bulk-update', () => {
 
     // The other organization's look-alike is untouched.
     expect(await get(stranger, `/v1/products/${theirs.id}?include=tags`)).toEqual({ ...theirs, tags: ['old'] });
-    expect(await eventsOf(orgOf(stranger))).toHaveLength(2);
+    expect(await eventsOf(t, orgOf(stranger))).toHaveLength(2);
   });
 
   it('updates every product of the organization, and only of it, when no filter is given', async () => {
@@ -1169,7 +1154,7 @@ describe('PATCH /v1/products/bulk-update', () => {
     expect(rows.every((product: any) => product.metadata.all === 'true')).toBe(true);
     expect((await get(stranger, `/v1/products/${theirs.id}`)).metadata).toEqual({ drop: 'z' });
     // A filter naming the other organization's product id selects nothing.
-    const none = await eventsDuring(orgOf(owner), () =>
+    const none = await eventsDuring(t, orgOf(owner), () =>
       bulk(owner, `filter=${q({ id: theirs.id })}`, { addTags: ['x'] }),
     );
     expect(none.result.json()).toEqual({ count: 0 });
@@ -1181,7 +1166,7 @@ describe('PATCH /v1/products/bulk-update', () => {
   it('refuses more than 50 metadata keys on any selected product, changing nothing', async () => {
     const { owner } = await seed();
     const many = Object.fromEntries(Array.from({ length: 49 }, (_, index) => [`k${index}`, 'v']));
-    const { result: response, events } = await eventsDuring(orgOf(owner), () =>
+    const { result: response, events } = await eventsDuring(t, orgOf(owner), () =>
       bulk(owner, '', { addMetadata: many, addTags: ['never'] }),
     );
     expect(response.statusCode).toBe(400);
@@ -1221,7 +1206,7 @@ describe('PATCH /v1/products/bulk-update', () => {
       ['limit=5', { addTags: ['x'] }, 'query.limit'],
       ['sort=title', { addTags: ['x'] }, 'query.sort'],
     ];
-    const { events } = await eventsDuring(orgOf(owner), async () => {
+    const { events } = await eventsDuring(t, orgOf(owner), async () => {
       for (const [query, body, path] of cases) {
         const response = await bulk(owner, query, body);
         expect(response.statusCode, `${query} ${JSON.stringify(body)}`).toBe(400);

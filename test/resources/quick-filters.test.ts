@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 let a: Tenant;
@@ -20,8 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const db = () => t.testDatabase.database.db;
-
 async function importCustomers(tenant: Tenant, rows: unknown[]) {
   const response = await t.request({
     method: 'POST',
@@ -32,14 +31,8 @@ async function importCustomers(tenant: Tenant, rows: unknown[]) {
   expect(response.statusCode, response.body).toBe(200);
 }
 
-const eventsOf = (organizationId: string, prefix = 'quickFilter.') =>
-  db()
-    .selectFrom('events')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('name', 'like', `${prefix}%`)
-    .orderBy('position')
-    .execute();
+/** Only this resource's events: the tests count them before and after a write. */
+const QUICK_FILTER_EVENTS = { namePrefix: 'quickFilter.' };
 
 interface QuickFilterRecord {
   id: string;
@@ -71,11 +64,11 @@ const q = (value: unknown) => encodeURIComponent(typeof value === 'string' ? val
 
 describe('POST /v1/quick-filters', () => {
   it('saves a view with its defaults and sends quickFilter.created in the same transaction', async () => {
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length;
     const created = await create(a, { resource: 'customers', name: 'Gold' });
     expect(created).toMatchObject({ resource: 'customers', name: 'Gold', filter: {}, search: null, sort: null });
     expect(created.createdAt).toBe(created.updatedAt);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['quickFilter.created']);
     expect(events[0]!.payload).toEqual(created);
   });
@@ -88,7 +81,7 @@ describe('POST /v1/quick-filters', () => {
   });
 
   it("checks the filter, search and sort against the resource's list, naming the field, and writes nothing", async () => {
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length;
     const refused = async (body: Record<string, unknown>, path: string) => {
       const response = await t.request({ method: 'POST', url: '/v1/quick-filters', key: a.key, body });
       expect(response.statusCode, response.body).toBe(400);
@@ -103,7 +96,7 @@ describe('POST /v1/quick-filters', () => {
     await refused({ resource: 'customers' }, 'body.name');
     await refused({ name: 'x' }, 'body.resource');
     await refused({ resource: 'sites', name: 'x' }, 'body.resource');
-    expect((await eventsOf(a.organization.id)).length).toBe(before);
+    expect((await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length).toBe(before);
   });
 
   it('saves a view of wishlists and applies it to GET /wishlists, ANDed with search', async () => {
@@ -171,12 +164,12 @@ describe('GET /v1/quick-filters/{id}', () => {
 describe('PATCH /v1/quick-filters/{id}', () => {
   it('changes the fields sent, checked against its list, and sends quickFilter.updated', async () => {
     const created = await create(a, { resource: 'customers', name: 'Patch me', search: 'gold' });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length;
     const response = await patch(a, created.id, { name: 'Patched', filter: { country: 'DE' }, search: null });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ name: 'Patched', filter: { country: 'DE' }, search: null, sort: null });
     expect(response.json().updatedAt > created.updatedAt).toBe(true);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['quickFilter.updated']);
     expect(events[0]!.payload).toEqual(response.json());
   });
@@ -187,13 +180,13 @@ describe('PATCH /v1/quick-filters/{id}', () => {
       name: 'Same',
       filter: { country: 'DE', 'metadata.tier': 'gold' },
     });
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length;
     for (const body of [{}, { name: 'Same', filter: { 'metadata.tier': 'gold', country: 'DE' }, search: null }]) {
       const response = await patch(a, created.id, body);
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toEqual(created);
     }
-    expect((await eventsOf(a.organization.id)).length).toBe(before);
+    expect((await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length).toBe(before);
   });
 
   it('refuses a filter, sort or search its list does not take, and the resource, changing nothing', async () => {
@@ -215,11 +208,11 @@ describe('DELETE /v1/quick-filters/{id}', () => {
   it('deletes one even while in use, sends quickFilter.deleted, and requests naming it then answer 404', async () => {
     const created = await create(a, { resource: 'customers', name: 'Doomed', filter: { country: 'FR' } });
     expect(await emails(a, `quickFilter=${created.id}`)).toEqual(['bob@gold.example']);
-    const before = (await eventsOf(a.organization.id)).length;
+    const before = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).length;
     const response = await t.request({ method: 'DELETE', url: `/v1/quick-filters/${created.id}`, key: a.key });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(created);
-    const events = (await eventsOf(a.organization.id)).slice(before);
+    const events = (await eventsOf(t, a.organization.id, QUICK_FILTER_EVENTS)).slice(before);
     expect(events.map((event) => event.name)).toEqual(['quickFilter.deleted']);
     const list = await t.request({ url: `/v1/customers?quickFilter=${created.id}`, key: a.key });
     expect(list.statusCode).toBe(404);

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf, eventsDuring } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -36,26 +37,6 @@ interface Fixture {
   alice: { id: string; email: string };
   bob: { id: string; email: string };
   products: Record<'shirt' | 'mug' | 'hat', { id: string; slug: string }>;
-}
-
-const eventsOf = async (organizationId: string) =>
-  (
-    await db()
-      .selectFrom('events')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('position')
-      .execute()
-  ).map((event) => ({
-    name: event.name,
-    payload: event.payload as any,
-  }));
-
-/** Events recorded by `action` (everything after the organization's current last event). */
-async function eventsDuring<T>(organizationId: string, action: () => Promise<T>) {
-  const before = (await eventsOf(organizationId)).length;
-  const result = await action();
-  return { result, events: (await eventsOf(organizationId)).slice(before) };
 }
 
 async function insertCustomer(organizationId: string, email: string) {
@@ -108,7 +89,7 @@ describe('POST /v1/reviews/import', () => {
   });
 
   it('creates reviews by product id or slug and customer id or email, keeping createdAt, with review.created each', async () => {
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           {
@@ -177,7 +158,7 @@ describe('POST /v1/reviews/import', () => {
       { product: 'hat', customer: f.bob.email, rating: 3, body: 'ok' },
     ];
     const first = await imported(f.key, { data: rows });
-    const { result: second, events } = await eventsDuring(f.org, () => imported(f.key, { data: rows }));
+    const { result: second, events } = await eventsDuring(t, f.org, () => imported(f.key, { data: rows }));
     expect(second.data).toEqual(first.data);
     expect(events).toEqual([]);
     // The same rows by other references (ids, other case) are the same reviews too.
@@ -189,7 +170,7 @@ describe('POST /v1/reviews/import', () => {
     });
     expect(byIds.data).toEqual(first.data);
 
-    const { result: changed, events: changeEvents } = await eventsDuring(f.org, () =>
+    const { result: changed, events: changeEvents } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           { ...rows[0], rating: 5 },
@@ -294,7 +275,7 @@ describe('POST /v1/reviews/import', () => {
 
   it('skips rows whose product or customer is missing (another organization counts as missing), reporting each', async () => {
     const other = await fixture();
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           { product: 'nope', customer: f.alice.email, rating: 5 },
@@ -319,7 +300,7 @@ describe('POST /v1/reviews/import', () => {
 
   it('with strict, the first miss fails the whole import with 422 naming the row, and nothing is written', async () => {
     const g = await fixture();
-    const { result: response, events } = await eventsDuring(g.org, () =>
+    const { result: response, events } = await eventsDuring(t, g.org, () =>
       importReviews(g.key, {
         strict: true,
         data: [
@@ -409,7 +390,7 @@ describe('POST /v1/reviews/import', () => {
     }));
     const first = await imported(g.key, { data });
     expect(first.data).toHaveLength(1000);
-    const { result: second, events } = await eventsDuring(g.org, () => imported(g.key, { data }));
+    const { result: second, events } = await eventsDuring(t, g.org, () => imported(g.key, { data }));
     expect(second.data.map((review) => review.id)).toEqual(first.data.map((review) => review.id));
     expect(events).toEqual([]);
     const count = await db()
@@ -645,7 +626,7 @@ describe('GET /v1/reviews', () => {
 describe('PATCH /v1/reviews/{id}', () => {
   it('an unpublished review published later sends review.created, then review.updated with published true', async () => {
     const f = await fixture();
-    const { result, events } = await eventsDuring(f.org, async () => {
+    const { result, events } = await eventsDuring(t, f.org, async () => {
       const [review] = (
         await imported(f.key, {
           data: [{ product: 'shirt', customer: f.alice.email, rating: 4, title: 'Hidden at first' }],
@@ -673,7 +654,7 @@ describe('PATCH /v1/reviews/{id}', () => {
     ).data;
     const changed = await patch(f.key, review.id, { flagged: true, metadata: { c: '3' } });
     expect(changed.json()).toMatchObject({ flagged: true, metadata: { c: '3' }, published: false });
-    const { result, events } = await eventsDuring(f.org, async () => [
+    const { result, events } = await eventsDuring(t, f.org, async () => [
       await patch(f.key, review.id, {}),
       await patch(f.key, review.id, { flagged: true, metadata: { c: '3' } }),
     ]);
@@ -709,7 +690,7 @@ describe('PATCH /v1/reviews/{id}', () => {
     expect(foreign.json().error.code).toBe('NOT_FOUND');
     expect((await patch(f.key, uuidv7(), { published: true })).statusCode).toBe(404);
     expect(await get(f.key, `/v1/reviews/${review.id}`)).toEqual(review);
-    expect((await eventsOf(other.org)).filter((event) => event.name.startsWith('review.'))).toEqual([]);
+    expect((await eventsOf(t, other.org)).filter((event) => event.name.startsWith('review.'))).toEqual([]);
   });
 });
 
@@ -722,7 +703,7 @@ describe('DELETE /v1/reviews/{id}', () => {
     ).data;
     const foreign = await t.request({ method: 'DELETE', url: `/v1/reviews/${review.id}`, key: other.key });
     expect(foreign.statusCode).toBe(404);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/reviews/${review.id}`, key: f.key }),
     );
     expect(result.statusCode).toBe(200);
@@ -757,7 +738,7 @@ describe('PATCH /v1/reviews/bulk-update', () => {
       await imported(other.key, { data: [{ product: 'shirt', customer: other.alice.email, rating: 5 }] })
     ).data;
     const filter = encodeURIComponent(JSON.stringify({ rating: { $gte: 4 } }));
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({
         method: 'PATCH',
         url: `/v1/reviews/bulk-update?filter=${filter}`,
@@ -849,7 +830,7 @@ describe('DELETE /v1/products/{id} and its reviews', () => {
   it('unlinks and unpublishes the reviews, sending review.updated for each before product.deleted', async () => {
     const f = await fixture();
     const [loved, hidden, bystander] = await seed(f);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }),
     );
     expect(result.statusCode).toBe(200);
@@ -882,7 +863,7 @@ describe('DELETE /v1/products/{id} and its reviews', () => {
     const f = await fixture();
     await db().updateTable('organizations').set({ cascade_delete_reviews: true }).where('id', '=', f.org).execute();
     const [loved, hidden, bystander] = await seed(f);
-    const { events } = await eventsDuring(f.org, () =>
+    const { events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/products/${f.products.shirt.id}`, key: f.key }),
     );
     expect(events.map((event) => event.name)).toEqual(['review.deleted', 'review.deleted', 'product.deleted']);
@@ -907,7 +888,7 @@ describe('DELETE /v1/customers/{id} and their reviews', () => {
         { product: 'shirt', customer: f.bob.email, rating: 4, title: 'Good', body: 'Soft linen.', published: true },
       ],
     });
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/customers/${f.alice.id}`, key: f.key }),
     );
     expect(result.statusCode, result.body).toBe(200);

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionCatalog } from '../../src/compose.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,12 +14,6 @@ afterAll(() => t.close());
 const db = () => t.testDatabase.database.db;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-const eventsOf = (organizationId: string, name?: string) => {
-  let query = db().selectFrom('events').selectAll().where('organization_id', '=', organizationId);
-  if (name) query = query.where('name', '=', name);
-  return query.orderBy('position').execute();
-};
 
 interface SiteRecord {
   id: string;
@@ -105,7 +100,7 @@ describe('POST /v1/sites', () => {
       updatedAt: site.createdAt,
     });
     expect(Date.parse(site.createdAt)).toBeGreaterThanOrEqual(before - 1000);
-    const events = await eventsOf(tenant.organization.id);
+    const events = await eventsOf(t, tenant.organization.id);
     expect(events.map((event) => event.name)).toEqual(['site.created']);
     expect(events[0]!.payload).toEqual(site);
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json()).toEqual(site);
@@ -142,7 +137,7 @@ describe('POST /v1/sites', () => {
       details: [{ path: 'body.name', message: 'must not be sent together with body.data' }],
     });
     expect(response.json().error.message).toMatch(/either inside body\.data or at the top level/);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 
   it('requires name and domain, naming the path of the form used', async () => {
@@ -195,7 +190,7 @@ describe('POST /v1/sites', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('VALIDATION_ERROR');
     expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-    expect(await eventsOf(tenant.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id)).toEqual([]);
   });
 
   it('refuses an unknown top-level field and a data value that is not an object', async () => {
@@ -226,7 +221,7 @@ describe('POST /v1/sites', () => {
     expect(clash.json().error.code).toBe('CONFLICT');
     expect(clash.json().error.message).toContain('"SHOP.example.COM"');
     expect((await list(tenant, '')).data).toHaveLength(1);
-    expect((await eventsOf(tenant.organization.id, 'site.created')).length).toBe(1);
+    expect((await eventsOf(t, tenant.organization.id, 'site.created')).length).toBe(1);
 
     // Another organization may use the same domain.
     const other = await t.tenant();
@@ -266,7 +261,7 @@ describe('PATCH /v1/sites/{id}', () => {
     const updated = response.json();
     expect(updated).toEqual({ ...site, name: 'Renamed', currencyCode: 'GBP', updatedAt: expect.stringMatching(ISO) });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(site.updatedAt));
-    const events = await eventsOf(tenant.organization.id, 'site.updated');
+    const events = await eventsOf(t, tenant.organization.id, 'site.updated');
     expect(events.map((event) => event.payload)).toEqual([updated]);
 
     const wrapped = await t.request({
@@ -308,7 +303,7 @@ describe('PATCH /v1/sites/{id}', () => {
     expect(response.json().error.message).toContain('"A.EXAMPLE.COM"');
     expect((await t.request({ url: `/v1/sites/${second.id}`, key: tenant.key })).json()).toEqual(second);
     expect((await t.request({ url: `/v1/sites/${first.id}`, key: tenant.key })).json()).toEqual(first);
-    expect(await eventsOf(tenant.organization.id, 'site.updated')).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id, 'site.updated')).toEqual([]);
   });
 
   it('refuses unknown fields, bad values and both forms at once; 404 for other organizations', async () => {
@@ -336,8 +331,8 @@ describe('PATCH /v1/sites/{id}', () => {
     });
     expect(foreign.statusCode).toBe(404);
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json()).toEqual(site);
-    expect(await eventsOf(stranger.organization.id)).toEqual([]);
-    expect(await eventsOf(tenant.organization.id, 'site.updated')).toEqual([]);
+    expect(await eventsOf(t, stranger.organization.id)).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id, 'site.updated')).toEqual([]);
   });
 });
 
@@ -373,7 +368,7 @@ describe('DELETE /v1/sites/{id}', () => {
     expect(
       await db().selectFrom('products').select('id').where('organization_id', '=', organizationId).execute(),
     ).toEqual([{ id: productId }]);
-    const events = await eventsOf(organizationId, 'site.deleted');
+    const events = await eventsOf(t, organizationId, 'site.deleted');
     expect(events.map((event) => event.payload)).toEqual([site]);
     expect((await t.request({ method: 'DELETE', url: `/v1/sites/${site.id}`, key: tenant.key })).statusCode).toBe(404);
   });
@@ -388,7 +383,7 @@ describe('DELETE /v1/sites/{id}', () => {
     expect(response.json().error.code).toBe('CONFLICT');
     expect(response.json().error.message).toMatch(/used by 2 orders/);
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key })).json()).toEqual(site);
-    expect(await eventsOf(tenant.organization.id, 'site.deleted')).toEqual([]);
+    expect(await eventsOf(t, tenant.organization.id, 'site.deleted')).toEqual([]);
 
     const single = await createSite(tenant, { name: 'B', domain: 'b.example.com' });
     await insertOrder(tenant.organization.id, single.id);
@@ -405,7 +400,7 @@ describe('DELETE /v1/sites/{id}', () => {
       404,
     );
     expect((await t.request({ url: `/v1/sites/${site.id}`, key: owner.key })).json()).toEqual(site);
-    expect(await eventsOf(stranger.organization.id)).toEqual([]);
+    expect(await eventsOf(t, stranger.organization.id)).toEqual([]);
   });
 });
 

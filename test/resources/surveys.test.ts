@@ -13,6 +13,7 @@ import { startMailSender, type MailSender } from '../../src/resources/mail/index
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 import { quietLogger, until } from '../support/webhooks.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 let smtp: SmtpReceiver;
@@ -117,15 +118,6 @@ const surveysOf = async (setup: Setup, filter?: Record<string, unknown>) =>
     )
   ).data as SurveyRecord[];
 
-const eventsOf = (organizationId: string, prefix: string) =>
-  db()
-    .selectFrom('events')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('name', 'like', `${prefix}%`)
-    .orderBy('position')
-    .execute();
-
 interface SurveyRecord {
   id: string;
   surveyFlowId: string;
@@ -167,7 +159,7 @@ describe('POST /v1/survey-flows', () => {
       isActive: true,
       metadata: {},
     });
-    const events = await eventsOf(setup.tenant.organization.id, 'surveyFlow.');
+    const events = await eventsOf(t, setup.tenant.organization.id, { namePrefix: 'surveyFlow.' });
     expect(events.map((event) => event.name)).toEqual(['surveyFlow.created']);
     expect(events[0]!.payload).toEqual(created);
     expect(await send(setup.tenant, 'GET', `/v1/survey-flows/${created.id}`)).toEqual(created);
@@ -259,7 +251,7 @@ describe('PATCH and DELETE /v1/survey-flows/{id}', () => {
     expect(await surveysOf(setup)).toEqual([]);
     // Its request, not sent yet, is withdrawn from the outbox.
     expect((await send(setup.tenant, 'GET', '/v1/mail-log')).data).toEqual([]);
-    const events = await eventsOf(setup.tenant.organization.id, 'survey');
+    const events = await eventsOf(t, setup.tenant.organization.id, { namePrefix: 'survey' });
     expect(events.map((event) => event.name)).toEqual([
       'surveyFlow.created',
       'surveyFlow.updated',
@@ -500,7 +492,7 @@ describe('DELETE /v1/surveys/{id} and deleting orders', () => {
     }
     const deleted = await send(setup.tenant, 'DELETE', `/v1/surveys/${survey!.id}`);
     expect(deleted.id).toBe(survey!.id);
-    const [event] = await eventsOf(setup.tenant.organization.id, 'survey.');
+    const [event] = await eventsOf(t, setup.tenant.organization.id, { namePrefix: 'survey.' });
     expect(event!.name).toBe('survey.deleted');
     expect(event!.payload).toEqual(deleted);
     expect((await t.request({ url: `/v1/surveys/${survey!.id}`, key: setup.tenant.key })).statusCode).toBe(404);

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TagKind } from '../../src/db/schema.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,8 +13,6 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 const orgOf = (tenant: Tenant) => tenant.organization.id;
-const eventsOf = (organizationId: string) =>
-  db().selectFrom('events').selectAll().where('organization_id', '=', organizationId).orderBy('position').execute();
 
 const KINDS = [
   { kind: 'product', path: '/v1/product-tags', permission: 'products', event: 'productTag' },
@@ -301,7 +300,7 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     const records = await createRecords(kind, orgOf(fresh), 2);
     const tagId = await insertTag(kind, orgOf(fresh), 'old', iso(0));
     for (const record of records) await link(kind, orgOf(fresh), record, tagId);
-    const before = await eventsOf(orgOf(fresh));
+    const before = await eventsOf(t, orgOf(fresh));
 
     const response = await t.request({
       method: 'PATCH',
@@ -316,7 +315,7 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     expect(Date.parse(renamed.updatedAt)).toBeGreaterThan(Date.parse(iso(0)));
     for (const record of records) expect(await linkedTagNames(kind, orgOf(fresh), record)).toEqual(['Brand New']);
 
-    const events = (await eventsOf(orgOf(fresh))).slice(before.length);
+    const events = (await eventsOf(t, orgOf(fresh))).slice(before.length);
     expect(events.map((entry) => entry.name)).toEqual([`${event}.updated`]);
     expect(events[0]!.payload).toEqual(renamed);
     expect((await t.request({ url: `${path}/${tagId}`, key: fresh.key })).json()).toEqual(renamed);
@@ -329,14 +328,14 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     const otherKind = KINDS.find((entry) => entry.kind !== kind)!;
     await insertTag(otherKind.kind, orgOf(fresh), 'Winter', iso(2));
     await insertTag(kind, orgOf(other), 'Summer', iso(2));
-    const before = await eventsOf(orgOf(fresh));
+    const before = await eventsOf(t, orgOf(fresh));
 
     const clash = await t.request({ method: 'PATCH', url: `${path}/${b}`, key: fresh.key, body: { name: ' Sale ' } });
     expect(clash.statusCode).toBe(409);
     expect(clash.json().error).toMatchObject({ code: 'CONFLICT' });
     expect(clash.json().error.message).toContain('"Sale"');
     expect((await t.request({ url: `${path}/${b}`, key: fresh.key })).json().name).toBe('Clearance');
-    expect(await eventsOf(orgOf(fresh))).toHaveLength(before.length);
+    expect(await eventsOf(t, orgOf(fresh))).toHaveLength(before.length);
 
     for (const name of ['Winter', 'Summer', 'sale']) {
       const response = await t.request({ method: 'PATCH', url: `${path}/${b}`, key: fresh.key, body: { name } });
@@ -381,7 +380,7 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
       body: { name: 'y'.repeat(100) },
     });
     expect(longest.statusCode).toBe(200);
-    expect(await eventsOf(orgOf(fresh))).toHaveLength(1);
+    expect(await eventsOf(t, orgOf(fresh))).toHaveLength(1);
   });
 
   it("answers 404 to renaming or deleting another organization's tag and leaves it alone", async () => {
@@ -415,7 +414,7 @@ describe.each(KINDS)('$path', ({ kind, path, permission, event }) => {
     expect(response.json()).toEqual({ id: gone, name: 'gone', createdAt: iso(0), updatedAt: iso(0) });
     for (const record of records) expect(await linkedTagNames(kind, orgOf(fresh), record)).toEqual(['kept']);
     expect(await linkedTagNames(kind, orgOf(other), otherRecords[0]!)).toEqual(['gone']);
-    const events = await eventsOf(orgOf(fresh));
+    const events = await eventsOf(t, orgOf(fresh));
     expect(events.map((entry) => entry.name)).toEqual([`${event}.deleted`]);
     expect(events[0]!.payload).toEqual(response.json());
 
@@ -442,7 +441,7 @@ describe('product tags through the product endpoints', () => {
     });
     expect(imported.statusCode).toBe(200);
     const [shirt, hat] = imported.json().data;
-    const created = (await eventsOf(orgOf(tenant))).filter((entry) => entry.name === 'productTag.created');
+    const created = (await eventsOf(t, orgOf(tenant))).filter((entry) => entry.name === 'productTag.created');
     expect(created.map((entry) => (entry.payload as any).name).sort()).toEqual(['cotton', 'summer']);
 
     const list = await t.request({ url: '/v1/product-tags?sort=name&include=count', key: tenant.key });
@@ -500,7 +499,7 @@ describe('product tags through the product endpoints', () => {
     expect((await t.request({ url: `/v1/products/${hat.id}?include=tags`, key: tenant.key })).json().tags).toEqual([
       'summer',
     ]);
-    const events = (await eventsOf(orgOf(tenant)))
+    const events = (await eventsOf(t, orgOf(tenant)))
       .map((entry) => entry.name)
       .filter((name) => name.startsWith('productTag.'));
     expect(events).toEqual([

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookDeliveriesResource } from '../../src/resources/webhook-deliveries/index.js';
-import { allResources, startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { bodyOf, createEndpoint, dispatcherFor, expectSignedBy, until } from '../support/webhooks.js';
+import { startTestApp, webhookAppOptions, type TestApp, type Tenant } from '../support/app.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  bodyOf,
+  createEndpoint,
+  dispatcherFor,
+  expectSignedBy,
+  until,
+} from '../support/webhooks.js';
 
 const SECRET = 'resource-test-secret-0123456789';
 
@@ -31,12 +37,7 @@ const list = (query = '', key = tenant.key, id = endpoint.id) =>
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestApp({
-    config: { webhookAllowPrivateHosts: true, webhookTimeoutMs: 1_000 },
-    resources: allResources.map((resource) =>
-      resource.name === 'webhook-deliveries' ? createWebhookDeliveriesResource({ ca: receiver.ca }) : resource,
-    ),
-  });
+  t = await startTestApp(webhookAppOptions(receiver, { webhookTimeoutMs: 1_000 }));
   tenant = await t.tenant();
   endpoint = await createEndpoint(t, tenant, {
     url: `${receiver.origin}/log`,

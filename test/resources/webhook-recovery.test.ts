@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookDeliveriesResource } from '../../src/resources/webhook-deliveries/index.js';
-import { allResources, startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { startTestApp, webhookAppOptions, type TestApp, type Tenant } from '../support/app.js';
 import { nextMillisecond } from '../support/clock.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { bodyOf, createEndpoint, dispatcherFor, until } from '../support/webhooks.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  bodyOf,
+  createEndpoint,
+  dispatcherFor,
+  until,
+} from '../support/webhooks.js';
 
 /**
  * POST /v1/webhooks/{id}/recover (docs/api.md#recovering-a-receivers-outage): after a receiver's outage, every
@@ -17,12 +22,7 @@ type Delivery = { id: string; idempotencyKey: string; eventName: string; status:
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestApp({
-    config: { webhookAllowPrivateHosts: true, webhookTimeoutMs: 1_000 },
-    resources: allResources.map((resource) =>
-      resource.name === 'webhook-deliveries' ? createWebhookDeliveriesResource({ ca: receiver.ca }) : resource,
-    ),
-  });
+  t = await startTestApp(webhookAppOptions(receiver, { webhookTimeoutMs: 1_000 }));
   tenant = await t.tenant();
 });
 afterAll(async () => {

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import type { Dispatcher } from '../../src/jobs/dispatcher/dispatcher.js';
-import { createWebhookDeliveriesResource } from '../../src/resources/webhook-deliveries/index.js';
-import { allResources, startTestApp, type TestApp, type Tenant } from '../support/app.js';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startTestApp, webhookAppOptions, type TestApp, type Tenant } from '../support/app.js';
 import {
+  startWebhookReceiver,
+  type ReceivedWebhook,
+  type WebhookReceiver,
   bodyOf,
   dispatcherFor,
   expectSignedBy,
@@ -29,12 +30,7 @@ let dispatcher: Dispatcher;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  t = await startTestApp({
-    config: { webhookAllowPrivateHosts: true, webhookTimeoutMs: 2_000 },
-    resources: allResources.map((resource) =>
-      resource.name === 'webhook-deliveries' ? createWebhookDeliveriesResource({ ca: receiver.ca }) : resource,
-    ),
-  });
+  t = await startTestApp(webhookAppOptions(receiver, { webhookTimeoutMs: 2_000 }));
   dispatcher = dispatcherFor(t, receiver);
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretBox } from '../../src/events/secret-box.js';
+import { createSecretBox } from '../../src/core/secret-box.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,15 +38,6 @@ const rowOf = (organizationId: string, id: string) =>
 const countRows = async (organizationId: string) =>
   (await db().selectFrom('webhook_endpoints').select('id').where('organization_id', '=', organizationId).execute())
     .length;
-
-const eventsOf = (organizationId: string, name: string) =>
-  db()
-    .selectFrom('events')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('name', '=', name)
-    .orderBy('position')
-    .execute();
 
 async function create(tenant: Tenant, body: unknown, app: TestApp = t): Promise<Endpoint> {
   const response = await app.request({ method: 'POST', url: '/v1/webhooks', key: tenant.key, body });
@@ -216,7 +208,7 @@ describe('POST /v1/webhooks', () => {
       expect(refused.json().error.details[0].path).toBe('body.events[0]');
     }
     expect(await countRows(tenant.organization.id)).toBe(0);
-    expect(await eventsOf(tenant.organization.id, 'webhook.created')).toHaveLength(0);
+    expect(await eventsOf(t, tenant.organization.id, 'webhook.created')).toHaveLength(0);
   });
 
   it('refuses missing, unknown and mistyped fields', async () => {
@@ -443,7 +435,7 @@ describe('PUT /v1/webhooks/{id}', () => {
     }
     const unchanged = await t.request({ url: `/v1/webhooks/${endpoint.id}`, key: tenant.key });
     expect(unchanged.json()).toEqual(endpoint);
-    expect(await eventsOf(tenant.organization.id, 'webhook.updated')).toHaveLength(0);
+    expect(await eventsOf(t, tenant.organization.id, 'webhook.updated')).toHaveLength(0);
   });
 
   it("answers another organization's endpoint and an unknown id with 404, changing nothing", async () => {
@@ -454,7 +446,7 @@ describe('PUT /v1/webhooks/{id}', () => {
     expect(foreign.statusCode).toBe(404);
     expect((await put(owner, uuidv7(), { data: { isActive: false } })).statusCode).toBe(404);
     expect((await rowOf(owner.organization.id, endpoint.id))!.is_active).toBe(true);
-    expect(await eventsOf(stranger.organization.id, 'webhook.updated')).toHaveLength(0);
+    expect(await eventsOf(t, stranger.organization.id, 'webhook.updated')).toHaveLength(0);
   });
 });
 
@@ -520,7 +512,7 @@ describe('webhook.* events', () => {
       ['webhook.updated', updated],
       ['webhook.deleted', deleted],
     ] as const) {
-      const events = await eventsOf(tenant.organization.id, name);
+      const events = await eventsOf(t, tenant.organization.id, name);
       expect(events, name).toHaveLength(1);
       const payload = typeof events[0]!.payload === 'string' ? JSON.parse(events[0]!.payload) : events[0]!.payload;
       expect(payload, name).toEqual(record);

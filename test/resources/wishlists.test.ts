@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { eventsDuring } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,22 +20,6 @@ interface Fixture {
   ada: { id: string; email: string };
   bob: { id: string; email: string };
   products: Record<'shirt' | 'mug' | 'hat', { id: string; slug: string; variants: { id: string; slug: string }[] }>;
-}
-
-const eventsOf = async (organizationId: string) =>
-  (
-    await db()
-      .selectFrom('events')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('position')
-      .execute()
-  ).map((event) => ({ name: event.name, payload: event.payload as any }));
-
-async function eventsDuring<T>(organizationId: string, action: () => Promise<T>) {
-  const before = (await eventsOf(organizationId)).length;
-  const result = await action();
-  return { result, events: (await eventsOf(organizationId)).slice(before) };
 }
 
 async function insertCustomer(organizationId: string, email: string) {
@@ -100,7 +85,7 @@ describe('POST /v1/wishlists/import', () => {
   });
 
   it('creates wishlists with their items, by customer id or email and product id or slug', async () => {
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           {
@@ -145,7 +130,7 @@ describe('POST /v1/wishlists/import', () => {
 
   it('answers and sends a created list with its items exactly as a read of it shows them', async () => {
     const g = await fixture();
-    const { result, events } = await eventsDuring(g.org, () =>
+    const { result, events } = await eventsDuring(t, g.org, () =>
       imported(g.key, {
         data: [
           {
@@ -189,7 +174,7 @@ describe('POST /v1/wishlists/import', () => {
   it('matches on remoteId, else customer and name; replaces items exactly; unchanged rows write nothing', async () => {
     const before = (await get(f.key, '/v1/wishlists?filter=' + encodeURIComponent('{"remoteId":"r-1"}'))).data[0];
     const items = await get(f.key, `/v1/wishlists/${before.id}?include=items`);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           {
@@ -215,7 +200,7 @@ describe('POST /v1/wishlists/import', () => {
     expect(await wishlistsCount(f.key, f.products.hat.id)).toBe(1);
 
     // The same rows again: nothing changes, nothing is sent.
-    const again = await eventsDuring(f.org, () =>
+    const again = await eventsDuring(t, f.org, () =>
       imported(f.key, {
         data: [
           {
@@ -246,7 +231,7 @@ describe('POST /v1/wishlists/import', () => {
       { index: 2, itemIndex: 0, message: 'Variant "shirt-xxl" does not exist on product "shirt".' },
     ]);
     expect(result).toMatchObject({ created: 1, updated: 0, unchanged: 0 });
-    const { result: strict, events } = await eventsDuring(f.org, () =>
+    const { result: strict, events } = await eventsDuring(t, f.org, () =>
       importWishlists(f.key, { data: [rows[3], rows[1]], strict: true }),
     );
     expect(strict.statusCode, strict.body).toBe(422);
@@ -394,7 +379,7 @@ describe('GET, PATCH and DELETE /v1/wishlists/{id}', () => {
 
   it('renames and replaces metadata with wishlist.updated; a PATCH that changes nothing writes nothing', async () => {
     const list = await newList(f, 'Old');
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({
         method: 'PATCH',
         url: `/v1/wishlists/${list.id}`,
@@ -406,7 +391,7 @@ describe('GET, PATCH and DELETE /v1/wishlists/{id}', () => {
     expect(result.json()).toMatchObject({ name: 'New', metadata: { a: '1' } });
     expect(events.map((event) => event.name)).toEqual(['wishlist.updated']);
     expect(events[0]!.payload).toMatchObject({ name: 'New', items: [], itemsCount: 0 });
-    const same = await eventsDuring(f.org, () =>
+    const same = await eventsDuring(t, f.org, () =>
       t.request({
         method: 'PATCH',
         url: `/v1/wishlists/${list.id}`,
@@ -426,7 +411,7 @@ describe('GET, PATCH and DELETE /v1/wishlists/{id}', () => {
   it('deletes with wishlist.deleted carrying its items, and the products count it no more', async () => {
     const list = await newList(f, 'Doomed', f.ada.email, [{ product: 'hat' }]);
     expect(await wishlistsCount(f.key, f.products.hat.id)).toBe(1);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/wishlists/${list.id}`, key: f.key }),
     );
     expect(result.statusCode).toBe(200);
@@ -459,7 +444,7 @@ describe('wishlist items', () => {
       Array.from({ length: 500 }, (_, i) => ({ product: `full-${i}` })),
     );
     expect(full.itemsCount).toBe(500);
-    const { result, events } = await eventsDuring(f.org, () => addItem(f.key, full.id, { product: 'mug' }));
+    const { result, events } = await eventsDuring(t, f.org, () => addItem(f.key, full.id, { product: 'mug' }));
     expect(result.statusCode).toBe(409);
     expect(result.json().error.message).toMatch(/500 items/);
     expect(events).toEqual([]);
@@ -470,7 +455,7 @@ describe('wishlist items', () => {
 
   it('adds by slug or id (201), counts a product once per list, edits the note (200), removes', async () => {
     const list = await newList(f, 'Items');
-    const { result: first, events } = await eventsDuring(f.org, () =>
+    const { result: first, events } = await eventsDuring(t, f.org, () =>
       addItem(f.key, list.id, { product: 'shirt', variant: 'shirt-m', note: 'M please' }),
     );
     expect(first.statusCode, first.body).toBe(201);
@@ -494,10 +479,10 @@ describe('wishlist items', () => {
     expect(second.json().itemsCount).toBe(2);
     expect(await wishlistsCount(f.key, f.products.shirt.id)).toBe(1);
     // The same product and variant: no new item; the same note changes nothing, a new one edits it.
-    const same = await eventsDuring(f.org, () => addItem(f.key, list.id, { product: 'shirt', variant: 'shirt-m' }));
+    const same = await eventsDuring(t, f.org, () => addItem(f.key, list.id, { product: 'shirt', variant: 'shirt-m' }));
     expect(same.result.statusCode).toBe(200);
     expect(same.events).toEqual([]);
-    const edited = await eventsDuring(f.org, () =>
+    const edited = await eventsDuring(t, f.org, () =>
       addItem(f.key, list.id, { product: 'shirt', variant: 'shirt-m', note: 'L after all' }),
     );
     expect(edited.result.statusCode).toBe(200);
@@ -505,7 +490,7 @@ describe('wishlist items', () => {
     expect(edited.events.map((event) => event.name)).toEqual(['wishlist.updated']);
 
     const [m, l] = edited.result.json().items;
-    const removed = await eventsDuring(f.org, () =>
+    const removed = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/wishlists/${list.id}/items/${m.id}`, key: f.key }),
     );
     expect(removed.result.statusCode).toBe(200);
@@ -587,7 +572,7 @@ describe('deleting products and customers', () => {
     const a = await newList(f, 'A', f.ada.email, [{ product: 'hat' }, { product: 'mug' }]);
     const b = await newList(f, 'B', f.bob.email, [{ product: 'hat', variant: 'hat-one' }, { product: 'hat' }]);
     await newList(f, 'C', f.bob.email, [{ product: 'mug' }]);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/products/${f.products.hat.id}`, key: f.key }),
     );
     expect(result.statusCode, result.body).toBe(200);
@@ -631,7 +616,7 @@ describe('deleting products and customers', () => {
       })
     ).data;
     expect(await wishlistsCount(f.key, f.products.shirt.id)).toBe(2);
-    const { result, events } = await eventsDuring(f.org, () =>
+    const { result, events } = await eventsDuring(t, f.org, () =>
       t.request({ method: 'DELETE', url: `/v1/customers/${customer.id}`, key: f.key }),
     );
     expect(result.statusCode, result.body).toBe(200);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { nextMillisecond } from '../support/clock.js';
+import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,15 +19,8 @@ const db = () => t.testDatabase.database.db;
 const PUBLIC = 'https://93.184.215.14';
 
 /** Every event the organization has recorded, in order: what a no-op must leave exactly as it was. */
-const eventsOf = async (tenant: Tenant) =>
-  (
-    await db()
-      .selectFrom('events')
-      .select(['id', 'name'])
-      .where('organization_id', '=', tenant.organization.id)
-      .orderBy('position')
-      .execute()
-  ).map((event) => `${event.name} ${event.id}`);
+const eventLines = async (tenant: Tenant) =>
+  (await eventsOf(t, tenant.organization.id)).map((event) => `${event.name} ${event.id}`);
 
 async function send(tenant: Tenant, method: string, url: string, body?: unknown, status = 200) {
   const response = await t.request({ method: method as 'PATCH', url: `/v1${url}`, key: tenant.key, body });
@@ -36,17 +30,17 @@ async function send(tenant: Tenant, method: string, url: string, body?: unknown,
 
 /** Runs `write`, which must change nothing: its answer is `record` exactly, and no event is recorded. */
 async function expectNoOp(tenant: Tenant, record: unknown, write: () => Promise<unknown>) {
-  const events = await eventsOf(tenant);
+  const events = await eventLines(tenant);
   // A write in the same millisecond would hide a moved updatedAt.
   await nextMillisecond();
   expect(await write()).toEqual(record);
-  expect(await eventsOf(tenant)).toEqual(events);
+  expect(await eventLines(tenant)).toEqual(events);
 }
 
 async function newEvents(tenant: Tenant, write: () => Promise<unknown>): Promise<string[]> {
-  const before = await eventsOf(tenant);
+  const before = await eventLines(tenant);
   await write();
-  return (await eventsOf(tenant)).slice(before.length).map((event) => event.split(' ')[0]!);
+  return (await eventLines(tenant)).slice(before.length).map((event) => event.split(' ')[0]!);
 }
 
 /** A store with a site, a customer, a product with two variants, and an order of it. */
@@ -164,7 +158,7 @@ describe('PATCH /v1/<resource>/bulk-update', () => {
     const { product } = await store(tenant);
     await send(tenant, 'POST', '/products/import', { data: [{ slug: 'plain', title: 'Plain' }] });
     const stored = await send(tenant, 'GET', `/products/${product.id}`);
-    const events = await eventsOf(tenant);
+    const events = await eventLines(tenant);
     // The shirt already has the tag and the metadata; the plain product gets them.
     const answer = await send(tenant, 'PATCH', '/products/bulk-update', {
       addTags: ['linen'],
@@ -173,7 +167,7 @@ describe('PATCH /v1/<resource>/bulk-update', () => {
       removeMetadataKeys: ['never-there'],
     });
     expect(answer).toEqual({ count: 2 });
-    const added = (await eventsOf(tenant)).slice(events.length);
+    const added = (await eventLines(tenant)).slice(events.length);
     expect(added.map((event) => event.split(' ')[0])).toEqual(['product.updated']);
     expect(await send(tenant, 'GET', `/products/${product.id}`)).toEqual(stored);
     // Again: nothing left to change anywhere.
@@ -219,7 +213,7 @@ describe('imports', () => {
         .where('organization_id', '=', tenant.organization.id)
         .execute();
     const recorded = await provenance();
-    const events = await eventsOf(tenant);
+    const events = await eventLines(tenant);
 
     // The same rows again, metadata keys and tags in another order.
     const products = await send(tenant, 'POST', '/products/import', {
@@ -233,7 +227,7 @@ describe('imports', () => {
     const orders = await send(tenant, 'POST', '/orders/import', { data: [rows.order], earnLoyalty: false });
     expect(orders).toEqual({ data: [order], skipped: [], created: 0, updated: 0, unchanged: 1 });
 
-    expect(await eventsOf(tenant)).toEqual(events);
+    expect(await eventLines(tenant)).toEqual(events);
     expect(await provenance()).toEqual(recorded);
     expect((await send(tenant, 'GET', `/products/${product.id}?include=variants`)).variants).toEqual(variants);
 

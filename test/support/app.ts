@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createKey } from '../../src/auth/keys.js';
 import { createRuntime, resources as allResources, type Runtime } from '../../src/compose.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { buildApp } from '../../src/http/app.js';
-import type { PatronApp, ResourceModule } from '../../src/http/types.js';
+import type { PatronApp, ResourceModule } from '../../src/core/types.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
 import { createOrganization, type NewOrganization } from '../../src/resources/organization/service.js';
 import type { Organization } from '../../src/records/organization.js';
 import { createTestDatabase, redisUrl, type TestDatabase } from './database.js';
+import { createWebhookDeliveriesResource } from '../../src/resources/webhook-deliveries/index.js';
+import type { WebhookReceiver } from './webhooks.js';
 
 export interface TestApp {
   app: PatronApp;
@@ -82,13 +86,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     limiter,
     config,
     key,
-    tenant: async ({ permissions, ...organization } = {}) => {
-      const created = await createOrganization(db, {
-        name: organization.name ?? `Org ${randomBytes(3).toString('hex')}`,
-        ...organization,
-      });
-      return { organization: created, key: await key(created.id, permissions) };
-    },
+    tenant: (options) => createTenant(db, options),
     request: async ({ method = 'GET', url, key: apiKey, body, headers = {} }) => {
       const response = await runtime.app.inject({
         method,
@@ -127,3 +125,40 @@ async function customRuntime(
 }
 
 export { allResources };
+
+export interface NewTenant extends Partial<NewOrganization> {
+  /** The key's permissions; every permission when omitted. */
+  permissions?: string[];
+}
+
+/**
+ * Creates an organization and a key for it on any database: what TestApp.tenant does, for the suites that run the
+ * server as a process or build their own app. The key's record id is there for tests that revoke it or find it in
+ * logs.
+ */
+export async function createTenant(
+  db: Kysely<DB>,
+  { permissions = ['all'], ...organization }: NewTenant = {},
+): Promise<Tenant & { keyId: string }> {
+  const created = await createOrganization(db, {
+    name: organization.name ?? `Org ${randomBytes(3).toString('hex')}`,
+    ...organization,
+  });
+  const { key, record } = await createKey(db, { organizationId: created.id, permissions });
+  return { organization: created, key, keyId: record.id };
+}
+
+/**
+ * Options for startTestApp under which the app reaches a test's webhook receiver: loopback hosts allowed, and the
+ * webhook-deliveries resource (test sends, recovery) trusting the receiver's certificate. It lives here, beside the
+ * resource list, so that webhooks.ts (which the browser suites load for the certificate alone) does not load every
+ * resource.
+ */
+export function webhookAppOptions(receiver: Pick<WebhookReceiver, 'ca'>, config: Partial<Config> = {}): TestAppOptions {
+  return {
+    config: { webhookAllowPrivateHosts: true, ...config },
+    resources: allResources.map((resource) =>
+      resource.name === 'webhook-deliveries' ? createWebhookDeliveriesResource({ ca: receiver.ca }) : resource,
+    ),
+  };
+}

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import Type from 'typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { authOf } from '../../src/http/auth.js';
-import type { ResourceModule } from '../../src/http/types.js';
+import type { ResourceModule } from '../../src/core/types.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { ENDPOINT_BUCKETS } from '../../src/ratelimit/buckets.js';
 

@@ -3,11 +3,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../test/support/app.js';
 import {
+  dispatcherFor,
   startWebhookReceiver,
   type ReceivedWebhook,
   type WebhookReceiver,
-} from '../../../test/support/webhook-receiver.js';
-import { dispatcherFor } from '../../../test/support/webhooks.js';
+} from '../../../test/support/webhooks.js';
 import { createPatronClient, verifyWebhook, WebhookVerificationError } from '../src/index.js';
 
 const SECRET = 'client-test-secret-0123456789';

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Webhook dispatch in windows, and a cheaper fan-out, to meet the webhook figures
- * (docs/benchmarks.md#webhooks-dispatch-throughput-delivery-latency-write-path).
+ * (docs/journal/2026-11-21-webhooks.md).
  *
  * Dispatch: an endpoint's queue is a cursor on its own row instead of a status per delivery. Deliveries with
  * `sequence <= settled_through` have their outcome; those in (settled_through, dispatched_through] are the window a

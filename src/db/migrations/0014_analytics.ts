@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * unique customers by day, week or month, often per currency) read a range of createdAt and four columns. The orders
  * keyset index (organization_id, created_at, id) now carries those columns too (INCLUDE), so such a query is an
  * index-only range scan that reads a narrow index instead of walking the much larger table
- * (docs/benchmarks.md#analytics-revenue-by-day-counts-by-currency-and-tag). The key columns, and so the list pages and
+ * (docs/journal/2026-11-21-analytics.md). The key columns, and so the list pages and
  * their plans, are unchanged; the name stays, as docs and plans refer to it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * imported record), lose their foreign key to organizations. Their organization_id always comes from the caller's
  * authenticated key, so the key only ever checked a row that exists, once per inserted row: a lookup for every imported
  * record in each table, a share of an order import's database time worth saving
- * (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements).
+ * (docs/journal/2026-11-21-loyalty-issue-rate-import-prepared.md).
  * Organizations are never deleted by the API; a tool that deletes one must delete its events and import records
  * explicitly (the other tenant tables still cascade). organization_id still leads both primary keys.
  */

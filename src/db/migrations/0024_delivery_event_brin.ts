@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
  * The retention check "does a delivery record still refer to this event" (docs/api.md#retention) by a BRIN index
  * instead of the B-tree of 0021. The B-tree cost one more entry per delivery written, inside the fan-out that holds
  * the endpoint's row lock: a PATCH with three subscribed endpoints became 22 % slower on its own, and 8 writers in
- * one organization lost 77 % of their throughput instead of 29 % (docs/benchmarks.md, webhooks write path). Event
+ * one organization lost 77 % of their throughput instead of 29 %
+ * (docs/journal/2026-11-24-crash-safe-dispatch-retention-openapi.md). Event
  * ids are UUID v7 and a delivery is written with its event, so deliveries lie in event-id order on disk and a block
  * range summary finds them; a BRIN entry changes only when a new range starts.
  */

@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
  * - products.wishlists_count was indexed (products_wishlists_idx, the sort's index), so no increment could be a HOT
  *   update: every wishlist write that moved a count wrote a new entry into each of the products' indexes, two of them
  *   trigram GIN. The same increments on a table with two narrow B-trees cost a fraction of that
- *   (docs/benchmarks.md, the wishlists journal entries).
+ *   (docs/journal/2026-11-25-wishlists-figures.md, docs/journal/2026-11-27-wishlists-import.md).
  * - A product has a row here only while at least one wishlist holds it (the one writer, adjustWishlistsCounts,
  *   deletes a row its change brought to 0 in the same transaction): a product without a row counts 0. No check
  *   constraint says so: PostgreSQL checks an upsert's proposed row before it finds the conflict, so a negative delta

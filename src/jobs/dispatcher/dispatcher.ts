@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/engine.js';
-import { createSecretBox } from '../../events/secret-box.js';
+import { createSecretBox } from '../../core/secret-box.js';
 import { createDispatcherMetrics } from './metrics.js';
 import { claimEndpoints, failInterrupted, releaseAll, type ClaimedEndpoint } from './queue.js';
 import { WebhookSender } from './sender.js';

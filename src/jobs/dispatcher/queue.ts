@@ -68,7 +68,7 @@ export async function claimEndpoints(
   leaseMs: number,
 ): Promise<ClaimedEndpoint[]> {
   // Prepared: every dispatcher runs it on every poll, idle or not, and planning it cost more than running it
-  // (docs/benchmarks.md, an idle server).
+  // (docs/journal/2026-11-28-noise-stale-statement-idle-server.md).
   const { rows } = await sql<{
     organization_id: string;
     id: string;

@@ -1,5 +1,5 @@
 import type { RetentionConfig } from '../../config/index.js';
-import type { JobDefinition } from '../runner/types.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import {
   inBatches,
   pruneDeliveries,

@@ -24,7 +24,7 @@ export interface Batch {
 /**
  * Runs one statement after another, each its own short transaction, until one reports the walk over; returns the
  * rows deleted. No pause between them: a statement takes a few milliseconds and holds only the rows it deletes, and
- * a pause measured no better for the API's p99 (docs/benchmarks.md), only a slower prune.
+ * a pause measured no better for the API's p99 (docs/journal/2026-11-24-retention-prune.md), only a slower prune.
  */
 export async function inBatches(step: (after: string) => Promise<Batch>, first = FIRST_UUID): Promise<number> {
   let total = 0;

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { DB } from '../../db/schema.js';
 import { createJobMetrics } from './metrics.js';
 import { claimJob, enqueue, extendLease, finishJob, scheduleDaily, type JobRow } from './queue.js';
-import { ContinueLater, type JobDefinition } from './types.js';
+import { ContinueLater, type JobDefinition } from '../../core/job-definition.js';
 import { onJobsQueued } from './wake.js';
 import type { Logger } from '../../util/logger.js';
 

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { LoyaltyProgramsTable } from '../../db/schema.js';
-import type { EventToRecord } from '../../events/outbox.js';
+import type { EventToRecord } from '../../core/event-to-record.js';
 import { Metadata, Timestamp, Uuid } from '../common.js';
 import { ExpiryOutput } from './reward-object.js';
 

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { StampCardsTable } from '../../db/schema.js';
-import type { EventToRecord } from '../../events/outbox.js';
+import type { EventToRecord } from '../../core/event-to-record.js';
 import { NullableTimestamp, Timestamp, Uuid } from '../common.js';
 
 /** A member's card of one stampCards rule. */

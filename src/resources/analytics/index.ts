@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { analyticsRoutes } from './routes.js';
 
 export const analyticsResource: ResourceModule = {

@@ -1,4 +1,4 @@
-import { validationError, type ErrorDetail } from '../../http/errors.js';
+import { validationError, type ErrorDetail } from '../../core/errors.js';
 import { NUL_MESSAGE } from '../../lists/filter.js';
 import { dateBounds, type DateBounds } from './bounds.js';
 import { sourceOf } from './sources/index.js';

@@ -1,6 +1,6 @@
 import { authOf } from '../../http/auth.js';
 import { QUICK_FILTER_MISSING } from '../quick-filters/index.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { AnalyticsQueryBody, AnalyticsResult, AnalyticsSchema } from './schemas.js';
 import { AnalyticsService } from './service.js';
 

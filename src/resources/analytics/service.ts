@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { unprocessable, validationError } from '../../http/errors.js';
+import { unprocessable, validationError } from '../../core/errors.js';
 import { compileSelection } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import type { QuickFilterResource } from '../../records/quick-filter.js';

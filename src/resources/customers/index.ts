@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { customerRoutes } from './routes.js';
 import { Customer } from '../../records/customer.js';
 import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';
@@ -7,16 +7,6 @@ import { customerList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importCustomers } from './service.js';
 import { CustomerImportBody } from './schemas.js';
-
-export const customersResource: ResourceModule = {
-  name: 'customers',
-  permissions: ['customers:read', 'customers:write'],
-  description:
-    'Customers mirrored from the store. Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
-  routes: customerRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['customer.updated', 'customer.deleted'], schema: Customer }],
-};
 
 /** Analytics: the list whose filter analytics queries take. */
 export { customerList } from './list.js';
@@ -53,4 +43,17 @@ export const customerImport: ImportSource = {
   duplicateKey: (row) => (typeof row.email === 'string' ? row.email.toLowerCase() : undefined),
   run: (trx, organizationId, body, provenance) =>
     importCustomers(trx, organizationId, body as CustomerImportBody, provenance),
+};
+
+export const customersResource: ResourceModuleWithLists = {
+  name: 'customers',
+  permissions: ['customers:read', 'customers:write'],
+  description:
+    'Customers mirrored from the store. Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
+  routes: customerRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['customer.updated', 'customer.deleted'], schema: Customer }],
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { customers: customerExport },
+  imports: { customers: customerImport },
 };

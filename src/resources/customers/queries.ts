@@ -62,18 +62,6 @@ export const updateCustomer = (
     { force },
   );
 
-export const countOrdersOfCustomer = async (trx: Executor, organizationId: string, customerId: string) =>
-  Number(
-    (
-      await trx
-        .selectFrom('orders')
-        .select((eb) => eb.fn.countAll<string | number>().as('n'))
-        .where('organization_id', '=', organizationId)
-        .where('customer_id', '=', customerId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-
 /** Deletes the customer; its tag links go with it (customer_tags cascades). */
 export const deleteCustomerRow = (trx: Executor, organizationId: string, id: string) =>
   trx

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
+import { CUSTOMER } from '../../resource-kit/cascade-parents.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { BulkUpdateBody, Count, IdParams } from '../../records/common.js';
@@ -12,8 +13,8 @@ import { Customer } from '../../records/customer.js';
 
 const tags = ['customers'];
 
-export function customerRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const customers = new CustomerService(db);
+export function customerRoutes(app: PatronApp, { db, cascades }: PlatformServices): void {
+  const customers = new CustomerService(db, cascades.of(CUSTOMER));
   const read = { permission: 'customers:read', cost: 1 };
   const write = { permission: 'customers:write', cost: 1 };
   const getQuery = Type.Object(

@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import type { Cascade } from '../../core/cascades.js';
+import { notFound, validationError, type ErrorDetail } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
@@ -18,7 +19,6 @@ import { requestProvenance, type ImportProvenance } from '../../resource-kit/imp
 import { normalizeTags } from '../../resource-kit/text.js';
 import { customerList } from './list.js';
 import {
-  countOrdersOfCustomer,
   customerIdsByEmail,
   customersById,
   deleteCustomerRow,
@@ -29,16 +29,14 @@ import {
   updateImportedCustomers,
 } from './queries.js';
 import { type CustomerImportBody, type CustomerImportRow, type CustomerPatch } from './schemas.js';
-import { membershipEvent } from '../../records/loyalty/membership.js';
 import { Customer, customerEvent, toCustomer, type CustomerRow } from '../../records/customer.js';
-import { membershipsOfCustomer } from '../loyalty/index.js';
-import { deleteReviewsOfCustomer, notifySummaries } from '../reviews/index.js';
-import { deleteWishlistsOfCustomer } from '../wishlists/index.js';
-import { deleteQuestionsOfCustomer } from '../product-questions/index.js';
-import { reviewEvent } from '../../records/review.js';
 
 export class CustomerService {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** What deleting a customer does to the rows other resources hold under it (docs/architecture.md#declared-cascades). */
+    private readonly cascade: Cascade,
+  ) {}
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(
@@ -72,39 +70,22 @@ export class CustomerService {
     });
   }
 
-  /** Deletes a customer and their tag links; one with orders stays (409): orders reference their customer. */
+  /**
+   * Deletes a customer and their tag links. What other resources hold under the customer is theirs to delete, detach
+   * or refuse the deletion for (409), through the declared cascade (docs/architecture.md#declared-cascades); their
+   * events come before and after customer.deleted, as each edge says.
+   */
   async delete(organizationId: string, id: string): Promise<Customer> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockCustomer(trx, organizationId, id))) throw notFound('The customer');
-      const orders = await countOrdersOfCustomer(trx, organizationId, id);
-      if (orders > 0) {
-        throw conflict(
-          `The customer has ${orders} order${orders === 1 ? '' : 's'}; delete ${orders === 1 ? 'it' : 'them'} first, since every order references its customer.`,
-        );
-      }
-      // The cascade removes the customer's loyalty memberships (with their ledger and rewards); receivers hear of
-      // each membership's removal too, as service.md's loyaltyMembership.deleted promises.
-      const memberships = await membershipsOfCustomer(trx, organizationId, id);
-      // Their reviews go too (review.deleted each), and the summaries they fed are refreshed without them.
-      const reviews = await deleteReviewsOfCustomer(trx, organizationId, id);
-      await notifySummaries(
-        trx,
-        organizationId,
-        reviews.map((review) => ({ before: review })),
-      );
-      // Their wishlists go too (wishlist.deleted each), and the products they held count them no more
-      // (docs/api.md#wishlists).
-      const wishlistEvents = await deleteWishlistsOfCustomer(trx, organizationId, id);
-      // And the questions they asked, with their answers (docs/api.md#product-questions-and-answers).
-      const questionEvents = await deleteQuestionsOfCustomer(trx, organizationId, id);
+      const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteCustomerRow(trx, organizationId, id);
       if (!row) throw notFound('The customer');
+      await cascade.parentDeleted();
       await recordEvents(trx, [
-        ...reviews.map((review) => reviewEvent(organizationId, 'review.deleted', review)),
-        ...wishlistEvents,
-        ...questionEvents,
+        ...cascade.eventsBefore,
         customerEvent(organizationId, 'customer.deleted', row),
-        ...memberships.map((membership) => membershipEvent(organizationId, 'loyaltyMembership.deleted', membership)),
+        ...cascade.eventsAfter,
       ]);
       return toCustomer(row);
     });

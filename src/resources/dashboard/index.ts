@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { dashboardRoutes } from './routes.js';
 
 /** The dashboard's own endpoints: sign-in, the session, users and secret keys (docs/api.md#dashboard-sessions). */

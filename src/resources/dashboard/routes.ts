@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { KEY_MANAGEMENT, USER_MANAGEMENT, type SessionLookup } from '../../auth/accounts.js';
+import { KEY_MANAGEMENT, USER_MANAGEMENT } from '../../auth/accounts.js';
 import { authOf, ownOrigin, SESSION_COOKIE } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices, SessionLookup } from '../../core/types.js';
 import { IdParams } from '../../records/common.js';
 import { ApiKey, CreatedApiKey } from '../../records/api-key.js';
 import { User } from '../../records/user.js';

@@ -17,14 +17,14 @@ import {
   signInRetryAfter,
   updateUser,
   useSignInLink,
-  type SessionLookup,
   type UserRow,
 } from '../../auth/accounts.js';
+import type { SessionLookup } from '../../core/types.js';
 import { createKey, listKeys, revokeOrganizationKey } from '../../auth/keys.js';
 import { hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import type { DB } from '../../db/schema.js';
-import { ApiError, notFound, validationError } from '../../http/errors.js';
+import { ApiError, notFound, validationError } from '../../core/errors.js';
 import { toApiKey, type ApiKey, type CreatedApiKey } from '../../records/api-key.js';
 import { toUser, type User } from '../../records/user.js';
 import type {

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.js';
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { EmailTemplate, toEmailTemplate, type EmailTemplateKind } from '../../records/email-template.js';
 import { findActiveEmailTemplate } from './queries.js';
 import { emailTemplateRoutes } from './routes.js';

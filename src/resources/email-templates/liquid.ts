@@ -1,5 +1,5 @@
 import { analyzeSync, Liquid, type Template } from 'liquidjs';
-import { validationError, type ErrorDetail } from '../../http/errors.js';
+import { validationError, type ErrorDetail } from '../../core/errors.js';
 import type { EmailTemplateKind } from '../../records/email-template.js';
 import { TEMPLATE_VARIABLES, type TemplateVariables } from './variables.js';
 

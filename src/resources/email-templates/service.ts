@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError, type ErrorDetail } from '../../http/errors.js';
+import { conflict, notFound, validationError, type ErrorDetail } from '../../core/errors.js';
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';

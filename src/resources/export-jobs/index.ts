@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { ExportJob } from '../../records/export-job.js';
 import { exportJob } from './run.js';
 import { exportJobRoutes } from './routes.js';

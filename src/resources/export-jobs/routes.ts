@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
 import { IdParams } from '../../records/common.js';

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import { serializeRecord } from '../../events/serialize.js';
 import { recordEvents } from '../../events/outbox.js';
-import { ContinueLater, type JobContext, type JobDefinition } from '../../jobs/runner/types.js';
+import { ContinueLater, type JobContext, type JobDefinition } from '../../core/job-definition.js';
 import { compileSelection, listPage, listRecords, listWalk, parseIncludes } from '../../lists/engine.js';
 import { copyOutPages, withLiteralParameters } from '../../db/copy-out.js';
 import type { ListParams } from '../../lists/query.js';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { grants } from '../../auth/permissions.js';
 import type { DB } from '../../db/schema.js';
-import { ApiError, conflict, notFound, validationError } from '../../http/errors.js';
-import type { AuthContext } from '../../http/types.js';
+import { ApiError, conflict, notFound, validationError } from '../../core/errors.js';
+import type { AuthContext } from '../../core/types.js';
 import { enqueueMany } from '../../jobs/runner/queue.js';
 import { jobsQueued } from '../../jobs/runner/wake.js';
 import { listRecords, parseIncludes } from '../../lists/engine.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { ImportJob } from '../../records/import-job.js';
 import { importJob } from './run.js';
 import { importJobRoutes } from './routes.js';

@@ -1,5 +1,5 @@
 import Type, { type TObject, type TProperties, type TOptional, type TSchema } from 'typebox';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../core/errors.js';
 
 type OptionalAll<T extends TProperties> = { [K in keyof T]: T[K] extends TOptional<TSchema> ? T[K] : TOptional<T[K]> };
 

@@ -80,7 +80,8 @@ export async function claimDueMail(
   leaseMs: number,
   smtpConfigured: boolean,
 ): Promise<ClaimedMail[]> {
-  // Prepared: every sender runs it on every poll, idle or not (docs/benchmarks.md, an idle server).
+  // Prepared: every sender runs it on every poll, idle or not
+  // (docs/journal/2026-11-28-noise-stale-statement-idle-server.md).
   const { rows } = await sql<{
     organization_id: string;
     id: string;

@@ -1,5 +1,5 @@
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { IdParams } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, MailKind } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { isMarketingKind, toMailMessage, type MailMessage } from '../../records/mail-message.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { orderRoutes } from './routes.js';
 import { Order } from '../../records/order.js';
 import { csvColumn, type ExportSource } from '../../resource-kit/export-csv.js';
@@ -7,14 +7,7 @@ import { orderList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importOrders } from './service.js';
 import { OrderImportBody } from './schemas.js';
-
-export const ordersResource: ResourceModule = {
-  name: 'orders',
-  description: 'Orders and their line items mirrored from the store. Only metadata, notes and tags are editable.',
-  routes: orderRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['order.updated', 'order.deleted'], schema: Order }],
-};
+import { orderCascades } from './cascades.js';
 
 /** Analytics: the list whose filter analytics queries take. */
 export { orderList } from './list.js';
@@ -62,4 +55,17 @@ export const orderImport: ImportSource = {
   duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
   run: (trx, organizationId, body, provenance) =>
     importOrders(trx, organizationId, body as OrderImportBody, provenance),
+};
+
+export const ordersResource: ResourceModuleWithLists = {
+  name: 'orders',
+  description: 'Orders and their line items mirrored from the store. Only metadata, notes and tags are editable.',
+  routes: orderRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['order.updated', 'order.deleted'], schema: Order }],
+  // Orders keep their customer and their site (docs/architecture.md#declared-cascades).
+  cascades: orderCascades,
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { orders: orderExport },
+  imports: { orders: orderImport },
 };

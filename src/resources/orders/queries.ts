@@ -280,7 +280,7 @@ const ITEM_CHUNK = 10_000;
 /**
  * The orders' line items become exactly these: the old ones are deleted, the new ones inserted from one array per
  * column (PostgreSQL unnests arrays faster than json_to_recordset unpacks the same rows;
- * docs/benchmarks.md#store-data-orders-list-deep-pages-customer-search-order-import).
+ * docs/journal/2026-11-21-store-data.md).
  */
 export async function replaceItems(
   trx: Transaction<DB>,

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
+import { ORDER } from '../../resource-kit/cascade-parents.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { BulkUpdateBody, Count } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
@@ -12,8 +13,8 @@ import { Order } from '../../records/order.js';
 
 const tags = ['orders'];
 
-export function orderRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const orders = new OrderService(db);
+export function orderRoutes(app: PatronApp, { db, cascades }: PlatformServices): void {
+  const orders = new OrderService(db, cascades.of(ORDER));
   const read = { permission: 'orders:read', cost: 1 };
   const write = { permission: 'orders:write', cost: 1 };
   const getQuery = Type.Object({ include: Type.Optional(includeSchema(orderList)) }, { additionalProperties: false });

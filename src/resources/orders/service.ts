@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound, validationError } from '../../http/errors.js';
+import type { Cascade } from '../../core/cascades.js';
+import { notFound, validationError } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
@@ -42,10 +43,14 @@ import {
 import type { OrderImportBody, OrderImportRow, OrderPatch } from './schemas.js';
 import { Order, orderEvent, toOrder, type OrderRow } from '../../records/order.js';
 import { earnFromOrders, redeemOrderCodes } from '../loyalty/index.js';
-import { deleteSurveys, scheduleSurveys, surveysMayBeDue, type OrderDatesBefore } from '../surveys/index.js';
+import { scheduleSurveys, surveysMayBeDue, type OrderDatesBefore } from '../surveys/index.js';
 
 export class OrderService {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** What deleting an order does to the rows other resources hold under it (docs/architecture.md#declared-cascades). */
+    private readonly cascade: Cascade,
+  ) {}
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(this.db, orderList, organizationId, params, toOrder);
@@ -101,11 +106,17 @@ export class OrderService {
   async delete(organizationId: string, id: string): Promise<Order> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await lockRecord(trx, 'orders', organizationId, id))) throw notFound('The order');
-      // Its surveys go with it (survey.deleted each; requests not sent yet are withdrawn), before the order's event.
-      const surveyEvents = await deleteSurveys(trx, organizationId, { orderIds: [id] });
+      // What other resources hold under it goes through the declared cascade (docs/architecture.md#declared-cascades),
+      // with its events before the order's.
+      const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteRecord(trx, 'orders', organizationId, id);
       if (!row) throw notFound('The order');
-      await recordEvents(trx, [...surveyEvents, orderEvent(organizationId, 'order.deleted', row)]);
+      await cascade.parentDeleted();
+      await recordEvents(trx, [
+        ...cascade.eventsBefore,
+        orderEvent(organizationId, 'order.deleted', row),
+        ...cascade.eventsAfter,
+      ]);
       return toOrder(row);
     });
   }

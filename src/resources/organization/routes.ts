@@ -1,5 +1,5 @@
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { Organization } from '../../records/organization.js';
 import { OrganizationBody } from './schemas.js';
 import { getOrganization, updateOrganization } from './service.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../core/errors.js';
 import { unwrapData } from '../../resource-kit/body.js';
 import {
   databaseKnowsTimeZone,

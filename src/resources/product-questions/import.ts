@@ -1,8 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import { columnList } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../events/outbox.js';
-import { validationError } from '../../http/errors.js';
+import { recordEvents } from '../../events/outbox.js';
+import type { EventToRecord } from '../../core/event-to-record.js';
+import { validationError } from '../../core/errors.js';
 import {
   checkImportSize,
   firstSameRecord,

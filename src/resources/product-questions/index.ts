@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { ProductQuestion, ProductQuestionAnswer } from '../../records/product-question.js';
 import { productQuestionRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
@@ -7,29 +7,10 @@ import { productQuestionList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importProductQuestions } from './import.js';
 import { ProductQuestionImportBody } from './schemas.js';
-
-export const productQuestionsResource: ResourceModule = {
-  name: 'product-questions',
-  description:
-    'Product questions and answers: import them from the store, record and answer questions, moderate, delete.',
-  routes: productQuestionRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [
-    {
-      names: ['productQuestion.created', 'productQuestion.updated', 'productQuestion.deleted'],
-      schema: ProductQuestion,
-    },
-    {
-      names: ['productQuestionAnswer.created', 'productQuestionAnswer.updated', 'productQuestionAnswer.deleted'],
-      schema: ProductQuestionAnswer,
-    },
-  ],
-};
+import { productQuestionCascades } from './cascades.js';
 
 /** Quick filters: the list whose filter they take. */
 export { productQuestionList } from './list.js';
-/** Products and customers: what deleting them does to questions (docs/api.md#product-questions-and-answers). */
-export { deleteQuestionsOfCustomer, detachQuestionsOfProduct } from './service.js';
 
 /** Export jobs: the product questions list, one CSV line per answer when include=answers (docs/api.md#export-jobs). */
 export const productQuestionExport: ExportSource = {
@@ -49,4 +30,27 @@ export const productQuestionImport: ImportSource = {
   lines: { field: 'answers', key: ['remoteId', 'product', 'authorName', 'body'] },
   duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
   run: (trx, organizationId, body) => importProductQuestions(trx, organizationId, body as ProductQuestionImportBody),
+};
+
+export const productQuestionsResource: ResourceModuleWithLists = {
+  name: 'product-questions',
+  description:
+    'Product questions and answers: import them from the store, record and answer questions, moderate, delete.',
+  routes: productQuestionRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    {
+      names: ['productQuestion.created', 'productQuestion.updated', 'productQuestion.deleted'],
+      schema: ProductQuestion,
+    },
+    {
+      names: ['productQuestionAnswer.created', 'productQuestionAnswer.updated', 'productQuestionAnswer.deleted'],
+      schema: ProductQuestionAnswer,
+    },
+  ],
+  // Deleting a customer deletes their questions; deleting a product unlinks or deletes its questions.
+  cascades: productQuestionCascades,
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { 'product-questions': productQuestionExport },
+  imports: { 'product-questions': productQuestionImport },
 };

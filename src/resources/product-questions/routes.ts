@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
 import { Count } from '../../records/common.js';

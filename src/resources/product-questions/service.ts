@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { columnList, type Executor } from '../../db/executor.js';
-import { recordEvents, type EventToRecord } from '../../events/outbox.js';
-import { notFound, unprocessable, validationError } from '../../http/errors.js';
+import { recordEvents } from '../../events/outbox.js';
+import type { EventToRecord } from '../../core/event-to-record.js';
+import { notFound, unprocessable, validationError } from '../../core/errors.js';
 import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { refuseOverfullMetadata } from '../../resource-kit/bulk-update.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { productRoutes } from './routes.js';
 import { Product } from '../../records/product.js';
 import { Variant } from '../../records/variant.js';
@@ -8,17 +8,7 @@ import { productList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importProducts } from './service.js';
 import { ProductImportBody } from './schemas.js';
-
-export const productsResource: ResourceModule = {
-  name: 'products',
-  description: 'Catalog products and variants mirrored from the store. Only metadata, notes and tags are editable.',
-  routes: productRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [
-    { names: ['product.updated', 'product.deleted'], schema: Product },
-    { names: ['productVariant.updated'], schema: Variant },
-  ],
-};
+import { SITE } from '../../resource-kit/cascade-parents.js';
 
 /** Analytics: the list whose filter analytics queries take. */
 export { productList } from './list.js';
@@ -41,4 +31,23 @@ export const productImport: ImportSource = {
   duplicateKey: (row) => (typeof row.slug === 'string' ? row.slug : undefined),
   run: (trx, organizationId, body, provenance) =>
     importProducts(trx, organizationId, body as ProductImportBody, provenance),
+};
+
+export const productsResource: ResourceModuleWithLists = {
+  name: 'products',
+  description: 'Catalog products and variants mirrored from the store. Only metadata, notes and tags are editable.',
+  routes: productRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [
+    { names: ['product.updated', 'product.deleted'], schema: Product },
+    { names: ['productVariant.updated'], schema: Variant },
+  ],
+  // A deleted site's product links go with it by their foreign key, sending nothing
+  // (docs/architecture.md#declared-cascades).
+  cascades: [
+    { parent: SITE, references: [{ table: 'product_sites', column: 'site_id' }], action: 'foreign-key', order: 50 },
+  ],
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { products: productExport },
+  imports: { products: productImport },
 };

@@ -1,8 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { prepared, preparedForIds } from '../../db/prepared.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { productsBySlug } from '../../resource-kit/references.js';
-import { REVIEW_COLUMNS, type ReviewFields } from '../../records/review.js';
 import { toVariant, type Variant } from '../../records/variant.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';
 import type { Executor } from '../../db/executor.js';
@@ -49,42 +48,6 @@ export async function productIdsBySlug(
   const { rows } = await productsBySlug(organizationId, slugs).execute(trx);
   return new Map(rows.map((row) => [row.slug, row.id]));
 }
-
-/**
- * Service.md DELETE /products: reviews are unlinked and unpublished, or deleted with cascadeDeleteReviews. Returns
- * the reviews as they are now (unlinked) or were (deleted), for their events.
- */
-export async function detachReviews(
-  trx: Executor,
-  organizationId: string,
-  productId: string,
-  cascade: boolean,
-): Promise<ReviewFields[]> {
-  if (cascade) {
-    return trx
-      .deleteFrom('reviews')
-      .where('organization_id', '=', organizationId)
-      .where('product_id', '=', productId)
-      .returning(REVIEW_COLUMNS)
-      .execute();
-  }
-  return trx
-    .updateTable('reviews')
-    .set({ product_id: null, published: false, updated_at: sql<Date>`now()` })
-    .where('organization_id', '=', organizationId)
-    .where('product_id', '=', productId)
-    .returning(REVIEW_COLUMNS)
-    .execute();
-}
-
-export const cascadeDeleteReviews = async (trx: Executor, organizationId: string) =>
-  (
-    await trx
-      .selectFrom('organizations')
-      .select('cascade_delete_reviews')
-      .where('id', '=', organizationId)
-      .executeTakeFirstOrThrow()
-  ).cascade_delete_reviews;
 
 export const findVariant = (db: Executor, organizationId: string, productId: string, variantId: string) =>
   db

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
+import { PRODUCT } from '../../resource-kit/cascade-parents.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { BulkUpdateBody, Count } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';
@@ -20,8 +21,8 @@ import { ProductService } from './service.js';
 
 const tags = ['products'];
 
-export function productRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const products = new ProductService(db);
+export function productRoutes(app: PatronApp, { db, cascades }: PlatformServices): void {
+  const products = new ProductService(db, cascades.of(PRODUCT));
   const read = { permission: 'products:read', cost: 1 };
   const write = { permission: 'products:write', cost: 1 };
   const getQuery = Type.Object({ include: Type.Optional(includeSchema(productList)) }, { additionalProperties: false });

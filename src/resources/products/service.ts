@@ -2,7 +2,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB, Metadata } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound } from '../../http/errors.js';
+import type { Cascade } from '../../core/cascades.js';
+import { notFound } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { bulkUpdate, type BulkUpdateChanges } from '../../resource-kit/bulk-update.js';
@@ -21,24 +22,17 @@ import { requestProvenance, type ImportProvenance } from '../../resource-kit/imp
 import { replaceTags } from '../../resource-kit/tags.js';
 import { normalizeTags } from '../../resource-kit/text.js';
 import { productList } from './list.js';
-import {
-  cascadeDeleteReviews,
-  detachReviews,
-  findProduct,
-  findVariant,
-  productIdsBySlug,
-  updateVariantMetadata,
-} from './queries.js';
+import { findProduct, findVariant, productIdsBySlug, updateVariantMetadata } from './queries.js';
 import type { ProductImportBody } from './schemas.js';
 import { Product, productEvent, toProduct, type ProductRow } from '../../records/product.js';
 import { toVariant, variantEvent, type Variant } from '../../records/variant.js';
-import { publishedReviewsChanged } from '../review-summaries/index.js';
-import { reviewEvent } from '../../records/review.js';
-import { removeProductFromWishlists } from '../wishlists/index.js';
-import { detachQuestionsOfProduct } from '../product-questions/index.js';
 
 export class ProductService {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** What deleting a product does to the rows other resources hold under it (docs/architecture.md#declared-cascades). */
+    private readonly cascade: Cascade,
+  ) {}
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(this.db, productList, organizationId, params, toProduct);
@@ -68,27 +62,22 @@ export class ProductService {
     });
   }
 
+  /**
+   * Deletes a product with its variants, tags and site links. What other resources hold under it is theirs to delete
+   * or detach, through the declared cascade (docs/architecture.md#declared-cascades), each with its events before
+   * product.deleted.
+   */
   async delete(organizationId: string, id: string): Promise<Product> {
     return this.db.transaction().execute(async (trx) => {
       if (!(await findProduct(trx, organizationId, id))) throw notFound('The product');
-      // Its wishlist items go, each list telling wishlist.updated (docs/api.md#wishlists); the lists are locked
-      // before the product row, in the order every wishlist writer takes them.
-      const wishlistEvents = await removeProductFromWishlists(trx, organizationId, id);
-      const cascade = await cascadeDeleteReviews(trx, organizationId);
-      const reviews = await detachReviews(trx, organizationId, id, cascade);
-      // Its questions are unlinked like its reviews, or deleted with them (docs/api.md#product-questions-and-answers).
-      const questionEvents = await detachQuestionsOfProduct(trx, organizationId, id, cascade);
+      const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteRecord(trx, 'products', organizationId, id);
       if (!row) throw notFound('The product');
-      if (reviews.length) await publishedReviewsChanged(trx, organizationId, [id]);
-      const reviewEvents = reviews.map((review) =>
-        reviewEvent(organizationId, cascade ? 'review.deleted' : 'review.updated', review),
-      );
+      await cascade.parentDeleted();
       await recordEvents(trx, [
-        ...reviewEvents,
-        ...questionEvents,
-        ...wishlistEvents,
+        ...cascade.eventsBefore,
         productEvent(organizationId, 'product.deleted', row),
+        ...cascade.eventsAfter,
       ]);
       return toProduct(row);
     });

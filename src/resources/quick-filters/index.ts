@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { QuickFilter } from '../../records/quick-filter.js';
 import { quickFilterRoutes } from './routes.js';
 import type { QuickFilterLists } from './service.js';

@@ -1,6 +1,6 @@
 import { authOf } from '../../http/auth.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { IdParams } from '../../records/common.js';
 import { listEnvelope } from '../../records/envelope.js';

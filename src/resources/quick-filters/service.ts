@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../core/errors.js';
 import { checkRequestSelection, listRecords } from '../../lists/engine.js';
 import { compileFilter, FILTER_LIMITS, NUL_MESSAGE } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';

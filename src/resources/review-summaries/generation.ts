@@ -1,5 +1,5 @@
 import Value from 'typebox/value';
-import type { JobContext } from '../../jobs/runner/types.js';
+import type { JobContext } from '../../core/job-definition.js';
 import { GenerationError, type GeneratorOutput, type SummaryGenerator } from './generators/types.js';
 import type { ReviewSummaryMetrics } from './metrics.js';
 import {

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { JobDefinition } from '../../jobs/runner/types.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { generateProductSummary } from './generation.js';
 import type { SummaryGenerator } from './generators/types.js';
 import { createReviewSummaryMetrics } from './metrics.js';

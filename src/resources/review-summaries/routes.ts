@@ -1,6 +1,6 @@
 import { authOf } from '../../http/auth.js';
 import { optionalBody } from '../../http/optional-body.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { IdParams } from '../../records/common.js';
 import { NoBody, RegenerateResult, ReviewSummary, ReviewSummaryOrNull, SuppressBody } from './schemas.js';
 import { ReviewSummaryService } from './service.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { ApiError, conflict, notFound } from '../../http/errors.js';
+import { ApiError, conflict, notFound } from '../../core/errors.js';
 import { jobsQueued } from '../../jobs/runner/wake.js';
 import {
   ensureSummaryRow,

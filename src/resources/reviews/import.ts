@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../core/errors.js';
 import {
   checkImportSize,
   importCounts,

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { reviewRoutes } from './routes.js';
 import { Review } from '../../records/review.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
@@ -7,20 +7,12 @@ import { reviewList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importReviews } from './import.js';
 import { ReviewImportBody } from './schemas.js';
-
-export const reviewsResource: ResourceModule = {
-  name: 'reviews',
-  description: 'Product reviews: import, list, edit, publish, delete and bulk-update.',
-  routes: reviewRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['review.created', 'review.updated', 'review.deleted'], schema: Review }],
-};
+import { reviewCascades } from './cascades.js';
 
 /** Analytics: the list whose filter analytics queries take. */
 export { reviewList } from './list.js';
-/** Customers and products: deleting them deletes or unlinks reviews, which tells review summaries. */
-export { deleteReviewsOfCustomer } from './queries.js';
-export { notifySummaries } from './events.js';
+/** Product questions: whether a deleted product's children are deleted rather than unlinked. */
+export { cascadeDeleteReviews } from './cascades.js';
 
 /** Export jobs: the reviews list (docs/api.md#export-jobs). */
 export const reviewExport: ExportSource = {
@@ -38,4 +30,17 @@ export const reviewImport: ImportSource = {
   aliases: { productId: 'product', customerId: 'customer' },
   duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
   run: (trx, organizationId, body) => importReviews(trx, organizationId, body as ReviewImportBody),
+};
+
+export const reviewsResource: ResourceModuleWithLists = {
+  name: 'reviews',
+  description: 'Product reviews: import, list, edit, publish, delete and bulk-update.',
+  routes: reviewRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['review.created', 'review.updated', 'review.deleted'], schema: Review }],
+  // Deleting a customer deletes their reviews; deleting a product unlinks or deletes its reviews.
+  cascades: reviewCascades,
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { reviews: reviewExport },
+  imports: { reviews: reviewImport },
 };

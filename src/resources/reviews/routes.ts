@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { Count } from '../../records/common.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { siteRoutes } from './routes.js';
 import { Site } from '../../records/site.js';
 

@@ -55,18 +55,6 @@ export const updateSite = (
     currency_code: changes.currencyCode,
   });
 
-export const countOrdersOfSite = async (trx: Executor, organizationId: string, siteId: string) =>
-  Number(
-    (
-      await trx
-        .selectFrom('orders')
-        .select((eb) => eb.fn.countAll<string | number>().as('n'))
-        .where('organization_id', '=', organizationId)
-        .where('site_id', '=', siteId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-
 /** Deletes the site; its product links go with it (product_sites cascades). */
 export const deleteSiteRow = (trx: Executor, organizationId: string, id: string) =>
   trx

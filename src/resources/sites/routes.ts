@@ -1,6 +1,6 @@
 import { authOf } from '../../http/auth.js';
 import { checkCreateBody } from '../../resource-kit/body.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
@@ -8,11 +8,12 @@ import { siteList } from './list.js';
 import { Site } from '../../records/site.js';
 import { SiteBody, SiteCreateBody, SITE_REQUIRED } from './schemas.js';
 import { SiteService } from './service.js';
+import { SITE } from '../../resource-kit/cascade-parents.js';
 
 const tags = ['sites'];
 
-export function siteRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const sites = new SiteService(db);
+export function siteRoutes(app: PatronApp, { db, cascades }: PlatformServices): void {
+  const sites = new SiteService(db, cascades.of(SITE));
   const read = { permission: 'sites:read', cost: 1 };
   const write = { permission: 'sites:write', cost: 1 };
 

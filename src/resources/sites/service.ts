@@ -3,12 +3,13 @@ import { uuidv7 } from '../../util/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../core/errors.js';
+import type { Cascade } from '../../core/cascades.js';
 import { listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';
 import { isUuid } from '../../util/uuid.js';
-import { countOrdersOfSite, deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
+import { deleteSiteRow, findSite, insertSite, lockSite, updateSite } from './queries.js';
 import { siteEvent, toSite, type Site } from '../../records/site.js';
 import { SITE_REQUIRED, type SiteBody, type SiteInput } from './schemas.js';
 import { siteList } from './list.js';
@@ -36,7 +37,11 @@ const domainTaken = (domain: string) =>
   );
 
 export class SiteService {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** What deleting a site does to the rows other resources hold under it (docs/architecture.md#declared-cascades). */
+    private readonly cascade: Cascade,
+  ) {}
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(this.db, siteList, organizationId, params, toSite);
@@ -96,15 +101,17 @@ export class SiteService {
     return this.db.transaction().execute(async (trx) => {
       // The lock keeps an order from being written against the site between the count and the delete.
       if (!(await lockSite(trx, organizationId, id))) throw notFound('The site');
-      const orders = await countOrdersOfSite(trx, organizationId, id);
-      if (orders > 0) {
-        throw conflict(
-          `The site is used by ${orders} order${orders === 1 ? '' : 's'}; delete ${orders === 1 ? 'it' : 'them'} first, since every order keeps its site.`,
-        );
-      }
+      // What other resources hold under it refuses the deletion (409) or goes with it, through the declared cascade
+      // (docs/architecture.md#declared-cascades).
+      const cascade = await this.cascade(trx, organizationId, id);
       const row = await deleteSiteRow(trx, organizationId, id);
       if (!row) throw notFound('The site');
-      await recordEvents(trx, [siteEvent(organizationId, 'site.deleted', row)]);
+      await cascade.parentDeleted();
+      await recordEvents(trx, [
+        ...cascade.eventsBefore,
+        siteEvent(organizationId, 'site.deleted', row),
+        ...cascade.eventsAfter,
+      ]);
       return toSite(row);
     });
   }

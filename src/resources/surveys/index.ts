@@ -1,6 +1,7 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { Survey, SurveyFlow } from '../../records/survey.js';
 import { surveyRoutes } from './routes.js';
+import { surveyCascades } from './cascades.js';
 
 /** Survey flows and surveys (docs/api.md#surveys): a request mailed after an order ships or arrives, and its answers. */
 export const surveysResource: ResourceModule = {
@@ -14,9 +15,9 @@ export const surveysResource: ResourceModule = {
     { names: ['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], schema: SurveyFlow },
     { names: ['survey.deleted'], schema: Survey },
   ],
+  // Deleting an order deletes its surveys.
+  cascades: surveyCascades,
 };
 
 /** What order writers call in their own transaction (docs/api.md#when-a-survey-is-scheduled). */
 export { scheduleSurveys, surveysMayBeDue, type OrderDatesBefore } from './schedule.js';
-/** What deleting orders calls: their surveys go too, each with survey.deleted. */
-export { deleteSurveys } from './service.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, SurveyAnswer, SurveyQuestion } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, unprocessable, validationError, type ErrorDetail } from '../../http/errors.js';
+import { conflict, notFound, unprocessable, validationError, type ErrorDetail } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { requireFields, unwrapData } from '../../resource-kit/body.js';

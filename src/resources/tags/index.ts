@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { tagRoutes } from './routes.js';
 import { Tag } from '../../records/tag.js';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB, TagKind } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { recordEvents } from '../../events/outbox.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListDefinition } from '../../lists/types.js';
 import type { ListParams } from '../../lists/query.js';

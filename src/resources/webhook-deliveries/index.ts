@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { deliveryRoutes, type DeliveryRouteOptions } from './routes.js';
 
 /** A factory so tests can trust their loopback receiver's certificate; production uses the default. */

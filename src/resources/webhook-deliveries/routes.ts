@@ -1,6 +1,6 @@
-import { createSecretBox } from '../../events/secret-box.js';
+import { createSecretBox } from '../../core/secret-box.js';
 import { authOf } from '../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { WebhookSender } from '../../jobs/dispatcher/sender.js';
 import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';

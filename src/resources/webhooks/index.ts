@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModule } from '../../core/types.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookEndpoint } from '../../records/webhook-endpoint.js';
 

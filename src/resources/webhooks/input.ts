@@ -1,5 +1,5 @@
 import { isKnownEventName } from '../../events/catalog.js';
-import type { SecretBox } from '../../events/secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
 import {
   generateStandardSecret,
   STANDARD_SECRET_MAX_BYTES,
@@ -8,7 +8,7 @@ import {
   standardSecretKey,
 } from '../../events/signing.js';
 import { checkWebhookUrlSyntax, resolveWebhookHost, type WebhookUrlPolicy } from '../../events/webhook-url.js';
-import { ApiError, validationError, type ErrorDetail } from '../../http/errors.js';
+import { ApiError, validationError, type ErrorDetail } from '../../core/errors.js';
 import type { WebhookEndpointChanges } from './queries.js';
 import type { WebhookFields } from './schemas.js';
 

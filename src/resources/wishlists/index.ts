@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../http/types.js';
+import type { ResourceModuleWithLists } from '../../resource-kit/module.js';
 import { Wishlist } from '../../records/wishlist.js';
 import { wishlistRoutes } from './routes.js';
 import type { ExportSource } from '../../resource-kit/export-csv.js';
@@ -7,20 +7,10 @@ import { wishlistList } from './list.js';
 import type { ImportSource } from '../../resource-kit/import-source.js';
 import { importWishlists } from './import.js';
 import { WishlistImportBody } from './schemas.js';
-
-export const wishlistsResource: ResourceModule = {
-  name: 'wishlists',
-  permissions: ['wishlists:read', 'wishlists:write'],
-  description: "Customers' wishlists of products: import, list, rename, add and remove items, delete.",
-  routes: wishlistRoutes,
-  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'], schema: Wishlist }],
-};
+import { wishlistCascades } from './cascades.js';
 
 /** Analytics and quick filters: the list whose filter they take. */
 export { wishlistList } from './list.js';
-/** Products and customers: what deleting them does to wishlists (docs/api.md#wishlists). */
-export { deleteWishlistsOfCustomer, removeProductFromWishlists } from './service.js';
 
 /** Export jobs: the wishlists list, one CSV line per item when include=items (docs/api.md#export-jobs). */
 export const wishlistExport: ExportSource = {
@@ -40,4 +30,18 @@ export const wishlistImport: ImportSource = {
   lines: { field: 'items', key: ['remoteId', 'customer', 'name'] },
   duplicateKey: (row) => (typeof row.remoteId === 'string' ? row.remoteId : undefined),
   run: (trx, organizationId, body) => importWishlists(trx, organizationId, body as WishlistImportBody),
+};
+
+export const wishlistsResource: ResourceModuleWithLists = {
+  name: 'wishlists',
+  permissions: ['wishlists:read', 'wishlists:write'],
+  description: "Customers' wishlists of products: import, list, rename, add and remove items, delete.",
+  routes: wishlistRoutes,
+  // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
+  events: [{ names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'], schema: Wishlist }],
+  // Deleting a customer deletes their wishlists; deleting a product removes it from every wishlist.
+  cascades: wishlistCascades,
+  // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
+  lists: { wishlists: wishlistExport },
+  imports: { wishlists: wishlistImport },
 };

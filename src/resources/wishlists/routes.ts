@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { authOf } from '../../http/auth.js';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
-import type { PatronApp, PlatformServices } from '../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { includeSchema, listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { Wishlist } from '../../records/wishlist.js';

@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Executor } from '../../db/executor.js';
-import { recordEvents, type EventToRecord } from '../../events/outbox.js';
-import { conflict, notFound, unprocessable } from '../../http/errors.js';
+import { recordEvents } from '../../events/outbox.js';
+import type { EventToRecord } from '../../core/event-to-record.js';
+import { conflict, notFound, unprocessable } from '../../core/errors.js';
 import { getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams } from '../../lists/query.js';
 import { updateIfChanged } from '../../resource-kit/changes.js';

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { pointsAdjustmentRoute } from '../memberships/routes.js';
 import { listActivityRoute } from './routes.js';
 import { LoyaltyTransaction } from '../../../records/loyalty/transaction.js';

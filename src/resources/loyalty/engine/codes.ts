@@ -15,6 +15,19 @@ export const rewardCode = () => {
   return `${raw.slice(0, 4)}-${raw.slice(4, 8)}-${raw.slice(8)}`;
 };
 
+const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
+
+/**
+ * A code as a person may type it (lower case, spaces, without or with other dashes) in its stored form
+ * XXXX-XXXX-XXXX; anything else is looked up as written (and is not found).
+ */
+export function normalizeCode(input: string): string {
+  const compact = input.toUpperCase().replace(/[\s-]/g, '');
+  return CODE_CHARACTERS.test(compact)
+    ? `${compact.slice(0, 4)}-${compact.slice(4, 8)}-${compact.slice(8)}`
+    : input.trim();
+}
+
 /**
  * A membership's referral code: 8 characters of the reward-code alphabet (31^8 ≈ 8.5e11), unique per organization
  * (docs/api.md#memberships).

@@ -1,12 +1,13 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
-import { ApiError, validationError } from '../../../http/errors.js';
+import { recordEvents } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
+import { ApiError, validationError } from '../../../core/errors.js';
 import { checkImportSize, refuseDuplicates, strictFailure, type Skipped } from '../../../resource-kit/imports.js';
 import { resolveCustomers } from '../../../resource-kit/references.js';
 import { applyPoints } from './ledger.js';
-import { resolveProgram } from '../programs/queries.js';
-import type { LoyaltyHistoryBody, LoyaltyHistoryRow } from '../events/schemas.js';
+import { resolveProgram } from './programs.js';
+import type { LoyaltyHistoryBody, LoyaltyHistoryRow } from './schemas.js';
 import { lockMemberships } from './locks.js';
 import { toTransaction, type TransactionRow } from '../../../records/loyalty/transaction.js';
 

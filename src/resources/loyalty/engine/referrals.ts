@@ -3,8 +3,9 @@ import { uuidv7 } from '../../../util/ids.js';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import { SQL_UUID_V7, type EventToRecord } from '../../../events/outbox.js';
-import { conflict, unprocessable } from '../../../http/errors.js';
+import { SQL_UUID_V7 } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
+import { conflict, unprocessable } from '../../../core/errors.js';
 import type { MembershipRow } from '../../../records/loyalty/membership.js';
 import { referralEvent, type ReferralRow } from '../../../records/loyalty/referral.js';
 

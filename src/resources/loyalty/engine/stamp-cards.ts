@@ -3,7 +3,7 @@ import { uuidv7 } from '../../../util/ids.js';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import type { EventToRecord } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
 import type { Issued } from './rewards/issue.js';
 import { issueRuleRewards } from './earning/rule-rewards.js';
 import type { Rule, StampCardConfig } from './earning/rules.js';
@@ -62,7 +62,7 @@ export async function stampCards(
   const pairs = [...merged.values()];
 
   // Not prepared: its generic plan (planned for a 100-row unnest) runs far slower than the custom one
-  // (docs/benchmarks.md#session-of-2026-11-21-09501250-utc-the-earnloyalty-import-ratio).
+  // (docs/journal/2026-11-21-earnloyalty-import-ratio.md).
   const { rows: open } = await sql<StampCardRow>`
     select c.* from stamp_cards c
     join unnest(${plainArrayLiteral(pairs.map((pair) => pair.membershipId))}::uuid[], ${plainArrayLiteral(pairs.map((pair) => pair.rule.id))}::uuid[]) as p(membership_id, rule_id)

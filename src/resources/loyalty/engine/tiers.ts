@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../../db/arrays.js';
 import { PREPARE } from '../../../db/prepared.js';
 import type { DB } from '../../../db/schema.js';
-import type { EventToRecord } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
 import { recordActivity } from './activity.js';
 import { membershipEvent, type MembershipRow } from '../../../records/loyalty/membership.js';
 
@@ -37,7 +37,7 @@ export async function recalculateTiers(
   // planning the statement below, saves planning it for nothing.
   if (mode === 'upgrade' && !(await hasTiers(trx, organizationId))) return [];
   // Not prepared: its generic plan executes slower than planning and running a custom one
-  // (docs/benchmarks.md#session-of-2026-11-21-09501250-utc-the-earnloyalty-import-ratio).
+  // (docs/journal/2026-11-21-earnloyalty-import-ratio.md).
   const { rows } = await sql<MembershipRow & { old_tier_id: string | null }>`
     with scoped as (
       select m.id, m.loyalty_program_id, m.loyalty_tier_id as old_tier_id, m.lifetime_points,

@@ -1,9 +1,9 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { bulkExpireRoute } from '../activity/routes.js';
 import { earningRoutes } from './routes.js';
 import { Referral } from '../../../records/loyalty/referral.js';
 import { StampCard } from '../../../records/loyalty/stamp-card.js';
-import { LoyaltyPointsExpiringSoon } from './schemas.js';
+import { LoyaltyPointsExpiringSoon } from '../../../records/loyalty/points-expiring-soon.js';
 
 /**
  * The OpenAPI tag "loyalty-earning": POST /loyalty-events, /loyalty-stamps, /loyalty-history and the bulk expiry of

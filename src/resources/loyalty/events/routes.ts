@@ -1,16 +1,16 @@
 import { authOf } from '../../../http/auth.js';
 import { checkCreateBody } from '../../../resource-kit/body.js';
-import type { PatronApp, PlatformServices } from '../../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../../core/types.js';
 import { ENDPOINT_BUCKETS } from '../../../ratelimit/buckets.js';
 import {
   LoyaltyEventResult,
-  LoyaltyHistoryBody,
   LoyaltyHistoryResult,
   LoyaltyStampBody,
   LoyaltyStampResult,
   LoyaltyEventCreateBody,
   LOYALTY_EVENT_REQUIRED,
 } from './schemas.js';
+import { LoyaltyHistoryBody } from '../engine/schemas.js';
 import { LoyaltyEarningService } from './service.js';
 
 const tags = ['loyalty-earning'];

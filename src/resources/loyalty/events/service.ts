@@ -1,21 +1,20 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { unprocessable, validationError } from '../../../http/errors.js';
+import { unprocessable, validationError } from '../../../core/errors.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
 import { findMembership } from '../memberships/queries.js';
 import { earnEvent } from '../engine/earning/earn-event.js';
 import { importHistory } from '../engine/history.js';
+import type { LoyaltyHistoryBody } from '../engine/schemas.js';
 import { lockNamedMember } from '../engine/earning/members.js';
-import { activeRules } from '../rules/queries.js';
 import { recordReferral } from '../engine/referrals.js';
-import type { Rule, StampCardConfig } from '../engine/earning/rules.js';
+import { activeRules, type Rule, type StampCardConfig } from '../engine/earning/rules.js';
 import type {
   LoyaltyEventBody,
   LoyaltyEventFields,
   LoyaltyEventResult,
-  LoyaltyHistoryBody,
   LoyaltyStampBody,
   LoyaltyStampFields,
   LoyaltyStampResult,

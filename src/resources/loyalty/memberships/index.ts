@@ -1,6 +1,7 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { membershipRoutes } from './routes.js';
 import { LoyaltyMembership } from '../../../records/loyalty/membership.js';
+import { membershipCascades } from './cascades.js';
 
 export const loyaltyMembershipsResource: ResourceModule = {
   name: 'loyalty-memberships',
@@ -13,4 +14,6 @@ export const loyaltyMembershipsResource: ResourceModule = {
       schema: LoyaltyMembership,
     },
   ],
+  // Deleting a customer removes their memberships.
+  cascades: membershipCascades,
 };

@@ -24,15 +24,6 @@ export const findMembership = (db: Executor, organizationId: string, id: string)
     .where('id', '=', id)
     .executeTakeFirst();
 
-export const lockMembership = (db: Executor, organizationId: string, id: string) =>
-  db
-    .selectFrom('loyalty_memberships')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-
 export const membershipsByIds = (db: Executor, organizationId: string, ids: readonly string[]) =>
   ids.length === 0
     ? Promise.resolve([] as MembershipRow[])
@@ -42,16 +33,6 @@ export const membershipsByIds = (db: Executor, organizationId: string, ids: read
         .where('organization_id', '=', organizationId)
         .where('id', 'in', [...ids])
         .execute();
-
-export const lockMembershipOf = (db: Executor, organizationId: string, programId: string, customerId: string) =>
-  db
-    .selectFrom('loyalty_memberships')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('loyalty_program_id', '=', programId)
-    .where('customer_id', '=', customerId)
-    .forUpdate()
-    .executeTakeFirst();
 
 export interface NewMembership {
   id: string;

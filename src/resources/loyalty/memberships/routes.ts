@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { checkCreateBody } from '../../../resource-kit/body.js';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../../quick-filters/index.js';
 import { authOf } from '../../../http/auth.js';
-import type { PatronApp, PlatformServices } from '../../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../../core/types.js';
 import { includeSchema, listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams, ImportCounts, SkippedRow } from '../../../records/common.js';

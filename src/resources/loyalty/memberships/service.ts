@@ -3,15 +3,17 @@ import { sql } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../../events/outbox.js';
-import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
+import { recordEvents } from '../../../events/outbox.js';
+import type { EventToRecord } from '../../../core/event-to-record.js';
+import { conflict, notFound, unprocessable, validationError } from '../../../core/errors.js';
 import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { recordActivity } from '../engine/activity.js';
+import { lockMembership, lockMembershipOf } from '../engine/locks.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { resolveProgram } from '../programs/queries.js';
+import { resolveProgram } from '../engine/programs.js';
 import { importMemberships } from './import.js';
 import { memberActivityList, membershipList, scopedMemberActivityList } from './list.js';
 import { compileFilterParam } from '../../../lists/filter.js';
@@ -22,8 +24,6 @@ import {
   findMembership,
   findTier,
   insertMemberships,
-  lockMembership,
-  lockMembershipOf,
   withFreshReferralCodes,
 } from './queries.js';
 import {

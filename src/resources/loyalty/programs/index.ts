@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { overnightJob } from '../engine/overnight/overnight.js';
 import { programRoutes } from './routes.js';
 import { LoyaltyProgram } from '../../../records/loyalty/program.js';

@@ -1,18 +1,19 @@
 import { authOf } from '../../../http/auth.js';
 import { checkCreateBody } from '../../../resource-kit/body.js';
-import type { PatronApp, PlatformServices } from '../../../http/types.js';
+import type { PatronApp, PlatformServices } from '../../../core/types.js';
 import { listQuerySchema } from '../../../lists/query.js';
 import { listEnvelope } from '../../../records/envelope.js';
 import { IdParams } from '../../../records/common.js';
 import { programList } from './list.js';
 import { ProgramBody, ProgramCreateBody, PROGRAM_REQUIRED } from './schemas.js';
 import { LoyaltyProgramService } from './service.js';
+import { PROGRAM } from '../../../resource-kit/cascade-parents.js';
 import { LoyaltyProgram } from '../../../records/loyalty/program.js';
 
 const tags = ['loyalty-programs'];
 
-export function programRoutes(app: PatronApp, { db }: PlatformServices): void {
-  const programs = new LoyaltyProgramService(db);
+export function programRoutes(app: PatronApp, { db, cascades }: PlatformServices): void {
+  const programs = new LoyaltyProgramService(db, cascades.of(PROGRAM));
   const read = { permission: 'loyalty:read', cost: 1 };
   const write = { permission: 'loyalty:write', cost: 1 };
 

@@ -2,18 +2,19 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { conflict, notFound } from '../../../http/errors.js';
+import type { Cascade } from '../../../core/cascades.js';
+import { conflict, notFound } from '../../../core/errors.js';
 import { listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
-import { normalizeExpiry } from '../reward-object-rules.js';
+import { normalizeExpiry } from '../engine/reward-object-rules.js';
+import { findProgram } from '../engine/programs.js';
 import { programList } from './list.js';
 import {
   countMembershipsOfProgram,
   countPrograms,
   deleteProgramRow,
-  findProgram,
   insertProgram,
   lockProgram,
   updateProgram,
@@ -65,7 +66,11 @@ async function rescheduleReviews(trx: Transaction<DB>, organizationId: string, p
 }
 
 export class LoyaltyProgramService {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** What deleting a program does to the rows other resources hold under it (docs/architecture.md#declared-cascades). */
+    private readonly cascade: Cascade,
+  ) {}
 
   async list(organizationId: string, params: ListParams) {
     return listRecords(this.db, programList, organizationId, params, toProgram);
@@ -121,8 +126,15 @@ export class LoyaltyProgramService {
         if ((await countPrograms(trx, organizationId)) === 1) {
           throw conflict("This is the organization's only loyalty program; create another before deleting it.");
         }
+        // Its tiers and rules go by their foreign keys; other resources' rows under it, by the declared cascade.
+        const cascade = await this.cascade(trx, organizationId, id);
         const row = (await deleteProgramRow(trx, organizationId, id))!;
-        await recordEvents(trx, [programEvent(organizationId, 'loyaltyProgram.deleted', row)]);
+        await cascade.parentDeleted();
+        await recordEvents(trx, [
+          ...cascade.eventsBefore,
+          programEvent(organizationId, 'loyaltyProgram.deleted', row),
+          ...cascade.eventsAfter,
+        ]);
         return toProgram(row);
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { rewardRoutes } from './routes.js';
 import { LoyaltyReward } from '../../../records/loyalty/reward.js';
 

@@ -2,17 +2,17 @@ import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import type { DB } from '../../../db/schema.js';
 import { recordEvents } from '../../../events/outbox.js';
-import { conflict, notFound, unprocessable, validationError } from '../../../http/errors.js';
+import { conflict, notFound, unprocessable, validationError } from '../../../core/errors.js';
 import { getRecord, listRecords } from '../../../lists/engine.js';
 import type { ListParams } from '../../../lists/query.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields } from '../body.js';
-import { CODE_ALPHABET } from '../engine/codes.js';
-import { normalizeReward, refusePointsReward } from '../reward-object-rules.js';
+import { normalizeCode } from '../engine/codes.js';
+import { normalizeReward, refusePointsReward } from '../engine/reward-object-rules.js';
 import { applyPoints } from '../engine/ledger.js';
 import { issueReward } from '../engine/rewards/issue.js';
-import { rewardList } from './list.js';
-import { findReward, findRule, loadMember, lockReward, orderExists } from './queries.js';
+import { rewardList } from '../engine/rewards/list.js';
+import { findReward, findRule, loadMember, lockReward, orderExists } from '../engine/rewards/queries.js';
 import {
   type ClaimBody,
   type IssueBody,
@@ -24,19 +24,6 @@ import {
 import { moveReward, type Outcome } from '../engine/rewards/transitions.js';
 import { type CouponReward, type Reward } from '../../../records/loyalty/reward-object.js';
 import { type LoyaltyReward, toReward } from '../../../records/loyalty/reward.js';
-
-const CODE_CHARACTERS = new RegExp(`^[${CODE_ALPHABET}]{12}$`);
-
-/**
- * A code as a person may type it (lower case, spaces, without or with other dashes) in its stored form
- * XXXX-XXXX-XXXX; anything else is looked up as written (and is not found).
- */
-export function normalizeCode(input: string): string {
-  const compact = input.toUpperCase().replace(/[\s-]/g, '');
-  return CODE_CHARACTERS.test(compact)
-    ? `${compact.slice(0, 4)}-${compact.slice(4, 8)}-${compact.slice(8)}`
-    : input.trim();
-}
 
 /** A lapsed reward was expired (and committed); the request that found it still fails. */
 const lapsedConflict = (reward: LoyaltyReward, action: string) =>

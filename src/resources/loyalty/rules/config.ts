@@ -1,8 +1,8 @@
 import type { TSchema } from 'typebox';
 import type { LoyaltyRuleSection } from '../../../db/schema.js';
-import { validationError } from '../../../http/errors.js';
+import { validationError } from '../../../core/errors.js';
 import { validatorCompiler, validationDetails } from '../../../http/validation.js';
-import { normalizeReward } from '../reward-object-rules.js';
+import { normalizeReward } from '../engine/reward-object-rules.js';
 import type { Reward } from '../../../records/loyalty/reward-object.js';
 import { CONFIG_SCHEMAS } from '../../../records/loyalty/rule-config.js';
 

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { ruleRoutes } from './routes.js';
 import { LoyaltyRule } from '../../../records/loyalty/rule.js';
 

@@ -1,4 +1,4 @@
-import type { ResourceModule } from '../../../http/types.js';
+import type { ResourceModule } from '../../../core/types.js';
 import { tierRoutes } from './routes.js';
 import { LoyaltyTier } from '../../../records/loyalty/tier.js';
 

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB, Metadata } from '../../../../db/schema.js';
 import { earningConfig, eventSourceKey, multiplied, multiplierAt } from './rules.js';
-import type { LoyaltyEventResult } from '../../events/schemas.js';
+import type { RuleOutcome } from '../schemas.js';
 import type { MembershipRow } from '../../../../records/loyalty/membership.js';
 import { creditPoints, repeatOf, type Credited } from '../ledger.js';
 
@@ -26,7 +26,7 @@ export async function earnEvent(
   organizationId: string,
   member: MembershipRow,
   event: NamedEvent,
-): Promise<{ rules: LoyaltyEventResult['rules']; credited: Credited }> {
+): Promise<{ rules: RuleOutcome[]; credited: Credited }> {
   const config = await earningConfig(trx, organizationId, member.loyalty_program_id, { stampCards: false });
   const rules = config.events.filter((rule) => rule.config.eventName === event.eventName);
   const timeZone = rules.some((rule) => rule.config.frequency === 'oncePerYear')

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { plainArrayLiteral } from '../../../../db/arrays.js';
 import { PREPARE } from '../../../../db/prepared.js';
 import type { DB } from '../../../../db/schema.js';
-import type { EventToRecord } from '../../../../events/outbox.js';
+import type { EventToRecord } from '../../../../core/event-to-record.js';
 import { attributeReferrals } from '../referrals.js';
 import { issueRuleRewards } from './rule-rewards.js';
 import { earningConfig, inWindow, multiplied, multiplierAt, orderPoints, type EarningConfig } from './rules.js';

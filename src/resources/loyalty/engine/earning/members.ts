@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import { conflict, unprocessable, validationError } from '../../../../http/errors.js';
+import { conflict, unprocessable, validationError } from '../../../../core/errors.js';
 import { resolveCustomers } from '../../../../resource-kit/references.js';
-import { lockMembership, lockMembershipOf } from '../../memberships/queries.js';
-import { resolveProgram } from '../../programs/queries.js';
+import { lockMembership, lockMembershipOf } from '../locks.js';
+import { resolveProgram } from '../programs.js';
 import type { MembershipRow } from '../../../../records/loyalty/membership.js';
 
 export interface MemberReference {

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import { issueExpiry, issueRewards, type Issued, type IssueRequest } from '../rewards/issue.js';
-import { loadMembers } from '../../rewards/queries.js';
+import { loadMembers } from '../rewards/queries.js';
 import type { CouponReward } from '../../../../records/loyalty/reward-object.js';
 import type { RuleRow } from '../../../../records/loyalty/rule.js';
 

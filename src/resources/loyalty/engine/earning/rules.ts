@@ -1,10 +1,32 @@
 import type { Transaction } from 'kysely';
-import type { DB } from '../../../../db/schema.js';
-import { activeRules } from '../../rules/queries.js';
+import type { DB, LoyaltyRulesTable } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/executor.js';
 import type { Reward } from '../../../../records/loyalty/reward-object.js';
 import type { RuleRow } from '../../../../records/loyalty/rule.js';
 
 const MAX_POINTS = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The live, active rules of a program's sections, e.g. every earning rule on an order (earning and claiming use
+ * it), in creation order.
+ */
+export const activeRules = (
+  db: Executor,
+  organizationId: string,
+  programId: string,
+  sections: LoyaltyRulesTable['section'] | readonly LoyaltyRulesTable['section'][],
+) =>
+  db
+    .selectFrom('loyalty_rules')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('loyalty_program_id', '=', programId)
+    .where('section', 'in', typeof sections === 'string' ? [sections] : sections)
+    .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 
 /** Config shapes as loyalty-rules/config.ts stores them (defaults written out). */
 export interface OrderSpendConfig {

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import { recordEvents, type EventToRecord } from '../../../../events/outbox.js';
-import { LoyaltyPointsExpiringSoon } from '../../events/schemas.js';
+import { recordEvents } from '../../../../events/outbox.js';
+import type { EventToRecord } from '../../../../core/event-to-record.js';
+import { LoyaltyPointsExpiringSoon } from '../../../../records/loyalty/points-expiring-soon.js';
 import { toReward, type RewardRow, rewardEvent } from '../../../../records/loyalty/reward.js';
 import type { Logger } from '../../../../util/logger.js';
 import { queuePointsExpiringSoonMails, queueRewardExpiringSoonMails } from '../mail.js';

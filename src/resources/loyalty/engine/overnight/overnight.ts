@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import type { JobDefinition } from '../../../../jobs/runner/types.js';
+import type { JobDefinition } from '../../../../core/job-definition.js';
 import { expireAllDueRewards } from '../rewards/transitions.js';
 import { announceExpiringPoints, announceExpiringRewards } from './expiring-soon.js';
 import { reviewDueTiers } from './tier-review.js';

@@ -1,10 +1,11 @@
 import { uuidv7 } from '../../../../util/ids.js';
-import { recordEvents, recordEventsExpression, type EventToRecord } from '../../../../events/outbox.js';
-import { conflict } from '../../../../http/errors.js';
+import { recordEvents, recordEventsExpression } from '../../../../events/outbox.js';
+import type { EventToRecord } from '../../../../core/event-to-record.js';
+import { conflict } from '../../../../core/errors.js';
 import { rewardCode } from '../codes.js';
-import { rewardExpiresAt } from '../../reward-object-rules.js';
+import { rewardExpiresAt } from '../reward-object-rules.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { insertIssuedRewards, loadMember, type Member, type RewardWrite } from '../../rewards/queries.js';
+import { insertIssuedRewards, loadMember, type Member, type RewardWrite } from './queries.js';
 import type { Executor } from '../../../../db/executor.js';
 import { toCustomer } from '../../../../records/customer.js';
 import type { CouponReward } from '../../../../records/loyalty/reward-object.js';

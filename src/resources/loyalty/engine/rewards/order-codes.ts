@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
-import { normalizeCode } from '../../rewards/service.js';
+import { normalizeCode } from '../codes.js';
 import { moveReward } from './transitions.js';
 import type { RewardRow } from '../../../../records/loyalty/reward.js';
 

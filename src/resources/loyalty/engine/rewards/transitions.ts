@@ -1,12 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../../../db/schema.js';
 import { recordEvents } from '../../../../events/outbox.js';
-import { conflict } from '../../../../http/errors.js';
+import { conflict } from '../../../../core/errors.js';
 import { loadIncludes, withIncludes } from '../../../../lists/engine.js';
 import { manualFulfillment, type FulfillmentProvider } from './fulfillment.js';
-import { rewardList } from '../../rewards/list.js';
+import { rewardList } from './list.js';
 import { recordActivity, type ActivityEntry } from '../activity.js';
-import { expireRewards, lockDueRewards, transitionReward } from '../../rewards/queries.js';
+import { expireRewards, lockDueRewards, transitionReward } from './queries.js';
 import type { Fulfillment } from '../../../../records/loyalty/reward-object.js';
 import { type LoyaltyReward, toReward, type RewardRow, rewardEvent } from '../../../../records/loyalty/reward.js';
 

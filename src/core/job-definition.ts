@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { Logger } from '../../util/logger.js';
+import type { DB } from '../db/schema.js';
+import type { Logger } from '../util/logger.js';
 
 export interface JobContext {
   db: Kysely<DB>;

@@ -7,15 +7,15 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
-import type { JobDefinition } from '../jobs/runner/types.js';
+import type { JobDefinition } from './job-definition.js';
 import type { Database } from '../db/engine.js';
-import type { DB } from '../db/schema.js';
+import type { DB, SessionsTable, UsersTable } from '../db/schema.js';
 import type { EndpointBucket } from '../ratelimit/buckets.js';
-import type { SecretBox } from '../events/secret-box.js';
-import type { SessionLookup } from '../auth/accounts.js';
+import type { SecretBox } from './secret-box.js';
+import type { CascadeEdge, CascadeRegistry } from './cascades.js';
 
 /** The Fastify instance every resource registers its routes on: TypeBox schemas type the handlers. */
 export type PatronApp = FastifyInstance<
@@ -25,6 +25,19 @@ export type PatronApp = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
+
+/** What a live session resolves to: the session, its user, and the organization's name and plan. */
+export interface SessionLookup {
+  session: Selectable<SessionsTable>;
+  user: Selectable<UsersTable>;
+  organization: {
+    id: string;
+    name: string;
+    api_requests_per_minute: number;
+    loyalty_events_per_minute: number;
+    loyalty_stamps_per_minute: number;
+  };
+}
 
 /**
  * Who is calling: resolved before anything else runs, from the Bearer key, or without an Authorization header from
@@ -104,6 +117,8 @@ export interface PlatformServices {
   config: Config;
   /** Every permission a key can be granted: service.md's eleven and those the resources add. */
   permissionCatalog: readonly string[];
+  /** Every parent's cascade, built from the modules' `cascades`: what a parent's deletion calls for its children. */
+  cascades: CascadeRegistry;
 }
 
 /** A resource plugs into the platform through this and nothing else (see src/compose.ts). */
@@ -122,6 +137,11 @@ export interface ResourceModule {
   events?: readonly EventPayload[];
   /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
   jobs?(context: JobsContext): JobDefinition[];
+  /**
+   * What this resource holds under parents of other resources (a customer, a product, an order, …) and what their
+   * deletion does to it: deleted, detached, or refusing the deletion (docs/architecture.md#declared-cascades).
+   */
+  cascades?: readonly CascadeEdge[];
 }
 
 /** Events of the catalog (src/events/catalog.ts) and the schema of the record they carry as `data`. */

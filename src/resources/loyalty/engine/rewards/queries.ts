@@ -1,12 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
-import { plainArrayLiteral } from '../../../db/arrays.js';
-import { PREPARE } from '../../../db/prepared.js';
-import { pageReferences } from '../../../resource-kit/page-references.js';
-import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../db/schema.js';
-import type { Executor } from '../../../db/executor.js';
-import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../records/customer.js';
-import type { RewardRow, RewardRule } from '../../../records/loyalty/reward.js';
-import { toEmbeddedMembership, type MembershipRow } from '../../../records/loyalty/membership.js';
+import { plainArrayLiteral } from '../../../../db/arrays.js';
+import { PREPARE } from '../../../../db/prepared.js';
+import { pageReferences } from '../../../../resource-kit/page-references.js';
+import type { LoyaltyRuleSection, RewardExpiryJson } from '../../../../db/schema.js';
+import type { Executor } from '../../../../db/executor.js';
+import { CUSTOMER_COLUMNS, type CustomerRow, toCustomer } from '../../../../records/customer.js';
+import type { RewardRow, RewardRule } from '../../../../records/loyalty/reward.js';
+import { toEmbeddedMembership, type MembershipRow } from '../../../../records/loyalty/membership.js';
 
 export const findReward = (db: Executor, organizationId: string, id: string) =>
   db
@@ -86,7 +86,7 @@ export async function loadMembers(
   const locking = lock === 'update' ? sql`order by m.id for no key update of m` : sql``;
   // One member by equality: a prepared statement with `= any($n)` is planned again on every execution (its generic
   // plan is costed above the custom ones), and that planning costs more than the lookup itself
-  // (docs/benchmarks.md#session-of-2026-11-21-07350900-utc-loyalty-issue-rate-order-import-prepared-statements).
+  // (docs/journal/2026-11-21-loyalty-issue-rate-import-prepared.md).
   const unique = [...new Set(membershipIds)];
   const matching =
     unique.length === 1 ? sql`m.id = ${unique[0]}::uuid` : sql`m.id = any(${plainArrayLiteral(unique)}::uuid[])`;

@@ -2,8 +2,8 @@
  * What the loyalty domain does with a reward or expiry object (their shapes are in src/records/loyalty/reward-object.ts):
  * refuses points where a reward with a code is issued, normalises stored timestamps, and dates a reward's expiry.
  */
-import { validationError } from '../../http/errors.js';
-import type { CouponReward, Expiry, Reward } from '../../records/loyalty/reward-object.js';
+import { validationError } from '../../../core/errors.js';
+import type { CouponReward, Expiry, Reward } from '../../../records/loyalty/reward-object.js';
 
 /**
  * Rule 3: a points reward is refused where a reward with a code is issued (docs/api.md#issuing-a-reward-by-hand);

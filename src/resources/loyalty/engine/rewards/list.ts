@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { ListDefinition } from '../../../lists/types.js';
+import type { ListDefinition } from '../../../../lists/types.js';
 import { customersOfRewards, membershipsOfRewards, rulesOfRewards } from './queries.js';
-import { EMAIL_OPT_OUT_SOURCES } from '../../../records/customer.js';
-import { customerSearchText, joinedCustomerFields } from '../../../records/customer.js';
-import { REWARD_STATUSES } from '../../../records/loyalty/reward.js';
+import { EMAIL_OPT_OUT_SOURCES } from '../../../../records/customer.js';
+import { customerSearchText, joinedCustomerFields } from '../../../../records/customer.js';
+import { REWARD_STATUSES } from '../../../../records/loyalty/reward.js';
 
 /**
  * What GET /loyalty-rewards can filter, sort, search and include (service.md Loyalty rewards table;
