@@ -318,7 +318,10 @@ describe('slow clients do not hurt others (a real serve process)', () => {
       // late serve was answering anyone in that block (its event loop shares the busy machine). A body sent without a
       // key is answered 401 at once, then 408 when the rest of it does not arrive. None that the client closed at the
       // end of the block had been open longer: each one opened before a block was cut in it.
-      const within = REQUEST_TIMEOUT_MS + 1_000 + 500 + Math.max(...one.latencies);
+      // The slow-socket process shares the machine too: 1.5 s of room for its own lag (500 ms was exceeded by 0.1 ms
+      // with other work on both cores). A socket never cut would stay open 12-15 s (opened over the 3 s before its
+      // block, closed at the block's end), mostly past this.
+      const within = REQUEST_TIMEOUT_MS + 1_000 + 1_500 + Math.max(...one.latencies);
       const cut = one.outcomes.filter((outcome) => outcome.closedByServer);
       expect(cut.length).toBeGreaterThan(0);
       for (const outcome of one.outcomes) expect(outcome.requestMs, JSON.stringify(outcome)).toBeLessThan(within);
