@@ -14,7 +14,9 @@ import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { vi } from 'vitest';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 import { loopbackCertificate } from '../support/webhooks.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -137,29 +139,24 @@ export async function serveOnHostname(
     return exit;
   };
 
-  const deadline = Date.now() + readyWithinMs;
   let ready = false;
   let key: string | undefined;
-  while (!(ready && key)) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
-      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready\n${output()}`);
-    }
-    if (Date.now() > deadline) {
-      await stop('SIGKILL');
-      throw new Error(`serve was not ready on ${origin} within ${readyWithinMs} ms\n${output()}`);
-    }
-    if (!ready) {
-      try {
-        ready = (await fetch(`${origin}/readyz`)).status === 200;
-      } catch {
-        // not listening yet
-      }
-    }
-    key = /Bearer (sk_[0-9A-Za-z]+)/.exec(stderr)?.[1];
-    await sleep(100);
+  try {
+    await untilReady(
+      child,
+      async () => {
+        ready ||= await answers200(`${origin}/readyz`);
+        key = /Bearer (sk_[0-9A-Za-z]+)/.exec(stderr)?.[1];
+        return ready && key !== undefined;
+      },
+      { timeoutMs: readyWithinMs, output: () => `on ${origin}\n${output()}` },
+    );
+  } catch (error) {
+    if (child.exitCode === null && child.signalCode === null) await stop('SIGKILL');
+    else await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    throw error;
   }
-  return { child, origin, key, stdout: () => stdout, stderr: () => stderr, stop };
+  return { child, origin, key: key!, stdout: () => stdout, stderr: () => stderr, stop };
 }
 
 export interface PageWatch {
@@ -358,15 +355,15 @@ export interface AxeViolation {
 export async function settled(page: Page, withinMs = 10_000): Promise<void> {
   // Polled with evaluate (through the DevTools protocol): waitForFunction evaluates a string in the page, which the
   // dashboard's Content-Security-Policy (no 'unsafe-eval') refuses.
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const running = await page.evaluate<number>(
-      `document.getAnimations().filter((animation) => animation.playState === 'running' && animation.effect?.getTiming().iterations !== Infinity).length`,
-    );
-    if (running === 0) return;
-    if (Date.now() > deadline) throw new Error(`${running} transitions still running after ${withinMs} ms`);
-    await sleep(50);
-  }
+  await vi.waitFor(
+    async () => {
+      const running = await page.evaluate<number>(
+        `document.getAnimations().filter((animation) => animation.playState === 'running' && animation.effect?.getTiming().iterations !== Infinity).length`,
+      );
+      if (running > 0) throw new Error(`${running} transitions still running after ${withinMs} ms`);
+    },
+    { timeout: withinMs, interval: 50 },
+  );
 }
 
 /**

@@ -17,6 +17,7 @@ import { migrationProvider } from '../../src/db/migrations/index.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^sk_[0-9A-Za-z]{32,}$/;
@@ -69,20 +70,7 @@ async function waitReady(
   output: () => string,
   timeoutMs = 45_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output()}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/readyz`);
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`serve was not ready within ${timeoutMs} ms:\n${output()}`);
+  await untilReady(child, () => answers200(`${baseUrl}/readyz`), { timeoutMs, output });
 }
 
 /** Parses stdout that must be exactly one JSON object (one line). */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, redisUrl, type TestDatabase } from '../support/database.js';
-import { CLI, childEnv, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { CLI, childEnv, exitOf, freePort, ROOT } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 
 interface Run {
   code: number | null;
@@ -109,17 +110,11 @@ describe('patron import', { timeout: 180_000 }, () => {
     });
     let stderr = '';
     server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`serve exited (${server.exitCode}):\n${stderr}`);
-      if (Date.now() > deadline) throw new Error(`serve was not ready within 60 s:\n${stderr}`);
-      const ready = await fetch(`${origin}/readyz`).then(
-        (response) => response.status === 200,
-        () => false,
-      );
-      if (ready) break;
-      await sleep(200);
-    }
+    await untilReady(server, () => answers200(`${origin}/readyz`), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      output: () => stderr,
+    });
   }, 180_000);
 
   afterAll(async () => {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
-import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { childEnv, CLI, exitOf, freePort, ROOT } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ANY_KEY = /sk_[0-9A-Za-z]{32,}/g;
@@ -56,22 +57,12 @@ async function serve(env: Record<string, string | undefined>): Promise<Served> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
 
-  const deadline = Date.now() + 45_000;
   let ready = false;
-  while (!(ready && /Patron is serving[\s\S]*\n\n/.test(stderr))) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`serve exited (${child.exitCode ?? child.signalCode}) before it was ready\n${output()}`);
-    }
-    if (Date.now() > deadline) throw new Error(`serve was not ready within 45 s\n${output()}`);
-    if (!ready) {
-      try {
-        ready = (await fetch(`${baseUrl}/readyz`)).status === 200;
-      } catch {
-        // not listening yet
-      }
-    }
-    await sleep(100);
-  }
+  await untilReady(
+    child,
+    async () => (ready ||= await answers200(`${baseUrl}/readyz`)) && /Patron is serving[\s\S]*\n\n/.test(stderr),
+    { timeoutMs: 45_000, output },
+  );
 
   return {
     child,
@@ -204,8 +195,8 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       );
       // Lines leave in batches rather than one write each: requests sent one after another would otherwise each
       // have their line arrive on its own (docs/api.md#request-logs). A batch leaves at most every 100 ms (or per
-      // 8 KB), so the bound follows the time the requests took and a slow machine does not fail it.
-      await sleep(300);
+      // 8 KB), so the bound follows the time the requests took and a slow machine does not fail it. The count starts
+      // once the line of the last request before (trace-42) has been read, above: nothing logged earlier is still due.
       const readsBefore = server.stdoutReads();
       const inTurn = 30;
       const started = performance.now();

@@ -12,11 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { sql, type RawBuilder } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTenant } from '../support/app.js';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { startWebhookReceiver, type WebhookReceiver, until, writeReceiverCa } from '../support/webhooks.js';
-import { sleep } from '../support/processes.js';
 import { call, killAll, startServe, type Answer, type ServeProcess } from './processes.js';
 import { databaseOutage, startLoad } from './load.js';
 import { orderRows, seedStore, type Store } from './store.js';
@@ -68,18 +67,18 @@ async function tenant(name: string) {
  * and not committed yet. Killing the server then lands in the middle of that transaction.
  */
 async function untilWriting(table: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await sql<{ writers: number }>`
+  await vi.waitFor(
+    async () => {
+      const { rows } = await sql<{ writers: number }>`
       select count(*)::int as writers from pg_locks l join pg_class c on c.oid = l.relation
       where l.database = (select oid from pg_database where datname = current_database())
         and c.relname = ${table} and l.mode = 'RowExclusiveLock' and l.granted and l.pid <> pg_backend_pid()`.execute(
-      db(),
-    );
-    if (rows[0]!.writers > 0) return;
-    if (Date.now() > deadline) throw new Error(`no transaction wrote to ${table} within ${timeoutMs} ms`);
-    await sleep(1);
-  }
+        db(),
+      );
+      if (rows[0]!.writers === 0) throw new Error(`no transaction wrote to ${table} within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 1 },
+  );
 }
 
 /** What a request cut short by the kill ended with: its answer, or the network error. */
@@ -372,7 +371,14 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
       }
     });
     const phases: { kind: string; cutAt: number; restoredAt: number; recoveredAt: number }[] = [];
-    await sleep(1_500);
+    // The load runs before the first outage: reads (200) and creations (201) have been answered.
+    await until(
+      async () =>
+        load.answers.length >= 20 &&
+        load.answers.some((answer) => answer.status === 200) &&
+        load.answers.some((answer) => answer.status === 201),
+      30_000,
+    );
     for (const kind of ['restart', 'connections reset'] as const) {
       const cutAt = Date.now();
       await outage(kind, 3_000);
@@ -448,6 +454,9 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable under load', () => {
   });
 });
 
+/** How long each Redis outage lasts: part of the scenario measured, not a wait for anything. */
+const REDIS_OUTAGE_MS = 3_000;
+
 describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () => {
   let proxy: TcpProxy;
   let server: ServeProcess;
@@ -478,7 +487,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
     const recovered = () => lines('Redis is reachable again').length;
 
     const load = startLoad(server.baseUrl, key, 4, () => ({ method: 'GET', path: '/v1/organization' }));
-    await sleep(1_000);
+    await until(async () => load.answers.length >= 20, 30_000);
     expect(Date.now() - (await lastSharedCharge())).toBeLessThan(1_000);
 
     // Restarted: every connection reset, new ones refused. Stopped answering: connections stay open, nothing comes
@@ -488,7 +497,17 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
       const cutAt = Date.now();
       if (kind === 'restart') proxy.cut();
       else proxy.stall();
-      await sleep(3_000);
+      // Down for the outage's length (the scenario of docs/reliability.md), and at least until the server has said
+      // so (its fallback warning for this outage) and served on per-process buckets meanwhile: many more requests
+      // than the check of `during` below asks for.
+      const warned = phases.length + 1;
+      await until(
+        async () =>
+          Date.now() - cutAt >= REDIS_OUTAGE_MS &&
+          lines('falling back to per-process buckets').length >= warned &&
+          load.since(cutAt).length >= 40,
+        30_000,
+      );
       const chargedWhileDown = await lastSharedCharge();
       const before = recovered();
       const restoredAt = Date.now();
@@ -500,8 +519,10 @@ describe.skipIf(!postgresUrl || !redisUrl)('Redis unreachable under load', () =>
           .filter((line) => /rate limiter|Redis|"level":[56]0/.test(line));
         throw new Error(`${String(error)}: the server logged\n${logged.join('\n')}`);
       });
-      phases.push({ kind, cutAt, restoredAt, backAt: Date.now(), chargedWhileDown });
-      await sleep(1_000);
+      const backAt = Date.now();
+      phases.push({ kind, cutAt, restoredAt, backAt, chargedWhileDown });
+      // Back on the shared bucket: the load charges it again.
+      await until(async () => (await lastSharedCharge()) >= backAt, 15_000);
     }
     await load.stop();
 

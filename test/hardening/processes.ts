@@ -3,7 +3,8 @@
  * sources (as test/cli/serve.test.ts does), killed by signal, and a small HTTP client for their API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
+import { childEnv, CLI, exitOf, freePort, ROOT, type Exit } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 
 const READY_WITHIN_MS = 60_000;
 
@@ -55,24 +56,17 @@ export async function startServe(env: Record<string, string | undefined>, flags:
   const port = await freePort();
   const process_ = spawnPatron(['serve', ...flags], { ...env, PORT: String(port), HOST: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_WITHIN_MS;
-  for (;;) {
-    if (process_.child.exitCode !== null || process_.child.signalCode !== null) {
-      throw new Error(
-        `serve exited (${process_.child.exitCode ?? process_.child.signalCode}) before it was ready\n${process_.output()}`,
-      );
-    }
-    // The CLI reports a failed start as "patron: <message>" (the process may linger on open handles).
-    if (Date.now() > deadline || /^patron: /m.test(process_.output())) {
-      process_.child.kill('SIGKILL');
-      throw new Error(`serve was not ready within ${READY_WITHIN_MS} ms\n${process_.output()}`);
-    }
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
+  // The CLI reports a failed start as "patron: <message>" (the process may linger on open handles).
+  const failedToStart = () => /^patron: /m.test(process_.output());
+  try {
+    await untilReady(process_.child, async () => failedToStart() || (await answers200(`${baseUrl}/readyz`)), {
+      timeoutMs: READY_WITHIN_MS,
+      output: process_.output,
+    });
+    if (failedToStart()) throw new Error(`serve did not start\n${process_.output()}`);
+  } catch (error) {
+    process_.child.kill('SIGKILL');
+    throw error;
   }
   return { ...process_, baseUrl };
 }

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { organizationResource } from '../../src/resources/organization/index.js';
 import { startTestApp } from '../support/app.js';
 import { probeResource } from '../support/probe-resource.js';
@@ -15,7 +15,7 @@ describe('graceful shutdown', () => {
 
     const inFlight = fetch(`${base}/v1/probe/slow?ms=400`, { headers: { authorization: `Bearer ${key}` } });
     // Closed once the request is in its handler: a fixed pause let a loaded machine close before it arrived (503).
-    while (probe.sleeping === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(() => expect(probe.sleeping).toBeGreaterThan(0), { interval: 5 });
     const closing = t.close();
 
     const response = await inFlight;

@@ -45,6 +45,20 @@ const deliveriesOf = (webhookId: string) =>
     .where('webhook_id', '=', webhookId)
     .orderBy('sequence')
     .execute();
+/**
+ * Resolves once the endpoint's queue is empty and no dispatcher holds it: its cursor (settled_through) has reached its
+ * last delivery and the worker that found nothing left gave the lease back. Only a new delivery could make it send
+ * again, so a test may then check that nothing more was received.
+ */
+const drained = (webhookId: string) =>
+  until(async () => {
+    const endpoint = await db()
+      .selectFrom('webhook_endpoints')
+      .select(['last_sequence', 'settled_through', 'lease_owner'])
+      .where('id', '=', webhookId)
+      .executeTakeFirstOrThrow();
+    return Number(endpoint.settled_through) >= Number(endpoint.last_sequence) && endpoint.lease_owner === null;
+  });
 const settled = (webhookId: string, count: number) =>
   until(async () => {
     const rows = await deliveriesOf(webhookId);
@@ -149,7 +163,7 @@ describe('webhook dispatcher', () => {
     // The failed payload is kept: it is what was sent.
     const [failed] = await deliveriesOf(rejecting.id);
     expect((failed!.payload as { event: string }).event).toBe('site.created');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await drained(rejecting.id);
     expect(receiver.received.filter((request) => request.path === '/500')).toHaveLength(1);
   });
 
@@ -212,7 +226,9 @@ describe('webhook dispatcher', () => {
     expect(row).toMatchObject({ status: 'failed', error: 'endpoint inactive' });
     expect(await deliveriesOf(paused.id)).toHaveLength(1);
     expect(await deliveriesOf(deleted.id)).toHaveLength(0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The deleted endpoint has no queue left, the inactive one never had one: the paused one is the last to drain.
+    await drained(paused.id);
+    await drained(inactive.id);
     expect(receiver.received.filter((request) => ['/paused', '/deleted', '/inactive'].includes(request.path))).toEqual(
       [],
     );

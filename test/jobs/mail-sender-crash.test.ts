@@ -66,7 +66,8 @@ const statuses = (ids: string[]) =>
 describe.skipIf(!process.env.DATABASE_URL)('the mail sender killed mid-send', () => {
   it(
     'sends nothing twice and records what the dead process left sending as interrupted',
-    { timeout: 30_000 },
+    // The waits below include starting a sender process, which a busy machine can make take many seconds.
+    { timeout: 90_000 },
     async () => {
       const db = t.testDatabase.database.db;
       const ids: string[] = [];
@@ -95,9 +96,27 @@ describe.skipIf(!process.env.DATABASE_URL)('the mail sender killed mid-send', ()
       await until(async () => {
         const rows = await statuses([midData, beforeData]);
         return rows.every((row) => row.status === 'sending');
+      }, 30_000);
+      // Let the rest of the stalled batch settle, then kill with both stalled sends in flight. A batch is the mail one
+      // claim took: it shares the claim's lease end (claimed_until).
+      await until(async () => {
+        const rows = await db
+          .selectFrom('mail')
+          .select(['id', 'status', 'claimed_until'])
+          .where('organization_id', '=', tenant.organization.id)
+          .where('id', 'in', ids)
+          .execute();
+        const stalledBatches = new Set(
+          rows.filter((row) => row.id === midData || row.id === beforeData).map((row) => row.claimed_until?.getTime()),
+        );
+        return rows.every(
+          (row) =>
+            row.id === midData ||
+            row.id === beforeData ||
+            !stalledBatches.has(row.claimed_until?.getTime()) ||
+            row.status !== 'sending',
+        );
       }, 10_000);
-      // Let the rest of the stalled batch settle, then kill with both stalled sends in flight.
-      await new Promise((resolve) => setTimeout(resolve, 200));
       first.kill('SIGKILL');
       await exitOf(first);
       const atKill = await statuses(ids);
@@ -127,7 +146,7 @@ describe.skipIf(!process.env.DATABASE_URL)('the mail sender killed mid-send', ()
       const rows = await until(async () => {
         const all = await statuses(ids);
         return all.every((row) => row.status !== 'queued' && row.status !== 'sending') && all;
-      }, 15_000);
+      }, 30_000);
       second.kill('SIGTERM');
       await exitOf(second);
 

@@ -98,6 +98,24 @@ const settled = (tenant: Tenant, id: string, timeoutMs?: number) =>
     return found.status !== 'queued' && found.status !== 'sending' && found;
   }, timeoutMs);
 
+/**
+ * Queues one more mail and waits until it is sent and none of the tenant's other mail (apart from `except`) is queued
+ * or in flight: the sender has claimed again after everything before, and each of those claims has run its course, so
+ * a test may then check what the sender did not do.
+ */
+const sentinelSent = async (tenant: Tenant, except: string[] = []) => {
+  const sentinel = await queue(tenant, { recipient: 'sentinel@example.com' });
+  await until(async () => (await entry(tenant, sentinel)).status === 'sent');
+  await until(async () => {
+    const rows = await db()
+      .selectFrom('mail')
+      .select(['id', 'status'])
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
+    return rows.every((row) => except.includes(row.id) || (row.status !== 'queued' && row.status !== 'sending'));
+  });
+};
+
 const customer = async (tenant: Tenant, email: string, emailOptOut: boolean) => {
   const response = await t.request({
     method: 'POST',
@@ -196,7 +214,7 @@ describe('the mail sender', () => {
     expect(failed.error).toContain('550');
     expect(failed.error).toContain('Recipient address rejected');
     expect(failed.sentAt).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sentinelSent(tenant);
     expect((await entry(tenant, id)).attempts).toBe(1);
   });
 
@@ -273,7 +291,7 @@ describe('the mail sender', () => {
     expect(interrupted.status).toBe('interrupted');
     expect(interrupted.error).toMatch(/not resent/);
     expect(interrupted.attempts).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sentinelSent(tenant, [live]);
     expect((await entry(tenant, live)).status).toBe('sending');
     expect(smtp.withMessageId(`<${dead}@example.com>`)).toEqual([]);
     expect(smtp.withMessageId(`<${live}@example.com>`)).toEqual([]);
@@ -316,7 +334,7 @@ describe('the mail sender', () => {
         }),
       );
     start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sentinelSent(tenant, [id]);
     expect((await entry(tenant, id)).status).toBe('queued');
     await sql`update mail set status = 'logged' where id = ${id}`.execute(db());
   });

@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { answers200, untilReady } from '../support/ready.js';
 
 const TOTAL_REQUESTS = 1_000;
 const IN_FLIGHT = 50;
@@ -57,19 +58,7 @@ async function startServe(env: Record<string, string | undefined>): Promise<Serv
   const run = spawnCli(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
   const output = () => `stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`;
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (run.child.exitCode !== null || run.child.signalCode !== null) {
-      throw new Error(`serve exited (${run.child.exitCode ?? run.child.signalCode}) before it was ready\n${output()}`);
-    }
-    if (Date.now() > deadline) throw new Error(`serve was not ready within 45 s\n${output()}`);
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
+  await untilReady(run.child, () => answers200(`${baseUrl}/readyz`), { timeoutMs: 45_000, output });
   return { child: run.child, baseUrl, output };
 }
 
@@ -204,13 +193,13 @@ describe.skipIf(!postgresUrl || !redisUrl)('rate limit across two serve processe
     expect(updated).toMatchObject({ changed: true, organization: { plan: { apiRequestsPerMinute: 60 } } });
 
     for (const server of [a!, b!]) {
-      let policy: string | null = null;
-      while (performance.now() - changedAt < 5_000) {
-        policy = (await get(server)).headers.get('ratelimit-policy');
-        if (policy === '"org";q=60;w=60') break;
-        await sleep(100);
-      }
-      expect(policy, `process at ${server.baseUrl} within 5 s`).toBe('"org";q=60;w=60');
+      await expect
+        .poll(async () => (await get(server)).headers.get('ratelimit-policy'), {
+          message: `process at ${server.baseUrl} within 5 s`,
+          timeout: Math.max(0, 5_000 - (performance.now() - changedAt)),
+          interval: 100,
+        })
+        .toBe('"org";q=60;w=60');
     }
 
     // The lowered ceiling clamps the shared bucket (598 tokens were left): of 100 more requests across both

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertIssuedRewards } from '../../src/resources/loyalty/engine/rewards/queries.js';
 import { expireAllDueRewards } from '../../src/resources/loyalty/engine/rewards/transitions.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { nextMillisecond } from '../support/clock.js';
 import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
@@ -942,7 +943,7 @@ describe('GET /v1/loyalty-rewards', () => {
           ...(name === 'b1' ? { expiresAt: '2098-01-01T00:00:00Z' } : {}),
         })
       ).id;
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      await nextMillisecond();
     }
     await db()
       .updateTable('loyalty_rewards')

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scheduledJobs } from '../../src/compose.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
@@ -260,25 +260,46 @@ describe('serve runs a queued generation promptly', () => {
     const clock: Clock = { now: new Date() };
     const p = await product(owner, 5, clock);
     const before = await ok(client.summary(p.productId));
+    // A tick ends with a claim that finds no due job; the runner's claims are watched for the first such one.
+    let emptyClaims = 0;
+    const claims = new WeakSet<object>();
+    const watched = db().withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        if (node.kind === 'RawNode' && node.sqlFragments.join('').includes("update jobs j set status = 'running'"))
+          claims.add(queryId);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        if (claims.has(queryId) && result.rows.length === 0) emptyClaims += 1;
+        return result;
+      },
+    });
     const runner = createJobRunner({
-      db: db(),
+      db: watched,
       jobs: reviewSummaryJobs({ generator: createSummaryGenerator({ kind: 'builtin' }) }),
       logger: recordingLogger(),
       pollMs: 60_000,
     });
     runner.start();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the first tick has run; the next poll is a minute away
+      // The first tick has run (its last claim found nothing); the next poll is a minute away. Only a wake-up finds
+      // what is queued from here within the bounds below, a third of that minute, wide enough for a busy machine.
+      await vi.waitFor(() => expect(emptyClaims).toBeGreaterThan(0), { timeout: 30_000 });
       const started = performance.now();
       await importReviews(t, owner, simpleReviews(p.productId, `${p.slug}-wake`, 1));
       expect(await ok(client.regenerate(p.productId), 202)).toEqual({ queued: true });
       let summary = before;
-      while (summary.generatedAt === before.generatedAt && performance.now() - started < 5_000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        summary = await ok(client.summary(p.productId));
-      }
+      await vi
+        .waitFor(
+          async () => {
+            summary = await ok(client.summary(p.productId));
+            if (summary.generatedAt === before.generatedAt) throw new Error('not generated yet');
+          },
+          { timeout: 30_000, interval: 50 },
+        )
+        .catch(() => {});
       expect(summary.reviewCount).toBe(6);
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(performance.now() - started).toBeLessThan(20_000);
 
       // A first generation queued inside an import's transaction (before it commits) is found as promptly.
       const slug = `wake-${Math.random().toString(36).slice(2, 8)}`;
@@ -286,12 +307,17 @@ describe('serve runs a queued generation promptly', () => {
       const importedAt = performance.now();
       await importReviews(t, owner, simpleReviews(productId!, slug, 5));
       let first = null;
-      while (!first && performance.now() - importedAt < 5_000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        first = await ok(client.summary(productId!));
-      }
+      await vi
+        .waitFor(
+          async () => {
+            first = await ok(client.summary(productId!));
+            if (!first) throw new Error('not generated yet');
+          },
+          { timeout: 30_000, interval: 50 },
+        )
+        .catch(() => {});
       expect(first).toMatchObject({ reviewCount: 5 });
-      expect(performance.now() - importedAt).toBeLessThan(1_500);
+      expect(performance.now() - importedAt).toBeLessThan(20_000);
     } finally {
       await runner.stop();
     }

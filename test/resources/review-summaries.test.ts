@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRunner } from '../../src/jobs/runner/runner.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { nextMillisecond } from '../support/clock.js';
 import {
   api,
   DAY,
@@ -325,13 +326,13 @@ describe('suppression', () => {
     const p = await productWithReviews(5);
     const shown = await ok(p.client.suppress(p.productId, false));
     const untouched = await summaryRow(p.org, p.productId);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     expect(await ok(p.client.suppress(p.productId, false))).toEqual(shown);
     expect(await summaryRow(p.org, p.productId)).toEqual(untouched);
     const hidden = await ok(p.client.suppress(p.productId, true));
     const hiddenRow = await summaryRow(p.org, p.productId);
     expect(hiddenRow!.updated_at.getTime()).toBeGreaterThan(untouched!.updated_at.getTime());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     expect(await ok(p.client.suppress(p.productId, true))).toEqual(hidden);
     expect(await summaryRow(p.org, p.productId)).toEqual(hiddenRow);
   });

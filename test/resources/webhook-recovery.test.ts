@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, webhookAppOptions, type TestApp, type Tenant } from '../support/app.js';
+import { nextMillisecond } from '../support/clock.js';
 import {
   startWebhookReceiver,
   type WebhookReceiver,
@@ -82,7 +83,7 @@ describe('POST /v1/webhooks/{id}/recover', () => {
     receiver.answer = () => ({ status: 500 });
     await createSites(1, 'before');
     await dispatchAll(endpoint.id);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await nextMillisecond();
     const since = new Date().toISOString();
 
     // The outage: six deliveries fail.

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
+import { nextMillisecond } from '../support/clock.js';
 import { eventsOf } from '../support/events.js';
 
 let t: TestApp;
@@ -31,7 +32,7 @@ async function send(tenant: Tenant, method: string, url: string, body?: unknown,
 async function expectNoOp(tenant: Tenant, record: unknown, write: () => Promise<unknown>) {
   const events = await eventLines(tenant);
   // A write in the same millisecond would hide a moved updatedAt.
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await nextMillisecond();
   expect(await write()).toEqual(record);
   expect(await eventLines(tenant)).toEqual(events);
 }

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { vi } from 'vitest';
 
 export interface ReceivedMail {
   /** MAIL FROM and RCPT TO, as the envelope gave them. */
@@ -40,14 +41,14 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     stallData: () => false,
     stallRcpt: () => false,
     withMessageId: (messageId) => received.filter((mail) => mail.parsed.messageId === messageId),
-    waitFor: async (count, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} mails, received ${received.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return received;
-    },
+    waitFor: (count, timeoutMs = 10_000) =>
+      vi.waitFor(
+        () => {
+          if (received.length < count) throw new Error(`expected ${count} mails, received ${received.length}`);
+          return received;
+        },
+        { timeout: timeoutMs, interval: 25 },
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/jobs/dispatcher/dispatcher.js';
@@ -216,12 +216,14 @@ export function standardSignedBy(request: ReceivedWebhook, secret: string): bool
 export const bodyOf = (request: ReceivedWebhook) =>
   JSON.parse(request.body.toString('utf8')) as { event: string; timestamp: string; idempotencyKey: string; data: any };
 
+/** Polls `probe` until it answers something truthy, and resolves with that; fails after `timeoutMs`. */
 export async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (!value) throw new Error('condition not met in time');
+      return value;
+    },
+    { timeout: timeoutMs, interval: 25 },
+  );
 }
