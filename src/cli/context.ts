@@ -1,6 +1,5 @@
 import { loadConfig, type Config } from '../config/index.js';
-import { openMigratedDatabase } from '../compose.js';
-import { openDatabase, type Database } from '../db/engine.js';
+import { migrateToLatest, openDatabase, type Database } from '../db/engine.js';
 import { lockEmbeddedDatabase } from '../db/embedded-lock.js';
 
 export interface CliContext {
@@ -13,21 +12,21 @@ export interface CliContext {
 export async function openCli(options: { migrate?: boolean } = {}): Promise<CliContext> {
   const config = loadConfig();
   const unlock = config.databaseUrl ? async () => {} : await lockEmbeddedDatabase(config.dataDir);
-  let database: Database;
+  let database: Database | undefined;
   try {
-    database =
-      options.migrate === false
-        ? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
-        : await openMigratedDatabase(config);
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    if (options.migrate !== false) await migrateToLatest(database.db);
   } catch (error) {
+    await database?.close();
     await unlock();
     throw error;
   }
+  const opened = database;
   return {
     config,
-    database,
+    database: opened,
     close: async () => {
-      await database.close();
+      await opened.close();
       await unlock();
     },
   };

@@ -9,7 +9,7 @@ import {
   type UserRow,
 } from '../auth/accounts.js';
 import type { UserRole } from '../db/schema.js';
-import { allOrganizations } from '../compose.js';
+import { allOrganizations } from '../operator.js';
 import { withCli } from './context.js';
 
 /*
