@@ -14,15 +14,18 @@ export async function createOrganizationCommand(options: {
   if (!isTimeZone(options.timezone)) {
     throw new Error(`Unknown time zone "${options.timezone}": use an IANA name such as Europe/Berlin.`);
   }
-  await withCli(async ({ database }) => {
-    const created = await createOrganization(database.db, options);
-    print(
-      options.json,
-      { id: created.id, name: created.name, timezone: created.timezone },
-      `Created organization "${created.name}" (${created.id}, ${created.timezone}).\n` +
-        `Make a key: npm run patron -- key create --org ${created.id} --permissions all`,
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const created = await createOrganization(database.db, options);
+      print(
+        options.json,
+        { id: created.id, name: created.name, timezone: created.timezone },
+        `Created organization "${created.name}" (${created.id}, ${created.timezone}).\n` +
+          `Make a key: npm run patron -- key create --org ${created.id} --permissions all`,
+      );
+    },
+    { brief: true },
+  );
 }
 
 /** `patron org update`: the name, time zone or plan allowances. */
@@ -48,30 +51,38 @@ export async function updateOrganizationCommand(
   if (changes.timezone !== undefined && !isTimeZone(changes.timezone)) {
     throw new Error(`Unknown time zone "${changes.timezone}": use an IANA name such as Europe/Berlin.`);
   }
-  await withCli(async ({ database }) => {
-    const updated = await updateOrganizationPlan(database.db, id, changes);
-    if (!updated) throw new Error(`No organization has the id ${id}.`);
-    const { organization: o, changed } = updated;
-    print(
-      json,
-      updated,
-      `${changed ? 'Updated' : 'Nothing changed for'} organization "${o.name}" (${o.id}, ${o.timezone}): ` +
-        `${o.plan.apiRequestsPerMinute} requests, ${o.plan.loyaltyEventsPerMinute} loyalty events and ` +
-        `${o.plan.loyaltyStampsPerMinute} loyalty stamps per minute.`,
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const updated = await updateOrganizationPlan(database.db, id, changes);
+      if (!updated) throw new Error(`No organization has the id ${id}.`);
+      const { organization: o, changed } = updated;
+      print(
+        json,
+        updated,
+        `${changed ? 'Updated' : 'Nothing changed for'} organization "${o.name}" (${o.id}, ${o.timezone}): ` +
+          `${o.plan.apiRequestsPerMinute} requests, ${o.plan.loyaltyEventsPerMinute} loyalty events and ` +
+          `${o.plan.loyaltyStampsPerMinute} loyalty stamps per minute.`,
+      );
+    },
+    { brief: true },
+  );
 }
 
 /** `patron org list`. */
 export async function listOrganizationsCommand(options: { json?: boolean }): Promise<void> {
-  await withCli(async ({ database }) => {
-    const organizations = await allOrganizations(database.db);
-    print(
-      options.json,
-      { data: organizations },
-      organizations.length
-        ? organizations.map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`).join('\n')
-        : 'No organizations yet.',
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const organizations = await allOrganizations(database.db);
+      print(
+        options.json,
+        { data: organizations },
+        organizations.length
+          ? organizations
+              .map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`)
+              .join('\n')
+          : 'No organizations yet.',
+      );
+    },
+    { brief: true },
+  );
 }
