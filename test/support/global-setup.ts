@@ -4,15 +4,15 @@
  *    so that the CLI's process tests run the build, as users do (test/support/processes.ts);
  * 2. migrates one database, which every test then copies instead of migrating its own (test/support/database.ts):
  *    on the embedded engine a data dir (copied for the CLI's children) and its dump (loaded by each in-memory
- *    database); on PostgreSQL (DATABASE_URL) a template database (each test's database is created from it).
+ *    database), kept in dist/test-database/ until the migrations change; on PostgreSQL (DATABASE_URL) a template
+ *    database made for the run (each test's database is created from it) and dropped after it.
  * Migrating from nothing stays proven: test/db/migrate-from-nothing.test.ts, and `serve`'s first start in
  * test/cli/serve.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
@@ -69,23 +69,38 @@ async function buildWhenStale(): Promise<void> {
   await writeFile(BUILT_FROM, String(sources));
 }
 
+/**
+ * What the embedded database's migrated state depends on: the migrations and the PGlite release. Its copy is kept in
+ * dist/ between runs under this key, so that a run of one test file migrates nothing.
+ */
+async function embeddedKey(): Promise<string> {
+  const hash = createHash('sha256');
+  const migrations = join(ROOT, 'src/db/migrations');
+  for (const name of (await readdir(migrations)).sort())
+    hash.update(name).update(await readFile(join(migrations, name)));
+  hash.update(await readFile(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
 async function migrateEmbedded(): Promise<{ database: MigratedDatabase; teardown: () => Promise<void> }> {
-  const root = await mkdtemp(join(tmpdir(), 'patron-migrated-'));
-  const dataDir = join(root, 'data');
+  const kept = join(ROOT, 'dist/test-database', await embeddedKey());
+  const database: MigratedDatabase = { engine: 'pglite', dataDir: join(kept, 'data'), dump: join(kept, 'pgdata.tar') };
+  if (await stat(database.dump).catch(() => undefined)) return { database, teardown: async () => {} };
+  await mkdir(dirname(kept), { recursive: true });
+  // Made aside and renamed into place, so that a run beside this one never reads a half-made copy.
+  const making = await mkdtemp(join(dirname(kept), 'making-'));
   // The engine's layout (src/db/engine.ts): the data dir holds pgdata/.
-  await mkdir(join(dataDir, 'pgdata'), { recursive: true });
-  const pglite = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { pg_trgm, btree_gin } });
+  await mkdir(join(making, 'data/pgdata'), { recursive: true });
+  const pglite = await PGlite.create(join(making, 'data/pgdata'), { extensions: { pg_trgm, btree_gin } });
   try {
     await migrateToLatest(new Kysely<DB>({ dialect: new PGliteDialect(pglite) }));
-    const dump = join(root, 'pgdata.tar');
-    await writeFile(dump, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
-    return {
-      database: { engine: 'pglite', dataDir, dump },
-      teardown: () => rm(root, { recursive: true, force: true }),
-    };
+    await writeFile(join(making, 'pgdata.tar'), Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
   } finally {
     await pglite.close();
   }
+  // Another run may have kept its copy first: then this one is not needed.
+  await rename(making, kept).catch(() => rm(making, { recursive: true, force: true }));
+  return { database, teardown: async () => {} };
 }
 
 async function migratePostgresTemplate(
