@@ -8,6 +8,9 @@ export default defineConfig({
     // run a serve process and Chromium for minutes, and beside them the CLI's process tests timed out: they run one at
     // a time in `npm run test:browser` (vitest.browser.config.ts).
     exclude: [...configDefaults.exclude, 'test/hardening/**', 'test/browser/**'],
+    // Builds the server when src/ is newer (the CLI's process tests run the build) and migrates one database that
+    // every test copies (test/support/global-setup.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

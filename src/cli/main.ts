@@ -1,34 +1,13 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createKey, listKeys, revokeKey } from '../auth/keys.js';
-import { parsePermissionList } from '../auth/permissions.js';
-import {
-  EXPORT_RESOURCES,
-  IMPORT_RESOURCES,
-  allOrganizations,
-  createOrganization,
-  isTimeZone,
-  permissionCatalog,
-  updateOrganizationPlan,
-} from '../compose.js';
-import { ConfigError } from '../config/index.js';
-import { resolveSecretKey } from '../config/secrets.js';
-import { migrateToLatest } from '../db/engine.js';
-import { withCli } from './context.js';
-import { seedDemo } from './demo.js';
-import { dispatch } from './dispatch.js';
-import { exportCommand } from './export.js';
-import { importCommand } from './import.js';
-import { runJob } from './jobs.js';
-import { deleteOrganizationCommand } from './org-delete.js';
-import { serve } from './serve.js';
-import { createUserCommand, dashboardBaseUrl, deleteUserCommand, linkUserCommand, listUsersCommand } from './users.js';
-import { signInLink } from '../auth/accounts.js';
-import { packageVersion } from './version.js';
 import { isUuid } from '../util/uuid.js';
+import { packageVersion } from './version.js';
 
-const print = (json: boolean, value: object, text: string) =>
-  process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
+/*
+ * Each command loads its module when it runs (docs/api.md#embedded-database-and-cli): `patron --version` loads
+ * nothing of the app, and `patron org list` only what it reads; the composition root, which imports every resource,
+ * only for the commands that need the whole app.
+ */
 
 function uuid(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID.');
@@ -47,6 +26,17 @@ function positiveInteger(value: string): number {
   return number;
 }
 
+/**
+ * Three options list names that come from the resources in their help: the lists export and import take, and the
+ * permission catalog. They are loaded only when the command line names that command (its help, `patron help <command>`
+ * and the help after an error print the same lists), so that no other command pays for them; `key create` loads the
+ * composition root, the only place that knows every resource's permissions.
+ */
+const words = new Set(process.argv.slice(2));
+const operator = words.has('export') || words.has('import') ? await import('../operator.js') : undefined;
+const permissionCatalog =
+  words.has('key') && words.has('create') ? (await import('../compose.js')).permissionCatalog : [];
+
 const program = new Command('patron')
   .description('Patron: admin API for customer-engagement data. Configuration comes from the environment (see README).')
   .version(packageVersion(), '-V, --version', 'print the version')
@@ -59,30 +49,18 @@ program
   )
   .option('--no-dispatch', 'do not deliver webhooks from this process (run `patron dispatch` instead)')
   .option('--no-jobs', 'do not run scheduled jobs (the overnight loyalty run) nor send mail from this process')
-  .action(serve);
+  .action(async (options) => (await import('./serve.js')).serve(options));
 
 program
   .command('dispatch')
   .description('Deliver webhooks only (PostgreSQL; several may run at once). `serve` already does this by default.')
-  .action(dispatch);
+  .action(async () => (await import('./dispatch.js')).dispatch());
 
 program
   .command('migrate')
   .description('Bring the database schema up to date and exit.')
   .option('--json', 'print one JSON object')
-  .action(async (options: { json?: boolean }) => {
-    await withCli(
-      async ({ database }) => {
-        const applied = await migrateToLatest(database.db);
-        print(
-          Boolean(options.json),
-          { applied },
-          applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date.',
-        );
-      },
-      { migrate: false },
-    );
-  });
+  .action(async (options: { json?: boolean }) => (await import('./migrate.js')).migrateCommand(options));
 
 program
   .command('jobs')
@@ -94,7 +72,7 @@ program
   .argument('<name>', 'job name: retention.prune, loyalty.overnight, reviewSummary.refresh or reviewSummary.generate')
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--now <timestamp>', "the job's clock (ISO 8601 with offset); default now")
-  .action(runJob);
+  .action(async (name: string, options) => (await import('./jobs.js')).runJob(name, options));
 
 const org = program.command('org').description('Organizations.');
 org
@@ -104,21 +82,7 @@ org
   .option('--timezone <tz>', 'IANA time zone', 'UTC')
   .option('--api-requests-per-minute <n>', 'rate-limit ceiling (default 600)', positiveInteger)
   .option('--json', 'print one JSON object { id, name, timezone }')
-  .action(async (options: { name: string; timezone: string; apiRequestsPerMinute?: number; json?: boolean }) => {
-    // Checked before the database opens, so a typo leaves nothing behind.
-    if (!isTimeZone(options.timezone)) {
-      throw new Error(`Unknown time zone "${options.timezone}": use an IANA name such as Europe/Berlin.`);
-    }
-    await withCli(async ({ database }) => {
-      const created = await createOrganization(database.db, options);
-      print(
-        Boolean(options.json),
-        { id: created.id, name: created.name, timezone: created.timezone },
-        `Created organization "${created.name}" (${created.id}, ${created.timezone}).\n` +
-          `Make a key: npm run patron -- key create --org ${created.id} --permissions all`,
-      );
-    });
-  });
+  .action(async (options) => (await import('./organizations.js')).createOrganizationCommand(options));
 org
   .command('update')
   .description(
@@ -131,60 +95,12 @@ org
   .option('--loyalty-events-per-minute <n>', 'POST /loyalty-events bucket ceiling', positiveInteger)
   .option('--loyalty-stamps-per-minute <n>', 'POST /loyalty-stamps bucket ceiling', positiveInteger)
   .option('--json', 'print one JSON object { organization, changed }')
-  .action(
-    async (
-      id: string,
-      options: {
-        name?: string;
-        timezone?: string;
-        apiRequestsPerMinute?: number;
-        loyaltyEventsPerMinute?: number;
-        loyaltyStampsPerMinute?: number;
-        json?: boolean;
-      },
-    ) => {
-      const { json, ...changes } = options;
-      if (Object.keys(changes).length === 0) {
-        throw new Error(
-          'Nothing to change: give --name, --timezone, --api-requests-per-minute, --loyalty-events-per-minute or --loyalty-stamps-per-minute.',
-        );
-      }
-      // Checked before the database opens, so a typo leaves nothing behind.
-      if (changes.timezone !== undefined && !isTimeZone(changes.timezone)) {
-        throw new Error(`Unknown time zone "${changes.timezone}": use an IANA name such as Europe/Berlin.`);
-      }
-      await withCli(async ({ database }) => {
-        const updated = await updateOrganizationPlan(database.db, id, changes);
-        if (!updated) throw new Error(`No organization has the id ${id}.`);
-        const { organization: o, changed } = updated;
-        print(
-          Boolean(json),
-          updated,
-          `${changed ? 'Updated' : 'Nothing changed for'} organization "${o.name}" (${o.id}, ${o.timezone}): ` +
-            `${o.plan.apiRequestsPerMinute} requests, ${o.plan.loyaltyEventsPerMinute} loyalty events and ` +
-            `${o.plan.loyaltyStampsPerMinute} loyalty stamps per minute.`,
-        );
-      });
-    },
-  );
+  .action(async (id: string, options) => (await import('./organizations.js')).updateOrganizationCommand(id, options));
 org
   .command('list')
   .description('List organizations.')
   .option('--json', 'print one JSON object { data: [...] }')
-  .action(async (options: { json?: boolean }) => {
-    await withCli(async ({ database }) => {
-      const organizations = await allOrganizations(database.db);
-      print(
-        Boolean(options.json),
-        { data: organizations },
-        organizations.length
-          ? organizations
-              .map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`)
-              .join('\n')
-          : 'No organizations yet.',
-      );
-    });
-  });
+  .action(async (options) => (await import('./organizations.js')).listOrganizationsCommand(options));
 org
   .command('delete')
   .description(
@@ -193,14 +109,14 @@ org
   .argument('<id>', 'organization id', uuid)
   .option('--yes', 'do not ask for confirmation (for scripts)')
   .option('--json', 'print one JSON object { id, name, deleted: { <table>: rows }, total, seconds }')
-  .action(deleteOrganizationCommand);
+  .action(async (id: string, options) => (await import('./org-delete.js')).deleteOrganizationCommand(id, options));
 
 program
   .command('export')
   .description(
     'Export a list to a CSV or JSON Lines file through a running server (an export job): shows its progress, then downloads the file. Needs PATRON_URL (default http://127.0.0.1:$PORT) and PATRON_KEY, or --url and --key.',
   )
-  .requiredOption('--resource <resource>', `the list to export: ${EXPORT_RESOURCES.join(', ')}`)
+  .requiredOption('--resource <resource>', `the list to export: ${(operator?.EXPORT_RESOURCES ?? []).join(', ')}`)
   .addOption(new Option('--format <format>', 'file format').choices(['csv', 'jsonl']).default('csv'))
   .option('--filter <json>', 'a filter document, as JSON (docs/api.md#filter-documents)')
   .option('--search <text>', "the list's search")
@@ -210,7 +126,7 @@ program
   .option('-o, --output <file>', 'where to write the file; - for stdout (default <resource>-<job id>.<format>)')
   .option('--url <url>', 'the server (default PATRON_URL)')
   .option('--key <key>', 'a secret key of the organization (default PATRON_KEY)')
-  .action(exportCommand);
+  .action(async (options) => (await import('./export.js')).exportCommand(options));
 
 program
   .command('import')
@@ -218,7 +134,7 @@ program
     "Import a CSV or JSON Lines file through a running server (an import job): uploads it as it is read, shows the rows as they are written, then the counts and the rows skipped. Each row is a row of the resource's import (docs/api.md#import-rows). Needs PATRON_URL (default http://127.0.0.1:$PORT) and PATRON_KEY, or --url and --key.",
   )
   .argument('<file>', 'the file: .csv, .jsonl or .ndjson, each perhaps .gz (sent compressed); - reads stdin')
-  .requiredOption('--resource <resource>', `what the rows are: ${IMPORT_RESOURCES.join(', ')}`)
+  .requiredOption('--resource <resource>', `what the rows are: ${(operator?.IMPORT_RESOURCES ?? []).join(', ')}`)
   .addOption(
     new Option('--format <format>', "file format (default from the file's extension; required for -)").choices([
       'csv',
@@ -249,7 +165,7 @@ Examples:
   patron import orders.jsonl.gz --resource orders --earn-loyalty false
   curl -s https://shop.example/products.csv | patron import - --resource products --format csv`,
   )
-  .action(importCommand);
+  .action(async (file: string, options) => (await import('./import.js')).importCommand(file, options));
 
 const key = program.command('key').description('Secret API keys.');
 key
@@ -259,54 +175,19 @@ key
   .option('--permissions <list>', `"all" or a comma-separated list of: ${permissionCatalog.join(', ')}`, 'all')
   .option('--name <name>', 'a label to recognise the key by')
   .option('--json', 'print one JSON object { id, key, permissions }')
-  .action(async (options: { org: string; permissions: string; name?: string; json?: boolean }) => {
-    const permissions = parsePermissionList(options.permissions, permissionCatalog);
-    await withCli(async ({ database }) => {
-      const organizations = await allOrganizations(database.db);
-      if (!organizations.some((o) => o.id === options.org))
-        throw new Error(`No organization has the id ${options.org}.`);
-      const created = await createKey(database.db, { organizationId: options.org, permissions, name: options.name });
-      print(
-        Boolean(options.json),
-        { id: created.record.id, key: created.key, permissions: created.record.permissions },
-        `Created key ${created.record.id} with ${permissions.join(', ')}:\n  ${created.key}\nIt is shown only now.`,
-      );
-    });
-  });
+  .action(async (options) => (await import('./keys.js')).createKeyCommand(options, permissionCatalog));
 key
   .command('list')
   .description("List an organization's keys (never the secrets).")
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--json', 'print one JSON object { data: [...] }')
-  .action(async (options: { org: string; json?: boolean }) => {
-    await withCli(async ({ database }) => {
-      const keys = await listKeys(database.db, options.org);
-      print(
-        Boolean(options.json),
-        { data: keys },
-        keys.length
-          ? keys
-              .map(
-                (k) =>
-                  `${k.id}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`,
-              )
-              .join('\n')
-          : 'This organization has no keys.',
-      );
-    });
-  });
+  .action(async (options) => (await import('./keys.js')).listKeysCommand(options));
 key
   .command('revoke')
   .description('Revoke a key: it stops working at once.')
   .argument('<id>', 'key id', uuid)
   .option('--json', 'print one JSON object')
-  .action(async (id: string, options: { json?: boolean }) => {
-    await withCli(async ({ database }) => {
-      const revoked = await revokeKey(database.db, id);
-      if (!revoked) throw new Error(`No key has the id ${id}.`);
-      print(Boolean(options.json), { id: revoked.id, revokedAt: revoked.revokedAt }, `Revoked key ${revoked.id}.`);
-    });
-  });
+  .action(async (id: string, options) => (await import('./keys.js')).revokeKeyCommand(id, options));
 
 const user = program.command('user').description('Dashboard users (docs/api.md#dashboard-sessions).');
 user
@@ -339,7 +220,7 @@ Examples:
   patron user create --org 0196… --email ada@example.com --role owner --name "Ada"
   PATRON_URL=https://patron.example.com patron user create --org 0196… --email bo@example.com --role viewer`,
   )
-  .action(createUserCommand);
+  .action(async (options) => (await import('./users.js')).createUserCommand(options));
 user
   .command('link')
   .description(
@@ -348,19 +229,19 @@ user
   .argument('<id>', 'user id', uuid)
   .option('--url <url>', "the server's public URL the link opens (default PATRON_URL, else http://127.0.0.1:$PORT)")
   .option('--json', 'print one JSON object { id, email, signInLink, expiresAt }')
-  .action(linkUserCommand);
+  .action(async (id: string, options) => (await import('./users.js')).linkUserCommand(id, options));
 user
   .command('list')
   .description("List an organization's dashboard users (never passwords or links).")
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--json', 'print one JSON object { data: [...] }')
-  .action(listUsersCommand);
+  .action(async (options) => (await import('./users.js')).listUsersCommand(options));
 user
   .command('delete')
   .description("Delete a dashboard user; their sessions and links end at once. An organization's last owner is kept.")
   .argument('<id>', 'user id', uuid)
   .option('--json', 'print one JSON object { id, deleted }')
-  .action(deleteUserCommand);
+  .action(async (id: string, options) => (await import('./users.js')).deleteUserCommand(id, options));
 
 program
   .command('seed')
@@ -371,32 +252,10 @@ program
     '--url <url>',
     "the server's public URL the owner's link opens (default PATRON_URL, else http://127.0.0.1:$PORT)",
   )
-  .action(async (options: { json?: boolean; url?: string }) => {
-    const baseUrl = dashboardBaseUrl(options.url);
-    await withCli(async ({ config, database }) => {
-      config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
-      const demo = await seedDemo(database, config);
-      print(
-        Boolean(options.json),
-        {
-          organization: demo.organization,
-          id: demo.keyId,
-          key: demo.key,
-          permissions: ['all'],
-          owner: {
-            id: demo.owner.id,
-            email: demo.owner.email,
-            signInLink: signInLink(baseUrl, demo.owner.signInToken),
-          },
-        },
-        `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}\n` +
-          `Its owner ${demo.owner.email} signs in to the dashboard once with:\n  ${signInLink(baseUrl, demo.owner.signInToken)}`,
-      );
-    });
-  });
+  .action(async (options) => (await import('./seed.js')).seedCommand(options));
 
 program.parseAsync().catch((error: unknown) => {
-  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`patron: ${message}\n`);
   process.exitCode = 1;
 });

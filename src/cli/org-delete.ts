@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { allOrganizations } from '../compose.js';
+import { allOrganizations } from '../operator.js';
 import { deleteOrganization, tenantTables } from '../db/organization-delete.js';
 import { withCli } from './context.js';
 

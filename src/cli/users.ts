@@ -9,7 +9,7 @@ import {
   type UserRow,
 } from '../auth/accounts.js';
 import type { UserRole } from '../db/schema.js';
-import { allOrganizations } from '../compose.js';
+import { allOrganizations } from '../operator.js';
 import { withCli } from './context.js';
 
 /*
@@ -65,70 +65,82 @@ export async function createUserCommand(options: {
     throw new Error(`"${options.email}" is not an email address.`);
   }
   const baseUrl = dashboardBaseUrl(options.url);
-  await withCli(async ({ database }) => {
-    const { db } = database;
-    if (!(await allOrganizations(db)).some((o) => o.id === options.org)) {
-      throw new Error(`No organization has the id ${options.org}.`);
-    }
-    const user = await createUser(db, {
-      organizationId: options.org,
-      email: options.email,
-      name: options.name,
-      role: options.role,
-    });
-    const link = signInLink(baseUrl, (await createSignInLink(db, user)).token);
-    print(
-      options.json,
-      { user: userJson(user), signInLink: link },
-      `Created user ${user.id} (${user.email}, ${user.role}) in organization ${user.organization_id}.\n${linkLines(link)}`,
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const { db } = database;
+      if (!(await allOrganizations(db)).some((o) => o.id === options.org)) {
+        throw new Error(`No organization has the id ${options.org}.`);
+      }
+      const user = await createUser(db, {
+        organizationId: options.org,
+        email: options.email,
+        name: options.name,
+        role: options.role,
+      });
+      const link = signInLink(baseUrl, (await createSignInLink(db, user)).token);
+      print(
+        options.json,
+        { user: userJson(user), signInLink: link },
+        `Created user ${user.id} (${user.email}, ${user.role}) in organization ${user.organization_id}.\n${linkLines(link)}`,
+      );
+    },
+    { brief: true },
+  );
 }
 
 export async function linkUserCommand(id: string, options: { url?: string; json?: boolean }): Promise<void> {
   const baseUrl = dashboardBaseUrl(options.url);
-  await withCli(async ({ database }) => {
-    const user = await findUserAnywhere(database.db, id);
-    if (!user) throw new Error(`No user has the id ${id}.`);
-    const created = await createSignInLink(database.db, user);
-    const link = signInLink(baseUrl, created.token);
-    print(
-      options.json,
-      { id: user.id, email: user.email, signInLink: link, expiresAt: created.expiresAt.toISOString() },
-      `A new sign-in link for ${user.email} (earlier unused links stay valid until they expire).\n${linkLines(link)}`,
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const user = await findUserAnywhere(database.db, id);
+      if (!user) throw new Error(`No user has the id ${id}.`);
+      const created = await createSignInLink(database.db, user);
+      const link = signInLink(baseUrl, created.token);
+      print(
+        options.json,
+        { id: user.id, email: user.email, signInLink: link, expiresAt: created.expiresAt.toISOString() },
+        `A new sign-in link for ${user.email} (earlier unused links stay valid until they expire).\n${linkLines(link)}`,
+      );
+    },
+    { brief: true },
+  );
 }
 
 export async function listUsersCommand(options: { org: string; json?: boolean }): Promise<void> {
-  await withCli(async ({ database }) => {
-    const users = await listUsers(database.db, options.org);
-    print(
-      options.json,
-      { data: users.map(userJson) },
-      users.length
-        ? users
-            .map(
-              (u) =>
-                `${u.id}  ${u.email}  ${u.role}${u.name ? `  (${u.name})` : ''}  ${
-                  u.last_signed_in_at ? `last signed in ${u.last_signed_in_at.toISOString()}` : 'never signed in'
-                }`,
-            )
-            .join('\n')
-        : 'This organization has no users.',
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const users = await listUsers(database.db, options.org);
+      print(
+        options.json,
+        { data: users.map(userJson) },
+        users.length
+          ? users
+              .map(
+                (u) =>
+                  `${u.id}  ${u.email}  ${u.role}${u.name ? `  (${u.name})` : ''}  ${
+                    u.last_signed_in_at ? `last signed in ${u.last_signed_in_at.toISOString()}` : 'never signed in'
+                  }`,
+              )
+              .join('\n')
+          : 'This organization has no users.',
+      );
+    },
+    { brief: true },
+  );
 }
 
 export async function deleteUserCommand(id: string, options: { json?: boolean }): Promise<void> {
-  await withCli(async ({ database }) => {
-    const user = await findUserAnywhere(database.db, id);
-    if (!user) throw new Error(`No user has the id ${id}.`);
-    await deleteUser(database.db, user.organization_id, user.id);
-    print(
-      options.json,
-      { id: user.id, deleted: true },
-      `Deleted user ${user.id} (${user.email}); their sessions ended.`,
-    );
-  });
+  await withCli(
+    async ({ database }) => {
+      const user = await findUserAnywhere(database.db, id);
+      if (!user) throw new Error(`No user has the id ${id}.`);
+      await deleteUser(database.db, user.organization_id, user.id);
+      print(
+        options.json,
+        { id: user.id, deleted: true },
+        `Deleted user ${user.id} (${user.email}); their sessions ended.`,
+      );
+    },
+    { brief: true },
+  );
 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import Value from 'typebox/value';
+import Schema from 'typebox/schema';
 
 const Flag = Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('true'), Type.Literal('false')]);
 
@@ -106,7 +106,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => [name, env[name]]),
   );
-  const firstError = [...Value.Errors(EnvSchema, known)][0];
+  // typebox/schema checks as typebox/value does, without loading the value system (conversion, cloning…): every
+  // command reads the configuration first (docs/api.md#embedded-database-and-cli).
+  const firstError = Schema.Errors(EnvSchema, known)[1][0];
   if (firstError) {
     const name = firstError.instancePath.replace(/^\//, '') || 'environment';
     throw new ConfigError(`Invalid ${shown(name, known[name])}: ${describe(name)}`);

@@ -1,12 +1,11 @@
 /**
- * The operator CLI (D32), run as a real child process: `node --import tsx src/cli/main.ts <args>`.
- * Embedded mode: one fresh PATRON_DATA_DIR for the file. PostgreSQL mode: one fresh database for the file.
+ * The operator CLI (D32), run as a real child process from the build: `node dist/src/cli/main.js <args>`.
+ * Embedded mode: one PATRON_DATA_DIR for the file, a copy of the run's migrated one. PostgreSQL mode: one database
+ * for the file, a copy of the run's migrated template.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/compose.js';
@@ -15,8 +14,8 @@ import { lockEmbeddedDatabase } from '../../src/db/embedded-lock.js';
 import { openDatabase, type Database } from '../../src/db/engine.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
-import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { createTestDatabase, migratedDataDir, postgresUrl, type TestDatabase } from '../support/database.js';
+import { childEnv, BUILT_CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -34,7 +33,7 @@ const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 
 function spawnCli(args: string[], env: Record<string, string | undefined>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +111,7 @@ describe('patron CLI', () => {
   let demo: { organizationId: string; key: string };
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'patron-cli-'));
+    dataDir = await migratedDataDir('patron-cli-');
     tempDirs.push(dataDir);
     if (postgresUrl) testDatabase = await createTestDatabase();
     // On PostgreSQL the data dir only holds nothing of interest; it keeps the CLI from touching ./.patron.

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOnHostname, type ServedOnHostname } from '../browser/support.js';
 import { postgresUrl } from '../support/database.js';
-import { CLI, childEnv, ROOT } from '../support/processes.js';
+import { BUILT_CLI, childEnv, ROOT } from '../support/processes.js';
 
 let server: ServedOnHostname;
 let dir: string;
@@ -28,7 +28,7 @@ describe.skipIf(Boolean(postgresUrl))('patron export', () => {
 
   function patron(args: string[], env: Record<string, string | undefined> = {}) {
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      const child = spawn(process.execPath, [BUILT_CLI, ...args], {
         cwd: ROOT,
         env: childEnv({ PATRON_URL: server.origin, PATRON_KEY: server.key, ...env }),
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,13 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, redisUrl, type TestDatabase } from '../support/database.js';
-import { CLI, childEnv, exitOf, freePort, ROOT } from '../support/processes.js';
+import { createTestDatabase, migratedDataDir, redisUrl, type TestDatabase } from '../support/database.js';
+import { BUILT_CLI, childEnv, exitOf, freePort, ROOT } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
 
 interface Run {
@@ -39,7 +38,7 @@ let key: string;
 
 function run(args: string[], extra: Record<string, string | undefined> = {}, stdin?: string | Buffer): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
       cwd: ROOT,
       env: childEnv({ ...env, ...extra }),
       stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -85,11 +84,11 @@ describe('patron import', { timeout: 180_000 }, () => {
   // start seeds no demo world); on PostgreSQL it gets a database of its own.
   beforeAll(async () => {
     [dir, testDatabase] = await Promise.all([
-      mkdtemp(join(tmpdir(), 'patron-import-')),
+      migratedDataDir('patron-import-'),
       process.env.DATABASE_URL ? createTestDatabase() : Promise.resolve(undefined),
     ]);
     env = {
-      PATRON_DATA_DIR: join(dir, 'data'),
+      PATRON_DATA_DIR: dir,
       DATABASE_URL: testDatabase?.url,
       REDIS_URL: testDatabase ? redisUrl : undefined,
       PATRON_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -103,7 +102,7 @@ describe('patron import', { timeout: 180_000 }, () => {
 
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    server = spawn(process.execPath, [BUILT_CLI, 'serve'], {
       cwd: ROOT,
       env: childEnv({ ...env, HOST: '127.0.0.1', PORT: String(port) }),
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,14 +1,13 @@
 /**
- * `patron jobs run` (src/cli/jobs.ts) as a real child process on a fresh embedded data directory, or a fresh
- * PostgreSQL database when DATABASE_URL is set.
+ * `patron jobs run` (src/cli/jobs.ts) as a real child process on an embedded data directory of its own (a copy of the
+ * run's migrated one), or a PostgreSQL database of its own when DATABASE_URL is set.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, migratedDataDir, type TestDatabase } from '../support/database.js';
+import { BUILT_CLI } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CONFIG_VARIABLES = [
@@ -25,7 +24,7 @@ let dataDir: string;
 let testDatabase: TestDatabase | undefined;
 let env: Record<string, string>;
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'patron-jobs-cli-'));
+  dataDir = await migratedDataDir('patron-jobs-cli-');
   if (process.env.DATABASE_URL) {
     testDatabase = await createTestDatabase();
     await testDatabase.database.close();
@@ -43,7 +42,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
   for (const name of CONFIG_VARIABLES) if (name !== 'LOG_LEVEL') delete base[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
       cwd: ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,9 +5,7 @@
  * the same rule without being named here.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink, createUser } from '../../src/auth/accounts.js';
@@ -19,8 +17,8 @@ import type { DB } from '../../src/db/schema.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { CLI, ROOT, childEnv } from '../support/processes.js';
+import { createTestDatabase, migratedDataDir, type TestDatabase } from '../support/database.js';
+import { BUILT_CLI, ROOT, childEnv } from '../support/processes.js';
 
 let dataDir: string;
 let testDatabase: TestDatabase | undefined;
@@ -223,7 +221,7 @@ const failedSignIns = async (db: Kysely<DB>, organization: Org) =>
   ).length;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'patron-org-delete-'));
+  dataDir = await migratedDataDir('patron-org-delete-');
   if (process.env.DATABASE_URL) {
     testDatabase = await createTestDatabase();
     env = { DATABASE_URL: testDatabase.url!, PATRON_DATA_DIR: dataDir };
@@ -255,7 +253,7 @@ afterAll(async () => {
 
 function cli(args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
       cwd: ROOT,
       env: childEnv({ ...env, LOG_LEVEL: 'silent' }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -275,7 +273,7 @@ function cli(args: string[]) {
 
 /** The CLI on a terminal (util-linux `script` gives it one), answering `answer` to its question. */
 function onTerminal(args: string[], answer: string) {
-  const command = [process.execPath, '--import', 'tsx', CLI, ...args].map((part) => `'${part}'`).join(' ');
+  const command = [process.execPath, BUILT_CLI, ...args].map((part) => `'${part}'`).join(' ');
   return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
       cwd: ROOT,

@@ -3,16 +3,14 @@
  * with DATABASE_URL, its own PostgreSQL database. Each link it prints signs in once through the API.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openDatabase, type Database } from '../../src/db/engine.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
-import { childEnv, CLI, ROOT } from '../support/processes.js';
+import { createTestDatabase, migratedDataDir, postgresUrl, type TestDatabase } from '../support/database.js';
+import { childEnv, BUILT_CLI, ROOT } from '../support/processes.js';
 
 interface Run {
   code: number | null;
@@ -27,7 +25,7 @@ let organizationId: string;
 
 function cli(...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,7 +68,7 @@ async function signInWith(link: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'patron-users-'));
+  dataDir = await migratedDataDir('patron-users-');
   if (postgresUrl) testDatabase = await createTestDatabase();
   env = { PATRON_DATA_DIR: dataDir, DATABASE_URL: testDatabase?.url, LOG_LEVEL: 'warn' };
   organizationId = json(await cli('org', 'create', '--name', 'Users shop', '--json')).id;

@@ -28,6 +28,6 @@ describe('patron --version', () => {
   });
 
   it('is listed by --help', () => {
-    expect(run(['--import', 'tsx', CLI, '--help']).stdout).toMatch(/-V, --version\s+print the version/);
+    expect(run([BUILT_CLI, '--help']).stdout).toMatch(/-V, --version\s+print the version/);
   });
 });

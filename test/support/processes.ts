@@ -1,14 +1,19 @@
 /**
- * What every suite that runs Patron as a real child process needs: the CLI entry point run from the sources, an
- * environment holding only the configuration the test gives, the exit of a child, a free port.
+ * What every suite that runs Patron as a real child process needs: the CLI entry point (built, or from the sources),
+ * an environment holding only the configuration the test gives, the exit of a child, a free port.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Run as `node --import tsx <CLI> <args>` with cwd ROOT. */
+/** Run as `node --import tsx <CLI> <args>` with cwd ROOT, by the suites that run without the build (browser, hardening). */
 export const CLI = 'src/cli/main.ts';
+/**
+ * The CLI as users run it: `node <BUILT_CLI> <args>` with cwd ROOT, in a fraction of the time tsx takes to load the
+ * sources. test/support/global-setup.ts builds it once per run when src/ is newer than the build.
+ */
+export const BUILT_CLI = 'dist/src/cli/main.js';
 
 /** Configuration the parent's environment must not leak into a child (every child gets its own). */
 const CONFIG_VARIABLES = [

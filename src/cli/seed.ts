@@ -1,0 +1,31 @@
+import { signInLink } from '../auth/accounts.js';
+import { resolveSecretKey } from '../config/secrets.js';
+import { withCli } from './context.js';
+import { seedDemo } from './demo.js';
+import { print } from './print.js';
+import { dashboardBaseUrl } from './users.js';
+
+/** `patron seed --demo`: the demo organization, its key and its owner's sign-in link. */
+export async function seedCommand(options: { json?: boolean; url?: string }): Promise<void> {
+  const baseUrl = dashboardBaseUrl(options.url);
+  await withCli(async ({ config, database }) => {
+    config.secretKey = (await resolveSecretKey(config.secretKey, config.dataDir)).key;
+    const demo = await seedDemo(database, config);
+    print(
+      options.json,
+      {
+        organization: demo.organization,
+        id: demo.keyId,
+        key: demo.key,
+        permissions: ['all'],
+        owner: {
+          id: demo.owner.id,
+          email: demo.owner.email,
+          signInLink: signInLink(baseUrl, demo.owner.signInToken),
+        },
+      },
+      `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}\n` +
+        `Its owner ${demo.owner.email} signs in to the dashboard once with:\n  ${signInLink(baseUrl, demo.owner.signInToken)}`,
+    );
+  });
+}
