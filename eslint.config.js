@@ -130,13 +130,19 @@ export default tseslint.config(
     rules: { 'max-params': ['error', 4] },
   },
   {
-    // The composition root imports every resource; only the CLI may import it (and tests and benchmarks).
+    // The composition root imports every resource, and the operator's entry (src/operator.ts) reaches into the
+    // organization resource; only the CLI may import either (and tests and benchmarks).
     files: ['src/**/*.ts'],
     ignores: ['src/cli/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/compose.js'], message: 'Only src/cli imports the composition root.' }] },
+        {
+          patterns: [
+            { group: ['**/compose.js'], message: 'Only src/cli imports the composition root.' },
+            { group: ['**/operator.js'], message: 'Only src/cli imports the operator entry (src/operator.ts).' },
+          ],
+        },
       ],
     },
   },
