@@ -10,6 +10,9 @@ export default defineConfig({
     include: ['test/browser/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    // As in vitest.config.ts: builds the server when src/ is newer (the CLI's process tests run the build) and migrates
+    // one database that every test copies (test/support/global-setup.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
     reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'browser' }]],

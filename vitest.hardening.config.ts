@@ -14,6 +14,9 @@ export default defineConfig({
     ],
     testTimeout: 15 * 60_000,
     hookTimeout: 5 * 60_000,
+    // As in vitest.config.ts: builds the server when src/ is newer (the CLI's process tests run the build) and migrates
+    // one database that every test copies (test/support/global-setup.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
     reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'hardening' }]],

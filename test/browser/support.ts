@@ -15,7 +15,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { vi } from 'vitest';
-import { childEnv, CLI, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
+import { BUILT_CLI, childEnv, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
 import { loopbackCertificate } from '../support/webhooks.js';
 
@@ -118,7 +118,7 @@ export async function serveOnHostname(
 ): Promise<ServedOnHostname> {
   const dataDir = await mkdtemp(join(tmpdir(), 'patron-browser-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, [BUILT_CLI, 'serve'], {
     cwd: ROOT,
     env: childEnv({ LOG_LEVEL: 'warn', ...env, PATRON_DATA_DIR: dataDir, HOST: '0.0.0.0', PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
  * sources (as test/cli/serve.test.ts does), killed by signal, and a small HTTP client for their API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { childEnv, CLI, exitOf, freePort, ROOT, type Exit } from '../support/processes.js';
+import { BUILT_CLI, childEnv, exitOf, freePort, ROOT, type Exit } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
 
 const READY_WITHIN_MS = 60_000;
@@ -26,7 +26,7 @@ const children = new Set<ChildProcess>();
 
 /** Runs `patron <args>` with exactly the given configuration. */
 export function spawnPatron(args: string[], env: Record<string, string | undefined>): PatronProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

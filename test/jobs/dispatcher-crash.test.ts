@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import {
@@ -17,8 +16,8 @@ import {
   until,
   writeReceiverCa,
 } from '../support/webhooks.js';
+import { BUILT_CLI, ROOT } from '../support/processes.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PATHS = ['/crash-a', '/crash-b', '/crash-c'];
 const TIMEOUT_MS = 1_000;
 
@@ -44,7 +43,7 @@ afterAll(async () => {
 });
 
 function startDispatchProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dispatch'], {
+  const child = spawn(process.execPath, [BUILT_CLI, 'dispatch'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresUrl, redisUrl, type TestDatabase } from '../support/database.js';
-import { childEnv, CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
+import { BUILT_CLI, childEnv, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
 
 const TOTAL_REQUESTS = 1_000;
@@ -23,7 +23,7 @@ const children = new Set<ChildProcess>();
 function spawnCli(args: string[], env: Record<string, string | undefined>) {
   let stdout = '';
   let stderr = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

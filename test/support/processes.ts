@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Run as `node --import tsx <CLI> <args>` with cwd ROOT, by the suites that run without the build (browser, hardening). */
+/** The CLI's sources, run as `node --import tsx <CLI> <args>` with cwd ROOT: only to prove they run unbuilt. */
 export const CLI = 'src/cli/main.ts';
 /**
  * The CLI as users run it: `node <BUILT_CLI> <args>` with cwd ROOT, in a fraction of the time tsx takes to load the
