@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { vi } from 'vitest';
 import { BUILT_CLI, childEnv, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
+import { migratedDataDir } from '../support/database.js';
 import { answers200, untilReady } from '../support/ready.js';
 import { loopbackCertificate } from '../support/webhooks.js';
 
@@ -116,7 +117,8 @@ export async function serveOnHostname(
   // A first start seeds the demo world, which takes well over a minute on a loaded machine.
   { readyWithinMs = READY_WITHIN_MS }: { readyWithinMs?: number } = {},
 ): Promise<ServedOnHostname> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'patron-browser-'));
+  // Migrated once per run (test/support/global-setup.ts): the first start only seeds the demo world.
+  const dataDir = await migratedDataDir('patron-browser-');
   const port = await freePort();
   const child = spawn(process.execPath, [BUILT_CLI, 'serve'], {
     cwd: ROOT,
@@ -286,6 +288,27 @@ export const docs = {
     await docs.client(page).getByRole('button', { name: /Send/ }).first().waitFor();
   },
 
+  /** Shows the open client's own list of operations (hidden behind a toggle until asked for). */
+  async showClientSidebar(page: Page): Promise<void> {
+    const toggle = docs.client(page).locator('.scalar-sidebar-toggle');
+    if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+    await docs.client(page).locator('li[data-sidebar-id]').first().waitFor();
+  },
+
+  /**
+   * Moves the open client to another operation through its own list (as a person does to try several in a row),
+   * and waits until the client marks it (or its example) selected. An operation with named examples is a group
+   * whose button opens its first example; one without is a single button.
+   */
+  async selectInClient(page: Page, operation: Operation): Promise<void> {
+    const client = docs.client(page);
+    const group = client.locator(`li[data-sidebar-id$="/tag/${operation.tag}"] > div > button`);
+    if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
+    const item = client.locator(`li[data-sidebar-id$="/tag/${operation.tag}/${operation.method}${operation.path}"]`);
+    await item.locator(':scope > button, :scope > div > button').first().click();
+    await item.locator('button[aria-selected="true"]').first().waitFor();
+  },
+
   /** The open API client (the "Test Request" modal). */
   client: (page: Page) => page.getByRole('dialog', { name: 'API Client' }),
 
@@ -312,7 +335,7 @@ export const docs = {
   async send(
     page: Page,
     origin: string,
-  ): Promise<{ url: string; status: number; authorization: string | undefined; shown: string }> {
+  ): Promise<{ method: string; url: string; status: number; authorization: string | undefined; shown: string }> {
     const answered = page.waitForResponse((response) => response.url().startsWith(`${origin}/v1/`));
     await docs.client(page).getByRole('button', { name: /Send/ }).first().click();
     const response = await answered;
@@ -323,6 +346,7 @@ export const docs = {
       .first();
     await shown.waitFor();
     return {
+      method: response.request().method(),
       url: response.url(),
       status,
       authorization: (await response.request().allHeaders())['authorization'],
