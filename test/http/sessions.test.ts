@@ -179,6 +179,34 @@ describe('POST /v1/session', () => {
     expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(201);
   });
 
+  it('counts concurrent wrong passwords atomically: of 40 at once, at most 5 answer 401 and the rest 429', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signIn({ email: viewer.email, password: `wrong guess ${i}` })),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(35);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(429);
+  });
+
+  it('counts concurrent wrong current passwords on PUT /v1/session/password with the sign-ins', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const session = await signedIn(viewer.email);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        as(session, 'PUT', '/v1/session/password', {
+          currentPassword: `wrong guess ${i}`,
+          newPassword: 'a much longer new password',
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 403).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(15);
+  });
+
   it('signs in once with a link token; a used or expired link is 401', async () => {
     const viewer = await member(tenant.organization.id, 'viewer', null);
     const link = await createSignInLink(db(), viewer.user);

@@ -9,12 +9,12 @@ import {
   findSession,
   findUserByEmail,
   listUsers,
-  recordSignInFailure,
+  reserveSignInAttempt,
+  forgetSignInAttempt,
   rolePermissions,
   sessionExpiry,
   setPasswordHash,
   signInLink,
-  signInRetryAfter,
   updateUser,
   useSignInLink,
   type UserRow,
@@ -84,12 +84,11 @@ export async function signIn(
     }
   } else {
     const email = body.email!;
-    const retryAfter = await signInRetryAfter(db, email);
-    if (retryAfter !== null) throw throttled(retryAfter);
+    const attempt = await reserveSignInAttempt(db, email);
+    if (attempt.retryAfter !== undefined) throw throttled(attempt.retryAfter);
     user = await findUserByEmail(db, email);
     // verifyPassword hashes even without a user, so an unknown email costs as long as a wrong password.
     if (!(await verifyPassword(body.password!, user?.password_hash ?? null)) || !user) {
-      await recordSignInFailure(db, email);
       throw new ApiError('UNAUTHORIZED', WRONG_CREDENTIALS);
     }
     await clearSignInFailures(db, email);
@@ -127,12 +126,12 @@ export async function changePassword(db: Kysely<DB>, found: SessionLookup, body:
         { path: 'body.currentPassword', message: 'is required: the user has a password' },
       ]);
     }
-    const retryAfter = await signInRetryAfter(db, user.email);
-    if (retryAfter !== null) throw throttled(retryAfter);
+    const attempt = await reserveSignInAttempt(db, user.email);
+    if (attempt.retryAfter !== undefined) throw throttled(attempt.retryAfter);
     if (!(await verifyPassword(body.currentPassword, user.password_hash))) {
-      await recordSignInFailure(db, user.email);
       throw new ApiError('FORBIDDEN', 'The current password is not right.');
     }
+    await forgetSignInAttempt(db, attempt.attemptId);
   }
   await setPasswordHash(db, user, await hashPassword(body.newPassword), found.session.id);
 }
