@@ -320,6 +320,33 @@ describe('PUT /v1/session/password', () => {
     expect((await as(other, 'GET', '/v1/session')).statusCode).toBe(401);
     expect((await signIn({ email: viewer.email, password: 'another long one' })).statusCode).toBe(201);
   });
+
+  it('refuses a new password that is easy to guess (400 saying why), and keeps the old one', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const session = await signedIn(viewer.email);
+    const weak = [
+      ['aaaaaaaaaa', /repeats one character/],
+      ['password123', /commonly used password|most used passwords/],
+      ['qwertyuiop', /most used passwords|keyboard|row of keys/],
+      [viewer.email, /too easy to guess/],
+    ] as const;
+    for (const [newPassword, reason] of weak) {
+      const refused = await as(session, 'PUT', '/v1/session/password', { currentPassword: PASSWORD, newPassword });
+      expect(refused.statusCode, newPassword).toBe(400);
+      const { error } = refused.json();
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.details).toEqual([{ path: 'body.newPassword', message: expect.stringMatching(reason) }]);
+      expect(error.details[0].message).toMatch(/too easy to guess: .* \(strength [0-2] of 4, at least 3 needed\)/);
+      expect(error.message).toContain('The new password is too easy to guess');
+    }
+    // Nothing changed, and the refusals were not counted as wrong current passwords.
+    expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(201);
+    const strong = await as(session, 'PUT', '/v1/session/password', {
+      currentPassword: PASSWORD,
+      newPassword: 'violet tractor seventeen',
+    });
+    expect(strong.statusCode, strong.body).toBe(204);
+  });
 });
 
 describe('session requests on the API', () => {

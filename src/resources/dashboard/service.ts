@@ -22,6 +22,7 @@ import {
 import type { SessionLookup } from '../../core/types.js';
 import { createKey, listKeys, revokeOrganizationKey } from '../../auth/keys.js';
 import { hashPassword, verifyPassword } from '../../auth/passwords.js';
+import { passwordWeakness } from '../../auth/password-strength.js';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import type { DB } from '../../db/schema.js';
 import { ApiError, notFound, validationError } from '../../core/errors.js';
@@ -120,6 +121,10 @@ export async function signOut(db: Kysely<DB>, found: SessionLookup): Promise<voi
  */
 export async function changePassword(db: Kysely<DB>, found: SessionLookup, body: ChangePasswordBody): Promise<void> {
   const { user } = found;
+  const weakness = await passwordWeakness(body.newPassword, [user.email, user.name ?? '']);
+  if (weakness) {
+    throw validationError(`The new password ${weakness}.`, [{ path: 'body.newPassword', message: weakness }]);
+  }
   if (user.password_hash !== null) {
     if (body.currentPassword === undefined) {
       throw validationError('The current password is needed to change it.', [
