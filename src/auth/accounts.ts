@@ -381,38 +381,49 @@ export async function deleteSession(db: Executor, organizationId: string, id: st
 
 // ------------------------------------------------------------------------------------------- sign-in throttling
 
+export type SignInAttempt = { attemptId: string; retryAfter?: never } | { retryAfter: number; attemptId?: never };
+
 /**
- * Seconds until the email may try again when it has SIGN_IN_FAILURE_LIMIT failures within the window, else null.
- * Counted in the database, so every process agrees.
+ * Takes one of the email's SIGN_IN_FAILURE_LIMIT attempts within the window before its password is checked, or answers
+ * the seconds until one frees up. The attempt is written as a failure at once and forgotten only if the password
+ * proves right (`forgetSignInAttempt`), so that concurrent guesses cannot all read "fewer than five" before any of
+ * them is counted (docs/api.md#dashboard-sessions). A transaction-scoped advisory lock on the email makes the count
+ * and the write one step on every engine, and in every process sharing the database.
  */
-export async function signInRetryAfter(db: Executor, email: string): Promise<number | null> {
-  const recent = await db
-    .selectFrom('sign_in_failures')
-    .select(
-      sql<number>`ceil(extract(epoch from failed_at + make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES}) - now()))`.as(
-        'seconds_left',
-      ),
-    )
-    .where('email', '=', normalEmail(email))
-    .where('failed_at', '>', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
-    .orderBy('failed_at', 'desc')
-    .limit(SIGN_IN_FAILURE_LIMIT)
-    .execute();
-  if (recent.length < SIGN_IN_FAILURE_LIMIT) return null;
-  // The attempts free up when the oldest of the last LIMIT failures leaves the window.
-  return Math.max(1, Number(recent[recent.length - 1]!.seconds_left));
+export async function reserveSignInAttempt(db: Kysely<DB>, email: string): Promise<SignInAttempt> {
+  const normal = normalEmail(email);
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`sign-in:${normal}`}, 0))`.execute(trx);
+    const recent = await trx
+      .selectFrom('sign_in_failures')
+      .select(
+        sql<number>`ceil(extract(epoch from failed_at + make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES}) - now()))`.as(
+          'seconds_left',
+        ),
+      )
+      .where('email', '=', normal)
+      .where('failed_at', '>', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
+      .orderBy('failed_at', 'desc')
+      .limit(SIGN_IN_FAILURE_LIMIT)
+      .execute();
+    if (recent.length >= SIGN_IN_FAILURE_LIMIT) {
+      // The attempts free up when the oldest of the last LIMIT failures leaves the window.
+      return { retryAfter: Math.max(1, Number(recent[recent.length - 1]!.seconds_left)) };
+    }
+    const attemptId = uuidv7();
+    await trx.insertInto('sign_in_failures').values({ email: normal, id: attemptId }).execute();
+    // Forget every failure older than the window (for any email), so the table holds only what still counts.
+    await trx
+      .deleteFrom('sign_in_failures')
+      .where('failed_at', '<=', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
+      .execute();
+    return { attemptId };
+  });
 }
 
-/** Records a failed sign-in, and forgets every failure older than the window (for any email). */
-export async function recordSignInFailure(db: Kysely<DB>, email: string): Promise<void> {
-  await db
-    .insertInto('sign_in_failures')
-    .values({ email: normalEmail(email), id: uuidv7() })
-    .execute();
-  await db
-    .deleteFrom('sign_in_failures')
-    .where('failed_at', '<=', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
-    .execute();
+/** A reserved attempt whose password was right: it is not a failure. */
+export async function forgetSignInAttempt(db: Executor, attemptId: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('id', '=', attemptId).execute();
 }
 
 export async function clearSignInFailures(db: Executor, email: string): Promise<void> {

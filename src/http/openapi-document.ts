@@ -17,6 +17,7 @@
  */
 
 import type { DocumentedExamples } from '../core/types.js';
+import { VISIBLE_ASCII_PATTERN } from '../core/pattern-message.js';
 import { MAX_DATE_TIME_LENGTH } from './validation.js';
 
 type Json = Record<string, unknown>;
@@ -217,7 +218,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   description:
     'Makes the request safe to retry: the same key and body within 24 h answer the first response again ' +
     '(docs/api.md, "Idempotency keys"). 1 to 255 visible ASCII characters.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  schema: { type: 'string', minLength: 1, maxLength: 255, ...VISIBLE_ASCII_PATTERN },
 };
 
 const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };

@@ -6,6 +6,7 @@
  */
 import { EVENT_CATALOG, isKnownEventName } from '../events/catalog.js';
 import type { ResourceModule } from '../core/types.js';
+import { describedPattern } from '../core/pattern-message.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +44,14 @@ const PARAMETERS: Json = {
       'Standard Webhooks signature, sent when the endpoint has a secret: `v1,<base64 HMAC-SHA256 of ' +
       '"<webhook-id>.<webhook-timestamp>.<raw body>">`, space-separated, two of them for 24 h after a rotation ' +
       '(docs/api.md, "Delivery headers and signatures").',
-    schema: { type: 'string', maxLength: 1000, pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+    schema: {
+      type: 'string',
+      maxLength: 1000,
+      ...describedPattern(
+        '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$',
+        'must be one or more signatures "v1,<base64>" separated by single spaces',
+      ),
+    },
   },
   XWebhookSignature: {
     name: 'X-Webhook-Signature',
@@ -52,7 +60,11 @@ const PARAMETERS: Json = {
     description:
       'Sent when the endpoint has a secret: `sha256=` and the lowercase hex HMAC-SHA256 of the raw body, keyed ' +
       'with the UTF-8 bytes of the secret. Verify against the raw bytes, in constant time.',
-    schema: { type: 'string', maxLength: 71, pattern: '^sha256=[0-9a-f]{64}$' },
+    schema: {
+      type: 'string',
+      maxLength: 71,
+      ...describedPattern('^sha256=[0-9a-f]{64}$', 'must be "sha256=" and 64 lower-case hexadecimal digits'),
+    },
   },
   WebhookUserAgent: {
     name: 'User-Agent',

@@ -3,7 +3,9 @@ import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { COUNTRY_CODE_MESSAGE, isCountryCodeList } from '../util/countries.js';
+import { CURRENCY_CODE_MESSAGE, isCurrencyCodeList } from '../util/currencies.js';
 import type { ErrorDetail } from '../core/errors.js';
+import { PATTERN_MESSAGE_KEYWORD } from '../core/pattern-message.js';
 
 const common: Options = {
   allErrors: true,
@@ -13,6 +15,8 @@ const common: Options = {
   strict: false,
   allowUnionTypes: true,
   messages: true,
+  // Errors carry the schema they failed, so a pattern's words (x-pattern-message) can replace its regular expression.
+  verbose: true,
 };
 
 /**
@@ -175,6 +179,8 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
       const allowed = params.allowedValues as unknown[];
       // 249 country codes are no message: name what they are instead (docs/api.md#customers).
       if (isCountryCodeList(allowed)) return { path: toPath(root, error.instancePath), message: COUNTRY_CODE_MESSAGE };
+      if (isCurrencyCodeList(allowed))
+        return { path: toPath(root, error.instancePath), message: CURRENCY_CODE_MESSAGE };
       return {
         path: toPath(root, error.instancePath),
         message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
@@ -184,6 +190,15 @@ function describe(error: FastifySchemaValidationError | ErrorObject, root: strin
       return { path: toPath(root, error.instancePath), message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'format':
       return { path: toPath(root, error.instancePath), message: formatMessage(String(params.format)) };
+    case 'pattern': {
+      // The words the schema gives its pattern, never the regular expression (docs/api.md#validation-messages).
+      const described = (error as ErrorObject).parentSchema?.[PATTERN_MESSAGE_KEYWORD] as unknown;
+      return {
+        path: toPath(root, error.instancePath),
+        message:
+          typeof described === 'string' ? described : 'is not in the form this field takes (see its description)',
+      };
+    }
     case 'anyOf':
     case 'oneOf':
       // The branch errors that precede it already say what is wrong; this summary adds nothing a person can use.

@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { COUNTRY_CODES } from '../util/countries.js';
+import { CURRENCY_CODES } from '../util/currencies.js';
 
 /** At most 50 keys of 1..40 characters, string values of at most 500 (docs/api.md#metadata-notes-and-tags). */
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -31,6 +32,13 @@ export const CountryCodeInput = Type.Unsafe<string>({
   enum: [...COUNTRY_CODES],
   description: 'An assigned ISO 3166-1 alpha-2 country code, upper case, e.g. DE.',
 });
+
+/**
+ * A currency a request sends: an ISO 4217 code, upper case. Documented as the enum of every code so generated clients
+ * type it; a wrong value is told what the codes are (docs/api.md#currencies).
+ */
+export const CurrencyCodeInput = (description = 'An ISO 4217 currency code, upper case, e.g. USD.') =>
+  Type.Unsafe<string>({ type: 'string', enum: [...CURRENCY_CODES], description });
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });

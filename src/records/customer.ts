@@ -4,6 +4,7 @@
  */
 import { sql, type Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
+import { describedPattern } from '../core/pattern-message.js';
 import type { CustomersTable } from '../db/schema.js';
 import type { EventToRecord } from '../core/event-to-record.js';
 import type { FieldDef } from '../lists/types.js';
@@ -21,7 +22,10 @@ const customerFields = {
   birthday: Type.Union([
     Type.String({
       maxLength: 5,
-      pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+      ...describedPattern(
+        '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+        'must be a month and day as MM-DD with no year, e.g. 04-21',
+      ),
       description: 'MM-DD, no year.',
     }),
     Type.Null(),

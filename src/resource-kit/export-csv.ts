@@ -2,6 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import { sql, type RawBuilder } from 'kysely';
 import type { ListDefinition } from '../lists/types.js';
 import { isMetadataField, unwrapField, type FieldSchema } from './field-schema.js';
+import { FORMULA_STARTS, neutralizeFormula } from './csv-formulas.js';
 
 /**
  * What an export job needs of one list resource (docs/api.md#export-jobs): its list, the record schema its list
@@ -41,6 +42,12 @@ export const csvColumn = {
   metadata: (column: string): CsvColumnSql => ({ kind: 'metadata', column }),
 };
 
+/** `neutralizeFormula` in SQL: a quote before a text that, its leading quotes aside, begins like a formula. */
+function neutralizedSql(value: RawBuilder<unknown>): RawBuilder<unknown> {
+  const starts = sql.join(FORMULA_STARTS.map((start) => sql.lit(start)));
+  return sql`(case when left(ltrim(${value}, ''''), 1) in (${starts}) then '''' || ${value} else ${value} end)`;
+}
+
 /**
  * A text value as csv-stringify writes it (the flattener's writer): quoted, with quotes doubled, when it holds a
  * quote, a comma or a line break; empty when null.
@@ -54,7 +61,7 @@ function cellSql(field: CsvColumnSql): RawBuilder<string> {
   const column = sql.raw(field.column);
   switch (field.kind) {
     case 'text':
-      return quotedCell(sql`(${column})::text`);
+      return quotedCell(neutralizedSql(sql`(${column})::text`));
     case 'metadata':
       throw new Error('metadata is written one column per key');
     case 'uuid': // never quoted: hex digits and hyphens
@@ -124,7 +131,7 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return neutralizeFormula(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }
@@ -181,7 +188,11 @@ export class CsvFlattener {
       if (shape.kind === 'metadata' && field.kind === 'metadata') {
         const column = sql.raw(field.column);
         for (const key of [...(keys[dotted(shape.path)] ?? [])].sort())
-          cells.push(quotedCell(sql`(${column} ->> ${key})`));
+          cells.push(
+            quotedCell(
+              sql`(case when jsonb_typeof(${column} -> ${key}) = 'string' then ${neutralizedSql(sql`(${column} ->> ${key})`)} else ${column} ->> ${key} end)`,
+            ),
+          );
       } else if (shape.kind === 'scalar' && field.kind !== 'metadata') {
         cells.push(cellSql(field));
       } else {
@@ -256,7 +267,7 @@ export class CsvFlattener {
               name,
               read: (record: unknown, item: unknown) => {
                 const values = from(record, item);
-                return Array.isArray(values) ? values.join('|') : '';
+                return Array.isArray(values) ? neutralizeFormula(values.join('|')) : '';
               },
             },
           ];

@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../core/errors.js';
 import { compileBodyValidator } from '../http/validation.js';
 import type { ImportSource } from './import-source.js';
 import { isMetadataField, unwrapField, type FieldSchema } from './field-schema.js';
+import { restoreFormula } from './csv-formulas.js';
 
 /**
  * Reading an import job's file into the rows of the resource's synchronous import (docs/api.md#import-jobs), driven
@@ -165,7 +166,10 @@ export class ImportFileReader {
     const row: Record<string, unknown> = {};
     for (const path of this.metadataPaths) row[path] = {};
     const item: Record<string, unknown> = {};
-    cells.forEach((cell, index) => this.columns[index]?.set(this.columns[index]!.on === 'row' ? row : item, cell));
+    // What the export did to formula-like text (docs/api.md#formulas-in-csv-files) is undone before the cell is read.
+    cells.forEach((cell, index) =>
+      this.columns[index]?.set(this.columns[index]!.on === 'row' ? row : item, restoreFormula(cell)),
+    );
     const lines = this.source.lines;
     if (!lines || !this.itemColumns) return this.finish(row, line);
     const key = JSON.stringify(lines.key.map((name) => row[name] ?? null));

@@ -179,6 +179,34 @@ describe('POST /v1/session', () => {
     expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(201);
   });
 
+  it('counts concurrent wrong passwords atomically: of 40 at once, at most 5 answer 401 and the rest 429', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signIn({ email: viewer.email, password: `wrong guess ${i}` })),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(35);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(429);
+  });
+
+  it('counts concurrent wrong current passwords on PUT /v1/session/password with the sign-ins', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const session = await signedIn(viewer.email);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        as(session, 'PUT', '/v1/session/password', {
+          currentPassword: `wrong guess ${i}`,
+          newPassword: 'a much longer new password',
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 403).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(15);
+  });
+
   it('signs in once with a link token; a used or expired link is 401', async () => {
     const viewer = await member(tenant.organization.id, 'viewer', null);
     const link = await createSignInLink(db(), viewer.user);
@@ -291,6 +319,33 @@ describe('PUT /v1/session/password', () => {
     expect((await as(session, 'GET', '/v1/session')).statusCode).toBe(200);
     expect((await as(other, 'GET', '/v1/session')).statusCode).toBe(401);
     expect((await signIn({ email: viewer.email, password: 'another long one' })).statusCode).toBe(201);
+  });
+
+  it('refuses a new password that is easy to guess (400 saying why), and keeps the old one', async () => {
+    const viewer = await member(tenant.organization.id, 'viewer');
+    const session = await signedIn(viewer.email);
+    const weak = [
+      ['aaaaaaaaaa', /repeats one character/],
+      ['password123', /commonly used password|most used passwords/],
+      ['qwertyuiop', /most used passwords|keyboard|row of keys/],
+      [viewer.email, /too easy to guess/],
+    ] as const;
+    for (const [newPassword, reason] of weak) {
+      const refused = await as(session, 'PUT', '/v1/session/password', { currentPassword: PASSWORD, newPassword });
+      expect(refused.statusCode, newPassword).toBe(400);
+      const { error } = refused.json();
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.details).toEqual([{ path: 'body.newPassword', message: expect.stringMatching(reason) }]);
+      expect(error.details[0].message).toMatch(/too easy to guess: .* \(strength [0-2] of 4, at least 3 needed\)/);
+      expect(error.message).toContain('The new password is too easy to guess');
+    }
+    // Nothing changed, and the refusals were not counted as wrong current passwords.
+    expect((await signIn({ email: viewer.email, password: PASSWORD })).statusCode).toBe(201);
+    const strong = await as(session, 'PUT', '/v1/session/password', {
+      currentPassword: PASSWORD,
+      newPassword: 'violet tractor seventeen',
+    });
+    expect(strong.statusCode, strong.body).toBe(204);
   });
 });
 

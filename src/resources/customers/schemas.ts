@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { describedPattern, E164_PATTERN } from '../../core/pattern-message.js';
 import { Customer, EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 import {
   CountryCodeInput,
@@ -32,6 +33,10 @@ export type CustomerPatch = Static<typeof CustomerPatch>;
 /** MM-DD with a day that exists in that month; 02-29 is allowed (service.md). */
 export const BIRTHDAY_PATTERN =
   '^(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)$';
+const Birthday = describedPattern(
+  BIRTHDAY_PATTERN,
+  'must be a month and day that exist, as MM-DD with no year, e.g. 04-21 (02-29 is allowed)',
+);
 
 const nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Optional(Type.Union([schema, Type.Null()], description ? { description } : {}));
@@ -43,11 +48,11 @@ export const CustomerImportRow = Type.Object(
       maxLength: 320,
       description: 'Import creates or updates the customer with this email (case-insensitive).',
     }),
-    phone: nullable(Type.String({ maxLength: 16, pattern: '^\\+[1-9]\\d{1,14}$' }), 'E.164, e.g. +14155550123.'),
+    phone: nullable(Type.String({ maxLength: 16, ...E164_PATTERN }), 'E.164, e.g. +14155550123.'),
     firstName: nullable(Type.String({ maxLength: 255 })),
     lastName: nullable(Type.String({ maxLength: 255 })),
     country: nullable(CountryCodeInput, 'An assigned ISO 3166-1 alpha-2 country code, upper case, e.g. DE.'),
-    birthday: nullable(Type.String({ maxLength: 5, pattern: BIRTHDAY_PATTERN }), 'MM-DD (02-29 allowed).'),
+    birthday: nullable(Type.String({ maxLength: 5, ...Birthday }), 'MM-DD (02-29 allowed).'),
     metadata: Type.Optional(MetadataInput),
     notes: nullable(NotesInput),
     emailOptOut: Type.Optional(Type.Boolean()),

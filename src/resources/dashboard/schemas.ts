@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.js';
+import { PASSWORD_MIN_SCORE } from '../../auth/password-strength.js';
 import { Uuid } from '../../records/common.js';
 import { User, UserRoleSchema } from '../../records/user.js';
 import { ApiKey } from '../../records/api-key.js';
@@ -8,7 +9,9 @@ const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 const NewPassword = Type.String({
   minLength: PASSWORD_MIN_LENGTH,
   maxLength: PASSWORD_MAX_LENGTH,
-  description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
+  description:
+    `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, and hard to guess: a zxcvbn strength of ` +
+    `${PASSWORD_MIN_SCORE} of 4 or more (common passwords, repeats, sequences and keyboard rows are refused).`,
 });
 
 /** Sign in with an email and password, or with a one-time link's token (docs/api.md#dashboard-sessions). */

@@ -9,12 +9,12 @@ import {
   findSession,
   findUserByEmail,
   listUsers,
-  recordSignInFailure,
+  reserveSignInAttempt,
+  forgetSignInAttempt,
   rolePermissions,
   sessionExpiry,
   setPasswordHash,
   signInLink,
-  signInRetryAfter,
   updateUser,
   useSignInLink,
   type UserRow,
@@ -22,6 +22,7 @@ import {
 import type { SessionLookup } from '../../core/types.js';
 import { createKey, listKeys, revokeOrganizationKey } from '../../auth/keys.js';
 import { hashPassword, verifyPassword } from '../../auth/passwords.js';
+import { passwordWeakness } from '../../auth/password-strength.js';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import type { DB } from '../../db/schema.js';
 import { ApiError, notFound, validationError } from '../../core/errors.js';
@@ -84,12 +85,11 @@ export async function signIn(
     }
   } else {
     const email = body.email!;
-    const retryAfter = await signInRetryAfter(db, email);
-    if (retryAfter !== null) throw throttled(retryAfter);
+    const attempt = await reserveSignInAttempt(db, email);
+    if (attempt.retryAfter !== undefined) throw throttled(attempt.retryAfter);
     user = await findUserByEmail(db, email);
     // verifyPassword hashes even without a user, so an unknown email costs as long as a wrong password.
     if (!(await verifyPassword(body.password!, user?.password_hash ?? null)) || !user) {
-      await recordSignInFailure(db, email);
       throw new ApiError('UNAUTHORIZED', WRONG_CREDENTIALS);
     }
     await clearSignInFailures(db, email);
@@ -121,18 +121,22 @@ export async function signOut(db: Kysely<DB>, found: SessionLookup): Promise<voi
  */
 export async function changePassword(db: Kysely<DB>, found: SessionLookup, body: ChangePasswordBody): Promise<void> {
   const { user } = found;
+  const weakness = await passwordWeakness(body.newPassword, [user.email, user.name ?? '']);
+  if (weakness) {
+    throw validationError(`The new password ${weakness}.`, [{ path: 'body.newPassword', message: weakness }]);
+  }
   if (user.password_hash !== null) {
     if (body.currentPassword === undefined) {
       throw validationError('The current password is needed to change it.', [
         { path: 'body.currentPassword', message: 'is required: the user has a password' },
       ]);
     }
-    const retryAfter = await signInRetryAfter(db, user.email);
-    if (retryAfter !== null) throw throttled(retryAfter);
+    const attempt = await reserveSignInAttempt(db, user.email);
+    if (attempt.retryAfter !== undefined) throw throttled(attempt.retryAfter);
     if (!(await verifyPassword(body.currentPassword, user.password_hash))) {
-      await recordSignInFailure(db, user.email);
       throw new ApiError('FORBIDDEN', 'The current password is not right.');
     }
+    await forgetSignInAttempt(db, attempt.attemptId);
   }
   await setPasswordHash(db, user, await hashPassword(body.newPassword), found.session.id);
 }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import {
+  CurrencyCodeInput,
   ImportCounts,
   importRows,
   MetadataInput,
@@ -64,7 +65,7 @@ export const OrderImportRow = Type.Object(
     shippingCents: Type.Optional(Money),
     taxCents: Type.Optional(Money),
     currencyCode: Type.Optional(
-      Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$', description: "Default on create: the site's currency." }),
+      CurrencyCodeInput("An ISO 4217 currency code, upper case. Default on create: the site's currency."),
     ),
     shippedAt: ImportTimestamp,
     deliveredAt: ImportTimestamp,

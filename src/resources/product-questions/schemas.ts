@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { NOT_BLANK_PATTERN } from '../../core/pattern-message.js';
 import { requiredOnCreate } from '../../resource-kit/body.js';
 import { ImportCounts, importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import {
@@ -18,13 +19,13 @@ const Text = (maxLength: number, what: string) =>
   Type.String({
     minLength: 1,
     maxLength,
-    pattern: '\\S',
+    ...NOT_BLANK_PATTERN,
     description: `${what}, 1..${maxLength} characters, not only spaces.`,
   });
 const QuestionBody = Text(MAX_QUESTION_LENGTH, 'The question');
 const AnswerBody = Text(MAX_ANSWER_LENGTH, 'The answer');
 const authorName = (description = 'The name shown with the text, 1..200 characters, not only spaces.') =>
-  Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description });
+  Type.String({ minLength: 1, maxLength: 200, ...NOT_BLANK_PATTERN, description });
 const AuthorName = authorName();
 const AuthorEmail = Type.Union([Type.String({ format: 'email', maxLength: 320 }), Type.Null()], {
   description: "The asker's email, kept for replies and never shown; null for none.",

@@ -1,5 +1,7 @@
 import Type, { type Static } from 'typebox';
+import { HTTP_URL_PATTERN } from '../../core/pattern-message.js';
 import {
+  CurrencyCodeInput,
   ImportCounts,
   importRows,
   MetadataInput,
@@ -22,14 +24,20 @@ export const ProductPatch = Type.Object(
 export const VariantPatch = Type.Object({ metadata: Type.Optional(MetadataInput) }, { additionalProperties: false });
 
 const ImportText = (maxLength: number) => Type.String({ maxLength });
+/** Shown to shoppers and put in emails, so http(s) only, never javascript: or data: (docs/api.md#products-and-orders). */
+const HttpUrl = Type.String({
+  maxLength: 2048,
+  ...HTTP_URL_PATTERN,
+  description: 'An http:// or https:// URL, at most 2,048 characters; empty for none.',
+});
 
 export const VariantImportRow = Type.Object(
   {
     slug: Type.String({ minLength: 1, maxLength: 255, description: 'Matches a variant within the product.' }),
     title: Type.Optional(ImportText(1000)),
-    imageUrl: Type.Optional(ImportText(2048)),
+    imageUrl: Type.Optional(HttpUrl),
     priceCents: Type.Optional(Money),
-    currencyCode: Type.Optional(Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$' })),
+    currencyCode: Type.Optional(CurrencyCodeInput()),
     available: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(MetadataInput),
   },
@@ -45,8 +53,8 @@ export const ProductImportRow = Type.Object(
     }),
     title: Type.Optional(ImportText(1000)),
     description: Type.Optional(ImportText(100_000)),
-    imageUrl: Type.Optional(ImportText(2048)),
-    url: Type.Optional(ImportText(2048)),
+    imageUrl: Type.Optional(HttpUrl),
+    url: Type.Optional(HttpUrl),
     metadata: Type.Optional(MetadataInput),
     tags: Type.Optional(TagsInput),
     variants: Type.Optional(

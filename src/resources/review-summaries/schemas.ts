@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { describedPattern } from '../../core/pattern-message.js';
 import { Timestamp, Uuid } from '../../records/common.js';
 
 export const THEME_SENTIMENTS = ['positive', 'negative', 'mixed'] as const;
@@ -21,7 +22,14 @@ export const Theme = Type.Object(
 export type Theme = Static<typeof Theme>;
 
 /** Language tag of the summary text: BCP 47 (ISO 639 primary subtag), or "und" when it could not be told. */
-const Language = Type.String({ minLength: 2, maxLength: 35, pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$' });
+const Language = Type.String({
+  minLength: 2,
+  maxLength: 35,
+  ...describedPattern(
+    '^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+    'must be a BCP 47 language tag: a 2- or 3-letter lower-case language, then optional -subtags, e.g. en or pt-BR',
+  ),
+});
 
 /** What a generator produces; validated before it can replace anything. */
 export const GeneratedSummary = Type.Object(

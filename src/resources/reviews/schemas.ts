@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { describedPattern } from '../../core/pattern-message.js';
 import { ImportCounts, importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import { Review, ReviewAnswer } from '../../records/review.js';
 
@@ -9,7 +10,10 @@ export const MAX_ANSWERS = 50;
 const Language = Type.String({
   minLength: 2,
   maxLength: 35,
-  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+  ...describedPattern(
+    '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+    'must be a BCP 47 language tag: a 2- or 3-letter language, then optional -subtags of letters and digits, e.g. en or pt-BR',
+  ),
   description: 'BCP 47 language tag of the text, e.g. en or pt-BR.',
 });
 

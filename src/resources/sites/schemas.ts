@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { CurrencyCodeInput } from '../../records/common.js';
 import { requiredOnCreate } from '../../resource-kit/body.js';
 
 const siteInputFields = {
@@ -10,7 +11,7 @@ const siteInputFields = {
     description: 'A host name such as shop.example.com.',
   }),
   platform: Type.String({ minLength: 1, maxLength: 100, description: 'Default "custom".' }),
-  currencyCode: Type.String({ maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.g. USD (default).' }),
+  currencyCode: CurrencyCodeInput('An ISO 4217 currency code, upper case, e.g. USD (default).'),
 };
 
 const optionalSiteFields = {

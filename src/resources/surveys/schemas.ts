@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { describedPattern } from '../../core/pattern-message.js';
 import { MetadataInput, Uuid } from '../../records/common.js';
 import { SurveyQuestionKindValue, SurveyTriggerValue } from '../../records/survey.js';
 import { requiredOnCreate } from '../../resource-kit/body.js';
@@ -12,7 +13,7 @@ const QuestionInput = Type.Object(
     id: Type.String({
       minLength: 1,
       maxLength: 64,
-      pattern: '^[A-Za-z0-9_-]+$',
+      ...describedPattern('^[A-Za-z0-9_-]+$', 'must be letters, digits, _ or - only, e.g. q1 or delivery-speed'),
       description: 'Unique within the flow: letters, digits, _ and -, 1..64 characters.',
     }),
     text: Type.String({ minLength: 1, maxLength: 1_000 }),

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { NOT_BLANK_PATTERN } from '../../core/pattern-message.js';
 import { ImportCounts, importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import { Wishlist } from '../../records/wishlist.js';
 
@@ -10,7 +11,7 @@ export const MAX_ROW_ITEMS = 500;
 const Name = Type.String({
   minLength: 1,
   maxLength: MAX_NAME_LENGTH,
-  pattern: '\\S',
+  ...NOT_BLANK_PATTERN,
   description: 'The list name, 1..200 characters, not only spaces.',
 });
 const Note = Type.String({ maxLength: MAX_NOTE_LENGTH, description: 'A note on the item, at most 1,000 characters.' });

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { VISIBLE_ASCII_PATTERN } from '../../../core/pattern-message.js';
 import { importRows, MetadataInput, Uuid } from '../../../records/common.js';
 
 /**
@@ -24,7 +25,7 @@ export const memberFields = {
 export const Key = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '^[\\x21-\\x7e]+$',
+  ...VISIBLE_ASCII_PATTERN,
   description: 'Visible ASCII, 1..200.',
 });
 

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { EVENT_NAME_PATTERN } from '../../../core/pattern-message.js';
 import { MetadataInput, SkippedRow, Timestamp, Uuid } from '../../../records/common.js';
 import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
@@ -14,7 +15,7 @@ export const LoyaltyEventBody = dataBody(
     ...memberFields,
     event: Type.String({
       maxLength: 64,
-      pattern: '^[A-Za-z][A-Za-z0-9_.:-]{0,63}$',
+      ...EVENT_NAME_PATTERN,
       description: 'The named event, e.g. signup, birthday, review.',
     }),
     key: Key,
