@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { RENDER_TIME_LIMIT_MS } from './engine.js';
 import type { RenderOutcome, RenderTask } from './render-worker.js';
@@ -17,9 +18,9 @@ export const RENDERS_WAITING_PER_ORGANIZATION = 8;
 const THREADS = Math.min(4, Math.max(2, availableParallelism()));
 /**
  * Liquid stops a render at its time limit; should a render ever run where Liquid does not look at the clock, its
- * thread is terminated after this. It counts from the hand-over, so it leaves room for a thread's start.
+ * thread is terminated this long after the render started on it.
  */
-const HARD_STOP_MS = 2 * RENDER_TIME_LIMIT_MS + 1_000;
+const HARD_STOP_MS = RENDER_TIME_LIMIT_MS + 1_000;
 
 // Built from TypeScript sources (the tests), the worker is the .ts file next to this one, loaded through tsx.
 const fromSources = import.meta.url.endsWith('.ts');
@@ -123,12 +124,21 @@ export async function renderOnPool(
 }
 
 async function runOnThread(task: RenderTask): Promise<RenderOutcome> {
+  // The clock of the hard stop starts when the thread takes the render, not before: a thread's start is not the
+  // render's time.
+  const stop = new AbortController();
+  const { port1: told, port2: started } = new MessageChannel();
+  let timer: NodeJS.Timeout | undefined;
+  told.once('message', () => (timer = setTimeout(() => stop.abort(), HARD_STOP_MS)));
   try {
-    return await threads().run(task, { signal: AbortSignal.timeout(HARD_STOP_MS) });
+    return await threads().run({ ...task, started }, { signal: stop.signal, transferList: [started] });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, limit: 'memory', message: 'out of memory' };
     if ((error as Error).name === 'AbortError') return { ok: false, limit: 'time', message: 'terminated' };
     throw error;
+  } finally {
+    clearTimeout(timer);
+    told.close();
   }
 }

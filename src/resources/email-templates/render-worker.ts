@@ -4,6 +4,7 @@
  * a thread starts quickly and holds nothing of the server.
  */
 import { performance } from 'node:perf_hooks';
+import type { MessagePort } from 'node:worker_threads';
 import {
   engineOf,
   messageOf,
@@ -19,6 +20,8 @@ import {
 export interface RenderTask {
   sources: TemplateSources;
   variables: Record<string, unknown>;
+  /** Told when the render starts on its thread: the pool's hard stop counts from then (render-pool.ts). */
+  started?: MessagePort;
 }
 
 export type RenderOutcome =
@@ -36,7 +39,9 @@ function limitOf(message: string): RenderLimit | undefined {
   return undefined;
 }
 
-export default async function renderMail({ sources, variables }: RenderTask): Promise<RenderOutcome> {
+export default async function renderMail({ sources, variables, started }: RenderTask): Promise<RenderOutcome> {
+  started?.postMessage('started');
+  started?.close();
   // One deadline for the three parts: the limit is the mail's, not each part's.
   const deadline = performance.now() + RENDER_TIME_LIMIT_MS;
   const rendered = {} as RenderedMail;
