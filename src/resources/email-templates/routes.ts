@@ -121,7 +121,7 @@ export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): v
       config: {
         ...read,
         refusals: {
-          422: 'rendering exceeded a limit of docs/api.md#rendering-limits (time, memory or output), named in the message',
+          422: 'template rendering exceeded its CPU-time, memory or output limit, which the message names',
           429: RENDERS_BUSY,
         },
       },
