@@ -391,6 +391,34 @@ describe('POST /v1/email-templates/{id}/preview', () => {
     );
   });
 
+  it("renders two of an organization's previews at once and queues eight; beyond that 429, while another organization's previews go on", async () => {
+    const [heavy, other] = [await t.tenant(), await t.tenant()];
+    const loops = await create(heavy, {
+      ...reward,
+      kind: 'rewardExpiringSoon',
+      text: '{% for a in (1..daysLeft) %}{% for b in (1..daysLeft) %}{% for c in (1..daysLeft) %}x{% endfor %}{% endfor %}{% endfor %}',
+    });
+    const light = await create(other, reward);
+    await preview(heavy, loops.id); // the pool's threads started
+    const storm = Promise.all(
+      Array.from({ length: 12 }, () => preview(heavy, loops.id, { variables: { daysLeft: 10000 } })),
+    );
+    let stormEnded = false;
+    void storm.then(() => (stormEnded = true));
+    const meanwhile = await preview(other, light.id);
+    expect(meanwhile.statusCode, meanwhile.body).toBe(200);
+    expect(stormEnded).toBe(false);
+    const answers = await storm;
+    // Twelve arrive within the first render's second: two run, eight wait, two are refused (one, should a render end
+    // before the last arrives).
+    const refusedCount = answers.filter((answer) => answer.statusCode === 429).length;
+    expect(answers.filter((answer) => answer.statusCode === 422)).toHaveLength(12 - refusedCount);
+    expect([1, 2]).toContain(refusedCount);
+    const refused = answers.find((answer) => answer.statusCode === 429)!;
+    expect(refused.json().error.code).toBe('TOO_MANY_REQUESTS');
+    expect(refused.headers['retry-after']).toBe('1');
+  });
+
   it('answers 422 naming the output limit for a mail over 1 MiB', async () => {
     const created = await create(a, {
       ...reward,

@@ -14,8 +14,11 @@ import type { RenderOutcome, RenderTask } from './render-worker.js';
 export const RENDERS_PER_ORGANIZATION = 2;
 /** Renders of one organization that may wait for a turn before a request's render is refused with 429. */
 export const RENDERS_WAITING_PER_ORGANIZATION = 8;
-/** Two threads at least (one organization's two renders do not hold every thread), four at most. */
-const THREADS = Math.min(4, Math.max(2, availableParallelism()));
+/**
+ * One more thread than an organization may use, so that another organization's render never waits for a storm of one;
+ * one a core beyond that, four at most.
+ */
+const THREADS = Math.min(4, Math.max(RENDERS_PER_ORGANIZATION + 1, availableParallelism()));
 /**
  * Liquid stops a render at its time limit; should a render ever run where Liquid does not look at the clock, its
  * thread is terminated this long after the render started on it.
