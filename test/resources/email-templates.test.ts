@@ -132,6 +132,24 @@ describe('POST /v1/email-templates', () => {
     expect(locale.json().error.details[0].path).toBe('body.locale');
   });
 
+  it('refuses a template that cannot render within the limits with its sample data, naming the part and the limit', async () => {
+    const before = await eventsOf(t, a.organization.id, TEMPLATE_EVENTS);
+    const heavy = await post(a, {
+      ...reward,
+      locale: 'ro',
+      text: '{% for a in (1..10000) %}{% for b in (1..10000) %}{% for c in (1..10000) %}x{% endfor %}{% endfor %}{% endfor %}',
+    });
+    expect(heavy.statusCode, heavy.body).toBe(400);
+    expect(heavy.json().error.details).toEqual([
+      { path: 'body.text', message: 'cannot be rendered with the sample data within its 1,000 ms CPU-time limit' },
+    ]);
+    const huge = await post(a, { ...reward, locale: 'ro', html: '{% for i in (1..100000000) %}{% endfor %}' });
+    expect(huge.statusCode, huge.body).toBe(400);
+    expect(huge.json().error.details[0].path).toBe('body.html');
+    expect(huge.json().error.details[0].message).toContain('memory limit');
+    expect(await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).toEqual(before);
+  });
+
   it('names every missing field', async () => {
     const response = await post(a, { name: 'x' });
     expect(response.statusCode).toBe(400);
@@ -259,6 +277,25 @@ describe('PATCH /v1/email-templates/{id}', () => {
     expect((await eventsOf(t, a.organization.id, TEMPLATE_EVENTS)).length).toBe(before);
   });
 
+  it('refuses a change that makes the template exceed the render limits, changing nothing', async () => {
+    const created = await create(a, { ...reward, locale: 'bg' });
+    const response = await patch(a, created.id, {
+      data: { html: `{% for i in (1..200) %}${'y'.repeat(10_000)}{% endfor %}` },
+    });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error.details).toEqual([
+      {
+        path: 'body.data.html',
+        message:
+          'cannot be rendered with the sample data within its output limit (1,048,576 bytes of subject, HTML and text together)',
+      },
+    ]);
+    const missing = await patch(b, created.id, { html: '{% for i in (1..100000000) %}{% endfor %}' });
+    expect(missing.statusCode).toBe(404);
+    const unchanged = await t.request({ method: 'GET', url: `/v1/email-templates/${created.id}`, key: a.key });
+    expect(unchanged.json()).toEqual(created);
+  });
+
   it('refuses activating a second template of a kind and locale (409)', async () => {
     const tenant = await t.tenant();
     await create(tenant, reward);
@@ -324,15 +361,74 @@ describe('POST /v1/email-templates/{id}/preview', () => {
     ]);
   });
 
-  it('answers 400 naming the part when rendering exceeds its bounds, instead of holding the server', async () => {
+  it('answers 422 naming the limit when rendering exceeds its bounds, instead of holding the server', async () => {
+    // Light with the samples (so it can be saved), heavy with the name the preview sends.
     const created = await create(a, {
       ...reward,
       locale: 'cs',
-      html: '{% for i in (1..100000000) %}{{ i }}{% endfor %}',
+      html: '{% if customer.firstName == "Bo" %}{% for i in (1..100000000) %}{{ i }}{% endfor %}{% endif %}',
     });
-    const response = await preview(a, created.id);
-    expect(response.statusCode, response.body).toBe(400);
+    const response = await preview(a, created.id, { variables: { customer: { firstName: 'Bo' } } });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().error.code).toBe('UNPROCESSABLE');
+    expect(response.json().error.message).toBe(
+      'Template rendering exceeded its memory limit (10,000,000 characters or list items allocated in a part) (in the html part).',
+    );
     expect(response.json().error.details[0].path).toBe('html');
+  });
+
+  it('answers 422 naming the time limit for a render that runs too long', async () => {
+    const created = await create(a, {
+      ...reward,
+      locale: 'sk',
+      text: '{% for a in (1..daysLeft) %}{% for b in (1..daysLeft) %}{% for c in (1..daysLeft) %}x{% endfor %}{% endfor %}{% endfor %}',
+      kind: 'rewardExpiringSoon',
+    });
+    const response = await preview(a, created.id, { variables: { daysLeft: 10000 } });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().error.message).toBe(
+      'Template rendering exceeded its 1,000 ms CPU-time limit (in the text part).',
+    );
+  });
+
+  it("renders two of an organization's previews at once and queues eight; beyond that 429, while another organization's previews go on", async () => {
+    const [heavy, other] = [await t.tenant(), await t.tenant()];
+    const loops = await create(heavy, {
+      ...reward,
+      kind: 'rewardExpiringSoon',
+      text: '{% for a in (1..daysLeft) %}{% for b in (1..daysLeft) %}{% for c in (1..daysLeft) %}x{% endfor %}{% endfor %}{% endfor %}',
+    });
+    const light = await create(other, reward);
+    await preview(heavy, loops.id); // the pool's threads started
+    const storm = Promise.all(
+      Array.from({ length: 12 }, () => preview(heavy, loops.id, { variables: { daysLeft: 10000 } })),
+    );
+    let stormEnded = false;
+    void storm.then(() => (stormEnded = true));
+    const meanwhile = await preview(other, light.id);
+    expect(meanwhile.statusCode, meanwhile.body).toBe(200);
+    expect(stormEnded).toBe(false);
+    const answers = await storm;
+    // Twelve arrive within the first render's second: two run, eight wait, two are refused (one, should a render end
+    // before the last arrives).
+    const refusedCount = answers.filter((answer) => answer.statusCode === 429).length;
+    expect(answers.filter((answer) => answer.statusCode === 422)).toHaveLength(12 - refusedCount);
+    expect([1, 2]).toContain(refusedCount);
+    const refused = answers.find((answer) => answer.statusCode === 429)!;
+    expect(refused.json().error.code).toBe('TOO_MANY_REQUESTS');
+    expect(refused.headers['retry-after']).toBe('1');
+  });
+
+  it('answers 422 naming the output limit for a mail over 1 MiB', async () => {
+    const created = await create(a, {
+      ...reward,
+      locale: 'hu',
+      kind: 'rewardExpiringSoon',
+      text: `{% for i in (1..daysLeft) %}${'x'.repeat(10_000)}{% endfor %}`,
+    });
+    const response = await preview(a, created.id, { variables: { daysLeft: 200 } });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().error.message).toContain('exceeded its output limit (1,048,576 bytes');
   });
 
   it('keeps the raw filter out of the HTML part', async () => {
@@ -356,7 +452,7 @@ describe('what the mail sender uses', () => {
     expect(await activeTemplateFor(db(), org, 'surveyRequest', 'en')).toBeUndefined();
     expect(await activeTemplateFor(db(), a.organization.id, 'pointsExpiringSoon', 'xx')).toBeDefined();
     expect(await activeTemplateFor(db(), b.organization.id, 'rewardIssued')).toBeUndefined();
-    const mail = await renderTemplate(de, {
+    const mail = await renderTemplate(org, de, {
       customer: { firstName: 'Jo', lastName: '', email: 'jo@example.com' },
       organization: { name: 'Shop' },
       reward: { code: 'C1', description: '', expiresAt: '' },

@@ -188,6 +188,22 @@ describe('D20: a summary exists once the product has enough published reviews', 
   });
 });
 
+describe('what a generation reads', () => {
+  it('reads the newest reviews within 150,000 characters, so that one product cannot hold the server for long', async () => {
+    const p = await productWithReviews(0);
+    // Ten reviews of 20,000 characters (the longest a body may be) and a title of 9 or 10: seven fit the budget.
+    const long = simpleReviews(p.productId, p.slug, 10).map((row, index) => ({
+      ...row,
+      body: `${`Review ${index + 1} says the fit is perfect and the fabric feels soft. `.repeat(400)}`.slice(0, 20_000),
+    }));
+    await importReviews(t, p.tenant, long);
+    await drain(runner, clock);
+    const summary = await ok(p.client.summary(p.productId));
+    expect(summary.reviewCount).toBe(7);
+    expect(summary.newestReviewAt).toBe(long[9]!.createdAt);
+  });
+});
+
 describe('lifecycle: regenerate, accept, revert', () => {
   it('regenerate queues a summary that goes live when written, keeping the replaced one in previous', async () => {
     const p = await productWithReviews(6);

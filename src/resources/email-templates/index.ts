@@ -40,4 +40,6 @@ export async function activeTemplateFor(
 
 /** Rendering a template with the mail's variables, and the variables each kind of mail must supply. */
 export { renderTemplate, type RenderedMail } from './liquid.js';
+/** Held by every app while it is open, so that closing the last one ends the render threads. */
+export { holdRenderPool } from './render-pool.js';
 export { sampleVariables, TEMPLATE_VARIABLES, type TemplateVariables } from './variables.js';

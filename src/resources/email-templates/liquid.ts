@@ -1,48 +1,24 @@
-import { analyzeSync, Liquid, type Template } from 'liquidjs';
-import { validationError, type ErrorDetail } from '../../core/errors.js';
+import { analyzeSync, type Template } from 'liquidjs';
+import { ApiError, unprocessable, validationError, type ErrorDetail } from '../../core/errors.js';
 import type { EmailTemplateKind } from '../../records/email-template.js';
-import { TEMPLATE_VARIABLES, type TemplateVariables } from './variables.js';
+import {
+  describeLimit,
+  engineOf,
+  messageOf,
+  TEMPLATE_PARTS,
+  type RenderedMail,
+  type TemplatePart,
+  type TemplateSources,
+} from './engine.js';
+import { RenderQueueFull, renderOnPool } from './render-pool.js';
+import type { RenderOutcome } from './render-worker.js';
+import { sampleVariables, TEMPLATE_VARIABLES, type TemplateVariables } from './variables.js';
 
-/** The parts of a template, each Liquid source (docs/api.md#email-templates). */
-export const TEMPLATE_PARTS = ['subject', 'html', 'text'] as const;
-export type TemplatePart = (typeof TEMPLATE_PARTS)[number];
-export type TemplateSources = Record<TemplatePart, string>;
+export { TEMPLATE_PARTS, type RenderedMail, type TemplatePart, type TemplateSources } from './engine.js';
 
 /** A subject is one header line (RFC 5322 caps a line at 998 characters); a part at 256 KiB. */
 export const MAX_SUBJECT_LENGTH = 998;
 export const MAX_PART_BYTES = 256 * 1024;
-
-/**
- * Liquid without its file tags (include, render, layout): a template is only its own text, nothing it names can read
- * the server's disk. Unknown filters are refused when saved rather than ignored when sent (strictFilters), and
- * rendering is bounded in time and memory, so a loop over a huge range cannot hold the server
- * (docs/api.md#email-templates).
- */
-function engine(escapeOutput: boolean): Liquid {
-  const liquid = new Liquid({
-    strictFilters: true,
-    ownPropertyOnly: true,
-    // An empty in-memory file system: even a file tag brought back could read nothing from disk.
-    templates: {},
-    // Times are UTC strings (docs/api.md#variables); the date filter shows them in UTC whatever the server's zone.
-    timezoneOffset: 0,
-    ...(escapeOutput ? { outputEscape: 'escape' as const } : {}),
-    parseLimit: 1_000_000,
-    renderLimit: 1_000,
-    memoryLimit: 10_000_000,
-  });
-  for (const tag of ['include', 'render', 'layout']) delete liquid.tags[tag];
-  // In the HTML part every output is escaped; raw would let a customer's name carry markup into the mail.
-  if (escapeOutput) delete liquid.filters['raw'];
-  return liquid;
-}
-
-const htmlEngine = engine(true);
-const plainEngine = engine(false);
-const engineOf = (part: TemplatePart) => (part === 'html' ? htmlEngine : plainEngine);
-
-/** The first line of a Liquid error, which names the line and column (e.g. `tag "foo" not found, line:1, col:4`). */
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 
 function parse(part: TemplatePart, source: string, path: string): Template[] {
   try {
@@ -120,30 +96,89 @@ export function checkTemplate(kind: EmailTemplateKind, parts: Partial<TemplateSo
   }
 }
 
-/** What a template renders to: the subject on one line, the HTML part escaped, the text part as written. */
-export interface RenderedMail {
-  subject: string;
-  html: string;
-  text: string;
+const busy = () =>
+  new ApiError(
+    'TOO_MANY_REQUESTS',
+    'This organization already has its most template renders running and waiting: retry in a moment.',
+    undefined,
+    { 'retry-after': '1' },
+  );
+
+/** What a failed render says: the part (when known) and the limit it reached, or Liquid's own message. */
+function failureOf(outcome: Extract<RenderOutcome, { ok: false }>): string {
+  if (outcome.limit) {
+    return `Template rendering exceeded ${describeLimit(outcome.limit)}${outcome.part ? ` (in the ${outcome.part} part)` : ''}.`;
+  }
+  return `The template's ${outcome.part ?? 'html'} could not be rendered: ${outcome.message}.`;
 }
 
 /**
- * Renders a saved template with the given variables (the mail sender's, or the preview's samples). A template that
- * fails while rendering (a render limit, a bad filter argument) is 400 naming the part.
+ * Renders a template for a mail being queued, on the render pool within the organization's turns (waiting for one,
+ * never refused). A template that fails (a limit reached, a bad filter argument) throws, and the caller skips the mail
+ * (docs/api.md#rendering-limits).
  */
-export async function renderTemplate(template: TemplateSources, variables: TemplateVariables): Promise<RenderedMail> {
-  const rendered = {} as RenderedMail;
-  for (const part of TEMPLATE_PARTS) {
-    try {
-      const engine = engineOf(part);
-      rendered[part] = String(await engine.render(engine.parse(template[part]), variables));
-    } catch (error) {
-      throw validationError(`The template's ${part} could not be rendered: ${messageOf(error)}.`, [
-        { path: part, message: `could not be rendered: ${messageOf(error)}` },
-      ]);
-    }
-  }
-  // A subject is a header: a line break in a variable must not start another header line.
-  rendered.subject = rendered.subject.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-  return rendered;
+export async function renderTemplate(
+  organizationId: string,
+  template: TemplateSources,
+  variables: TemplateVariables,
+): Promise<RenderedMail> {
+  const outcome = await renderOnPool(organizationId, { sources: pick(template), variables }, 'wait');
+  if (outcome.ok) return outcome.rendered;
+  throw new Error(failureOf(outcome));
 }
+
+/**
+ * The preview's render: a limit reached is 422 naming it, Liquid refusing the template is 400 naming the part, and an
+ * organization with its most renders already running and waiting is 429 (docs/api.md#rendering-limits).
+ */
+export async function previewTemplate(
+  organizationId: string,
+  template: TemplateSources,
+  variables: TemplateVariables,
+): Promise<RenderedMail> {
+  const outcome = await renderRefusingWhenBusy(organizationId, template, variables);
+  if (outcome.ok) return outcome.rendered;
+  const path = outcome.part ?? 'html';
+  if (outcome.limit) {
+    throw unprocessable(failureOf(outcome), [{ path, message: `exceeded ${describeLimit(outcome.limit)}` }]);
+  }
+  throw validationError(failureOf(outcome), [{ path, message: `could not be rendered: ${outcome.message}` }]);
+}
+
+/**
+ * When saved (POST and PATCH), the template is rendered with its kind's sample data, as the preview does: one that
+ * cannot render within the limits is 400 naming the part and the limit, so no template is saved whose mails would never
+ * be queued (docs/api.md#rendering-limits). Only the limits are checked here; a real customer's values may still differ.
+ */
+export async function checkRendersWithinLimits(
+  organizationId: string,
+  kind: EmailTemplateKind,
+  template: TemplateSources,
+  path: string,
+): Promise<void> {
+  const outcome = await renderRefusingWhenBusy(organizationId, template, sampleVariables(kind));
+  if (outcome.ok || !outcome.limit) return;
+  const fieldPath = `${path}.${outcome.part ?? 'html'}`;
+  const message = `cannot be rendered with the sample data within ${describeLimit(outcome.limit)}`;
+  throw validationError(`Invalid template: ${fieldPath} ${message}.`, [{ path: fieldPath, message }]);
+}
+
+async function renderRefusingWhenBusy(
+  organizationId: string,
+  template: TemplateSources,
+  variables: TemplateVariables,
+): Promise<RenderOutcome> {
+  try {
+    return await renderOnPool(organizationId, { sources: pick(template), variables }, 'refuse');
+  } catch (error) {
+    if (error instanceof RenderQueueFull) throw busy();
+    throw error;
+  }
+}
+
+/** Only the three sources go to the thread: a record's other fields are no business of the render. */
+const pick = (template: TemplateSources): TemplateSources => ({
+  subject: template.subject,
+  html: template.html,
+  text: template.text,
+});

@@ -14,13 +14,19 @@ import {
   EmailTemplatePreviewBody,
   RenderedEmail,
 } from './schemas.js';
+import { holdRenderPool } from './render-pool.js';
 import { EmailTemplateService } from './service.js';
 
 const tags = ['email-templates'];
 const ACTIVE_TAKEN = 'with isActive true, another active template of the same kind and locale exists';
+/** Saving and previewing render the template (docs/api.md#rendering-limits). */
+const RENDERS_BUSY =
+  'the organization cannot afford the cost now, or already has its most template renders running and waiting; see Retry-After';
 
 export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): void {
   const templates = new EmailTemplateService(db);
+  // Renders run on a pool of threads shared by the process; the app holds it until it closes.
+  app.addHook('onClose', holdRenderPool());
   const read = { permission: 'mail:read', cost: 1 };
   const write = { permission: 'mail:write', cost: 1 };
 
@@ -45,7 +51,7 @@ export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): v
       config: {
         ...write,
         checkBody: checkCreateBody(EMAIL_TEMPLATE_REQUIRED, 'email template'),
-        refusals: { 409: ACTIVE_TAKEN },
+        refusals: { 409: ACTIVE_TAKEN, 429: RENDERS_BUSY },
       },
       schema: {
         operationId: 'createEmailTemplate',
@@ -80,7 +86,7 @@ export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): v
   app.patch(
     '/email-templates/:id',
     {
-      config: { ...write, refusals: { 409: ACTIVE_TAKEN } },
+      config: { ...write, refusals: { 409: ACTIVE_TAKEN, 429: RENDERS_BUSY } },
       schema: {
         operationId: 'updateEmailTemplate',
         summary:
@@ -112,7 +118,13 @@ export function emailTemplateRoutes(app: PatronApp, { db }: PlatformServices): v
   app.post(
     '/email-templates/:id/preview',
     {
-      config: read,
+      config: {
+        ...read,
+        refusals: {
+          422: 'template rendering exceeded its CPU-time, memory or output limit, which the message names',
+          429: RENDERS_BUSY,
+        },
+      },
       // The body is optional (only variables to override the samples).
       preValidation: optionalBody,
       schema: {

@@ -13,7 +13,7 @@ import {
   type EmailTemplate,
   type EmailTemplateKind,
 } from '../../records/email-template.js';
-import { checkTemplate, renderTemplate, type RenderedMail } from './liquid.js';
+import { checkRendersWithinLimits, checkTemplate, previewTemplate, type RenderedMail } from './liquid.js';
 import { emailTemplateList } from './list.js';
 import {
   deleteEmailTemplateRow,
@@ -69,6 +69,12 @@ export class EmailTemplateService {
     const kind = fields.kind!;
     const locale = canonicalLocale(fields.locale ?? 'en', `${path}.locale`);
     checkTemplate(kind, fields, path);
+    await checkRendersWithinLimits(
+      organizationId,
+      kind,
+      { subject: fields.subject!, html: fields.html!, text: fields.text ?? '' },
+      path,
+    );
     try {
       return await this.db.transaction().execute(async (trx) => {
         const row = await insertEmailTemplate(trx, {
@@ -94,6 +100,7 @@ export class EmailTemplateService {
   async update(organizationId: string, id: string, body: EmailTemplatePatchBody | undefined): Promise<EmailTemplate> {
     const { fields, path } = unwrapData<EmailTemplatePatchInput>(body, 'email template');
     const locale = fields.locale === undefined ? undefined : canonicalLocale(fields.locale, `${path}.locale`);
+    await this.checkChangedTemplateRenders(organizationId, id, fields, path);
     let taken: { kind: EmailTemplateKind; locale: string } | undefined;
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -113,6 +120,32 @@ export class EmailTemplateService {
       if (isUniqueViolation(error) && taken) throw activeTaken(taken.kind, taken.locale);
       throw error;
     }
+  }
+
+  /**
+   * A PATCH that changes a part renders the template as it would be saved, before the transaction: a render takes up to
+   * its time limit, and on the embedded engine a transaction holds every other request's queries
+   * (docs/api.md#rendering-limits). A write racing this one on another part is not re-checked; the mail sender's own
+   * limits still stop its mails.
+   */
+  private async checkChangedTemplateRenders(
+    organizationId: string,
+    id: string,
+    fields: EmailTemplatePatchInput,
+    path: string,
+  ): Promise<void> {
+    if (fields.subject === undefined && fields.html === undefined && fields.text === undefined) return;
+    const before = await findEmailTemplate(this.db, organizationId, id);
+    if (!before) throw notFound('The email template');
+    const kind = before.kind as EmailTemplateKind;
+    // The syntax and variables first, so that a broken part is named as such rather than rendered.
+    checkTemplate(kind, fields, path);
+    await checkRendersWithinLimits(
+      organizationId,
+      kind,
+      { subject: fields.subject ?? before.subject, html: fields.html ?? before.html, text: fields.text ?? before.text },
+      path,
+    );
   }
 
   /** A template a survey flow writes its requests with cannot go: 409 (docs/api.md#email-templates). */
@@ -139,7 +172,7 @@ export class EmailTemplateService {
     const row = await findEmailTemplate(this.db, organizationId, id);
     if (!row) throw notFound('The email template');
     const kind = row.kind as EmailTemplateKind;
-    return renderTemplate(row, withOverrides(kind, body?.variables ?? {}));
+    return previewTemplate(organizationId, row, withOverrides(kind, body?.variables ?? {}));
   }
 }
 

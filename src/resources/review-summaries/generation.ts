@@ -56,6 +56,25 @@ function validated(output: unknown, read: readonly SummarizableReviewRow[]): Gen
   return { ...summary, sourceReviewIds: [...new Set(sourceReviewIds as string[])] };
 }
 
+/**
+ * The newest reviews within the generator's bounds (reviews come oldest first), oldest first again; always the newest
+ * one, since no review is longer than any bound (docs/api.md#summary-generators).
+ */
+function newestWithin(
+  reviews: readonly SummarizableReviewRow[],
+  { maxReviews = Infinity, maxCharacters = Infinity }: Pick<SummaryGenerator, 'maxReviews' | 'maxCharacters'>,
+): SummarizableReviewRow[] {
+  let first = reviews.length;
+  let characters = 0;
+  while (first > 0 && reviews.length - first < maxReviews) {
+    const review = reviews[first - 1]!;
+    characters += review.title.length + review.body.length;
+    if (characters > maxCharacters && first < reviews.length) break;
+    first -= 1;
+  }
+  return reviews.slice(first);
+}
+
 const toReviewText = (row: SummarizableReviewRow) => ({
   id: row.id,
   rating: row.rating,
@@ -134,11 +153,7 @@ async function generateOnce(
     );
     return 'belowThreshold';
   }
-  // Reviews come oldest first: a generator with a limit reads the newest.
-  const read =
-    generator.maxReviews !== undefined && reviews.length > generator.maxReviews
-      ? reviews.slice(-generator.maxReviews)
-      : reviews;
+  const read = newestWithin(reviews, generator);
   const context = {
     organizationId,
     productId,

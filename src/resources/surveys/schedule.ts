@@ -75,7 +75,7 @@ export async function scheduleSurveys(
   for (const survey of fresh) {
     const { order, flow } = survey;
     try {
-      const rendered = await renderTemplate(flow, {
+      const rendered = await renderTemplate(organizationId, flow, {
         customer: { firstName: order.first_name ?? '', lastName: order.last_name ?? '', email: order.email },
         organization: { name: order.organization_name },
         survey: { id: survey.id, url: surveyUrl(order.domain, survey.id) },

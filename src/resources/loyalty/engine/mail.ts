@@ -123,7 +123,7 @@ async function renderAndQueue(
   for (const { customer, variables, about } of mails) {
     let rendered;
     try {
-      rendered = await renderTemplate(template, variables);
+      rendered = await renderTemplate(organizationId, template, variables);
     } catch (error) {
       logger.warn(
         {

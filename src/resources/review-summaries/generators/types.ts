@@ -33,6 +33,8 @@ export interface SummaryGenerator {
   readonly promptVersion: number;
   /** The most reviews one generation reads (the newest ones); undefined reads them all. */
   readonly maxReviews?: number | undefined;
+  /** The most characters (titles and bodies) those reviews may hold together; undefined for no bound. */
+  readonly maxCharacters?: number | undefined;
   generate(reviews: readonly ReviewText[]): Promise<GeneratorOutput>;
 }
 

@@ -10,9 +10,21 @@ import { EXTRACTIVE_IDENTITY, EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION } from './
 
 export { EXTRACTIVE_MODEL_ID, EXTRACTIVE_VERSION };
 
-/** The built-in generator: no network, no model download, the same summary for the same reviews. */
+/**
+ * The built-in generator: no network, no model download, the same summary for the same reviews. It runs on the
+ * server's thread, and its time grows faster than the text it reads, so it reads the newest reviews up to these bounds:
+ * about 0.2 s of CPU on a quiet machine (docs/api.md#summary-generators).
+ */
+export const EXTRACTIVE_MAX_REVIEWS = 1_000;
+export const EXTRACTIVE_MAX_CHARACTERS = 150_000;
+
 export function createExtractiveGenerator(): SummaryGenerator {
-  return { ...EXTRACTIVE_IDENTITY, generate: async (reviews) => summarizeWithSources(reviews) };
+  return {
+    ...EXTRACTIVE_IDENTITY,
+    maxReviews: EXTRACTIVE_MAX_REVIEWS,
+    maxCharacters: EXTRACTIVE_MAX_CHARACTERS,
+    generate: async (reviews) => summarizeWithSources(reviews),
+  };
 }
 
 interface AnalyzedReview {
