@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   RETENTION_DELIVERIES_DAYS: Type.Optional(Type.String()),
   RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
   RETENTION_JOBS_DAYS: Type.Optional(Type.String()),
+  RETENTION_MAIL_DAYS: Type.Optional(Type.String()),
   RETENTION_BATCH_ROWS: Type.Optional(Type.String()),
   EXPORT_MAX_ROWS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,7}$' })),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
@@ -83,6 +84,8 @@ export interface RetentionConfig {
   deliveriesDays: number;
   eventsDays: number;
   jobsDays: number;
+  /** Days a mail (its log entry and its body) is kept once settled (docs/api.md#retention-windows). */
+  mailDays: number;
   batchRows: number;
 }
 
@@ -149,6 +152,7 @@ const RETENTION_LIMITS = {
   RETENTION_DELIVERIES_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_EVENTS_DAYS: { fallback: 7, min: 1, max: 3650 },
   RETENTION_JOBS_DAYS: { fallback: 30, min: 1, max: 3650 },
+  RETENTION_MAIL_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_BATCH_ROWS: { fallback: 2000, min: 100, max: 10000 },
 } as const;
 
@@ -165,6 +169,7 @@ function retention(values: Static<typeof EnvSchema>): RetentionConfig {
     deliveriesDays: read('RETENTION_DELIVERIES_DAYS'),
     eventsDays: read('RETENTION_EVENTS_DAYS'),
     jobsDays: read('RETENTION_JOBS_DAYS'),
+    mailDays: read('RETENTION_MAIL_DAYS'),
     batchRows: read('RETENTION_BATCH_ROWS'),
   };
 }
@@ -212,6 +217,7 @@ function describe(name: string): string {
     case 'RETENTION_EVENTS_DAYS':
       return 'expected a whole number of days from 1 to 3650 (default 7).';
     case 'RETENTION_JOBS_DAYS':
+    case 'RETENTION_MAIL_DAYS':
       return 'expected a whole number of days from 1 to 3650 (default 30).';
     case 'RETENTION_BATCH_ROWS':
       return 'expected a whole number of rows from 100 to 10000 (default 2000).';
