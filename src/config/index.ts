@@ -94,13 +94,15 @@ export class ConfigError extends Error {}
 const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 
 /**
- * Variables whose values carry credentials (a password in a URL, a key): a message about them names the variable and
- * never prints the value, which would land in terminals, CI logs and process supervisors' logs.
+ * A message about a bad value names the variable and never prints the value: it would land in terminals, CI logs and
+ * process supervisors' logs, and a URL or key carries credentials (those say so, so nobody goes looking for it).
  */
 const CREDENTIAL_BEARING = /(_URL|_KEY)$/;
 
-const shown = (name: string, value: unknown) =>
-  CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : `${name}=${JSON.stringify(value ?? '')}`;
+/** The variables holding a URL, each parsed at start. */
+const URL_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REVIEW_SUMMARY_OPENAI_URL', 'SMTP_URL'] as const;
+
+const shown = (name: string) => (CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : name);
 
 /** Reads and validates the environment; a bad value throws one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -114,11 +116,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const firstError = Schema.Errors(EnvSchema, known)[1][0];
   if (firstError) {
     const name = firstError.instancePath.replace(/^\//, '') || 'environment';
-    throw new ConfigError(`Invalid ${shown(name, known[name])}: ${describe(name)}`);
+    throw new ConfigError(`Invalid ${shown(name)}: ${describe(name)}`);
+  }
+  // A URL the schema's pattern lets through may still not parse (a port past 65535, an unclosed `[`); the driver
+  // would then stop the start with a bare "Invalid URL" naming nothing, so every URL is parsed here first.
+  for (const name of URL_VARIABLES) {
+    const value = known[name];
+    if (value !== undefined && !URL.canParse(value))
+      throw new ConfigError(`Invalid ${shown(name)}: not a valid URL; ${describe(name)}`);
   }
   const values = known as Static<typeof EnvSchema>;
   const port = Number(values.PORT ?? 3000);
-  if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT=${port}: ${describe('PORT')}`);
+  if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT: ${describe('PORT')}`);
   const webhookTimeoutMs = Number(values.WEBHOOK_TIMEOUT_MS ?? 10000);
   if (webhookTimeoutMs < 1) throw new ConfigError(`Invalid WEBHOOK_TIMEOUT_MS: ${describe('WEBHOOK_TIMEOUT_MS')}`);
   if (values.SMTP_URL && !values.MAIL_FROM)
