@@ -32,7 +32,7 @@ export function remoteOf(options: RemoteOptions, env: NodeJS.ProcessEnv = proces
   try {
     new URL(base);
   } catch {
-    throw new RemoteError(`--url / PATRON_URL is not a URL: ${base}`);
+    throw new RemoteError(`--url / PATRON_URL is not a valid URL`);
   }
   return { base, key };
 }

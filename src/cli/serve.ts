@@ -108,6 +108,8 @@ export async function serve(options: { dispatch?: boolean; jobs?: boolean } = {}
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
       logger: runtime.app.log,
+      // The embedded database belongs to this process alone (docs/api.md#one-process-per-embedded-database).
+      soleSender: database.engine === 'pglite',
     });
   }
   runtime.app.log.info({ readyInMs: Math.round(performance.now()), engine: database.engine }, 'ready');

@@ -30,10 +30,10 @@ export function dashboardBaseUrl(url: string | undefined, env: NodeJS.ProcessEnv
   try {
     parsed = new URL(base);
   } catch {
-    throw new Error(`--url / PATRON_URL is not a URL: ${base}`);
+    throw new Error(`--url / PATRON_URL is not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`--url / PATRON_URL must be an http or https URL: ${base}`);
+    throw new Error(`--url / PATRON_URL must be an http or https URL`);
   }
   return base;
 }

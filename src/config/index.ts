@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   RETENTION_DELIVERIES_DAYS: Type.Optional(Type.String()),
   RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
   RETENTION_JOBS_DAYS: Type.Optional(Type.String()),
+  RETENTION_MAIL_DAYS: Type.Optional(Type.String()),
   RETENTION_BATCH_ROWS: Type.Optional(Type.String()),
   EXPORT_MAX_ROWS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,7}$' })),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
@@ -83,6 +84,8 @@ export interface RetentionConfig {
   deliveriesDays: number;
   eventsDays: number;
   jobsDays: number;
+  /** Days a mail (its log entry and its body) is kept once settled (docs/api.md#retention-windows). */
+  mailDays: number;
   batchRows: number;
 }
 
@@ -91,13 +94,15 @@ export class ConfigError extends Error {}
 const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 
 /**
- * Variables whose values carry credentials (a password in a URL, a key): a message about them names the variable and
- * never prints the value, which would land in terminals, CI logs and process supervisors' logs.
+ * A message about a bad value names the variable and never prints the value: it would land in terminals, CI logs and
+ * process supervisors' logs, and a URL or key carries credentials (those say so, so nobody goes looking for it).
  */
 const CREDENTIAL_BEARING = /(_URL|_KEY)$/;
 
-const shown = (name: string, value: unknown) =>
-  CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : `${name}=${JSON.stringify(value ?? '')}`;
+/** The variables holding a URL, each parsed at start. */
+const URL_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REVIEW_SUMMARY_OPENAI_URL', 'SMTP_URL'] as const;
+
+const shown = (name: string) => (CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : name);
 
 /** Reads and validates the environment; a bad value throws one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -111,11 +116,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const firstError = Schema.Errors(EnvSchema, known)[1][0];
   if (firstError) {
     const name = firstError.instancePath.replace(/^\//, '') || 'environment';
-    throw new ConfigError(`Invalid ${shown(name, known[name])}: ${describe(name)}`);
+    throw new ConfigError(`Invalid ${shown(name)}: ${describe(name)}`);
+  }
+  // A URL the schema's pattern lets through may still not parse (a port past 65535, an unclosed `[`); the driver
+  // would then stop the start with a bare "Invalid URL" naming nothing, so every URL is parsed here first.
+  for (const name of URL_VARIABLES) {
+    const value = known[name];
+    if (value !== undefined && !URL.canParse(value))
+      throw new ConfigError(`Invalid ${shown(name)}: not a valid URL; ${describe(name)}`);
   }
   const values = known as Static<typeof EnvSchema>;
   const port = Number(values.PORT ?? 3000);
-  if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT=${port}: ${describe('PORT')}`);
+  if (port < 1 || port > 65535) throw new ConfigError(`Invalid PORT: ${describe('PORT')}`);
   const webhookTimeoutMs = Number(values.WEBHOOK_TIMEOUT_MS ?? 10000);
   if (webhookTimeoutMs < 1) throw new ConfigError(`Invalid WEBHOOK_TIMEOUT_MS: ${describe('WEBHOOK_TIMEOUT_MS')}`);
   if (values.SMTP_URL && !values.MAIL_FROM)
@@ -149,6 +161,7 @@ const RETENTION_LIMITS = {
   RETENTION_DELIVERIES_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_EVENTS_DAYS: { fallback: 7, min: 1, max: 3650 },
   RETENTION_JOBS_DAYS: { fallback: 30, min: 1, max: 3650 },
+  RETENTION_MAIL_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_BATCH_ROWS: { fallback: 2000, min: 100, max: 10000 },
 } as const;
 
@@ -165,6 +178,7 @@ function retention(values: Static<typeof EnvSchema>): RetentionConfig {
     deliveriesDays: read('RETENTION_DELIVERIES_DAYS'),
     eventsDays: read('RETENTION_EVENTS_DAYS'),
     jobsDays: read('RETENTION_JOBS_DAYS'),
+    mailDays: read('RETENTION_MAIL_DAYS'),
     batchRows: read('RETENTION_BATCH_ROWS'),
   };
 }
@@ -212,6 +226,7 @@ function describe(name: string): string {
     case 'RETENTION_EVENTS_DAYS':
       return 'expected a whole number of days from 1 to 3650 (default 7).';
     case 'RETENTION_JOBS_DAYS':
+    case 'RETENTION_MAIL_DAYS':
       return 'expected a whole number of days from 1 to 3650 (default 30).';
     case 'RETENTION_BATCH_ROWS':
       return 'expected a whole number of rows from 100 to 10000 (default 2000).';

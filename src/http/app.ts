@@ -249,10 +249,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
 /**
  * What the HTTP server refuses before Fastify sees a request: headers over MAX_HEADER_BYTES (431), a request not
  * received within its time-out (408) or a malformed request (400), answered in the error envelope
- * (docs/api.md#error-envelope) on the raw socket, then closed. A connection reset needs no answer.
+ * (docs/api.md#error-envelope) on the raw socket, then closed for good. Ending our side is not enough: Node's HTTP
+ * server keeps sockets half-open, so a client that went on trickling its body after the 408 held the socket as long
+ * as it liked (one was still open 45 s after a 30 s limit). So the socket is destroyed once the answer is written,
+ * and at once when it can no longer be written to (docs/api.md#slow-clients). A connection reset needs no answer.
  */
 function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) return;
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const refusal =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new ApiError(
@@ -276,8 +279,13 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
       '',
       body,
     ].join('\r\n'),
+    () => socket.destroy(),
   );
+  // A client that reads nothing may never let the answer flush: it gets a second at most.
+  setTimeout(() => socket.destroy(), CLOSE_AFTER_ANSWER_MS).unref();
 }
+
+const CLOSE_AFTER_ANSWER_MS = 1_000;
 
 /**
  * Errors the router raises before any hook runs: a path that is not valid percent-encoding, or a path parameter longer

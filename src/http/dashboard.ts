@@ -92,11 +92,11 @@ export async function registerDashboard(app: PatronApp, root: string): Promise<v
       }
       const path = (request.params as { '*'?: string })['*'] ?? '';
       if (path !== '' && path !== 'index.html') {
-        const file = await sendFile(request, reply, root, path);
-        if (file) return file;
+        if (await sendFile(request, reply, root, path)) return reply;
         if (LOOKS_LIKE_A_FILE.test(path)) throw notFound('The file');
       }
-      return sendFile(request, reply, root, 'index.html');
+      await sendFile(request, reply, root, 'index.html');
+      return reply;
     };
     dashboard.get('/dashboard', { schema: { hide: true } }, handler);
     dashboard.get('/dashboard/*', { schema: { hide: true } }, handler);
@@ -105,22 +105,20 @@ export async function registerDashboard(app: PatronApp, root: string): Promise<v
 
 /**
  * Sends root/path (path as it came in the URL, still percent-encoded; @fastify/send decodes it and refuses `..` and
- * dotfiles), gzipped when the build wrote a .gz beside it and the client takes gzip. Resolves to undefined when there
- * is no such file, so the caller can fall back to the app's page.
+ * dotfiles), gzipped when the build wrote a .gz beside it and the client takes gzip. Resolves to whether there was such
+ * a file, so the caller can fall back to the app's page. Never to the reply itself: a Fastify reply is a thenable that
+ * settles when the response has been written, so an async function returning it resolves to undefined once the file
+ * is out, which read as "no such file" and threw a 404 after the 200 (logged at error level as "Promise errored, but
+ * reply.sent = true was set").
  */
-async function sendFile(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  root: string,
-  path: string,
-): Promise<FastifyReply | undefined> {
+async function sendFile(request: FastifyRequest, reply: FastifyReply, root: string, path: string): Promise<boolean> {
   const cacheControl = path.startsWith('assets/') ? IMMUTABLE : REVALIDATE;
   const options = { root, index: false, dotfiles: 'ignore', cacheControl: false } as const;
   const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
   let result = await send(request.raw, `/${path}`, options);
   if (result.type !== 'file') {
     result.stream.destroy();
-    return undefined;
+    return false;
   }
   // RFC 9239 names JavaScript text/javascript; the mime table still says application/javascript.
   const type = result.metadata.path.endsWith('.js')
@@ -138,12 +136,13 @@ async function sendFile(
     }
   }
   reply.header('vary', 'accept-encoding');
-  return reply
+  void reply
     .code(result.statusCode)
     .headers(result.headers)
     .header('content-type', send.isUtf8MimeType(type) ? `${type}; charset=utf-8` : type)
     .header('cache-control', cacheControl)
     .send(result.stream);
+  return true;
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -38,7 +38,7 @@ export const MailMessage = Type.Object(
       ],
       {
         description:
-          'queued (waiting until dueAt), sending (handed to the SMTP server), sent (the server accepted it), logged (no SMTP server configured: recorded, not sent), suppressed (marketing mail to an opted-out customer: not sent), failed (the server refused it or could not be reached; not retried), interrupted (the send was cut off and its outcome is unknown; never resent).',
+          'queued (waiting until dueAt), sending (handed to the SMTP server), sent (the server accepted it), logged (no SMTP server configured: recorded, not sent), suppressed (marketing mail to an opted-out customer: not sent), failed (the server refused it or could not be reached; not retried), interrupted (given up unanswered, its outcome unknown: the server went silent, or a third crash of its sender; not sent again). A mail whose sender died mid-send is queued again and resent with the same messageId.',
       },
     ),
     error: Type.Union([Type.String(), Type.Null()], {
@@ -48,9 +48,14 @@ export const MailMessage = Type.Object(
       description: 'The SMTP server’s answer when it accepted the mail (e.g. "250 2.0.0 Ok: queued as …").',
     }),
     messageId: Type.Union([Type.String(), Type.Null()], {
-      description: 'The Message-ID header sent, derived from the id, so a receiver can recognise a duplicate.',
+      description:
+        'The Message-ID header sent, stored when a sender first takes the mail and the same on every copy, so a receiver can drop a duplicate.',
     }),
-    attempts: Type.Integer({ minimum: 0, description: 'Times a sender claimed it: 0 or 1 (never resent).' }),
+    attempts: Type.Integer({
+      minimum: 0,
+      description:
+        'Times a sender claimed it: more than 1 when it was sent again after its sender died mid-send (at most 3).',
+    }),
     dueAt: Timestamp,
     sentAt: NullableTimestamp,
     createdAt: Timestamp,

@@ -403,10 +403,32 @@ describe('patron CLI', () => {
       expect(run.stderr + run.stdout).not.toContain('hunter2');
     });
 
-    it('PORT=abc stops `serve` with exit code 1 and one line naming PORT', async () => {
+    // URLs of the right scheme that do not parse: without the check at start the driver stopped it with a bare
+    // "patron: Invalid URL", naming nothing.
+    it.each([
+      ['DATABASE_URL', 'postgres://patron:hunter2-secret@db.invalid:99999/patron', {}],
+      ['DATABASE_URL', 'postgresql://patron:hunter2-secret@[db.invalid/patron', {}],
+      ['REDIS_URL', 'redis://:hunter2-secret@cache.invalid:99999', {}],
+      ['SMTP_URL', 'smtps://mailer:hunter2-secret@[smtp.invalid:465', { MAIL_FROM: 'Shop <shop@example.com>' }],
+      [
+        'REVIEW_SUMMARY_OPENAI_URL',
+        'https://hunter2-secret@[api.invalid/v1',
+        { REVIEW_SUMMARY_GENERATOR: 'openai', REVIEW_SUMMARY_OPENAI_MODEL: 'm' },
+      ],
+    ])(
+      'a malformed %s stops `serve` with one line naming it as not a valid URL, never its value',
+      async (name, value, extra) => {
+        const run = await runCli(['serve'], { ...env, ...extra, [name]: value }, 20_000);
+        expectFailure(run, new RegExp(`^patron: Invalid ${name} \\(value not shown\\): not a valid URL; `));
+        expect(run.stderr + run.stdout).not.toContain('hunter2');
+        expect(run.stderr).not.toContain('invalid/');
+      },
+    );
+
+    it('PORT=abc stops `serve` with exit code 1 and one line naming PORT, not its value', async () => {
       const run = await runCli(['serve'], { ...env, PORT: 'abc' }, 20_000);
-      expectFailure(run, /\bPORT\b/);
-      expect(run.stderr).toContain('abc');
+      expectFailure(run, /^patron: Invalid PORT: expected a TCP port number/);
+      expect(run.stderr).not.toContain('abc');
     });
   });
 

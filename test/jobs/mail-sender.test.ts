@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { openDatabase } from '../../src/db/engine.js';
 import type { MailKind } from '../../src/db/schema.js';
 import { queueMail, startMailSender, type MailSender } from '../../src/resources/mail/index.js';
-import { claimDueMail } from '../../src/resources/mail/queries.js';
+import { claimDueMail, INTERRUPTED, MAX_SEND_ATTEMPTS } from '../../src/resources/mail/queries.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 import { quietLogger, until } from '../support/webhooks.js';
@@ -231,7 +231,7 @@ describe('the mail sender', () => {
     expect((await settled(tenant, next)).status).toBe('sent');
   });
 
-  it('records a send still in flight when the sender stops as interrupted', async () => {
+  it('queues a send still in flight when the sender stops again, and the next sender resends it with the same Message-ID', async () => {
     const tenant = await t.tenant();
     smtp.stallData = (address) => address === 'stopping@example.com';
     const id = await queue(tenant, { recipient: 'stopping@example.com' });
@@ -246,8 +246,12 @@ describe('the mail sender', () => {
     await until(async () => (await entry(tenant, id)).status === 'sending');
     await sender.stop();
     const stopped = await entry(tenant, id);
-    expect(stopped.status).toBe('interrupted');
-    expect(stopped.error).toMatch(/the sender stopped during the send/);
+    expect(stopped).toMatchObject({ status: 'queued', error: null, messageId: `<${id}@example.com>`, attempts: 1 });
+    smtp.stallData = () => false;
+    start();
+    const resent = await settled(tenant, id);
+    expect(resent).toMatchObject({ status: 'sent', messageId: `<${id}@example.com>`, attempts: 2 });
+    expect(smtp.withMessageId(`<${id}@example.com>`)).toHaveLength(1);
   });
 
   it('delivers N mails exactly once with two senders on one database', async () => {
@@ -277,24 +281,30 @@ describe('the mail sender', () => {
     for (const id of ids) expect(smtp.withMessageId(`<${id}@example.com>`)).toHaveLength(1);
   });
 
-  it('records mail left sending past its lease as interrupted and never resends it', async () => {
+  it('resends mail left sending past its lease with the Message-ID of its first send, and gives up after the last attempt', async () => {
     const tenant = await t.tenant();
     const dead = await queue(tenant);
     const live = await queue(tenant);
-    // One a dead process was sending (its lease ran out), one a live process is sending right now.
+    const hopeless = await queue(tenant);
+    // One a dead process was sending (its lease ran out), one a live process is sending right now, one that has
+    // already been handed to SMTP as often as a mail is.
+    const firstMessageId = '<first-claim@elsewhere.example>';
     await sql`update mail set status = 'sending', claimed_by = 'dead-host:1:x', attempts = 1,
-      claimed_until = now() - interval '1 minute' where id = ${dead}`.execute(db());
+      message_id = ${firstMessageId}, claimed_until = now() - interval '1 minute' where id = ${dead}`.execute(db());
     await sql`update mail set status = 'sending', claimed_by = 'live-host:2:y', attempts = 1,
       claimed_until = now() + interval '1 hour' where id = ${live}`.execute(db());
+    await sql`update mail set status = 'sending', claimed_by = 'dead-host:1:x', attempts = ${MAX_SEND_ATTEMPTS},
+      claimed_until = now() - interval '1 minute' where id = ${hopeless}`.execute(db());
     start();
-    const interrupted = await settled(tenant, dead);
-    expect(interrupted.status).toBe('interrupted');
-    expect(interrupted.error).toMatch(/not resent/);
-    expect(interrupted.attempts).toBe(1);
+    const resent = await settled(tenant, dead);
+    expect(resent).toMatchObject({ status: 'sent', messageId: firstMessageId, attempts: 2 });
+    expect(smtp.withMessageId(firstMessageId)).toHaveLength(1);
+    const givenUp = await settled(tenant, hopeless);
+    expect(givenUp).toMatchObject({ status: 'interrupted', error: INTERRUPTED, attempts: MAX_SEND_ATTEMPTS });
     await sentinelSent(tenant, [live]);
     expect((await entry(tenant, live)).status).toBe('sending');
-    expect(smtp.withMessageId(`<${dead}@example.com>`)).toEqual([]);
     expect(smtp.withMessageId(`<${live}@example.com>`)).toEqual([]);
+    expect(smtp.withMessageId(`<${hopeless}@example.com>`)).toEqual([]);
   });
 
   it("takes every organization's oldest due mail before a second one of any organization", async () => {
@@ -307,6 +317,7 @@ describe('the mail sender', () => {
       limit: 2,
       leaseMs: 60_000,
       smtpConfigured: false,
+      messageIdDomain: 'example.com',
     });
     expect(claimed.map((mail) => mail.organizationId).sort()).toEqual(
       [busy.organization.id, quiet.organization.id].sort(),

@@ -12,6 +12,15 @@ import { RETENTION_JOB, retentionJob } from '../../src/jobs/retention/job.js';
 import { enqueue } from '../../src/jobs/runner/queue.js';
 import { createJobRunner, type JobRunner } from '../../src/jobs/runner/runner.js';
 import type { JobDefinition } from '../../src/core/job-definition.js';
+import {
+  createSession,
+  createSignInLink,
+  createUser,
+  hashToken,
+  SESSION_IDLE_HOURS,
+  useSignInLink,
+} from '../../src/auth/accounts.js';
+import { queueMail } from '../../src/resources/mail/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../support/app.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -23,7 +32,7 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-const DEFAULTS: RetentionConfig = { deliveriesDays: 30, eventsDays: 7, jobsDays: 30, batchRows: 2 };
+const DEFAULTS: RetentionConfig = { deliveriesDays: 30, eventsDays: 7, jobsDays: 30, mailDays: 30, batchRows: 2 };
 
 const noop: JobDefinition = { name: 'test.noop', run: async () => ({}) };
 const fails: JobDefinition = {
@@ -280,6 +289,9 @@ describe('the retention job', () => {
       importJobRecords: 2,
       idempotencyKeys: 1,
       exportJobs: 0,
+      mail: 0,
+      sessions: 0,
+      signInLinks: 0,
     });
   });
 
@@ -348,6 +360,9 @@ describe('the retention job', () => {
       importJobRecords: 0,
       idempotencyKeys: 0,
       exportJobs: 0,
+      mail: 0,
+      sessions: 0,
+      signInLinks: 0,
     });
   });
 
@@ -365,6 +380,9 @@ describe('the retention job', () => {
       importJobRecords: 0,
       idempotencyKeys: 1,
       exportJobs: 0,
+      mail: 0,
+      sessions: 0,
+      signInLinks: 0,
     });
     // Shorter ones: the 29-day-old record and job go too, and then every event without a record past 5 days.
     const short = loadConfig({
@@ -380,6 +398,9 @@ describe('the retention job', () => {
       importJobRecords: 2,
       idempotencyKeys: 0,
       exportJobs: 0,
+      mail: 0,
+      sessions: 0,
+      signInLinks: 0,
     });
     const [, , d2, d3, , d5] = theirs.deliveries;
     expect(new Set(await ids('webhook_deliveries', other))).toEqual(new Set([d2, d3, d5]));
@@ -405,6 +426,121 @@ describe('the retention job', () => {
     expect(await ids('webhook_deliveries', third)).toEqual([]);
   });
 });
+
+describe('retention of mail, dashboard sessions and sign-in links', () => {
+  const statusOf = async (tenant: Tenant, url: string) => (await t.request({ url, key: tenant.key })).statusCode;
+
+  it('prunes settled mail, body and all, past RETENTION_MAIL_DAYS; queued mail and recent mail stay', async () => {
+    const tenant = await t.tenant();
+    const queue = (n: number) =>
+      db()
+        .transaction()
+        .execute((trx) =>
+          queueMail(trx, {
+            organizationId: tenant.organization.id,
+            kind: 'rewardIssued',
+            recipient: `member${n}@example.com`,
+            subject: `Reward ${n}`,
+            html: `<p>${n}</p>`,
+            text: `${n}`,
+          }),
+        );
+    const [sentOld, loggedOld, failedOld, queuedOld, sentRecent] = await Promise.all([1, 2, 3, 4, 5].map(queue));
+    const settle = (id: string, status: string) =>
+      sql`update mail set status = ${status}, sent_at = case when ${status} = 'sent' then now() end
+        where organization_id = ${tenant.organization.id}::uuid and id = ${id}::uuid`.execute(db());
+    await settle(sentOld!, 'sent');
+    await settle(loggedOld!, 'logged');
+    await settle(failedOld!, 'failed');
+    await settle(sentRecent!, 'sent');
+    const [sent, logged, failed, queued] = await ageMail(tenant, [sentOld!, loggedOld!, failedOld!, queuedOld!], 31);
+    const [recent] = await ageMail(tenant, [sentRecent!], 29);
+
+    expect(await prune(tenant)).toMatchObject({ mail: 3 });
+    const left = await db()
+      .selectFrom('mail')
+      .select('id')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
+    expect(new Set(left.map((row) => row.id))).toEqual(new Set([queued, recent]));
+    for (const id of [sent, logged, failed]) expect(await statusOf(tenant, `/v1/mail-log/${id}`)).toBe(404);
+    expect(await statusOf(tenant, `/v1/mail-log/${recent}`)).toBe(200);
+    expect(await prune(tenant)).toMatchObject({ mail: 0 });
+  });
+
+  it('prunes dashboard sessions past their 7-day limit or idle 12 hours; a live session still signs in', async () => {
+    const tenant = await t.tenant();
+    const user = await createUser(db(), {
+      organizationId: tenant.organization.id,
+      email: `owner-${tenant.organization.id}@example.com`,
+      role: 'owner',
+    });
+    const [expired, idle, live] = [
+      await createSession(db(), user),
+      await createSession(db(), user),
+      await createSession(db(), user),
+    ];
+    await sql`update sessions set expires_at = now() - interval '1 minute' where id = ${expired.session.id}::uuid`.execute(
+      db(),
+    );
+    await sql`update sessions set last_used_at = now() - make_interval(hours => ${SESSION_IDLE_HOURS}) - interval '1 minute'
+      where id = ${idle.session.id}::uuid`.execute(db());
+
+    expect(await prune(tenant)).toMatchObject({ sessions: 2 });
+    const left = await db()
+      .selectFrom('sessions')
+      .select('id')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
+    expect(left.map((row) => row.id)).toEqual([live.session.id]);
+    const me = await t.request({ url: '/v1/session', headers: { cookie: `patron_session=${live.token}` } });
+    expect(me.statusCode, me.body).toBe(200);
+    expect(await prune(tenant)).toMatchObject({ sessions: 0 });
+  });
+
+  it('prunes used and expired sign-in links; a live one still signs in', async () => {
+    const tenant = await t.tenant();
+    const user = await createUser(db(), {
+      organizationId: tenant.organization.id,
+      email: `linked-${tenant.organization.id}@example.com`,
+      role: 'admin',
+    });
+    // All three made first: making a link removes the user's spent ones on the way.
+    const used = await createSignInLink(db(), user);
+    const expired = await createSignInLink(db(), user);
+    const live = await createSignInLink(db(), user);
+    expect(await useSignInLink(db(), used.token)).toBeDefined();
+    await sql`update sign_in_links set expires_at = now() - interval '1 minute'
+      where organization_id = ${tenant.organization.id}::uuid and token_hash = ${hashToken(expired.token)}`.execute(
+      db(),
+    );
+
+    expect(await prune(tenant)).toMatchObject({ signInLinks: 2 });
+    const left = await db()
+      .selectFrom('sign_in_links')
+      .select('token_hash')
+      .where('organization_id', '=', tenant.organization.id)
+      .execute();
+    expect(left.map((row) => row.token_hash)).toEqual([hashToken(live.token)]);
+    const signedIn = await t.request({ method: 'POST', url: '/v1/session', body: { signInToken: live.token } });
+    expect(signedIn.statusCode, signedIn.body).toBe(201);
+    expect(await prune(tenant)).toMatchObject({ signInLinks: 1 });
+  });
+});
+
+/** Moves mail `days` back: its created_at and its UUID v7 id together. Returns the new ids, in the given order. */
+async function ageMail(tenant: Tenant, ids: string[], days: number): Promise<string[]> {
+  const { rows } = await sql<{ old: string; new: string }>`
+    with renamed as materialized (
+      select organization_id, id as old, ${v7(sql.raw(`created_at - make_interval(days => ${days})`))} as new
+      from mail where organization_id = ${tenant.organization.id}::uuid and id = any(${ids}::uuid[])
+    )
+    update mail m set id = r.new, created_at = m.created_at - make_interval(days => ${days})
+    from renamed r where m.organization_id = r.organization_id and m.id = r.old
+    returning r.old::text as old, r.new::text as new`.execute(db());
+  const renamed = new Map(rows.map((row) => [row.old, row.new]));
+  return ids.map((id) => renamed.get(id)!);
+}
 
 describe('the retention schedule', () => {
   it('is one of the scheduled jobs, daily at 04:00 on each organization’s clock', () => {
@@ -434,8 +570,14 @@ describe('the retention schedule', () => {
 });
 
 describe('retention configuration', () => {
-  it('defaults to 30 days of delivery records, 7 of events, 30 of finished jobs, 2,000 rows per statement', () => {
-    expect(loadConfig({}).retention).toEqual({ deliveriesDays: 30, eventsDays: 7, jobsDays: 30, batchRows: 2000 });
+  it('defaults to 30 days of delivery records, 7 of events, 30 of finished jobs and of mail, 2,000 rows per statement', () => {
+    expect(loadConfig({}).retention).toEqual({
+      deliveriesDays: 30,
+      eventsDays: 7,
+      jobsDays: 30,
+      mailDays: 30,
+      batchRows: 2000,
+    });
   });
 
   it('refuses a value that is not a whole number in range, naming the variable without repeating the value', () => {
@@ -446,6 +588,8 @@ describe('retention configuration', () => {
       ['RETENTION_EVENTS_DAYS', '7.5'],
       ['RETENTION_JOBS_DAYS', '3651'],
       ['RETENTION_JOBS_DAYS', '1e3'],
+      ['RETENTION_MAIL_DAYS', '0'],
+      ['RETENTION_MAIL_DAYS', '30 days'],
       ['RETENTION_BATCH_ROWS', '99'],
       ['RETENTION_BATCH_ROWS', '10001'],
     ];

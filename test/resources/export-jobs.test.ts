@@ -407,9 +407,7 @@ describe('running an export job', () => {
     expect(loadConfig({}).exportMaxRows).toBe(100_000);
     expect(loadConfig({ EXPORT_MAX_ROWS: '250000' }).exportMaxRows).toBe(250_000);
     for (const value of ['0', '-5', '1e6', 'many', '123456789'])
-      expect(() => loadConfig({ EXPORT_MAX_ROWS: value })).toThrow(
-        /^Invalid EXPORT_MAX_ROWS="[^"]*": expected a whole/,
-      );
+      expect(() => loadConfig({ EXPORT_MAX_ROWS: value })).toThrow(/^Invalid EXPORT_MAX_ROWS: expected a whole/);
   });
 
   it('fails a selection larger than EXPORT_MAX_ROWS with a clear error', async () => {

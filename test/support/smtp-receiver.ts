@@ -1,7 +1,8 @@
 /**
  * A real SMTP server on 127.0.0.1 (the smtp-server package) that keeps what it receives, for the mail sender's tests.
  * Plain SMTP, no STARTTLS and no AUTH: it answers only on loopback. `rejectRecipient` makes it refuse an address
- * at RCPT TO with a 550, `stallData` makes it never answer a message's DATA (a silent server), `stallRcpt` never answer its RCPT TO.
+ * at RCPT TO with a 550, `stallData` makes it never answer a message's DATA (a silent server), `stallRcpt` never answer its RCPT TO,
+ * `answerDelayMs` keeps each message a while before answering its DATA (so a crash test's kill lands with sends in flight).
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -26,6 +27,8 @@ export interface SmtpReceiver {
   stallData: (address: string) => boolean;
   /** Never answer RCPT TO for these addresses (the message itself is never handed over). */
   stallRcpt: (address: string) => boolean;
+  /** How long a received message waits before its DATA is answered 250 (it is in `received` from the start). */
+  answerDelayMs: number;
   /** The mails received with this Message-ID (with its angle brackets). */
   withMessageId(messageId: string): ReceivedMail[];
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
@@ -40,6 +43,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     rejectRecipient: () => false,
     stallData: () => false,
     stallRcpt: () => false,
+    answerDelayMs: 0,
     withMessageId: (messageId) => received.filter((mail) => mail.parsed.messageId === messageId),
     waitFor: (count, timeoutMs = 10_000) =>
       vi.waitFor(
@@ -78,7 +82,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           .then((parsed) => {
             const from = session.envelope.mailFrom;
             received.push({ envelopeFrom: from ? from.address : '', envelopeTo: to, raw, parsed });
-            callback();
+            if (receiver.answerDelayMs > 0) setTimeout(() => callback(), receiver.answerDelayMs);
+            else callback();
           })
           .catch((error: Error) => callback(error));
       });

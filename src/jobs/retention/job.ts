@@ -8,6 +8,9 @@ import {
   pruneImportJobRecords,
   pruneExpiredExports,
   pruneJobs,
+  pruneMail,
+  pruneSessions,
+  pruneSignInLinks,
 } from './prune.js';
 
 /** The retention job's name in the job table and for `patron jobs run`. */
@@ -20,7 +23,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Prunes one organization's bounded tables, each past its window (docs/api.md#retention): delivery records, then
  * the events no delivery refers to any more, finished jobs, replaced import provenance, expired idempotency keys,
- * expired export files.
+ * expired export files, settled mail, ended dashboard sessions and spent sign-in links.
  * Every statement deletes at most `batchRows` rows in a transaction of its own, walking a primary key from where the
  * previous one stopped, and skips rows a request holds instead of waiting for them; two runs of it at once (two
  * processes, or one started by hand) delete different rows. The windows are counted back from the job's clock.
@@ -47,7 +50,11 @@ export function retentionJob(config: RetentionConfig): JobDefinition {
       const exportJobs = await inBatches((after) =>
         pruneExpiredExports(db, { ...window(config.jobsDays), now }, after),
       );
-      return { deliveries, events, jobs, importJobRecords, idempotencyKeys, exportJobs };
+      const mail = await inBatches((after) => pruneMail(db, window(config.mailDays), after));
+      const expiry = { organizationId, now, limit: config.batchRows };
+      const sessions = await inBatches((after) => pruneSessions(db, expiry, after));
+      const signInLinks = await inBatches((after) => pruneSignInLinks(db, expiry, after));
+      return { deliveries, events, jobs, importJobRecords, idempotencyKeys, exportJobs, mail, sessions, signInLinks };
     },
   };
 }

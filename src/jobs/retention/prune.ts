@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { SESSION_IDLE_HOURS } from '../../auth/accounts.js';
 
 /** Below every UUID: where a walk over a primary key starts. */
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
@@ -233,4 +234,94 @@ export async function pruneExpiredExports(
     )
     select count(*) as deleted, max(id::text) as last from gone`.execute(db);
   return counted(rows, window.limit);
+}
+
+/**
+ * Mail past the window once settled (sent, logged, suppressed, failed, interrupted), its body with it: the mail log
+ * reaches back the window (docs/api.md#retention-windows). Queued and `sending` mail stays whatever its age, so nothing
+ * waiting to go out is lost. Walks the primary key like pruneDeliveries.
+ */
+export async function pruneMail(db: Kysely<DB>, window: Window, after: string): Promise<Batch> {
+  const { rows } = await sql<{ deleted: number; last: string | null }>`
+    with doomed as (
+      select id from mail
+      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid and id < ${uuidV7Floor(window.cutoff)}::uuid
+        and created_at < ${window.cutoff}::timestamptz and status not in ('queued', 'sending')
+      order by id
+      limit ${window.limit}
+      for update skip locked
+    ),
+    gone as (
+      delete from mail
+      where organization_id = ${window.organizationId}::uuid and id = any(array(select id from doomed))
+      returning id
+    )
+    select count(*) as deleted, max(id::text) as last from gone`.execute(db);
+  return counted(rows, window.limit);
+}
+
+/** The clock an expiry is read on: the database's, never later than the job's (see pruneIdempotencyKeys). */
+type Expiry = Omit<Window, 'cutoff'> & { now: Date };
+
+/**
+ * Dashboard sessions that have ended: past their 7-day limit, or unused for SESSION_IDLE_HOURS
+ * (docs/api.md#sessions-and-the-cookie). Such a session signs nobody in; only a sign-in by the same user removed it
+ * before. Walks the whole (small) table of the organization's sessions by id, a statement per `limit` rows.
+ */
+export async function pruneSessions(db: Kysely<DB>, window: Expiry, after: string): Promise<Batch> {
+  const { rows } = await sql<{ deleted: number | string; scanned: number | string; last: string | null }>`
+    with scanned as (
+      select id, expires_at, last_used_at from sessions
+      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid
+      order by id
+      limit ${window.limit}
+    ),
+    doomed as (
+      select s.id from sessions s
+      where s.organization_id = ${window.organizationId}::uuid and s.id = any(array(
+        select id from scanned
+        where expires_at <= least(now(), ${window.now}::timestamptz)
+          or last_used_at <= least(now(), ${window.now}::timestamptz) - make_interval(hours => ${SESSION_IDLE_HOURS})))
+      for update skip locked
+    ),
+    gone as (
+      delete from sessions
+      where organization_id = ${window.organizationId}::uuid and id = any(array(select id from doomed))
+      returning id
+    )
+    select (select count(*) from gone) as deleted, (select count(*) from scanned) as scanned,
+      (select max(id::text) from scanned) as last`.execute(db);
+  const row = rows[0];
+  const scanned = Number(row?.scanned ?? 0);
+  return { deleted: Number(row?.deleted ?? 0), next: scanned < window.limit ? null : (row?.last ?? null) };
+}
+
+/**
+ * One-time sign-in links that can no longer sign anyone in: used, or past their expiry
+ * (docs/api.md#one-time-sign-in-links). Walks the organization's links by id, a statement per `limit` rows.
+ */
+export async function pruneSignInLinks(db: Kysely<DB>, window: Expiry, after: string): Promise<Batch> {
+  const { rows } = await sql<{ deleted: number | string; scanned: number | string; last: string | null }>`
+    with scanned as (
+      select id, expires_at, used_at from sign_in_links
+      where organization_id = ${window.organizationId}::uuid and id > ${after}::uuid
+      order by id
+      limit ${window.limit}
+    ),
+    doomed as (
+      select l.id from sign_in_links l
+      where l.organization_id = ${window.organizationId}::uuid and l.id = any(array(
+        select id from scanned where used_at is not null or expires_at <= least(now(), ${window.now}::timestamptz)))
+      for update skip locked
+    ),
+    gone as (
+      delete from sign_in_links
+      where organization_id = ${window.organizationId}::uuid and id = any(array(select id from doomed))
+      returning id
+    )
+    select (select count(*) from gone) as deleted, (select count(*) from scanned) as scanned,
+      (select max(id::text) from scanned) as last`.execute(db);
+  const row = rows[0];
+  const scanned = Number(row?.scanned ?? 0);
+  return { deleted: Number(row?.deleted ?? 0), next: scanned < window.limit ? null : (row?.last ?? null) };
 }

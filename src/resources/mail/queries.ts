@@ -52,6 +52,8 @@ export interface ClaimedMail {
   subject: string;
   html: string;
   text: string;
+  /** `<mail id@domain>`, stored at the first claim and the same on every resend, so a receiver can dedupe. */
+  messageId: string;
 }
 
 export const OPTED_OUT = 'not sent: the customer opted out of marketing email';
@@ -71,11 +73,19 @@ const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs /
  *
  * Each claimed row is settled by what is known now (docs/api.md#mail): marketing mail to a customer who opted out
  * (by id, or by address when no customer is named) becomes `suppressed`; without an SMTP server it becomes `logged`;
- * otherwise `sending` under a lease, committed before the send starts.
+ * otherwise `sending` under a lease, committed before the send starts. A mail's Message-ID (`<mail id@domain>`) is
+ * stored by its first claim and kept by every later one, so a mail resent after a crash carries the Message-ID of its
+ * first send (docs/api.md#at-least-once-delivery).
  */
 export async function claimDueMail(
   db: Kysely<DB>,
-  { owner, limit, leaseMs, smtpConfigured }: { owner: string; limit: number; leaseMs: number; smtpConfigured: boolean },
+  {
+    owner,
+    limit,
+    leaseMs,
+    smtpConfigured,
+    messageIdDomain,
+  }: { owner: string; limit: number; leaseMs: number; smtpConfigured: boolean; messageIdDomain: string },
 ): Promise<ClaimedMail[]> {
   // Prepared: every sender runs it on every poll, idle or not
   // (docs/journal/2026-11-28-noise-stale-statement-idle-server.md).
@@ -87,6 +97,7 @@ export async function claimDueMail(
     subject: string;
     html: string;
     text: string;
+    message_id: string | null;
   }>`${PREPARE}
     with recursive queued_organizations as (
       (select organization_id from mail where status = 'queued' order by organization_id limit 1)
@@ -134,10 +145,12 @@ export async function claimDueMail(
     update mail m set status = d.status, attempts = m.attempts + 1, claimed_by = ${owner},
       claimed_until = case when d.status = 'sending' then now() + ${leaseInterval(leaseMs)} end,
       error = case when d.status = 'suppressed' then ${OPTED_OUT} end,
+      message_id = case when d.status = 'sending'
+        then coalesce(m.message_id, '<' || m.id::text || '@' || ${messageIdDomain}::text || '>') else m.message_id end,
       updated_at = now()
     from decided d
     where m.organization_id = d.organization_id and m.id = d.id
-    returning m.organization_id, m.id, m.status, m.recipient, m.subject, m.html, m.text`.execute(db);
+    returning m.organization_id, m.id, m.status, m.recipient, m.subject, m.html, m.text, m.message_id`.execute(db);
   return rows.map((row) => ({
     organizationId: row.organization_id,
     id: row.id,
@@ -146,18 +159,22 @@ export async function claimDueMail(
     subject: row.subject,
     html: row.html,
     text: row.text,
+    messageId: row.message_id ?? '',
   }));
 }
 
 export type MailOutcome =
-  | { status: 'sent'; smtpResponse: string; messageId: string }
-  | { status: 'failed' | 'interrupted'; error: string; messageId: string };
+  | { status: 'sent'; smtpResponse: string }
+  | { status: 'failed' | 'interrupted'; error: string }
+  /** Given up unanswered by a sender that is stopping: back to the queue, resent with the same Message-ID. */
+  | { status: 'queued' };
 
 /**
- * Writes what happened to the sends of one claimed batch, in one statement once the last of them has settled. Written
- * even over `interrupted` (a sweep that found the lease expired while the send was still running): the outcome is
- * what happened, and the row was never resent meanwhile. A mail whose outcome is lost with the process (killed before this statement)
- * stays `sending` and the sweep records it interrupted: never sent twice.
+ * Writes what happened to sends, several in one statement. Written even over a mail the sweep meanwhile put back in
+ * the queue (its send outlived the lease) as long as no other sender has claimed it since: the outcome is what
+ * happened, and a `sent` written then saves a resend. A mail whose outcome is lost with the process (killed before
+ * this statement) stays `sending` until its lease runs out, and is then sent again with the same Message-ID
+ * (docs/api.md#at-least-once-delivery).
  */
 export async function recordMailOutcomes(
   db: Kysely<DB>,
@@ -166,29 +183,47 @@ export async function recordMailOutcomes(
 ): Promise<void> {
   if (outcomes.length === 0) return;
   const values = outcomes.map(({ mail, outcome }) => {
-    const sent = outcome.status === 'sent';
+    const smtpResponse = outcome.status === 'sent' ? outcome.smtpResponse : null;
+    const error = outcome.status === 'failed' || outcome.status === 'interrupted' ? outcome.error : null;
     return sql`(${mail.organizationId}::uuid, ${mail.id}::uuid, ${outcome.status}::text,
-      ${sent ? outcome.smtpResponse : null}::text, ${sent ? null : outcome.error}::text, ${outcome.messageId}::text)`;
+      ${smtpResponse}::text, ${error}::text)`;
   });
   await sql`
-    update mail m set status = v.status, smtp_response = v.smtp_response, error = v.error, message_id = v.message_id,
+    update mail m set status = v.status, smtp_response = v.smtp_response, error = v.error,
       sent_at = case when v.status = 'sent' then now() end,
       claimed_until = null, updated_at = now()
-    from (values ${sql.join(values)}) as v (organization_id, id, status, smtp_response, error, message_id)
+    from (values ${sql.join(values)}) as v (organization_id, id, status, smtp_response, error)
     where m.organization_id = v.organization_id and m.id = v.id and m.claimed_by = ${owner}
-      and m.status in ('sending', 'interrupted')`.execute(db);
+      and m.status in ('sending', 'queued')`.execute(db);
 }
 
-export const INTERRUPTED =
-  'interrupted: the sending process stopped before the SMTP server answered; not resent, it may or may not have been delivered';
+/** How many times one mail is handed to SMTP at most before a crash-left send is given up as `interrupted`. */
+export const MAX_SEND_ATTEMPTS = 3;
+
+export const INTERRUPTED = `interrupted: the sending process stopped before the SMTP server answered, ${MAX_SEND_ATTEMPTS} times; not sent again, it may or may not have been delivered`;
 
 /**
- * A mail left `sending` past its lease belongs to no live sender (its process died or was stopped mid-send): it
- * becomes `interrupted` and is never sent again (docs/api.md#mail, at most once).
+ * A mail left `sending` past its lease belongs to no live sender (its process died mid-send): SMTP may or may not have
+ * accepted it, so it goes back to the queue and is sent again with the same Message-ID, for the receiver to dedupe
+ * (docs/api.md#at-least-once-delivery). After MAX_SEND_ATTEMPTS claims it becomes `interrupted` instead, so a mail
+ * that kills its sender every time does not go round for ever. Returns how many went back and how many were given up.
+ * `leaseEnded: false` takes every mail left `sending`, leases or not: only for a sender that knows it is the only one on
+ * its database, at its start.
  */
-export async function markInterrupted(db: Kysely<DB>): Promise<number> {
-  const result = await sql`
-    update mail set status = 'interrupted', error = ${INTERRUPTED}, claimed_until = null, updated_at = now()
-    where status = 'sending' and claimed_until < now()`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+export async function requeueAbandoned(
+  db: Kysely<DB>,
+  { leaseEnded = true }: { leaseEnded?: boolean } = {},
+): Promise<{ requeued: number; interrupted: number }> {
+  const { rows } = await sql<{ status: string; count: string }>`
+    with abandoned as (
+      update mail set
+        status = case when attempts >= ${MAX_SEND_ATTEMPTS} then 'interrupted' else 'queued' end,
+        error = case when attempts >= ${MAX_SEND_ATTEMPTS} then ${INTERRUPTED} end,
+        claimed_until = null, updated_at = now()
+      where status = 'sending' and (claimed_until < now() or not ${leaseEnded}::boolean)
+      returning status
+    )
+    select status, count(*) as count from abandoned group by status`.execute(db);
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  return { requeued: count('queued'), interrupted: count('interrupted') };
 }

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Transporter } from 'nodemailer';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../util/logger.js';
-import { claimDueMail, markInterrupted, recordMailOutcomes, type ClaimedMail, type MailOutcome } from './queries.js';
+import { claimDueMail, recordMailOutcomes, requeueAbandoned, type ClaimedMail, type MailOutcome } from './queries.js';
 import { wakeableSleep } from '../../util/wakeable-sleep.js';
 
 export interface MailSenderOptions {
@@ -25,10 +25,15 @@ export interface MailSenderOptions {
   pollMs?: number;
   /** How long one send may take, connection included, before it is given up as `interrupted`. */
   sendTimeoutMs?: number;
-  /** How long a claim stays `sending` before a sweep declares it interrupted; must outlast the send time-out. */
+  /** How long a claim stays `sending` before a sweep puts it back in the queue; must outlast the send time-out. */
   leaseMs?: number;
   /** How often mail left `sending` past its lease is looked for. */
   sweepMs?: number;
+  /**
+   * This sender is the only one its database ever has (the embedded database belongs to one process): mail found
+   * `sending` when it starts was left by a dead process, and is queued again at once instead of after its lease.
+   */
+  soleSender?: boolean;
   /** On stop, how long sends in flight may finish before the pool is closed under them. */
   stopGraceMs?: number;
 }
@@ -65,9 +70,10 @@ function describeFailure(error: unknown): string {
  * Sends queued mail (docs/api.md#mail). A loop claims due mail in small batches (claimDueMail: SKIP LOCKED, fair
  * across organizations, each claimed row committed `sending` under a lease in one short statement), then sends the
  * batch outside any transaction over a pooled SMTP connection and records each outcome: `sent` with the server's
- * answer, or `failed` with its refusal. Delivery is at most once: SMTP has no idempotency key, so a mail whose send
- * may have reached the server is never sent again; one left `sending` by a dead process, or whose send outlived its
- * time-out, is recorded `interrupted` instead. Several senders (processes) on one database share the work.
+ * answer, or `failed` with its refusal. Delivery is at least once (docs/api.md#at-least-once-delivery): a mail left
+ * `sending` by a dead process goes back to the queue when its lease runs out and is sent again with the Message-ID
+ * stored by its first claim, which is what a receiver dedupes on; one whose send outlived its time-out (a server that
+ * went silent) is recorded `interrupted`. Several senders (processes) on one database share the work.
  */
 export function startMailSender(options: MailSenderOptions): MailSender {
   const { db, logger } = options;
@@ -120,7 +126,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     current: Transporter,
     mail: ClaimedMail,
   ): Promise<{ mail: ClaimedMail; outcome: MailOutcome; overran: boolean }> => {
-    const messageId = `<${mail.id}@${domain}>`;
+    const { messageId } = mail;
     let outcome: MailOutcome;
     let overran = false;
     let timer: NodeJS.Timeout | undefined;
@@ -144,19 +150,15 @@ export function startMailSender(options: MailSenderOptions): MailSender {
         outcome = {
           status: 'interrupted',
           error: `interrupted: no answer from the SMTP server within ${sendTimeoutMs} ms; not resent, it may or may not have been delivered`,
-          messageId,
         };
       } else if (result === 'stopped') {
-        outcome = {
-          status: 'interrupted',
-          error: 'interrupted: the sender stopped during the send; not resent, it may or may not have been delivered',
-          messageId,
-        };
+        // Unanswered, like a crash: the next sender sends it again with the same Message-ID.
+        outcome = { status: 'queued' };
       } else {
-        outcome = { status: 'sent', smtpResponse: String(result.response ?? ''), messageId };
+        outcome = { status: 'sent', smtpResponse: String(result.response ?? '') };
       }
     } catch (error) {
-      outcome = { status: 'failed', error: describeFailure(error), messageId };
+      outcome = { status: 'failed', error: describeFailure(error) };
     } finally {
       clearTimeout(timer);
     }
@@ -176,7 +178,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
       try {
         await recordMailOutcomes(db, owner, group);
       } catch (error) {
-        // The rows stay `sending` and the sweep records them interrupted when their lease ends: never sent twice.
+        // The rows stay `sending` and the sweep puts them back in the queue when their lease ends.
         logger.error(
           { err: error, mailIds: group.map((item) => item.mail.id) },
           'could not record the outcome of mail',
@@ -218,15 +220,20 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   const loop = async () => {
     await loadTransport();
     let nextSweep = 0;
+    let firstSweep = true;
     let failures = 0;
     while (!stopped) {
       resetWake();
       let more = false;
       try {
         if (Date.now() >= nextSweep) {
-          const interrupted = await markInterrupted(db);
-          if (interrupted > 0)
-            logger.warn({ interrupted }, 'recorded mail left sending by a stopped sender as interrupted');
+          const abandoned = await requeueAbandoned(db, { leaseEnded: !(firstSweep && options.soleSender) });
+          firstSweep = false;
+          if (abandoned.requeued > 0 || abandoned.interrupted > 0)
+            logger.warn(
+              abandoned,
+              'mail left sending by a stopped sender: queued again, or interrupted after its last attempt',
+            );
           nextSweep = Date.now() + sweepMs;
         }
         const room = windowSize - inFlight.size;
@@ -235,6 +242,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
           limit: room,
           leaseMs,
           smtpConfigured: transport !== undefined,
+          messageIdDomain: domain,
         });
         // Fewer than there was room for may only mean another sender took some at the same moment: nothing at all
         // means nothing is due.
@@ -267,7 +275,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
       if (stopped) return;
       stopped = true;
       wake();
-      // Sends in flight get a grace period; then they are given up and recorded interrupted.
+      // Sends in flight get a grace period; then they are given up and queued again.
       const grace = setTimeout(abandon, options.stopGraceMs ?? 5_000);
       await running;
       await Promise.all(inFlight);
