@@ -33,6 +33,8 @@ const layers = {
       { type: 'http', pattern: 'src/http' },
       { type: 'services', pattern: 'src/*', capture: ['name'] },
     ],
+    // The demo world's well-known ids: a resource's documented examples name them (ResourceModule.examples).
+    'boundaries/files': [{ category: 'demo-ids', pattern: 'src/demo/ids.ts' }],
     'import/resolver': { typescript: { alwaysTryTypes: true } },
   },
   rules: {
@@ -62,6 +64,11 @@ const layers = {
           {
             from: { element: { types: { anyOf: ['resource', 'loyalty-engine'] } } },
             allow: { to: { element: { types: { anyOf: [...PLATFORM, 'records', 'kit'] } } } },
+          },
+          {
+            // A module's documented examples (its index.ts, or examples.ts beside it) name the demo world's records.
+            from: { element: { type: 'resource', fileInternalPath: '{index,examples}.ts' } },
+            allow: { to: { file: { categories: 'demo-ids' } } },
           },
           {
             from: { element: { type: 'resource' } },

@@ -40,6 +40,8 @@ import type { ResourceModuleWithLists } from './resource-kit/module.js';
 import { QUICK_FILTER_RESOURCES } from './records/quick-filter.js';
 import { IMPORT_RESOURCES } from './records/import-job.js';
 import { DOCUMENTED_EXAMPLES } from './demo/index.js';
+import { eventCatalogOf, unsentSpecNames } from './events/catalog.js';
+import type { DocumentedExamples, EventCatalog, OperationExample } from './core/types.js';
 
 /** Every resource module but those built from the others' declarations (below). */
 const modules: readonly ResourceModuleWithLists[] = [
@@ -103,6 +105,33 @@ export const resources: readonly ResourceModule[] = [
   // The resources an import job can write, each through its synchronous import (docs/api.md#import-jobs).
   importJobsResource(imports),
 ];
+
+/**
+ * Every event an endpoint can subscribe to, from what each module declares it sends and when
+ * (docs/api.md#event-catalog): service.md's names in its order, then the others. A name of service.md that no module
+ * sends (and the catalog does not mark as not firing yet) stops the start.
+ */
+export const eventCatalog: EventCatalog = eventCatalogOf(resources.flatMap((resource) => resource.events ?? []));
+const unsent = unsentSpecNames(eventCatalog);
+if (unsent.length > 0) throw new Error(`No module sends ${unsent.join(', ')} (src/events/catalog.ts).`);
+
+/** The documented examples: the demo's and each module's, by operationId (docs/api.md#documented-examples-and-the-demo-world). */
+export const operationExamples: Readonly<Record<string, OperationExample>> = resources.reduce<
+  Record<string, OperationExample>
+>(
+  (all, resource) => {
+    for (const [operationId, example] of Object.entries(resource.examples ?? {})) {
+      if (operationId in all) throw new Error(`Two examples are declared for ${operationId}.`);
+      all[operationId] = example;
+    }
+    return all;
+  },
+  { ...DOCUMENTED_EXAMPLES.requests },
+);
+const documentedExamples: DocumentedExamples = {
+  requests: operationExamples,
+  responses: DOCUMENTED_EXAMPLES.responses,
+};
 
 /** Every permission a key can be granted: service.md's eleven plus those the resources add. */
 export const permissionCatalog: readonly string[] = permissionCatalogOf(resources);
@@ -181,7 +210,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     database,
     limiter,
     resources,
-    examples: DOCUMENTED_EXAMPLES,
+    examples: documentedExamples,
+    eventCatalog,
     logger: options.logger,
   });
   return {

@@ -119,6 +119,8 @@ export interface PlatformServices {
   permissionCatalog: readonly string[];
   /** Every parent's cascade, built from the modules' `cascades`: what a parent's deletion calls for its children. */
   cascades: CascadeRegistry;
+  /** Every event an endpoint can subscribe to, built from the modules' `events` (src/events/catalog.ts). */
+  eventCatalog: EventCatalog;
 }
 
 /** A resource plugs into the platform through this and nothing else (see src/compose.ts). */
@@ -132,9 +134,14 @@ export interface ResourceModule {
   routes(app: PatronApp, services: PlatformServices): void | Promise<void>;
   /**
    * The events this resource sends and the record each carries as `data` (its response schema, the one the event is
-   * serialized with), for the webhooks of the OpenAPI document. Every name must be in the event catalog.
+   * serialized with), and when each is sent: the event catalog is built from these (src/events/catalog.ts).
    */
   events?: readonly EventPayload[];
+  /**
+   * The documented example of each of its operations, by operationId
+   * (docs/api.md#documented-examples-and-the-demo-world); the composition root merges every module's.
+   */
+  examples?: Readonly<Record<string, OperationExample>>;
   /** The background jobs this resource runs (daily on each organization's clock, or when queued). */
   jobs?(context: JobsContext): JobDefinition[];
   /**
@@ -144,10 +151,37 @@ export interface ResourceModule {
   cascades?: readonly CascadeEdge[];
 }
 
-/** Events of the catalog (src/events/catalog.ts) and the schema of the record they carry as `data`. */
+/**
+ * Events a resource sends, the schema of the record they carry as `data`, and when each is sent: the composition root
+ * builds the event catalog (GET /v1/webhook-events, the document's webhooks) from these (src/events/catalog.ts).
+ */
 export interface EventPayload {
   names: readonly string[];
   schema: object;
+  /**
+   * What sends them, as GET /v1/webhook-events shows it: the operations and jobs, in one sentence for all the names,
+   * or one by name (every name of `names`).
+   */
+  firesWhen: string | Readonly<Record<string, string>>;
+}
+
+/** One event an endpoint can subscribe to, as GET /v1/webhook-events lists it (docs/api.md#event-catalog). */
+export interface CatalogEvent {
+  name: string;
+  /** What sends it: the operations and jobs of this API, or, for a name nothing sends yet, service.md's words. */
+  firesWhen: string;
+  /**
+   * False for a name service.md lists for records this API does not hold yet: a subscription to it is accepted and
+   * receives nothing until they exist (docs/api.md#event-catalog).
+   */
+  firing: boolean;
+}
+
+/** Every subscribable event, in its published order, built by src/events/catalog.ts from the modules' `events`. */
+export interface EventCatalog {
+  events: readonly CatalogEvent[];
+  /** Exact, case-sensitive match: service.md "Subscriptions use the exact event name strings". */
+  isKnown(name: string): boolean;
 }
 
 /** What a resource's jobs are built from: the configuration and where their metrics go. */

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 
 /** The tenant root. Not a tenant table itself: its id is the organization_id every tenant row carries. */
 export interface OrganizationsTable {
@@ -769,6 +769,11 @@ export interface SurveysTable {
   updated_at: UpdatedAt;
 }
 
+/**
+ * Every table's row type. The tables that predate it are here; a new table's type is declared beside its record by
+ * module augmentation (`declare module '../db/schema.js' { interface DB { <table>: <Name>Table } }`,
+ * docs/architecture.md#a-new-resource), which every file compiled with it sees.
+ */
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;

@@ -2,7 +2,7 @@ import type { OperationExample } from '../core/types.js';
 import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
 import { DEMO_IMPORT_CSV, DEMO_RECEIVER_URL } from './world.js';
 
-const { sites, customers, products, variants, orders, webhooks, programs, tiers, rules, memberships, rewards } = DEMO;
+const { customers, products, variants, orders, webhooks, programs, tiers, rules, memberships, rewards } = DEMO;
 const filter = (document: object) => JSON.stringify(document);
 
 /**
@@ -15,6 +15,8 @@ export const DEMO_OWNER_PASSWORD = 'correct horse battery staple';
  * Every operation's documented example, by operationId (docs/api.md#documented-examples-and-the-demo-world). Each names records of the
  * demo world (src/demo/world.ts) and answers its success status there, once, in any order: what changes a record for
  * good (a delete, a leave, a revoke, a redeem) has a record of its own. test/contract/examples.test.ts sends every one.
+ * A resource's examples may instead live on its module (`examples`, as sites' do), taking the demo world's ids from
+ * ./ids.ts; the composition root merges both.
  */
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   getOrganization: { summary: "The key's organization" },
@@ -100,19 +102,6 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   getCustomerTag: { summary: 'The "vip" tag', params: { id: DEMO.customerTags.vip } },
   renameCustomerTag: { summary: 'Rename "vip"', params: { id: DEMO.customerTags.vip }, body: { name: 'vip-2026' } },
   deleteCustomerTag: { summary: 'Drop the "newsletter" tag', params: { id: DEMO.customerTags.newsletter } },
-
-  listSites: { summary: 'Every site' },
-  createSite: {
-    summary: 'Add a pop-up store selling in euros',
-    body: { data: { name: 'Pop-up store', domain: 'popup.example.com', platform: 'custom', currencyCode: 'EUR' } },
-  },
-  getSite: { summary: 'The main store', params: { id: sites.main } },
-  updateSite: {
-    summary: 'Rename the main store',
-    params: { id: sites.main },
-    body: { data: { name: 'Main store (US)' } },
-  },
-  deleteSite: { summary: 'Close the outlet (no orders use it)', params: { id: sites.outlet } },
 
   listCustomers: { summary: 'The newest customers' },
   bulkUpdateCustomers: {

@@ -1,165 +1,140 @@
 /**
- * The event names a webhook endpoint can subscribe to: service.md "Event names", with each asterisk family written
- * out as created, updated and deleted. Platform-level on purpose (no resource imports), so endpoint validation and
- * GET /v1/webhook-events need nothing but this list.
+ * The event catalog: every name a webhook endpoint can subscribe to (GET /v1/webhook-events, the OpenAPI document's
+ * webhooks, endpoint validation), built by the composition root from what each resource module declares it sends
+ * and when (ResourceModule.events). The platform owns only what no module can say: the published order, and the
+ * names service.md lists that nothing sends yet.
  *
  * `webhook.test`, the ping sent by POST /webhooks/{id}/test (docs/api.md#resend-and-test-ping), is deliberately absent:
  * it goes only to the endpoint being tested, whatever that endpoint subscribes to, so subscribing to it would mean
  * nothing.
  */
-export interface CatalogEvent {
-  name: string;
-  /** What sends it: the operations and jobs of this API, or, for a name nothing sends yet, service.md's words. */
-  firesWhen: string;
-  /**
-   * False for a name service.md lists for records this API does not hold yet (questions, wishlists, quick filters,
-   * surveys): a subscription to it is accepted and receives nothing until they exist
-   * (docs/api.md#event-catalog).
-   */
-  firing: boolean;
-}
+import type { CatalogEvent, EventCatalog, EventPayload } from '../core/types.js';
 
-const CRUD = ['created', 'updated', 'deleted'] as const;
+export type { CatalogEvent, EventCatalog } from '../core/types.js';
 
 /**
- * One entry per name of service.md's table, in its order (families as `resource.*`, one sentence for all three), each
- * naming what sends it here. Checked against every place that records events (the recordEvents calls of src/resources
- * and src/resource-kit); `firing: false` marks the names nothing sends yet.
+ * service.md's "Event names" in its order, each asterisk family written out as created, updated and deleted; then the
+ * names beyond it published since, where they have always been listed (bulk jobs' events, docs/api.md#import-jobs,
+ * #export-jobs), so that a new module's names never reorder the published ones. A name declared by a module and not
+ * here follows, in module order.
  */
-const rows: readonly (readonly [readonly string[], string, boolean?])[] = [
-  [
-    ['customer.updated'],
-    'PATCH /customers/{id}, and each customer that POST /customers/import creates or changes or PATCH /customers/bulk-update changes.',
-  ],
-  [['customer.deleted'], 'DELETE /customers/{id}.'],
-  [
-    ['order.updated'],
-    'PATCH /orders/{id}, and each order that POST /orders/import creates or changes or PATCH /orders/bulk-update changes.',
-  ],
-  [['order.deleted'], 'DELETE /orders/{id}.'],
-  [
-    ['product.updated'],
-    'PATCH /products/{id}, and each product that POST /products/import creates or changes (its variants, site links or tags included) or PATCH /products/bulk-update changes.',
-  ],
-  [['product.deleted'], 'DELETE /products/{id}.'],
-  [['productVariant.updated'], 'PATCH /products/{productId}/variants/{variantId}.'],
-  [['site.created'], 'POST /sites.'],
-  [['site.updated'], 'PATCH /sites/{id}.'],
-  [['site.deleted'], 'DELETE /sites/{id}.'],
-  [
-    ['customerTag.*', 'orderTag.*', 'productTag.*'],
-    'created: a write names a tag that does not exist yet (PATCH, import or bulk-update of customers, orders or products); updated: PATCH on the tag (a rename); deleted: DELETE on the tag.',
-  ],
-  [['review.created'], 'A review arrives, published or not: each new review of POST /reviews/import.'],
-  [
-    ['review.updated'],
-    'PATCH /reviews/{id}, each review that POST /reviews/import or PATCH /reviews/bulk-update changes, and each review DELETE /products/{id} unlinks and unpublishes.',
-  ],
-  [
-    ['review.deleted'],
-    'DELETE /reviews/{id}, and each review of a customer DELETE /customers/{id} removes or of a product DELETE /products/{id} removes while cascadeDeleteReviews is on.',
-  ],
-  [
-    ['productQuestion.created'],
-    'POST /product-questions (a question the merchant records), and each question POST /product-questions/import creates (asked by a shopper, published or not).',
-  ],
-  [
-    ['productQuestion.updated'],
-    'PATCH /product-questions/{id} (published, rejected or edited), and each question that POST /product-questions/import or PATCH /product-questions/bulk-update changes, or DELETE /products/{id} unlinks.',
-  ],
-  [
-    ['productQuestion.deleted'],
-    'DELETE /product-questions/{id}, each question of a customer DELETE /customers/{id} removes, and of a product DELETE /products/{id} removes while cascadeDeleteReviews is on; the data carries its answers, which send no events of their own.',
-  ],
-  [
-    ['productQuestionAnswer.created'],
-    'POST /product-questions/{id}/answers, and each answer POST /product-questions/import adds.',
-  ],
-  [
-    ['productQuestionAnswer.updated'],
-    'PATCH /product-question-answers/{id} (edited, published or hidden), and each answer POST /product-questions/import changes.',
-  ],
-  [
-    ['productQuestionAnswer.deleted'],
-    'DELETE /product-question-answers/{id}, and each answer POST /product-questions/import leaves out of a row that sends answers.',
-  ],
-  [['surveyFlow.*'], 'POST, PATCH and DELETE on /survey-flows.'],
-  [
-    ['survey.deleted'],
-    'DELETE /surveys/{id}, and each survey of a flow DELETE /survey-flows/{id} removes or of an order DELETE /orders/{id} removes, whatever its status.',
-  ],
-  [
-    ['loyaltyMembership.created'],
-    'POST /loyalty-memberships (a customer joins or rejoins a program), and each membership POST /loyalty-memberships/import creates.',
-  ],
-  [
-    ['loyaltyMembership.tierChanged'],
-    'A member moves between tiers: PATCH /loyalty-memberships/{id} (pinning), points that move a member up (earning, adjustments, imports), tier creation or changes that move members, membership import, and the overnight tier review.',
-  ],
-  [
-    ['loyaltyMembership.deleted'],
-    'DELETE /loyalty-memberships/{id}, and each membership of a customer DELETE /customers/{id} removes (leaving a program sends none).',
-  ],
-  [
-    ['loyaltyTransaction.created'],
-    'Each ledger entry: points earned (POST /loyalty-events, order import, POST /loyalty-history), spent (a claim), adjusted (POST /loyalty-memberships/{id}/points-adjustments, a balance set by POST /loyalty-memberships/import) or expired (POST /loyalty-activity/bulk-expire, the overnight job).',
-  ],
-  [
-    ['loyaltyReward.issued'],
-    'POST /loyalty-rewards, POST /loyalty-memberships/{id}/claim, and a rule that grants a reward (a full stamp card, a reward offer on order import).',
-  ],
-  [
-    ['loyaltyReward.redeemed'],
-    'POST /loyalty-rewards/redeem, and a reward code on an order that POST /orders/import imports.',
-  ],
-  [['loyaltyReward.revoked'], 'POST /loyalty-rewards/{id}/revoke.'],
-  [['loyaltyReward.expired'], 'The overnight loyalty job, for pending rewards whose expiresAt has passed.'],
-  [
-    ['loyaltyReward.expiringSoon', 'loyaltyPoints.expiringSoon'],
-    "The overnight loyalty job (03:00 on the organization's clock), once per reward or credit expiring within expiringSoonDays; never a customer action.",
-  ],
-  [['stampCard.created'], 'The first stamp of a card: POST /loyalty-stamps, or a stamp earned on order import.'],
-  [['stampCard.updated'], 'Each stamp: POST /loyalty-stamps, or a stamp earned on order import.'],
-  [['stampCard.completed'], 'The stamp that fills a card (sent after its stampCard.updated).'],
-  [
-    ['referral.updated'],
-    "A referral is created or attributed: POST /loyalty-events with a referral, or the referred customer's first order on import.",
-  ],
-  [['loyaltyProgram.*'], 'POST, PATCH and DELETE on /loyalty-programs.'],
-  [['loyaltyRule.*'], 'POST, PATCH and DELETE on /loyalty-rules.'],
-  [['loyaltyTier.*'], 'POST, PATCH and DELETE on /loyalty-tiers.'],
-  [
-    ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'],
-    'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
-  ],
-  [['emailTemplate.*'], 'POST, PATCH and DELETE on /email-templates.'],
-  [['quickFilter.*'], 'POST, PATCH and DELETE on /quick-filters.'],
-  [
-    ['webhook.*'],
-    'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',
-  ],
-  // Bulk job events, beyond service.md's table (docs/api.md#import-jobs, #export-jobs), with the job as data.
-  [
-    ['importJob.completed'],
-    'An import job started by POST /import-jobs has succeeded or failed (not when cancelled), with the job and its counts as data.',
-  ],
-  [
-    ['exportJob.completed'],
-    'An export job started by POST /export-jobs has succeeded (its file can be downloaded) or failed, with the job as data.',
-  ],
+const PUBLISHED_ORDER: readonly string[] = [
+  'customer.updated',
+  'customer.deleted',
+  'order.updated',
+  'order.deleted',
+  'product.updated',
+  'product.deleted',
+  'productVariant.updated',
+  'site.created',
+  'site.updated',
+  'site.deleted',
+  'customerTag.created',
+  'customerTag.updated',
+  'customerTag.deleted',
+  'orderTag.created',
+  'orderTag.updated',
+  'orderTag.deleted',
+  'productTag.created',
+  'productTag.updated',
+  'productTag.deleted',
+  'review.created',
+  'review.updated',
+  'review.deleted',
+  'productQuestion.created',
+  'productQuestion.updated',
+  'productQuestion.deleted',
+  'productQuestionAnswer.created',
+  'productQuestionAnswer.updated',
+  'productQuestionAnswer.deleted',
+  'surveyFlow.created',
+  'surveyFlow.updated',
+  'surveyFlow.deleted',
+  'survey.deleted',
+  'loyaltyMembership.created',
+  'loyaltyMembership.tierChanged',
+  'loyaltyMembership.deleted',
+  'loyaltyTransaction.created',
+  'loyaltyReward.issued',
+  'loyaltyReward.redeemed',
+  'loyaltyReward.revoked',
+  'loyaltyReward.expired',
+  'loyaltyReward.expiringSoon',
+  'loyaltyPoints.expiringSoon',
+  'stampCard.created',
+  'stampCard.updated',
+  'stampCard.completed',
+  'referral.updated',
+  'loyaltyProgram.created',
+  'loyaltyProgram.updated',
+  'loyaltyProgram.deleted',
+  'loyaltyRule.created',
+  'loyaltyRule.updated',
+  'loyaltyRule.deleted',
+  'loyaltyTier.created',
+  'loyaltyTier.updated',
+  'loyaltyTier.deleted',
+  'wishlist.created',
+  'wishlist.updated',
+  'wishlist.deleted',
+  'emailTemplate.created',
+  'emailTemplate.updated',
+  'emailTemplate.deleted',
+  'quickFilter.created',
+  'quickFilter.updated',
+  'quickFilter.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  // Beyond service.md's table.
+  'importJob.completed',
+  'exportJob.completed',
 ];
 
-const expand = (name: string): string[] =>
-  name.endsWith('.*') ? CRUD.map((action) => `${name.slice(0, -1)}${action}`) : [name];
+/**
+ * The names service.md lists for records this API does not hold yet, with service.md's words for when they are sent:
+ * a subscription to one is accepted and receives nothing until they exist (docs/api.md#event-catalog). None today.
+ */
+const NOT_FIRING: Readonly<Record<string, string>> = {};
 
-/** Every subscribable event, in service.md's order. */
-export const EVENT_CATALOG: readonly CatalogEvent[] = Object.freeze(
-  rows.flatMap(([names, firesWhen, firing = true]) =>
-    names.flatMap(expand).map((name) => Object.freeze({ name, firesWhen, firing })),
-  ),
-);
+/** The modules' declarations, by name: what sends each. Throws on one name given two different sentences. */
+function firesWhenByName(declared: readonly EventPayload[]): Map<string, string> {
+  const byName = new Map<string, string>();
+  for (const { names, firesWhen } of declared) {
+    for (const name of names) {
+      const sentence = typeof firesWhen === 'string' ? firesWhen : firesWhen[name];
+      if (sentence === undefined) throw new Error(`${name} is declared without saying when it is sent (firesWhen)`);
+      const known = byName.get(name);
+      if (known !== undefined && known !== sentence)
+        throw new Error(`${name} is declared with two firesWhen sentences`);
+      if (name in NOT_FIRING)
+        throw new Error(`${name} is marked not firing in the event catalog, but a module sends it`);
+      byName.set(name, sentence);
+    }
+  }
+  return byName;
+}
 
-const known: ReadonlySet<string> = new Set(EVENT_CATALOG.map((event) => event.name));
+/**
+ * The catalog of the given modules' events: service.md's names first in its order, those nothing sends yet among them,
+ * then the names beyond it. An app of a few modules (a test's) gets the catalog of those modules.
+ */
+export function eventCatalogOf(declared: readonly EventPayload[]): EventCatalog {
+  const sent = firesWhenByName(declared);
+  const ordered = [...PUBLISHED_ORDER, ...sent.keys()].filter((name, index, all) => all.indexOf(name) === index);
+  const events: readonly CatalogEvent[] = Object.freeze(
+    ordered.flatMap((name): CatalogEvent[] => {
+      const firesWhen = sent.get(name);
+      if (firesWhen !== undefined) return [Object.freeze({ name, firesWhen, firing: true })];
+      const notYet = NOT_FIRING[name];
+      return notYet === undefined ? [] : [Object.freeze({ name, firesWhen: notYet, firing: false })];
+    }),
+  );
+  const known: ReadonlySet<string> = new Set(events.map((event) => event.name));
+  return { events, isKnown: (name) => known.has(name) };
+}
 
-/** Exact, case-sensitive match: service.md "Subscriptions use the exact event name strings". */
-export const isKnownEventName = (name: string): boolean => known.has(name);
+/** service.md's names that neither a module sends nor the catalog marks as not firing: the composed app has none. */
+export function unsentSpecNames(catalog: EventCatalog): string[] {
+  return PUBLISHED_ORDER.filter((name) => !catalog.isKnown(name));
+}

@@ -32,7 +32,8 @@ import { registerDocs } from './docs.js';
 import { registerOpenApi } from './openapi.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { chargeRequest } from './rate-limit.js';
-import type { DocumentedExamples, PatronApp, PlatformServices, ResourceModule } from '../core/types.js';
+import type { DocumentedExamples, EventCatalog, PatronApp, PlatformServices, ResourceModule } from '../core/types.js';
+import { eventCatalogOf } from '../events/catalog.js';
 import { buildSerializer } from '../core/serialization.js';
 import { validatorCompiler } from './validation.js';
 
@@ -70,6 +71,8 @@ export interface AppOptions {
   resources: readonly ResourceModule[];
   /** The documented examples (the demo world's, from the composition root); none in a custom test app. */
   examples?: DocumentedExamples;
+  /** Every subscribable event (from the composition root); a custom test app gets its modules' catalog. */
+  eventCatalog?: EventCatalog;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -225,7 +228,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerBodyChecks(app);
   registerIdempotency(app, database.db, presence);
   registerHealth(app, database);
-  await registerOpenApi(app, resources, options.examples);
+  const eventCatalog = options.eventCatalog ?? eventCatalogOf(resources.flatMap((resource) => resource.events ?? []));
+  await registerOpenApi(app, resources, eventCatalog, options.examples);
   await registerDocs(app);
   await registerDashboard(app, config.dashboardDir ?? defaultDashboardDir());
 
@@ -235,6 +239,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     config,
     permissionCatalog,
     cascades: cascadeRegistry(resources),
+    eventCatalog,
   };
   await app.register(
     async (v1) => {

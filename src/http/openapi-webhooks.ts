@@ -4,8 +4,7 @@
  * the record the event carries, and the delivery headers (docs/api.md#delivery-headers-and-signatures). Which record
  * an event carries is declared by the resource that sends it (ResourceModule.events), so the platform names none.
  */
-import { EVENT_CATALOG, isKnownEventName } from '../events/catalog.js';
-import type { ResourceModule } from '../core/types.js';
+import type { EventCatalog, ResourceModule } from '../core/types.js';
 import { describedPattern } from '../core/pattern-message.js';
 
 type Json = Record<string, unknown>;
@@ -177,7 +176,11 @@ function envelope(name: string, data: Json): Json {
  * different records, or a catalog `firing` flag that disagrees with what the resources declare, so a mistake stops
  * the start rather than publishing a wrong document (docs/api.md#event-catalog).
  */
-export function addWebhooks<T extends object>(document: T, resources: readonly ResourceModule[]): T {
+export function addWebhooks<T extends object>(
+  document: T,
+  resources: readonly ResourceModule[],
+  catalog: EventCatalog,
+): T {
   const openapi = document as unknown as Json;
   const components = (openapi.components ?? (openapi.components = {})) as Json;
   const schemas = (components.schemas ?? (components.schemas = {})) as Json;
@@ -185,7 +188,7 @@ export function addWebhooks<T extends object>(document: T, resources: readonly R
   for (const resource of resources) {
     for (const { names, schema } of resource.events ?? []) {
       for (const name of names) {
-        if (!isKnownEventName(name)) throw new Error(`${resource.name} declares ${name}, which is not in the catalog`);
+        if (!catalog.isKnown(name)) throw new Error(`${resource.name} declares ${name}, which is not in the catalog`);
         const known = carried.get(name);
         if (known && known !== schema) throw new Error(`${name} is declared with two different records`);
         carried.set(name, schema);
@@ -194,7 +197,7 @@ export function addWebhooks<T extends object>(document: T, resources: readonly R
   }
   // A name the catalog says nothing sends must not be sent. (The other way round, every firing name declared by
   // some resource, holds for the composed app only, not for an app of a few modules: test/contract checks it.)
-  for (const { name, firing } of EVENT_CATALOG) {
+  for (const { name, firing } of catalog.events) {
     if (!firing && carried.has(name)) {
       throw new Error(`${name} is marked firing: false in the event catalog, but a resource declares it`);
     }
@@ -203,7 +206,7 @@ export function addWebhooks<T extends object>(document: T, resources: readonly R
   components.parameters = { ...((components.parameters as Json | undefined) ?? {}), ...PARAMETERS };
   const parameters = Object.keys(PARAMETERS).map((key) => ({ $ref: `#/components/parameters/${key}` }));
   const webhooks: Json = {};
-  for (const { name, firesWhen, firing } of EVENT_CATALOG) {
+  for (const { name, firesWhen, firing } of catalog.events) {
     const schema = carried.get(name);
     const data = schema
       ? documented(schema as Json, schemas)

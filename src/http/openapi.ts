@@ -3,7 +3,7 @@ import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from '../core/errors.js';
 import { refineDocument } from './openapi-document.js';
 import { addWebhooks, WEBHOOK_TAG } from './openapi-webhooks.js';
-import type { DocumentedExamples, PatronApp, Refusals, ResourceModule } from '../core/types.js';
+import type { DocumentedExamples, EventCatalog, PatronApp, Refusals, ResourceModule } from '../core/types.js';
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
@@ -78,6 +78,7 @@ const errorResponse = (description: string) => ({ description, $ref: 'ErrorEnvel
 export async function registerOpenApi(
   app: PatronApp,
   resources: readonly ResourceModule[],
+  eventCatalog: EventCatalog,
   examples?: DocumentedExamples,
 ): Promise<void> {
   app.addSchema(ErrorEnvelope);
@@ -130,7 +131,7 @@ export async function registerOpenApi(
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? refineDocument(addWebhooks(documentObject.openapiObject, resources), examples)
+        ? refineDocument(addWebhooks(documentObject.openapiObject, resources, eventCatalog), examples)
         : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, findUser, setPasswordHash } from '../../src/auth/accounts.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo.js';
-import { DEMO_OWNER_PASSWORD, OPERATION_EXAMPLES } from '../../src/demo/examples.js';
+import { DEMO_OWNER_PASSWORD } from '../../src/demo/examples.js';
+import { operationExamples as OPERATION_EXAMPLES } from '../../src/compose.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /**
@@ -226,26 +227,15 @@ describe('a create missing its required fields', () => {
     // A world of its own: the examples above have changed the first one.
     const { key: ownKey } = await seedDemo(t.testDatabase.database, t.config);
     // Bodies whose fields go inside data or at the top level: the schema cannot require them (imports' rows can).
+    // Read from the document: every body whose `data` object requires fields, whether or not `data` itself is
+    // required (docs/api.md, "Wrapped and unwrapped bodies"), so a new create is covered without being named.
     const creates = operations.filter(({ operation }) => {
-      const schema = operation.requestBody?.content?.['application/json']?.schema;
-      return schema?.required?.includes('data') && schema.properties.data.type === 'object';
+      const data = operation.requestBody?.content?.['application/json']?.schema?.properties?.data;
+      return data?.type === 'object' && (data.required?.length ?? 0) > 0;
     });
-    expect(creates.map(({ operation }) => operation.operationId).sort()).toEqual([
-      'adjustLoyaltyPoints',
-      'createEmailTemplate',
-      'createExportJob',
-      'createLoyaltyProgram',
-      'createLoyaltyRule',
-      'createLoyaltyTier',
-      'createProductQuestion',
-      'createProductQuestionAnswer',
-      'createQuickFilter',
-      'createSite',
-      'createSurveyFlow',
-      'issueLoyaltyReward',
-      'joinLoyaltyProgram',
-      'reportLoyaltyEvent',
-    ]);
+    expect(creates.map(({ operation }) => operation.operationId)).toEqual(
+      expect.arrayContaining(['createSite', 'createLoyaltyProgram', 'issueLoyaltyReward']),
+    );
     for (const { method, path, operation } of creates) {
       let url = `/v1${path}`;
       for (const parameter of operation.parameters ?? []) {

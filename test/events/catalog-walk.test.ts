@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledJobs } from '../../src/compose.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo.js';
-import { OPERATION_EXAMPLES } from '../../src/demo/examples.js';
+import { operationExamples as OPERATION_EXAMPLES } from '../../src/compose.js';
 import { DEMO } from '../../src/demo/ids.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { overnightJob } from '../../src/resources/loyalty/engine/overnight/overnight.js';

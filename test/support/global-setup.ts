@@ -57,6 +57,8 @@ async function buildWhenStale(): Promise<void> {
   const builtFrom = Number(await readFile(BUILT_FROM, 'utf8').catch(() => '0'));
   if (built && builtFrom >= sources) return;
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  // tsc deletes nothing: a migration whose source is gone must not stay in dist/ (src/db/migrations/index.ts).
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/prune-stale-build.mjs')], { cwd: ROOT });
   try {
     await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT });
   } catch (error) {

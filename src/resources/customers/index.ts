@@ -52,7 +52,17 @@ export const customersResource: ResourceModuleWithLists = {
     'Customers mirrored from the store. Identity fields come through import; metadata, notes, tags and the email opt-out are editable.',
   routes: customerRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['customer.updated', 'customer.deleted'], schema: Customer }],
+  events: [
+    {
+      names: ['customer.updated', 'customer.deleted'],
+      schema: Customer,
+      firesWhen: {
+        'customer.updated':
+          'PATCH /customers/{id}, and each customer that POST /customers/import creates or changes or PATCH /customers/bulk-update changes.',
+        'customer.deleted': 'DELETE /customers/{id}.',
+      },
+    },
+  ],
   // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.
   lists: { customers: customerExport },
   imports: { customers: customerImport },

@@ -13,7 +13,11 @@ export const emailTemplatesResource: ResourceModule = {
   routes: emailTemplateRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
-    { names: ['emailTemplate.created', 'emailTemplate.updated', 'emailTemplate.deleted'], schema: EmailTemplate },
+    {
+      names: ['emailTemplate.created', 'emailTemplate.updated', 'emailTemplate.deleted'],
+      schema: EmailTemplate,
+      firesWhen: 'POST, PATCH and DELETE on /email-templates.',
+    },
   ],
 };
 

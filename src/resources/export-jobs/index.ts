@@ -24,7 +24,14 @@ export function exportJobsResource(sources: ExportSources): ResourceModule {
       }),
     ],
     // The record the event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-    events: [{ names: ['exportJob.completed'], schema: ExportJob }],
+    events: [
+      {
+        names: ['exportJob.completed'],
+        schema: ExportJob,
+        firesWhen:
+          'An export job started by POST /export-jobs has succeeded (its file can be downloaded) or failed, with the job as data.',
+      },
+    ],
   };
 }
 

@@ -16,7 +16,14 @@ export function importJobsResource(sources: ImportSources): ResourceModule {
     routes: importJobRoutes(sources),
     jobs: () => [importJob({ sources })],
     // The record the event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-    events: [{ names: ['importJob.completed'], schema: ImportJob }],
+    events: [
+      {
+        names: ['importJob.completed'],
+        schema: ImportJob,
+        firesWhen:
+          'An import job started by POST /import-jobs has succeeded or failed (not when cancelled), with the job and its counts as data.',
+      },
+    ],
   };
 }
 

@@ -62,7 +62,17 @@ export const ordersResource: ResourceModuleWithLists = {
   description: 'Orders and their line items mirrored from the store. Only metadata, notes and tags are editable.',
   routes: orderRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['order.updated', 'order.deleted'], schema: Order }],
+  events: [
+    {
+      names: ['order.updated', 'order.deleted'],
+      schema: Order,
+      firesWhen: {
+        'order.updated':
+          'PATCH /orders/{id}, and each order that POST /orders/import creates or changes or PATCH /orders/bulk-update changes.',
+        'order.deleted': 'DELETE /orders/{id}.',
+      },
+    },
+  ],
   // Orders keep their customer and their site (docs/architecture.md#declared-cascades).
   cascades: orderCascades,
   // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.

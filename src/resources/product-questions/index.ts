@@ -42,10 +42,26 @@ export const productQuestionsResource: ResourceModuleWithLists = {
     {
       names: ['productQuestion.created', 'productQuestion.updated', 'productQuestion.deleted'],
       schema: ProductQuestion,
+      firesWhen: {
+        'productQuestion.created':
+          'POST /product-questions (a question the merchant records), and each question POST /product-questions/import creates (asked by a shopper, published or not).',
+        'productQuestion.updated':
+          'PATCH /product-questions/{id} (published, rejected or edited), and each question that POST /product-questions/import or PATCH /product-questions/bulk-update changes, or DELETE /products/{id} unlinks.',
+        'productQuestion.deleted':
+          'DELETE /product-questions/{id}, each question of a customer DELETE /customers/{id} removes, and of a product DELETE /products/{id} removes while cascadeDeleteReviews is on; the data carries its answers, which send no events of their own.',
+      },
     },
     {
       names: ['productQuestionAnswer.created', 'productQuestionAnswer.updated', 'productQuestionAnswer.deleted'],
       schema: ProductQuestionAnswer,
+      firesWhen: {
+        'productQuestionAnswer.created':
+          'POST /product-questions/{id}/answers, and each answer POST /product-questions/import adds.',
+        'productQuestionAnswer.updated':
+          'PATCH /product-question-answers/{id} (edited, published or hidden), and each answer POST /product-questions/import changes.',
+        'productQuestionAnswer.deleted':
+          'DELETE /product-question-answers/{id}, and each answer POST /product-questions/import leaves out of a row that sends answers.',
+      },
     },
   ],
   // Deleting a customer deletes their questions; deleting a product unlinks or deletes its questions.

@@ -39,8 +39,20 @@ export const productsResource: ResourceModuleWithLists = {
   routes: productRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
-    { names: ['product.updated', 'product.deleted'], schema: Product },
-    { names: ['productVariant.updated'], schema: Variant },
+    {
+      names: ['product.updated', 'product.deleted'],
+      schema: Product,
+      firesWhen: {
+        'product.updated':
+          'PATCH /products/{id}, and each product that POST /products/import creates or changes (its variants, site links or tags included) or PATCH /products/bulk-update changes.',
+        'product.deleted': 'DELETE /products/{id}.',
+      },
+    },
+    {
+      names: ['productVariant.updated'],
+      schema: Variant,
+      firesWhen: 'PATCH /products/{productId}/variants/{variantId}.',
+    },
   ],
   // A deleted site's product links go with it by their foreign key, sending nothing
   // (docs/architecture.md#declared-cascades).

@@ -16,7 +16,13 @@ export function quickFiltersResource(lists: QuickFilterLists): ResourceModule {
       'Saved views: a filter document, search and sort of one list under a name, applied with quickFilter=<id> on that list, its bulk update and the analytics query.',
     routes: quickFilterRoutes(lists),
     // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-    events: [{ names: ['quickFilter.created', 'quickFilter.updated', 'quickFilter.deleted'], schema: QuickFilter }],
+    events: [
+      {
+        names: ['quickFilter.created', 'quickFilter.updated', 'quickFilter.deleted'],
+        schema: QuickFilter,
+        firesWhen: 'POST, PATCH and DELETE on /quick-filters.',
+      },
+    ],
   };
 }
 

@@ -37,7 +37,19 @@ export const reviewsResource: ResourceModuleWithLists = {
   description: 'Product reviews: import, list, edit, publish, delete and bulk-update.',
   routes: reviewRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['review.created', 'review.updated', 'review.deleted'], schema: Review }],
+  events: [
+    {
+      names: ['review.created', 'review.updated', 'review.deleted'],
+      schema: Review,
+      firesWhen: {
+        'review.created': 'A review arrives, published or not: each new review of POST /reviews/import.',
+        'review.updated':
+          'PATCH /reviews/{id}, each review that POST /reviews/import or PATCH /reviews/bulk-update changes, and each review DELETE /products/{id} unlinks and unpublishes.',
+        'review.deleted':
+          'DELETE /reviews/{id}, and each review of a customer DELETE /customers/{id} removes or of a product DELETE /products/{id} removes while cascadeDeleteReviews is on.',
+      },
+    },
+  ],
   // Deleting a customer deletes their reviews; deleting a product unlinks or deletes its reviews.
   cascades: reviewCascades,
   // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.

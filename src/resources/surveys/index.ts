@@ -12,8 +12,17 @@ export const surveysResource: ResourceModule = {
   routes: surveyRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
-    { names: ['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'], schema: SurveyFlow },
-    { names: ['survey.deleted'], schema: Survey },
+    {
+      names: ['surveyFlow.created', 'surveyFlow.updated', 'surveyFlow.deleted'],
+      schema: SurveyFlow,
+      firesWhen: 'POST, PATCH and DELETE on /survey-flows.',
+    },
+    {
+      names: ['survey.deleted'],
+      schema: Survey,
+      firesWhen:
+        'DELETE /surveys/{id}, and each survey of a flow DELETE /survey-flows/{id} removes or of an order DELETE /orders/{id} removes, whatever its status.',
+    },
   ],
   // Deleting an order deletes its surveys.
   cascades: surveyCascades,

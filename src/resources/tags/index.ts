@@ -24,6 +24,8 @@ export const tagsResource: ResourceModule = {
         'productTag.deleted',
       ],
       schema: Tag,
+      firesWhen:
+        'created: a write names a tag that does not exist yet (PATCH, import or bulk-update of customers, orders or products); updated: PATCH on the tag (a rename); deleted: DELETE on the tag.',
     },
   ],
 };

@@ -7,5 +7,12 @@ export const webhooksResource: ResourceModule = {
   description: 'Endpoints that receive signed event deliveries (service.md "Webhook endpoint"), and the event catalog.',
   routes: webhookRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['webhook.created', 'webhook.updated', 'webhook.deleted'], schema: WebhookEndpoint }],
+  events: [
+    {
+      names: ['webhook.created', 'webhook.updated', 'webhook.deleted'],
+      schema: WebhookEndpoint,
+      firesWhen:
+        'POST /webhooks (created), PUT /webhooks/{id} and POST /webhooks/{id}/rotate-secret (updated), DELETE /webhooks/{id} (deleted).',
+    },
+  ],
 };

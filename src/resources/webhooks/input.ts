@@ -1,5 +1,5 @@
-import { isKnownEventName } from '../../events/catalog.js';
 import type { SecretBox } from '../../core/secret-box.js';
+import type { EventCatalog } from '../../core/types.js';
 import {
   generateStandardSecret,
   STANDARD_SECRET_MAX_BYTES,
@@ -27,8 +27,8 @@ async function checkUrl(url: string, path: string, policy: WebhookUrlPolicy): Pr
 }
 
 /** Exact catalog names only; every unknown one is named. Duplicates collapse, keeping the first position. */
-function checkEvents(events: readonly string[], path: string): string[] {
-  const unknown = events.flatMap((name, index) => (isKnownEventName(name) ? [] : [{ name, index }]));
+function checkEvents(events: readonly string[], path: string, catalog: EventCatalog): string[] {
+  const unknown = events.flatMap((name, index) => (catalog.isKnown(name) ? [] : [{ name, index }]));
   if (unknown.length > 0) {
     const names = [...new Set(unknown.map(({ name }) => JSON.stringify(name)))];
     const details: ErrorDetail[] = unknown.map(({ name, index }) => ({
@@ -73,6 +73,13 @@ function secretOf(fields: WebhookFields, path: string): string | null | undefine
   return secret;
 }
 
+/** What a body's fields are checked against: the URL rules, the secret box (null without a key), the event names. */
+export interface ChangeRules {
+  policy: WebhookUrlPolicy;
+  box: SecretBox | null;
+  catalog: EventCatalog;
+}
+
 /**
  * Turns validated body fields into the row changes: URL and events checked, secret checked (or generated) and
  * sealed. Only the fields sent appear; `secretCiphertext` is null when the secret is to be removed, and
@@ -81,11 +88,10 @@ function secretOf(fields: WebhookFields, path: string): string | null | undefine
 export async function toChanges(
   fields: WebhookFields,
   path: string,
-  policy: WebhookUrlPolicy,
-  box: SecretBox | null,
+  { policy, box, catalog }: ChangeRules,
 ): Promise<WebhookEndpointChanges & { generatedSecret?: string }> {
   // Cheap checks first, so a bad event name or secret is reported without waiting for DNS.
-  const events = fields.events !== undefined ? checkEvents(fields.events, path) : undefined;
+  const events = fields.events !== undefined ? checkEvents(fields.events, path, catalog) : undefined;
   const secret = secretOf(fields, path);
   if (secret && !box) throw noSecretKey();
   if (fields.url !== undefined) await checkUrl(fields.url, path, policy);

@@ -10,8 +10,8 @@ import { WebhookService } from './service.js';
 
 const tags = ['webhooks'];
 
-export function webhookRoutes(app: PatronApp, { db, config }: PlatformServices): void {
-  const webhooks = new WebhookService(db, config);
+export function webhookRoutes(app: PatronApp, { db, config, eventCatalog }: PlatformServices): void {
+  const webhooks = new WebhookService(db, config, eventCatalog);
   const read = { permission: 'webhooks:read', cost: 1 };
   const write = { permission: 'webhooks:write', cost: 1 };
   // Answers that can carry a generated secret are stored sealed for Idempotency-Key replays.

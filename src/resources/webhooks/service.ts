@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { uuidv7 } from '../../util/ids.js';
 import type { Config } from '../../config/index.js';
 import type { DB } from '../../db/schema.js';
-import { EVENT_CATALOG } from '../../events/catalog.js';
 import { recordEvents } from '../../events/outbox.js';
 import { createSecretBox, type SecretBox } from '../../core/secret-box.js';
+import type { EventCatalog } from '../../core/types.js';
 import type { WebhookUrlPolicy } from '../../events/webhook-url.js';
 import { notFound, validationError, type ErrorDetail } from '../../core/errors.js';
 import { listRecords } from '../../lists/engine.js';
@@ -51,6 +51,7 @@ export class WebhookService {
   constructor(
     private readonly db: Kysely<DB>,
     config: Config,
+    private readonly eventCatalog: EventCatalog,
   ) {
     this.policy = webhookUrlPolicy(config);
     // Serve resolves the key before it builds the app; without one, only requests that carry a secret fail.
@@ -58,7 +59,7 @@ export class WebhookService {
   }
 
   catalog() {
-    return { data: EVENT_CATALOG.map(({ name, firesWhen, firing }) => ({ name, firesWhen, firing })) };
+    return { data: this.eventCatalog.events.map(({ name, firesWhen, firing }) => ({ name, firesWhen, firing })) };
   }
 
   async list(organizationId: string, params: ListParams) {
@@ -87,7 +88,7 @@ export class WebhookService {
         missing,
       );
     }
-    const changes = await toChanges(fields, path, this.policy, this.box);
+    const changes = await toChanges(fields, path, { policy: this.policy, box: this.box, catalog: this.eventCatalog });
     return this.db.transaction().execute(async (trx) => {
       await lockOrganizationEndpoints(trx, organizationId);
       const row = await insertWebhookEndpoint(trx, {
@@ -114,7 +115,7 @@ export class WebhookService {
         { path, message: `must hold at least one of ${FIELDS.join(', ')}` },
       ]);
     }
-    const changes = await toChanges(fields, path, this.policy, this.box);
+    const changes = await toChanges(fields, path, { policy: this.policy, box: this.box, catalog: this.eventCatalog });
     return this.db.transaction().execute(async (trx) => {
       await lockOrganizationEndpoints(trx, organizationId);
       const before = await findWebhookEndpoint(trx, organizationId, id);

@@ -38,7 +38,14 @@ export const wishlistsResource: ResourceModuleWithLists = {
   description: "Customers' wishlists of products: import, list, rename, add and remove items, delete.",
   routes: wishlistRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'], schema: Wishlist }],
+  events: [
+    {
+      names: ['wishlist.created', 'wishlist.updated', 'wishlist.deleted'],
+      schema: Wishlist,
+      firesWhen:
+        'A wishlist changes. There are no item-level events: adding, removing or editing an item sends wishlist.updated for its list.',
+    },
+  ],
   // Deleting a customer deletes their wishlists; deleting a product removes it from every wishlist.
   cascades: wishlistCascades,
   // The list quick filters and export jobs take, and the import import jobs run, under the name clients use.

@@ -15,5 +15,12 @@ export const loyaltyPointsResource: ResourceModule = {
     pointsAdjustmentRoute(app, services);
   },
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['loyaltyTransaction.created'], schema: LoyaltyTransaction }],
+  events: [
+    {
+      names: ['loyaltyTransaction.created'],
+      schema: LoyaltyTransaction,
+      firesWhen:
+        'Each ledger entry: points earned (POST /loyalty-events, order import, POST /loyalty-history), spent (a claim), adjusted (POST /loyalty-memberships/{id}/points-adjustments, a balance set by POST /loyalty-memberships/import) or expired (POST /loyalty-activity/bulk-expire, the overnight job).',
+    },
+  ],
 };

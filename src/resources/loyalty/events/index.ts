@@ -19,8 +19,26 @@ export const loyaltyEarningResource: ResourceModule = {
   },
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
-    { names: ['loyaltyPoints.expiringSoon'], schema: LoyaltyPointsExpiringSoon },
-    { names: ['stampCard.created', 'stampCard.updated', 'stampCard.completed'], schema: StampCard },
-    { names: ['referral.updated'], schema: Referral },
+    {
+      names: ['loyaltyPoints.expiringSoon'],
+      schema: LoyaltyPointsExpiringSoon,
+      firesWhen:
+        "The overnight loyalty job (03:00 on the organization's clock), once per reward or credit expiring within expiringSoonDays; never a customer action.",
+    },
+    {
+      names: ['stampCard.created', 'stampCard.updated', 'stampCard.completed'],
+      schema: StampCard,
+      firesWhen: {
+        'stampCard.created': 'The first stamp of a card: POST /loyalty-stamps, or a stamp earned on order import.',
+        'stampCard.updated': 'Each stamp: POST /loyalty-stamps, or a stamp earned on order import.',
+        'stampCard.completed': 'The stamp that fills a card (sent after its stampCard.updated).',
+      },
+    },
+    {
+      names: ['referral.updated'],
+      schema: Referral,
+      firesWhen:
+        "A referral is created or attributed: POST /loyalty-events with a referral, or the referred customer's first order on import.",
+    },
   ],
 };

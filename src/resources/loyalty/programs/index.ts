@@ -10,7 +10,11 @@ export const loyaltyProgramsResource: ResourceModule = {
   routes: programRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
-    { names: ['loyaltyProgram.created', 'loyaltyProgram.updated', 'loyaltyProgram.deleted'], schema: LoyaltyProgram },
+    {
+      names: ['loyaltyProgram.created', 'loyaltyProgram.updated', 'loyaltyProgram.deleted'],
+      schema: LoyaltyProgram,
+      firesWhen: 'POST, PATCH and DELETE on /loyalty-programs.',
+    },
   ],
   // The overnight run follows each program's settings: points and reward expiry, expiring-soon notices, tier windows.
   jobs: () => [overnightJob],

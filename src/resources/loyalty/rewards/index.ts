@@ -18,6 +18,16 @@ export const loyaltyRewardsResource: ResourceModule = {
         'loyaltyReward.expiringSoon',
       ],
       schema: LoyaltyReward,
+      firesWhen: {
+        'loyaltyReward.issued':
+          'POST /loyalty-rewards, POST /loyalty-memberships/{id}/claim, and a rule that grants a reward (a full stamp card, a reward offer on order import).',
+        'loyaltyReward.redeemed':
+          'POST /loyalty-rewards/redeem, and a reward code on an order that POST /orders/import imports.',
+        'loyaltyReward.revoked': 'POST /loyalty-rewards/{id}/revoke.',
+        'loyaltyReward.expired': 'The overnight loyalty job, for pending rewards whose expiresAt has passed.',
+        'loyaltyReward.expiringSoon':
+          "The overnight loyalty job (03:00 on the organization's clock), once per reward or credit expiring within expiringSoonDays; never a customer action.",
+      },
     },
   ],
 };

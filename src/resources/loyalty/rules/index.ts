@@ -7,5 +7,11 @@ export const loyaltyRulesResource: ResourceModule = {
   description: "Loyalty rules in service.md's sections: rules (earning), rewards (claimable), offers, stampCards.",
   routes: ruleRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
-  events: [{ names: ['loyaltyRule.created', 'loyaltyRule.updated', 'loyaltyRule.deleted'], schema: LoyaltyRule }],
+  events: [
+    {
+      names: ['loyaltyRule.created', 'loyaltyRule.updated', 'loyaltyRule.deleted'],
+      schema: LoyaltyRule,
+      firesWhen: 'POST, PATCH and DELETE on /loyalty-rules.',
+    },
+  ],
 };
