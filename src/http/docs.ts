@@ -50,6 +50,9 @@ const INIT = `(function () {
   if (match) window.history.replaceState(null, '', window.location.pathname + window.location.search);
   window.Scalar.createApiReference('#app', {
     url: '/openapi.json',
+    // The document names a templated server for tools elsewhere; here, "Test Request" calls the origin the page was
+    // opened on, whatever the host and scheme.
+    servers: [{ url: window.location.origin + '/v1', description: 'This server' }],
     // Scalar's default fonts come from its CDN; the system's fonts need no network.
     withDefaultFonts: false,
     showDeveloperTools: 'never',

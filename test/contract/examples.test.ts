@@ -164,6 +164,12 @@ describe('documented examples', () => {
         failures.push(`${operation.operationId}: ${response.statusCode} ${response.body.slice(0, 300)}`);
         continue;
       }
+      // Every header the document marks required on this answer is sent (docs/api.md#the-openapi-document).
+      for (const [name, header] of Object.entries((operation.responses[expected]?.headers ?? {}) as Json)) {
+        const definition = header.$ref ? document.components.headers[header.$ref.split('/').pop()] : header;
+        if (definition.required && response.headers[name.toLowerCase()] === undefined)
+          failures.push(`${operation.operationId}: no ${name} header on its ${expected}`);
+      }
       // A file (an export's download) is shown as text, its first lines only.
       const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
       answered[operation.operationId] = {
@@ -228,7 +234,8 @@ describe('a create missing its required fields', () => {
     // Bodies whose fields go inside data or at the top level: the schema cannot require them (imports' rows can).
     const creates = operations.filter(({ operation }) => {
       const schema = operation.requestBody?.content?.['application/json']?.schema;
-      return schema?.required?.includes('data') && schema.properties.data.type === 'object';
+      const data = schema?.anyOf?.find((form: Json) => form.properties?.data)?.properties.data;
+      return Boolean(data?.required);
     });
     expect(creates.map(({ operation }) => operation.operationId).sort()).toEqual([
       'adjustLoyaltyPoints',
@@ -253,7 +260,7 @@ describe('a create missing its required fields', () => {
       }
       const media = operation.requestBody.content['application/json'];
       const example = (Object.values(media.examples)[0] as Json).value;
-      const required = media.schema.properties.data.required as string[];
+      const required = media.schema.anyOf[0].properties.data.required as string[];
       const send = (body: unknown) =>
         t.request({
           method: method.toUpperCase() as 'POST',
