@@ -50,7 +50,7 @@ afterAll(() => t?.close());
 
 /**
  * How an example is sent: with the demo key, or for the dashboard's own endpoints as the demo owner
- * (docs/api.md#dashboard-sessions), who first gets the documented password (a fresh quick start gives it none) and,
+ * (docs/api.md#dashboard-sessions), whose demo password is set again first (changing it is an example too) and,
  * but for signing in, a session of its own, so signing out or changing the password leaves the next example a session.
  */
 async function credentials(operation: Json): Promise<{ key?: string; headers: Record<string, string> }> {
