@@ -56,6 +56,9 @@ const INIT = `(function () {
     // Scalar's default fonts come from its CDN; the system's fonts need no network.
     withDefaultFonts: false,
     showDeveloperTools: 'never',
+    // Scalar's "Ask AI" agent answers from Scalar's cloud, which the page may not reach (connect-src 'self'): its
+    // button would do nothing, so it is not shown (docs/api.md#the-api-reference).
+    agent: { disabled: true },
     telemetry: false,
     documentDownloadType: 'json',
     defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },

@@ -59,6 +59,10 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
     /** A new page whose requests and errors are recorded from the start. */
     async function newPage(origin: string, on: BrowserContext = context): Promise<{ page: Page; watch: PageWatch }> {
       const page = await on.newPage();
+      // Every refusal by the Content Security Policy, whether or not the console reports it.
+      await page.addInitScript(
+        "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (event) => window.__cspViolations.push(event.blockedURI + ' ' + event.violatedDirective));",
+      );
       return { page, watch: watchPage(page, origin) };
     }
 
@@ -92,6 +96,10 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
           ]),
         );
         await screenshot(page, 'docs');
+        // No control that needs Scalar's cloud: the "Ask AI" agent is turned off (docs/api.md#the-api-reference).
+        expect(await page.getByText(/Ask AI/i).count(), '"Ask AI" controls').toBe(0);
+        expect(await page.getByPlaceholder(/Ask AI/i).count(), '"Ask AI" inputs').toBe(0);
+        expect(await page.evaluate<number>('window.__cspViolations.length'), 'CSP violation events').toBe(0);
         expectSelfContained(watch);
       } finally {
         await page.close();
