@@ -1,10 +1,11 @@
-import { createSignInLink, createUser, freeEmail } from '../auth/accounts.js';
+import { createSignInLink, createUser, freeEmail, setPasswordHash } from '../auth/accounts.js';
+import { hashPassword } from '../auth/passwords.js';
 import { createKey } from '../auth/keys.js';
 import { ALL_PERMISSIONS } from '../auth/permissions.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/engine.js';
 import { createJobRunner } from '../jobs/runner/runner.js';
-import { DEMO, seedDemoWorld } from '../demo/index.js';
+import { DEMO, DEMO_OWNER_PASSWORD, seedDemoWorld } from '../demo/index.js';
 import { uuidv7, withPlannedIds } from '../util/ids.js';
 import { createOrganization, createRuntime, scheduledJobs, type Organization } from '../compose.js';
 
@@ -12,8 +13,11 @@ export interface DemoSeed {
   organization: Organization;
   keyId: string;
   key: string;
-  /** The demo owner (owner@demo.example on a fresh database) and a one-time sign-in link's token for it. */
-  owner: { id: string; email: string; signInToken: string };
+  /**
+   * The demo owner (owner@demo.example on a fresh database), a one-time sign-in link's token for it, and its demo
+   * password (public: the documented sign-in example sends it).
+   */
+  owner: { id: string; email: string; signInToken: string; password: string };
 }
 
 /**
@@ -33,13 +37,20 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
     name: 'demo',
   });
   await seedWorld(database, config, organization.id, key);
-  // The dashboard's demo owner signs in with a one-time link (docs/api.md#dashboard-sessions): no password to guess.
+  // The dashboard's demo owner signs in with a one-time link, or with the demo password the documented sign-in
+  // example sends, so that example works on a fresh quick start (docs/api.md#the-first-start). Both are printed.
   const email = await freeEmail(db, 'owner', 'demo.example');
   const owner = await withPlannedIds([DEMO.users.owner], () =>
     createUser(db, { organizationId: organization.id, email, name: 'Demo owner', role: 'owner' }),
   );
+  await setPasswordHash(db, owner, await hashPassword(DEMO_OWNER_PASSWORD), undefined);
   const { token } = await createSignInLink(db, owner);
-  return { organization, keyId: record.id, key, owner: { id: owner.id, email, signInToken: token } };
+  return {
+    organization,
+    keyId: record.id,
+    key,
+    owner: { id: owner.id, email, signInToken: token, password: DEMO_OWNER_PASSWORD },
+  };
 }
 
 /**

@@ -254,6 +254,32 @@ program
   )
   .action(async (options) => (await import('./seed.js')).seedCommand(options));
 
+/**
+ * Commander checks required options before unknown ones, so `org create --nmae X` would answer "required option
+ * '--name <name>' not specified" and never name the misspelt flag. The required options are therefore checked in a
+ * preAction hook instead, which runs after the unknown-option check: a misspelt flag is reported as unknown (with
+ * commander's "Did you mean" suggestion), and a missing one still as missing.
+ */
+function checkRequiredOptionsAfterUnknownOnes(root: Command): void {
+  const required = new Map<Command, Option[]>();
+  const visit = (command: Command) => {
+    const mandatory = command.options.filter((option) => option.mandatory);
+    for (const option of mandatory) option.makeOptionMandatory(false);
+    if (mandatory.length) required.set(command, mandatory);
+    command.commands.forEach(visit);
+  };
+  visit(root);
+  root.hook('preAction', (_root, actionCommand) => {
+    for (const option of required.get(actionCommand) ?? []) {
+      if (actionCommand.getOptionValue(option.attributeName()) === undefined)
+        actionCommand.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
+    }
+  });
+}
+checkRequiredOptionsAfterUnknownOnes(program);
+
 program.parseAsync().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`patron: ${message}\n`);

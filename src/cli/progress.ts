@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 
 /**
  * What a person watching a bulk job sees on stderr: a bar with the count, rate and time left when stderr is a
- * terminal, else a plain line now and then (a log file or CI keeps a readable trace rather than redraws).
+ * terminal, else a plain line every few seconds (a log file or CI keeps a readable trace rather than redraws).
  */
 export interface Progress {
   /** Starts a phase ("uploading", "exporting", "downloading") counting up to `total` (null while unknown). */
@@ -16,10 +16,15 @@ export interface Progress {
 }
 
 const numberFormat = new Intl.NumberFormat('en-US');
-const PLAIN_EVERY_MS = 2_000;
+/** How often a line is written off a terminal. */
+export const PLAIN_EVERY_MS = 3_000;
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr, tty = Boolean(stream.isTTY)): Progress {
-  return tty ? barProgress(stream) : plainProgress(stream);
+export function createProgress(
+  stream: NodeJS.WriteStream = process.stderr,
+  tty = Boolean(stream.isTTY),
+  now: () => number = Date.now,
+): Progress {
+  return tty ? barProgress(stream) : plainProgress(stream, now);
 }
 
 function barProgress(stream: NodeJS.WriteStream): Progress {
@@ -81,22 +86,40 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   };
 }
 
-function plainProgress(stream: NodeJS.WriteStream): Progress {
+/** 12.3 MB: bytes in decimal units, one decimal from kB up, so a line is read at a glance. */
+export function formatBytes(bytes: number): string {
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  if (bytes < 1000) return `${bytes} B`;
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 999.95 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * Off a terminal (docs/api.md#importing-from-the-command-line): a line every few seconds saying how far the phase has
+ * come, "uploading: 12.3 MB of 40.0 MB (31%)", and nothing else. No rate: what is counted is what the CLI has read
+ * into the request, which runs ahead of the network by the buffers in between, so a rate or a time left computed from
+ * it said nothing true.
+ */
+function plainProgress(stream: NodeJS.WriteStream, now: () => number): Progress {
   let name = '';
   let unit = '';
   let total: number | null = null;
-  let started = Date.now();
-  let lastLine = 0;
+  let lastLine: number | null = null;
   let lastValue = -1;
+  // "12.3 MB of 40.0 MB", "1,200 of 5,000 rows"
+  const amount = (value: number) => {
+    if (unit === 'bytes') return formatBytes(value) + (total === null ? '' : ` of ${formatBytes(total)}`);
+    return `${numberFormat.format(value)}${total === null ? '' : ` of ${numberFormat.format(total)}`} ${unit}`;
+  };
   const line = (value: number) => {
-    const seconds = (Date.now() - started) / 1000;
-    const rate = seconds > 0 ? value / seconds : 0;
-    const left = total !== null && rate > 0 ? Math.max(0, Math.round((total - value) / rate)) : null;
-    stream.write(
-      `${name}: ${numberFormat.format(value)}${total !== null ? ` of ${numberFormat.format(total)}` : ''} ${unit}` +
-        ` (${numberFormat.format(Math.round(rate))} ${unit}/s${left !== null ? `, about ${left} s left` : ''})\n`,
-    );
-    lastLine = Date.now();
+    const percent = total ? ` (${Math.min(100, Math.floor((value / total) * 100))}%)` : '';
+    stream.write(`${name}: ${amount(value)}${percent}\n`);
+    lastLine = now();
     lastValue = value;
   };
   return {
@@ -104,13 +127,12 @@ function plainProgress(stream: NodeJS.WriteStream): Progress {
       name = phaseName;
       unit = phaseUnit;
       total = phaseTotal;
-      started = Date.now();
-      lastLine = 0;
+      lastLine = null;
       lastValue = -1;
     },
     update(value, newTotal) {
       if (newTotal !== undefined) total = newTotal;
-      if (value !== lastValue && Date.now() - lastLine >= PLAIN_EVERY_MS) line(value);
+      if (value !== lastValue && (lastLine === null || now() - lastLine >= PLAIN_EVERY_MS)) line(value);
     },
     done(message) {
       stream.write(`${message}\n`);

@@ -22,10 +22,12 @@ export async function seedCommand(options: { json?: boolean; url?: string }): Pr
           id: demo.owner.id,
           email: demo.owner.email,
           signInLink: signInLink(baseUrl, demo.owner.signInToken),
+          password: demo.owner.password,
         },
       },
       `Created the demo organization ${demo.organization.id},\nwith a sample store, loyalty program and reviews to try, and a key with every permission:\n  ${demo.key}\n` +
-        `Its owner ${demo.owner.email} signs in to the dashboard once with:\n  ${signInLink(baseUrl, demo.owner.signInToken)}`,
+        `Its owner ${demo.owner.email} signs in to the dashboard once with:\n  ${signInLink(baseUrl, demo.owner.signInToken)}\n` +
+        `or with the demo password (public: change it before anyone else can reach the server): ${demo.owner.password}`,
     );
   });
 }

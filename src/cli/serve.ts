@@ -192,6 +192,8 @@ function banner({
       `Sign in to the dashboard as its owner (${demo.owner.email}) with this one-time link, valid 24 hours:`,
       `  ${signInLink(baseUrl, demo.owner.signInToken)}`,
       `(a new link, with the server stopped: npm run patron -- user link ${demo.owner.id})`,
+      `or with its demo password, which the API reference's sign-in example sends: ${demo.owner.password}`,
+      '(public: change it in the dashboard before anyone else can reach this server)',
     );
   } else {
     const stopFirst = engine === 'pglite' ? 'stop the server (the embedded database is single-process), then ' : '';

@@ -1,21 +1,10 @@
 import Type from 'typebox';
 
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'REQUEST_TIMEOUT'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'REQUEST_HEADERS_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'UNPROCESSABLE'
-  | 'TOO_MANY_REQUESTS'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
-
-export const STATUS_OF: Record<ErrorCode, number> = {
+/**
+ * Every error code the API answers, with its status (docs/api.md#error-envelope): the one registry. ApiError takes
+ * only these, and the envelope's `code` is documented as this list (an enum in /openapi.json).
+ */
+export const STATUS_OF = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -23,13 +12,16 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
-  REQUEST_HEADERS_TOO_LARGE: 431,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   TOO_MANY_REQUESTS: 429,
+  REQUEST_HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
-};
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof STATUS_OF;
+export const ERROR_CODES = Object.keys(STATUS_OF) as ErrorCode[];
 
 export interface ErrorDetail {
   path: string;
@@ -70,7 +62,10 @@ export const unprocessable = (message: string, details?: ErrorDetail[]) =>
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_ERROR.' }),
+      code: Type.Enum(ERROR_CODES, {
+        type: 'string',
+        description: 'Stable machine-readable code, one per status (docs/api.md, "Error envelope").',
+      }),
       message: Type.String({ description: 'A sentence a person can act on.' }),
       details: Type.Optional(
         Type.Array(

@@ -6,8 +6,9 @@ const { customers, products, variants, orders, webhooks, programs, tiers, rules,
 const filter = (document: object) => JSON.stringify(document);
 
 /**
- * The password the sign-in example sends. The demo owner has none on a fresh quick start (it signs in with the link
- * `serve` prints, so no known password ever opens a demo database); the examples test gives it this one first.
+ * The demo owner's password, which the sign-in example sends: the demo seed gives it (docs/api.md#the-first-start) and
+ * the start prints it, so the example works on a fresh quick start. Public by design: a demo organization is for
+ * trying Patron on one's own machine.
  */
 export const DEMO_OWNER_PASSWORD = 'correct horse battery staple';
 

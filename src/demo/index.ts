@@ -4,6 +4,7 @@ import { OPERATION_EXAMPLES } from './examples.js';
 import storedResponses from '../../data/demo-responses.json' with { type: 'json' };
 
 export { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
+export { DEMO_OWNER_PASSWORD } from './examples.js';
 export { DEMO_RECEIVER_URL, seedDemoWorld, type DemoWorldServices } from './world.js';
 
 /** The examples the API document shows (docs/api.md#documented-examples-and-the-demo-world). */

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** The prefix of a Standard Webhooks secret: `whsec_` + the base64 of the key bytes. */
 export const STANDARD_SECRET_PREFIX = 'whsec_';
@@ -35,8 +36,8 @@ export const generateStandardSecret = (): string =>
 export interface SigningKeys {
   /** X-Webhook-Signature: the UTF-8 bytes of the current secret, exactly as service.md says. */
   hex: Buffer;
-  /** webhook-signature: one `v1,` signature per key, the current secret's first, then the previous one's. */
-  standard: readonly Buffer[];
+  /** webhook-signature: one `v1,` signer per key, the current secret's first, then the previous one's. */
+  standard: readonly Webhook[];
 }
 
 /**
@@ -46,7 +47,10 @@ export interface SigningKeys {
  */
 export function signingKeys(secret: string | null, previous: string | null = null): SigningKeys | null {
   if (secret === null) return null;
-  const standard = (value: string) => standardSecretKey(value) ?? Buffer.from(value, 'utf8');
+  // The raw format takes the key bytes as given: the library's own decoding of a `whsec_` secret would accept forms
+  // that standardSecretKey refuses, and a secret of another form is keyed with its UTF-8 bytes.
+  const standard = (value: string) =>
+    new Webhook(standardSecretKey(value) ?? Buffer.from(value, 'utf8'), { format: 'raw' });
   return {
     hex: Buffer.from(secret, 'utf8'),
     standard: previous === null ? [standard(secret)] : [standard(secret), standard(previous)],
@@ -70,10 +74,11 @@ export function deliveryHeaders(
   };
   if (keys === null) return headers;
   headers['x-webhook-signature'] = `sha256=${createHmac('sha256', keys.hex).update(body).digest('hex')}`;
-  // Standard Webhooks: base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>".
-  const signed = `${idempotencyKey}.${timestampSeconds}.`;
-  headers['webhook-signature'] = keys.standard
-    .map((key) => `v1,${createHmac('sha256', key).update(signed).update(body).digest('base64')}`)
-    .join(' ');
+  // Standard Webhooks (base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>"), signed by the
+  // specification's own library. It signs the body as a string: Patron's bodies are JSON, so valid UTF-8, and the
+  // string encodes back to the exact bytes sent.
+  const sentAt = new Date(timestampSeconds * 1000);
+  const text = body.toString('utf8');
+  headers['webhook-signature'] = keys.standard.map((signer) => signer.sign(idempotencyKey, sentAt, text)).join(' ');
   return headers;
 }

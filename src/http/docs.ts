@@ -50,9 +50,15 @@ const INIT = `(function () {
   if (match) window.history.replaceState(null, '', window.location.pathname + window.location.search);
   window.Scalar.createApiReference('#app', {
     url: '/openapi.json',
+    // The document names a templated server for tools elsewhere; here, "Test Request" calls the origin the page was
+    // opened on, whatever the host and scheme.
+    servers: [{ url: window.location.origin + '/v1', description: 'This server' }],
     // Scalar's default fonts come from its CDN; the system's fonts need no network.
     withDefaultFonts: false,
     showDeveloperTools: 'never',
+    // Scalar's "Ask AI" agent answers from Scalar's cloud, which the page may not reach (connect-src 'self'): its
+    // button would do nothing, so it is not shown (docs/api.md#the-api-reference).
+    agent: { disabled: true },
     telemetry: false,
     documentDownloadType: 'json',
     defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },

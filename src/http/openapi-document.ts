@@ -4,9 +4,8 @@
  *
  * - A union told apart by `type` validates as `allOf` of `if`/`then` (one clear error per request); generators drop
  *   `if`/`then`, so it is written as `oneOf` + `discriminator`, which they turn into a tagged union.
- * - A body that may be sent inside `data` or bare is documented in its canonical form, `{ data: { … } }`, with the
- *   fields a create requires marked required (named by the route with `x-required`); its description says the bare
- *   form is accepted too.
+ * - A body that may be sent inside `data` or bare is documented as both, `anyOf` `{ data: { … } }` and `{ … }`, with
+ *   the fields a create requires marked required in each (named by the route with `x-required`).
  * - A field validated and written as an open object but checked against one of several shapes before the request
  *   acts (a rule's config, by section) is documented as the union of those shapes (`x-documented-as`), and a schema
  *   marked with `x-component-name` is documented once under that name and referred to where it is used.
@@ -162,45 +161,56 @@ function rewriteSchemas(node: unknown, names: BranchNames, property: string, inR
   }
 }
 
-const BARE_FORM =
-  'The fields go inside `data`. The same fields are also accepted at the top level instead (not both): ' +
-  'docs/api.md, "Wrapped and unwrapped bodies".';
+const BOTH_FORMS =
+  'The fields go inside `data`, or at the top level instead (not both): docs/api.md, "Wrapped and unwrapped bodies".';
 
-/** `{ data?: X, ...X }` written as `{ data: X }`, with the fields the route requires. */
-function canonicalBody(schema: Json): Json | null {
+/**
+ * `{ data?: X, ...X }` written as what it accepts: `{ data: X }` or `X` itself, each with the fields the route
+ * requires. `anyOf`, not `oneOf`: an update's `{}` is a bare body naming no field, and nothing is lost if a tool
+ * finds it matches both.
+ */
+function bodyForms(schema: Json): Json | null {
   const properties = schema.properties;
   if (!isObject(properties) || !isObject(properties.data)) return null;
   const data = properties.data;
   if (data.type !== 'object' || !isObject(data.properties)) return null;
   const bare = Object.keys(properties).filter((key) => key !== 'data');
   if (bare.length === 0 || bare.some((key) => !(key in (data.properties as Json)))) return null;
-  // A create requires `data` and its fields; an update may send no field at all in the bare form (`{}`), which the
-  // service answers itself (a PATCH naming no field: 400 or a no-op, as the resource documents).
+  // A create requires its fields in either form; an update may send no field at all in the bare form (`{}`), which
+  // the service answers itself (a PATCH naming no field: 400 or a no-op, as the resource documents).
   const required = Array.isArray(schema['x-required']) ? (schema['x-required'] as string[]) : [];
+  const fields = { ...data, ...(required.length ? { required } : {}) };
   return {
-    type: 'object',
-    ...(required.length ? { required: ['data'] } : {}),
-    properties: { data: { ...data, ...(required.length ? { required } : {}) } },
-    additionalProperties: false,
-    description: BARE_FORM,
+    description: BOTH_FORMS,
+    anyOf: [{ type: 'object', required: ['data'], properties: { data: fields }, additionalProperties: false }, fields],
   };
 }
 
+const RATE_LIMIT = {
+  description:
+    'What is left of the organization\'s bucket: `"org";r=<whole tokens left>;t=<seconds until full>` ' +
+    '(docs/api.md, "Rate-limit headers").',
+  schema: { type: 'string' },
+};
+const RATE_LIMIT_POLICY = {
+  description: 'The organization bucket\'s policy: `"org";q=<ceiling>;w=60`.',
+  schema: { type: 'string' },
+};
+/**
+ * The headers a response may carry, `required` where the server always sends them: X-Request-Id on every answer, the
+ * rate-limit headers on every answer to a valid key (docs/api.md#rate-limit-headers). A 500 or 503 may come before
+ * the key is known (the database unreachable while looking it up), so there they are documented as optional.
+ */
 const HEADERS: Json = {
   'X-Request-Id': {
     description: "The request's id: the one sent in X-Request-Id when it was well formed, else a new UUID. Quote it.",
+    required: true,
     schema: { type: 'string' },
   },
-  RateLimit: {
-    description:
-      'What is left of the organization\'s bucket: `"org";r=<whole tokens left>;t=<seconds until full>` ' +
-      '(docs/api.md, "Rate-limit headers").',
-    schema: { type: 'string' },
-  },
-  'RateLimit-Policy': {
-    description: 'The organization bucket\'s policy: `"org";q=<ceiling>;w=60`.',
-    schema: { type: 'string' },
-  },
+  RateLimit: { ...RATE_LIMIT, required: true },
+  'RateLimit-Policy': { ...RATE_LIMIT_POLICY, required: true },
+  RateLimitIfKeyKnown: RATE_LIMIT,
+  'RateLimit-PolicyIfKeyKnown': RATE_LIMIT_POLICY,
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86400 },
@@ -296,8 +306,8 @@ export function refineDocument<T extends object>(document: T, examples?: Documen
       const requestBody = operation.requestBody as Json | undefined;
       const media = (requestBody?.content as Json | undefined)?.['application/json'];
       if (isObject(media) && isObject(media.schema)) {
-        const canonical = canonicalBody(media.schema);
-        if (canonical) media.schema = canonical;
+        const forms = bodyForms(media.schema);
+        if (forms) media.schema = forms;
         else delete media.schema['x-required'];
       }
       if (method === 'post' && charged) {
@@ -313,8 +323,9 @@ export function refineDocument<T extends object>(document: T, examples?: Documen
         }
         const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
         if (charged && status !== '401') {
-          headers.RateLimit = ref('RateLimit');
-          headers['RateLimit-Policy'] = ref('RateLimit-Policy');
+          const always = status !== '500' && status !== '503';
+          headers.RateLimit = ref(always ? 'RateLimit' : 'RateLimitIfKeyKnown');
+          headers['RateLimit-Policy'] = ref(always ? 'RateLimit-Policy' : 'RateLimit-PolicyIfKeyKnown');
         }
         if (status === '429' || status === '503' || (status === '409' && method === 'post'))
           headers['Retry-After'] = ref('Retry-After');

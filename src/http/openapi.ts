@@ -94,11 +94,17 @@ export async function registerOpenApi(
           'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
           'spends (x-cost). Errors use the envelope { error: { code, message, details? } }.',
       },
-      // Relative, so the document and /docs work from whatever host and scheme served them.
+      // Absolute and templated (docs/api.md#the-openapi-document): mock servers and generators need a whole URL, and
+      // each deployment fills in its own scheme and host. /docs overrides it with the origin it was opened on.
       servers: [
         {
-          url: '/v1',
-          description: 'This server: the environment (local, staging or production) that served this document.',
+          url: '{scheme}://{host}/v1',
+          description:
+            'A Patron server in its environment (local, staging or production); the local quick start is http://127.0.0.1:3000.',
+          variables: {
+            scheme: { default: 'http', enum: ['http', 'https'], description: 'http, or https behind a TLS proxy.' },
+            host: { default: '127.0.0.1:3000', description: 'The host and port the server is reached at.' },
+          },
           // Public, not internal (for inventory checks).
           ...{ 'x-internal': false },
         },

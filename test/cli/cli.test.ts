@@ -14,6 +14,7 @@ import { lockEmbeddedDatabase } from '../../src/db/embedded-lock.js';
 import { openDatabase, type Database } from '../../src/db/engine.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
+import { DEMO_OWNER_PASSWORD } from '../../src/demo/examples.js';
 import { createTestDatabase, migratedDataDir, postgresUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, BUILT_CLI, exitOf, freePort, ROOT, sleep } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
@@ -320,6 +321,7 @@ describe('patron CLI', () => {
       id: expect.stringMatching(UUID),
       email: expect.stringMatching(/^owner(\+\d+)?@demo\.example$/),
       signInLink: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/dashboard\/sign-in#token=[A-Za-z0-9_-]{43}$/),
+      password: DEMO_OWNER_PASSWORD,
     });
     expect(seeded.id).toMatch(UUID);
     expect(seeded.key).toMatch(KEY);

@@ -137,7 +137,8 @@ describe('patron import', { timeout: 180_000 }, () => {
     expect(id).toMatch(JOB_ID);
     // Not a terminal: plain lines, no bar redraws.
     expect(first.stderr).not.toContain('\r');
-    expect(first.stderr).toMatch(new RegExp(`^uploading: [\\d,]+ of ${csv.length} bytes`, 'm'));
+    expect(first.stderr).toMatch(new RegExp(`^uploading: ${csv.length} B of ${csv.length} B \\(100%\\)$`, 'm'));
+    expect(first.stderr, 'no rate off a terminal').not.toMatch(/\/s\b/);
     expect(first.stderr).toMatch(new RegExp(`^Sent ${csv.length} bytes; the server is reading them into rows…$`, 'm'));
     expect(first.stderr).toMatch(new RegExp(`^Import job ${id}: 2 customers rows from ${path} \\(csv\\)$`, 'm'));
     expect(first.stderr).toMatch(/^Imported 2 rows: 2 created, 0 updated, 0 unchanged, 0 skipped\.$/m);

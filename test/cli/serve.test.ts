@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.js';
 import { createOrganization } from '../../src/resources/organization/service.js';
+import { DEMO_OWNER_PASSWORD, OPERATION_EXAMPLES } from '../../src/demo/examples.js';
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, BUILT_CLI, exitOf, freePort, ROOT } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
@@ -156,6 +157,15 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
         role: 'owner',
       });
       expect((await signIn()).status).toBe(401);
+      // The documented sign-in example, as /docs sends it, works on this fresh start: the banner prints its password.
+      expect(banner).toContain(DEMO_OWNER_PASSWORD);
+      const example = OPERATION_EXAMPLES.createSession!.body;
+      const withPassword = await fetch(`${server.baseUrl}/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(example),
+      });
+      expect(withPassword.status).toBe(201);
 
       // Every response carries x-request-id: success, error, unknown route, health; an incoming one is echoed.
       const answers = await Promise.all([

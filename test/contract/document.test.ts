@@ -22,6 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The `{ data: { … } }` form of a body that may also be sent bare (docs/api.md#wrapped-and-unwrapped-bodies). */
+const wrapped = (schema: Json | undefined): Json | undefined =>
+  schema?.anyOf?.find((form: Json) => form.properties?.data) ?? schema;
+
 function* nodes(value: unknown, at = ''): Generator<[string, Json]> {
   if (Array.isArray(value)) for (const [index, item] of value.entries()) yield* nodes(item, `${at}/${index}`);
   else if (value && typeof value === 'object') {
@@ -60,7 +64,15 @@ describe('the OpenAPI document', () => {
         expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toBeDefined();
         // The dashboard's own endpoints are never charged (docs/api.md#dashboard-sessions).
         if (dashboardOnly) expect(response.headers?.RateLimit, `${where} ${status}`).toBeUndefined();
-        else if (status !== '401') expect(response.headers?.RateLimit, `${where} ${status}`).toBeDefined();
+        else if (status !== '401') {
+          // Required wherever a valid key is known: not on a 500 or 503 that may come before it is looked up.
+          const always = status !== '500' && status !== '503';
+          for (const name of ['RateLimit', 'RateLimit-Policy']) {
+            const header = response.headers?.[name];
+            expect(header, `${where} ${status} ${name}`).toBeDefined();
+            expect(document.components.headers[header.$ref.split('/').pop()].required ?? false).toBe(always);
+          }
+        }
         if (status === '429' || status === '503') expect(response.headers?.['Retry-After']).toBeDefined();
       }
       const idempotencyKey = (operation.parameters ?? []).find(
@@ -69,17 +81,39 @@ describe('the OpenAPI document', () => {
       expect(Boolean(idempotencyKey), where).toBe(method === 'post' && !dashboardOnly);
     }
     expect(Object.keys(document.components.headers).sort()).toEqual(
-      ['Idempotent-Replayed', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id'].sort(),
+      [
+        'Idempotent-Replayed',
+        'RateLimit',
+        'RateLimit-Policy',
+        'RateLimitIfKeyKnown',
+        'RateLimit-PolicyIfKeyKnown',
+        'Retry-After',
+        'X-Request-Id',
+      ].sort(),
     );
+    expect(document.components.headers['X-Request-Id'].required).toBe(true);
   });
 
-  it('documents bodies that may be wrapped in their canonical { data } form', () => {
-    for (const { method, path, operation } of operations) {
-      const schema = operation.requestBody?.content?.['application/json']?.schema;
-      if (schema?.properties?.data?.type !== 'object') continue;
-      // A create requires data (and names its required fields); an update may send nothing in the bare form.
-      expect(schema.required ?? [], `${method} ${path}`).toEqual(schema.properties.data.required ? ['data'] : []);
-      expect(JSON.stringify(schema), `${method} ${path}`).not.toContain('x-required');
+  it('documents bodies that may be wrapped as both forms, { data: { … } } or the fields bare, as the server takes them', async () => {
+    const bodies = operations.filter(({ operation }) =>
+      operation.requestBody?.content?.['application/json']?.schema?.anyOf?.some((form: Json) => form.properties?.data),
+    );
+    expect(bodies.length).toBe(26);
+    for (const { method, path, operation } of bodies) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const schema = operation.requestBody.content['application/json'].schema;
+      const [data, bare] = schema.anyOf;
+      expect(data, where).toMatchObject({ required: ['data'], additionalProperties: false });
+      expect(bare, where).toEqual(data.properties.data);
+      expect(schema.description, where).toContain('Wrapped and unwrapped bodies');
+      expect(JSON.stringify(schema), where).not.toContain('x-required');
+      // The same fields sent bare reach the same check as inside data: a create names the same missing fields.
+      if (!bare.required) continue;
+      const url = `/v1${path.replace(/\{[^}]+\}/g, '0192f1a0-0000-7000-8000-000000000000')}`;
+      const send = (body: Json) => t.request({ method: method.toUpperCase() as 'POST', url, key: tenant.key, body });
+      const paths = async (body: Json) =>
+        ((await send(body)).json().error.details as { path: string }[]).map((detail) => detail.path).sort();
+      expect(await paths({}), where).toEqual(bare.required.map((field: string) => `body.${field}`).sort());
     }
   });
 
@@ -119,8 +153,9 @@ describe('the OpenAPI document', () => {
     for (const config of [
       schemas.LoyaltyRule.properties.config,
       schemas.LoyaltyRuleSnapshot.properties.config,
-      create.properties.data.properties.config,
-      update.properties.data.properties.config,
+      wrapped(create)!.properties.data.properties.config,
+      wrapped(update)!.properties.data.properties.config,
+      create.anyOf[1].properties.config,
     ])
       expect(config.oneOf).toEqual(union);
     expect(schemas.LoyaltyReward.properties.ruleSnapshot.anyOf).toEqual([
@@ -243,11 +278,13 @@ describe('the OpenAPI document', () => {
   // naming each of them, and nothing else.
   it('requires on create exactly the fields the server requires', async () => {
     const creates = operations.filter(
-      ({ operation }) => operation.requestBody?.content?.['application/json']?.schema?.properties?.data?.required,
+      ({ operation }) =>
+        wrapped(operation.requestBody?.content?.['application/json']?.schema)?.properties?.data?.required,
     );
     expect(creates.length).toBeGreaterThanOrEqual(8);
     for (const { method, path, operation } of creates) {
-      const required: string[] = operation.requestBody.content['application/json'].schema.properties.data.required;
+      const required: string[] = wrapped(operation.requestBody.content['application/json'].schema)!.properties.data
+        .required;
       const url = `/v1${path.replace(/\{[^}]+\}/g, '0192f1a0-0000-7000-8000-000000000000')}`;
       const response = await t.request({
         method: method.toUpperCase() as 'POST',

@@ -51,7 +51,7 @@ afterAll(() => t?.close());
 
 /**
  * How an example is sent: with the demo key, or for the dashboard's own endpoints as the demo owner
- * (docs/api.md#dashboard-sessions), who first gets the documented password (a fresh quick start gives it none) and,
+ * (docs/api.md#dashboard-sessions), whose demo password is set again first (changing it is an example too) and,
  * but for signing in, a session of its own, so signing out or changing the password leaves the next example a session.
  */
 async function credentials(operation: Json): Promise<{ key?: string; headers: Record<string, string> }> {
@@ -165,6 +165,12 @@ describe('documented examples', () => {
         failures.push(`${operation.operationId}: ${response.statusCode} ${response.body.slice(0, 300)}`);
         continue;
       }
+      // Every header the document marks required on this answer is sent (docs/api.md#the-openapi-document).
+      for (const [name, header] of Object.entries((operation.responses[expected]?.headers ?? {}) as Json)) {
+        const definition = header.$ref ? document.components.headers[header.$ref.split('/').pop()] : header;
+        if (definition.required && response.headers[name.toLowerCase()] === undefined)
+          failures.push(`${operation.operationId}: no ${name} header on its ${expected}`);
+      }
       // A file (an export's download) is shown as text, its first lines only.
       const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json');
       answered[operation.operationId] = {
@@ -230,8 +236,10 @@ describe('a create missing its required fields', () => {
     // Read from the document: every body whose `data` object requires fields, whether or not `data` itself is
     // required (docs/api.md, "Wrapped and unwrapped bodies"), so a new create is covered without being named.
     const creates = operations.filter(({ operation }) => {
-      const data = operation.requestBody?.content?.['application/json']?.schema?.properties?.data;
-      return data?.type === 'object' && (data.required?.length ?? 0) > 0;
+      // Either form of a body that may be wrapped (anyOf: wrapped, bare), or a body with only the wrapped form.
+      const schema = operation.requestBody?.content?.['application/json']?.schema;
+      const data = (schema?.anyOf ?? [schema]).find((form: Json) => form?.properties?.data)?.properties.data;
+      return (data?.required?.length ?? 0) > 0;
     });
     expect(creates.map(({ operation }) => operation.operationId)).toEqual(
       expect.arrayContaining(['createSite', 'createLoyaltyProgram', 'issueLoyaltyReward']),
@@ -243,7 +251,7 @@ describe('a create missing its required fields', () => {
       }
       const media = operation.requestBody.content['application/json'];
       const example = (Object.values(media.examples)[0] as Json).value;
-      const required = media.schema.properties.data.required as string[];
+      const required = media.schema.anyOf[0].properties.data.required as string[];
       const send = (body: unknown) =>
         t.request({
           method: method.toUpperCase() as 'POST',

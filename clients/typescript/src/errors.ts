@@ -17,8 +17,11 @@ export class PatronError extends Error {
   override readonly name = 'PatronError';
   /** HTTP status, e.g. 404. */
   readonly status: number;
-  /** The envelope's stable code, e.g. NOT_FOUND or VALIDATION_ERROR. */
-  readonly code: ErrorEnvelope['error']['code'];
+  /**
+   * The envelope's stable code, e.g. NOT_FOUND or VALIDATION_ERROR; `HTTP_<status>` when the answer was not the
+   * envelope (a proxy's page).
+   */
+  readonly code: ErrorEnvelope['error']['code'] | `HTTP_${number}`;
   /** What the server found wrong, field by field; empty when it named nothing. */
   readonly details: readonly ErrorDetail[];
   /** X-Request-Id of the answer, for support and the server's logs. */
@@ -29,7 +32,7 @@ export class PatronError extends Error {
 
   constructor(init: {
     status: number;
-    code: string;
+    code: PatronError['code'];
     message: string;
     details?: readonly ErrorDetail[] | undefined;
     requestId?: string | undefined;

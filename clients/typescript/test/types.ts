@@ -16,15 +16,27 @@ const client = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 's
 const membershipId = '00000000-0000-7000-8000-000000000000';
 
 export async function rewards() {
+  const coupon = {
+    type: 'amountCoupon',
+    amountCents: 1000,
+    productFilter: null,
+    minimumOrderTotalCents: null,
+  } as const;
   // A well-formed reward compiles, and the answer is a typed reward record.
   const reward = await client.POST('/loyalty-rewards', {
-    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'points', amount: 100 } } },
+    body: { data: { loyaltyMembershipId: membershipId, reward: coupon } },
   });
+  // The bare form is accepted as well (docs/api.md#wrapped-and-unwrapped-bodies).
+  await client.POST('/loyalty-rewards', { body: { loyaltyMembershipId: membershipId, reward: coupon } });
   const status: Schemas['LoyaltyReward']['status'] = reward.status;
 
   await client.POST('/loyalty-rewards', {
     // @ts-expect-error an amount is a number, not text
-    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'points', amount: '100' } } },
+    body: { data: { loyaltyMembershipId: membershipId, reward: { ...coupon, amountCents: '1000' } } },
+  });
+  await client.POST('/loyalty-rewards', {
+    // @ts-expect-error points are not issued as a reward (the server answers 400): a points adjustment adds them
+    body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'points', amount: 100 } } },
   });
   await client.POST('/loyalty-rewards', {
     // @ts-expect-error no such reward type
@@ -34,10 +46,8 @@ export async function rewards() {
     // @ts-expect-error an amount coupon needs amountCents, productFilter and minimumOrderTotalCents
     body: { data: { loyaltyMembershipId: membershipId, reward: { type: 'amountCoupon' } } },
   });
-  await client.POST('/loyalty-rewards', {
-    // @ts-expect-error the membership is required
-    body: { data: { reward: { type: 'points', amount: 100 } } },
-  });
+  // @ts-expect-error the membership is required
+  await client.POST('/loyalty-rewards', { body: { data: { reward: coupon } } });
   // @ts-expect-error the body is required
   await client.POST('/loyalty-rewards');
   // @ts-expect-error rewards are issued, never PUT

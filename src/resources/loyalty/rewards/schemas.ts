@@ -2,7 +2,8 @@ import Type, { type Static } from 'typebox';
 import { Uuid } from '../../../records/common.js';
 import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
-import { RewardInput } from '../../../records/loyalty/reward-object.js';
+import { documentedAs } from '../../../records/documented.js';
+import { CouponRewardInput, RewardInput } from '../../../records/loyalty/reward-object.js';
 
 const Reason = Type.String({ minLength: 1, maxLength: 1000, description: "Shown on the member's activity feed." });
 
@@ -12,7 +13,9 @@ const Reason = Type.String({ minLength: 1, maxLength: 1000, description: "Shown 
  */
 export const issueFields = {
   loyaltyMembershipId: Uuid,
-  reward: RewardInput,
+  // Validated as every reward type so that points get their own 400 pointing to points adjustments (rule 3,
+  // docs/api.md#issuing-a-reward-by-hand); documented as the coupon types only, so a generated client refuses points.
+  reward: documentedAs(RewardInput, CouponRewardInput),
   expiresAt: Type.String({
     format: 'date-time',
     description: 'Overrides reward.expiry and the program default; must be in the future.',
