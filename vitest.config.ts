@@ -14,6 +14,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each worker imports the server's modules once for all its files rather than once a file: the import was most of
+    // a small file's time (docs/journal/2026-12-07-ci-under-25-minutes.md). Tests share no module state but what an
+    // app holds, and every file closes the apps it opens.
+    isolate: false,
     // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
     reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'npm-test' }]],
     // Two cores: more workers than that only adds contention (each file starts its own database).

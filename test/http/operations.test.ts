@@ -23,7 +23,15 @@ describe('/openapi.json', () => {
     expect(response.statusCode).toBe(200);
     const document = response.json();
     expect(document.openapi).toBe('3.1.0');
-    expect(document.servers).toEqual([{ url: '/v1', 'x-internal': false, description: expect.any(String) }]);
+    // Absolute and templated, so mock servers and generators resolve it (docs/api.md#the-api-reference).
+    expect(document.servers).toEqual([
+      {
+        url: '{scheme}://{host}/v1',
+        variables: expect.objectContaining({ scheme: expect.any(Object), host: expect.any(Object) }),
+        'x-internal': false,
+        description: expect.any(String),
+      },
+    ]);
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(
       ([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
     );
