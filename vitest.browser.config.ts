@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The browser suites (test/browser: /docs and the dashboard in Debian's Chromium, each against a `patron serve` of its
- * own), one at a time: two at once, beside the rest of `npm test`, starved the CLI's process tests of the machine's
- * two cores. Run with `npm run test:browser`; skipped with their reason when /usr/bin/chromium is missing.
+ * own), two files at a time in a step of their own: the /docs walk runs beside the dashboard's files, which wait on
+ * the page more than on the cores (beside the rest of `npm test` they once starved the CLI's process tests, so they
+ * stay out of it). Run with `npm run test:browser`; skipped with their reason when /usr/bin/chromium is missing.
  */
 export default defineConfig({
   test: {
@@ -16,6 +17,6 @@ export default defineConfig({
     pool: 'forks',
     // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
     reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'browser' }]],
-    maxWorkers: 1,
+    maxWorkers: 2,
   },
 });

@@ -159,6 +159,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         Object.entries(methods).map(([method, operation]) => ({ path, method, operation: operation as Json })),
       );
       const failures: string[] = [];
+      const reopened: string[] = [];
       let sent = 0;
       // Each page opens "Test Request" once and then moves from operation to operation through the client's own list,
       // as a person trying several in a row does; closing and reopening the client for each one cost about four
@@ -171,6 +172,11 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
         const openClient = async () => {
           await docs.openOperation(page, ORGANIZATION);
           await docs.showClientSidebar(page);
+        };
+        // A client that did not send may not answer any more clicks: the page starts afresh.
+        const reload = async () => {
+          await docs.open(page, server.origin);
+          await docs.authorize(page, server.key);
         };
         try {
           await docs.open(page, server.origin);
@@ -185,8 +191,22 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
               : Object.keys(operation.responses).filter((status) => status.startsWith('2'));
             const name = `${operation.operationId} (${method.toUpperCase()} ${path})`;
             try {
-              await docs.selectInClient(page, { tag: operation.tags[0], method: method.toUpperCase() as 'GET', path });
-              const answer = await docs.send(page, server.origin);
+              const target = { tag: operation.tags[0], method: method.toUpperCase() as 'GET', path };
+              let answer: Awaited<ReturnType<typeof docs.send>>;
+              try {
+                await docs.selectInClient(page, target);
+                answer = await docs.send(page, server.origin, { timeoutMs: 10_000 });
+              } catch {
+                // An operation the client's list did not bring up, or whose request did not come back in time, is
+                // tried once more from the reference's own "Test Request" button, as a person would, and is named
+                // in the output (a walk that passes needed none).
+                reopened.push(name);
+                await reload();
+                await docs.openOperation(page, target);
+                answer = await docs.send(page, server.origin);
+                await docs.closeClient(page);
+                await openClient();
+              }
               sent += 1;
               // The request is the operation's own: its method, and its path with the example's values filled in.
               const pathPattern = new RegExp(`^/v1${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
@@ -206,8 +226,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
               failures.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
               // Start the client afresh for the next operation; a page that cannot leaves the rest to the other.
               await screenshot(page, `docs-example-${operation.operationId}`).catch(() => {});
-              await page.keyboard.press('Escape');
-              await docs.client(page).waitFor({ state: 'hidden' });
+              await reload();
               await openClient();
             }
           }
@@ -221,6 +240,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       };
       const pages = await Promise.allSettled(Array.from({ length: 2 }, worker));
       for (const ended of pages) if (ended.status === 'rejected') failures.push(`a page stopped: ${ended.reason}`);
+      if (reopened.length > 0) console.log(`sent from the reference's own "Test Request": ${reopened.join(', ')}`);
       expect(failures).toEqual([]);
       expect(sent).toBe(operations.length);
     }, 600_000);

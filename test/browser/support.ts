@@ -285,7 +285,7 @@ export const docs = {
     await sidebar.locator(`li[data-sidebar-id$="${id}"] button`).first().click();
     const section = page.locator(`section[id$="${id}"]`);
     await section.locator('.show-api-client-button').click();
-    await docs.client(page).getByRole('button', { name: /Send/ }).first().waitFor();
+    await docs.sendButton(page).waitFor();
   },
 
   /** Shows the open client's own list of operations (hidden behind a toggle until asked for). */
@@ -302,12 +302,27 @@ export const docs = {
    */
   async selectInClient(page: Page, operation: Operation): Promise<void> {
     const client = docs.client(page);
-    const group = client.locator(`li[data-sidebar-id$="/tag/${operation.tag}"] > div > button`);
-    if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
-    const item = client.locator(`li[data-sidebar-id$="/tag/${operation.tag}/${operation.method}${operation.path}"]`);
-    await item.locator(':scope > button, :scope > div > button').first().click();
+    const tagGroup = client.locator(`li[data-sidebar-id$="/tag/${operation.tag}"] > div > button`);
+    if ((await tagGroup.getAttribute('aria-expanded')) === 'false') await tagGroup.click();
+    const id = `/tag/${operation.tag}/${operation.method}${operation.path}`;
+    const item = client.locator(`li[data-sidebar-id$="${id}"]`);
+    const group = item.locator(':scope > div > button');
+    if ((await group.count()) === 0) {
+      await item.locator(':scope > button').click();
+    } else {
+      // A click on an open group closes it (the client may have opened it beside another selection): open it only
+      // when closed, then take its first example.
+      if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
+      await item.locator(`li[data-sidebar-id*="${id}/example/"] button`).first().click();
+    }
     await item.locator('button[aria-selected="true"]').first().waitFor();
   },
+
+  /**
+   * The client's Send button, named for screen readers "Send <method> request to <url>": the client's own list has
+   * operations whose summaries begin with "Send" too.
+   */
+  sendButton: (page: Page) => docs.client(page).getByRole('button', { name: /^\s*Send \w+ request to / }),
 
   /** The open API client (the "Test Request" modal). */
   client: (page: Page) => page.getByRole('dialog', { name: 'API Client' }),
@@ -335,9 +350,12 @@ export const docs = {
   async send(
     page: Page,
     origin: string,
+    { timeoutMs = 30_000 }: { timeoutMs?: number } = {},
   ): Promise<{ method: string; url: string; status: number; authorization: string | undefined; shown: string }> {
-    const answered = page.waitForResponse((response) => response.url().startsWith(`${origin}/v1/`));
-    await docs.client(page).getByRole('button', { name: /Send/ }).first().click();
+    const answered = page.waitForResponse((response) => response.url().startsWith(`${origin}/v1/`), {
+      timeout: timeoutMs,
+    });
+    await docs.sendButton(page).click();
     const response = await answered;
     const status = response.status();
     const shown = docs
