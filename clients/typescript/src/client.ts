@@ -41,6 +41,14 @@ export type ResponseOf<O> = O extends { responses: object }
 export type RequestBodyOf<P extends PathsOf<M>, M extends Method> = NonNullable<
   CallInit<OperationOf<P, M>> extends { body?: infer B } ? B : never
 >;
+/**
+ * The record a create or update carries, e.g. `RequestDataOf<'/loyalty-rewards', 'post'>`: the `data` of the wrapped
+ * body `{ data: {...} }`, which holds the same fields as the bare body the API also accepts.
+ */
+export type RequestDataOf<P extends PathsOf<M>, M extends Method> = Extract<
+  RequestBodyOf<P, M>,
+  { data: unknown }
+>['data'];
 /** The 2xx body of a path's operation, e.g. `ResponseDataOf<'/customers/{id}', 'get'>`. */
 export type ResponseDataOf<P extends PathsOf<M>, M extends Method> = ResponseOf<OperationOf<P, M>>;
 

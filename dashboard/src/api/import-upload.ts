@@ -59,7 +59,7 @@ function errorOf(request: XMLHttpRequest, body: unknown, url: string): PatronErr
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
   return new PatronError({
     status: request.status,
-    code: typeof envelope?.code === 'string' ? envelope.code : `HTTP_${request.status}`,
+    code: typeof envelope?.code === 'string' ? (envelope.code as PatronError['code']) : `HTTP_${request.status}`,
     message:
       typeof envelope?.message === 'string' ? envelope.message : text || `POST ${url} answered HTTP ${request.status}`,
     details: Array.isArray(envelope?.details) ? envelope.details : [],

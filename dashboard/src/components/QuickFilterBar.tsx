@@ -3,14 +3,14 @@ import { ActionIcon, Button, Group, Loader, Modal, Stack, Text, TextInput } from
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ListItemOf, RequestBodyOf } from '@patron/client/browser';
+import type { ListItemOf, RequestDataOf } from '@patron/client/browser';
 import { useApi, useCan } from '../api/session';
 import { ApiErrorAlert } from './ApiErrorAlert';
 import { ConfirmDialog } from './ConfirmDialog';
 import { applyApiErrors, FormError } from './FormErrors';
 
 export type QuickFilter = ListItemOf<'/quick-filters'>;
-export type QuickFilterResource = RequestBodyOf<'/quick-filters', 'post'>['data']['resource'];
+export type QuickFilterResource = RequestDataOf<'/quick-filters', 'post'>['resource'];
 
 /** What the list shows now, saved as a quick filter's filter, search and sort. */
 export interface ListSelection {

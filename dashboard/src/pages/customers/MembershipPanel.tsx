@@ -17,7 +17,7 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
-import type { RequestBodyOf } from '@patron/client/browser';
+import type { RequestDataOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
@@ -292,8 +292,7 @@ interface IssueValues {
   expiresAt: string;
   reason: string;
 }
-type IssueBody = RequestBodyOf<'/loyalty-rewards', 'post'>;
-type RewardInput = NonNullable<IssueBody['data']>['reward'];
+type RewardInput = RequestDataOf<'/loyalty-rewards', 'post'>['reward'];
 
 const orNull = (value: NumberField) => (value === '' ? null : Number(value));
 

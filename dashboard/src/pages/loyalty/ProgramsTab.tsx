@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button, Group, Modal, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { RequestBodyOf } from '@patron/client/browser';
+import type { RequestDataOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { FormActions } from '../../components/FormActions';
@@ -18,7 +18,7 @@ import {
   notifySuccess,
 } from './shared';
 
-type ProgramBody = NonNullable<RequestBodyOf<'/loyalty-programs', 'post'>['data']>;
+type ProgramBody = RequestDataOf<'/loyalty-programs', 'post'>;
 type NumberField = number | string;
 interface ProgramValues {
   name: string;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Badge, Button, Group, JsonInput, Modal, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { PatronError, type RequestBodyOf } from '@patron/client/browser';
+import { PatronError, type RequestDataOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { applyApiErrors, fieldOf, FormError } from '../../components/FormErrors';
 import { FormActions } from '../../components/FormActions';
@@ -21,7 +21,7 @@ import {
 import { ProgramFilter } from './TiersTab';
 
 type Section = Rule['section'];
-type RuleConfig = NonNullable<RequestBodyOf<'/loyalty-rules', 'post'>['data']>['config'];
+type RuleConfig = RequestDataOf<'/loyalty-rules', 'post'>['config'];
 
 const SECTIONS = Object.entries(SECTION_LABELS).map(([value, label]) => ({ value, label }));
 
