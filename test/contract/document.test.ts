@@ -209,7 +209,7 @@ describe('the OpenAPI document', () => {
     const notSentYet: string[] = [];
     for (const [name, webhook] of Object.entries(document.webhooks as Record<string, Json>)) {
       const body = webhook.post.requestBody.content['application/json'].schema;
-      expect(body.required, name).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
+      expect(body.required, name).toEqual(['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data']);
       expect(body.properties.event.enum, name).toEqual([name]);
       expect(webhook.post.parameters.map((parameter: Json) => parameter.$ref.split('/').pop()).sort(), name).toEqual([
         'WebhookId',

@@ -97,7 +97,7 @@ describe('fan-out in recordEvents', () => {
 
     const [stored] = await db().selectFrom('events').selectAll().where('id', '=', recorded[0]!.id).execute();
     const payload = rows[0]!.payload as Record<string, unknown>;
-    expect(Object.keys(payload)).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
+    expect(Object.keys(payload)).toEqual(['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data']);
     expect(payload).toEqual({
       event: 'probe.created',
       timestamp: stored!.created_at.toISOString(),
