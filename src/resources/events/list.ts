@@ -17,7 +17,8 @@ export const eventList: ListDefinition = {
     id: { type: 'uuid', column: 'e.id' },
     type: { type: 'string', column: 'e.name' },
     objectId: { type: 'uuid', column: 'e.object_id' },
-    createdAt: { type: 'timestamp', column: 'e.created_at' },
+    // To the millisecond, as the envelope's timestamp shows it: a bound copied from an event includes that event.
+    createdAt: { type: 'timestamp', column: "date_trunc('milliseconds', e.created_at)" },
   },
   sorts: {
     createdAt: { column: 'e.id', type: 'string', nullable: false },
