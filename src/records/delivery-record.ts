@@ -8,15 +8,15 @@ export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] a
 
 /**
  * The body a delivery POSTs (service.md Events "Envelope", with `id` and `livemode`: docs/api.md#events-api), as it
- * was sent. `id` and `livemode` are absent only from deliveries sent by hand before they existed.
+ * was sent, in the order it was sent.
  */
 export const Envelope = Type.Object(
   {
-    id: Type.Optional(Type.String({ description: 'The event id (GET /events/{id}); a test ping’s own id.' })),
+    id: Type.String({ description: 'The event id (GET /events/{id}); a test ping’s own id.' }),
     event: Type.String({ description: 'The event name, e.g. order.updated; webhook.test for a test ping.' }),
     timestamp: Timestamp,
     idempotencyKey: Type.String({ description: 'The event id; the same for a resend.' }),
-    livemode: Type.Optional(Type.Boolean({ description: 'True for live data (always, until test mode).' })),
+    livemode: Type.Boolean({ description: 'True for live data (always, until test mode).' }),
     data: Type.Unknown({ description: 'The record the event is about, in the shape the API returns it.' }),
   },
   { additionalProperties: false },
@@ -83,7 +83,7 @@ export const toDelivery = (row: WebhookDeliveryFields): WebhookDelivery => ({
   idempotencyKey: row.idempotency_key,
   url: row.url,
   // Both engines hand json columns back parsed, in the stored key order.
-  payload: row.payload as WebhookDelivery['payload'],
+  payload: withEventId(row.payload as LegacyEnvelope),
   status: row.status,
   error: row.error,
   responseStatus: row.response_status,
@@ -91,3 +91,15 @@ export const toDelivery = (row: WebhookDeliveryFields): WebhookDelivery => ({
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
+
+type LegacyEnvelope = Omit<WebhookDelivery['payload'], 'id' | 'livemode'> & Partial<WebhookDelivery['payload']>;
+
+/**
+ * A delivery sent by hand before the envelope carried `id` and `livemode` (migration 0036) stored its body without
+ * them; it is shown with them (its idempotencyKey is the event's id, or the ping's own), so the log has one shape
+ * (docs/api.md#events-api). Every other payload is returned as it is.
+ */
+const withEventId = (payload: LegacyEnvelope): WebhookDelivery['payload'] =>
+  payload.id !== undefined && payload.livemode !== undefined
+    ? (payload as WebhookDelivery['payload'])
+    : { id: payload.idempotencyKey, event: payload.event, timestamp: payload.timestamp, idempotencyKey: payload.idempotencyKey, livemode: true, data: payload.data };

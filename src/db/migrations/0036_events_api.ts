@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * The Events API (docs/api.md#events-api): every recorded event is listed and read by the organization, so
  *
  * - events carry the id of the record they are about (`object_id`, from the payload's `id`, null where the payload
- *   has none), filled by patron_record_events, and two indexes lead with the organization: (object_id, id) for the
+ *   has none), filled by patron_record_events from the recorded record, and two indexes lead with the organization: (object_id, id) for the
  *   objectId filter and (name, id) for the type filter, both walked newest first by id;
  * - the envelope gains `id` (the event's id) and `livemode` (true: every organization is live until test mode), so
  *   GET /events/{id} and a delivery of the event are the same bytes (webhook_envelope composes both);
@@ -15,8 +15,10 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   const statements = [
     sql`alter table events add column object_id uuid`,
-    sql`update events set object_id = (payload->>'id')::uuid
-      where payload->>'id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`,
+    // Events recorded before: every record's first field is its id. Read from the text, not with ->>, which fails on
+    // a payload holding an escaped NUL anywhere.
+    sql`update events set object_id = substring(payload::text from '^[{]"id":"([0-9a-fA-F-]{36})"')::uuid
+      where payload::text ~ '^[{]"id":"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"'`,
     sql`create index events_object_idx on events (organization_id, object_id, id) where object_id is not null`,
     sql`create index events_name_idx on events (organization_id, name, id)`,
     sql`alter table webhook_deliveries add column requested boolean not null default false`,
@@ -35,16 +37,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         d.status, d.error, d.response_status, d.attempted_at, d.created_at, d.updated_at, d.requested
       from webhook_deliveries d
       left join events ev on ev.organization_id = d.organization_id and ev.id = d.event_id`,
-    // recordEvents (src/events/outbox.ts explains the steps): as in 0011, and the event's object id.
-    sql`create or replace function patron_record_events(p_organization uuid[], p_id uuid[], p_name text[], p_payload json[])
+    // recordEvents (src/events/outbox.ts explains the steps): as in 0011, and the event's object id, which the
+    // recorder reads from the record it serializes (reading it back out of the json would reparse every payload).
+    sql`drop function patron_record_events(uuid[], uuid[], text[], json[])`,
+    sql`create function patron_record_events(p_organization uuid[], p_id uuid[], p_name text[], p_payload json[],
+        p_object_id uuid[])
       returns integer language plpgsql as $$
       declare
         fanned integer;
       begin
         insert into events (organization_id, id, name, payload, object_id)
-        select i.organization_id, i.id, i.name, i.payload,
-          case when i.payload->>'id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then (i.payload->>'id')::uuid end
-        from unnest(p_organization, p_id, p_name, p_payload) with ordinality as i(organization_id, id, name, payload, ord)
+        select i.organization_id, i.id, i.name, i.payload, i.object_id
+        from unnest(p_organization, p_id, p_name, p_payload, p_object_id)
+          with ordinality as i(organization_id, id, name, payload, object_id, ord)
         order by i.ord;
 
         with input as (
@@ -94,7 +99,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   const statements = [
-    sql`create or replace function patron_record_events(p_organization uuid[], p_id uuid[], p_name text[], p_payload json[])
+    sql`drop function patron_record_events(uuid[], uuid[], text[], json[], uuid[])`,
+    sql`create function patron_record_events(p_organization uuid[], p_id uuid[], p_name text[], p_payload json[])
       returns integer language plpgsql as $$
       declare
         fanned integer;
