@@ -7,7 +7,6 @@ import {
   createEndpoint,
   dispatcherFor,
   expectSignedBy,
-  until,
 } from '../support/webhooks.js';
 
 const SECRET = 'events-test-secret-0123456789abc';
