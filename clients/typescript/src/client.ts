@@ -76,7 +76,12 @@ export type EventListQuery = NonNullable<CallInit<OperationOf<'/events', 'get'>>
 /** An event as GET /events and GET /events/{id} read it: byte for byte the body its deliveries send. */
 export type PatronEvent = ListItemOf<'/events'>;
 /** What every helper call also takes: extra headers and an AbortSignal. */
-export type HelperInit = Pick<CallInit<never>, 'headers' | 'signal'>;
+export interface HelperInit {
+  /** Extra headers, e.g. `{ 'Idempotency-Key': '…' }`. */
+  headers?: HeadersOptions;
+  /** Cancels the request, and any wait between its retries. */
+  signal?: AbortSignal;
+}
 
 /**
  * The Events API (docs/api.md, "Events API"): every event of the organization, subscribed to or not, newest first.
