@@ -108,7 +108,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('dashboard: We
     await checkBothWidths('webhook-events', () => table.getByRole('row').nth(1).waitFor());
 
     // Filter by a family of types: every row is a site event, and the API agrees on the first.
-    const type = page.getByRole('textbox', { name: 'Type' });
+    const type = page.getByRole('combobox', { name: 'Type' });
     await type.click();
     await type.fill('site.*');
     await page.getByRole('option', { name: 'site.*' }).click();
@@ -139,7 +139,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('dashboard: We
     expect(JSON.parse((await json.textContent()) ?? '')).toEqual(JSON.parse(bytes.toString('utf8')));
 
     // Send it to the endpoint, which does not subscribe to site events.
-    await page.getByRole('textbox', { name: 'Send to endpoint' }).click();
+    await page.getByRole('combobox', { name: 'Send to endpoint' }).click();
     await page.getByRole('option', { name: endpoint.url }).click();
     await checkBothWidths('webhook-event', () => json.waitFor());
     await page.getByRole('button', { name: 'Send' }).click();

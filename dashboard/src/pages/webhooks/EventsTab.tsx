@@ -80,9 +80,14 @@ export function EventsTab() {
             key: 'type',
             header: 'Type',
             render: (row) => (
-              <Text size="sm" ff="monospace">
-                {row.event}
-              </Text>
+              <Stack gap={2}>
+                <Text size="sm" ff="monospace">
+                  {row.event}
+                </Text>
+                <Text size="xs" c="dimmed" hiddenFrom="sm">
+                  {formatDateTime(row.timestamp)}
+                </Text>
+              </Stack>
             ),
           },
           {
@@ -95,7 +100,7 @@ export function EventsTab() {
               </Text>
             ),
           },
-          { key: 'timestamp', header: 'Time', render: (row) => formatDateTime(row.timestamp) },
+          { key: 'timestamp', header: 'Time', visibleFrom: 'sm', render: (row) => formatDateTime(row.timestamp) },
         ]}
       />
       <EventDrawer eventId={event.id} onClose={event.close} />
