@@ -16,7 +16,8 @@
 // Then open-loop at half that rate, each latency counted from when the request was due: orders and events alternate,
 // BENCH_ROUNDS (3) rounds of BENCH_DURATION_S (20) s each after 5 s of warm-up; the round of the median ratio counts
 // (with an even count, the worse of the two middle ones). The
-// plan of the events statement (EXPLAIN ANALYZE, BUFFERS) is printed and must read an index of events.
+// plan of the events statement (EXPLAIN ANALYZE, BUFFERS) is printed and must read an index of events. Last, 300
+// requests of each one at a time (p50 and p99 without queueing).
 // Other tunables: BENCH_SKIP_BUILD=1, BENCH_KEEP=1 (keep the database), BENCH_DATABASE (reuse one kept before).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,6 +35,7 @@ import {
   machineBusy,
   run,
   saveResult,
+  sequential,
   serverEnv,
   startServer,
   summarize,
@@ -252,7 +254,9 @@ async function main(): Promise<void> {
       await store({ baseUrl: server.baseUrl, key });
       log(`generating ${EVENTS.toLocaleString('en')} events set-based`);
       filled = await events(organization.id);
-      log(`  ${filled.total.toLocaleString('en')} events in ${filled.seconds.toFixed(0)} s; events is ${filled.tableMb} MB`);
+      log(
+        `  ${filled.total.toLocaleString('en')} events in ${filled.seconds.toFixed(0)} s; events is ${filled.tableMb} MB`,
+      );
     }
 
     // The statement the events page runs, as Patron sends it, and its plan.
@@ -269,7 +273,9 @@ async function main(): Promise<void> {
     if (!usesIndex) throw new Error('the events page does not read an index of events');
 
     const busy = await machineBusy(3_000);
-    log(`saturation: GET ${ORDERS_PATH}, ${CONNECTIONS} connections, ${SATURATION_S} s (machine ${busy === null ? '?' : Math.round(busy * 100)} % busy)`);
+    log(
+      `saturation: GET ${ORDERS_PATH}, ${CONNECTIONS} connections, ${SATURATION_S} s (machine ${busy === null ? '?' : Math.round(busy * 100)} % busy)`,
+    );
     const headers = { authorization: `Bearer ${key}` };
     await autocannon({ url: `${server.baseUrl}${ORDERS_PATH}`, connections: CONNECTIONS, duration: 5, headers });
     const saturated = await autocannon({
@@ -289,9 +295,19 @@ async function main(): Promise<void> {
       const orders = await openLoop(target, ORDERS_PATH, { rate, seconds: DURATION_S });
       await openLoop(target, EVENTS_PATH, { rate, seconds: 5 });
       const events = await openLoop(target, EVENTS_PATH, { rate, seconds: DURATION_S });
-      log(`  round ${round + 1}: orders p99 ${orders.latency.p99.toFixed(1)} ms, events p99 ${events.latency.p99.toFixed(1)} ms`);
+      log(
+        `  round ${round + 1}: orders p99 ${orders.latency.p99.toFixed(1)} ms, events p99 ${events.latency.p99.toFixed(1)} ms`,
+      );
       rounds.push({ orders: orders.latency, events: events.latency, errors: orders.errors + events.errors });
     }
+    // One request at a time as well: the cost of each page without queueing, which other work on the machine
+    // disturbs far less than the p99 under load.
+    const alone = { headers: { authorization: `Bearer ${key}` } };
+    const ordersAlone = await sequential(`${server.baseUrl}${ORDERS_PATH}`, alone, 300);
+    const eventsAlone = await sequential(`${server.baseUrl}${EVENTS_PATH}`, alone, 300);
+    log(
+      `  one at a time: orders p50 ${ordersAlone.p50} ms p99 ${ordersAlone.p99} ms, events p50 ${eventsAlone.p50} ms p99 ${eventsAlone.p99} ms`,
+    );
     rounds.sort((a, b) => a.events.p99 / a.orders.p99 - b.events.p99 / b.orders.p99);
     const median = rounds[Math.floor(rounds.length / 2)]!;
     const ratio = median.events.p99 / median.orders.p99;
@@ -317,6 +333,7 @@ async function main(): Promise<void> {
       rounds,
       ratio,
       target: TARGET_RATIO,
+      sequential: { orders: ordersAlone, events: eventsAlone },
       plan,
       machineBusyBefore: busy,
       machineBusyAfter: busyAfter,

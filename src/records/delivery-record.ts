@@ -102,4 +102,11 @@ type LegacyEnvelope = Omit<WebhookDelivery['payload'], 'id' | 'livemode'> & Part
 const withEventId = (payload: LegacyEnvelope): WebhookDelivery['payload'] =>
   payload.id !== undefined && payload.livemode !== undefined
     ? (payload as WebhookDelivery['payload'])
-    : { id: payload.idempotencyKey, event: payload.event, timestamp: payload.timestamp, idempotencyKey: payload.idempotencyKey, livemode: true, data: payload.data };
+    : {
+        id: payload.idempotencyKey,
+        event: payload.event,
+        timestamp: payload.timestamp,
+        idempotencyKey: payload.idempotencyKey,
+        livemode: true,
+        data: payload.data,
+      };

@@ -62,7 +62,11 @@ describe.skipIf(Boolean(postgresUrl))('patron events tail', () => {
     expect(created.status, created.text).toBe(201);
     const site = JSON.parse(created.text) as { id: string };
     const line = await until(
-      async () => tail.stdout().split('\n').find((each) => each.includes(site.id)),
+      async () =>
+        tail
+          .stdout()
+          .split('\n')
+          .find((each) => each.includes(site.id)),
       30_000,
     );
     const [type, id, objectId, time] = line.trim().split(/\s+/);
@@ -85,7 +89,11 @@ describe.skipIf(Boolean(postgresUrl))('patron events tail', () => {
     const created = await api('POST', '/v1/sites', { name: 'Json', domain: 'json.example.com' });
     const site = JSON.parse(created.text) as { id: string };
     const line = await until(
-      async () => tail.stdout().split('\n').find((each) => each.includes(site.id)),
+      async () =>
+        tail
+          .stdout()
+          .split('\n')
+          .find((each) => each.includes(site.id)),
       30_000,
     );
     const { id } = JSON.parse(line) as { id: string };

@@ -255,7 +255,10 @@ describe('POST /v1/events/{id}/deliver', () => {
         body: { webhookEndpointId },
       });
     expect((await deliver(theirs!.id, subscribed.id)).statusCode).toBe(404);
-    const theirEndpoint = await createEndpoint(t, other, { url: `${receiver.origin}/theirs`, events: ['site.created'] });
+    const theirEndpoint = await createEndpoint(t, other, {
+      url: `${receiver.origin}/theirs`,
+      events: ['site.created'],
+    });
     const foreign = await deliver(mine!.id, theirEndpoint.id);
     expect(foreign.statusCode).toBe(422);
     expect(foreign.body).toContain('webhookEndpointId');

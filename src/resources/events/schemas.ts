@@ -3,7 +3,12 @@ import { listQuerySchema } from '../../lists/query.js';
 import { eventList } from './list.js';
 
 /** The createdAt bounds, Stripe-style (`createdAt[gte]=…`): each is ANDed with the others and with `filter`. */
-export const CREATED_AT_BOUNDS = { 'createdAt[gte]': '$gte', 'createdAt[gt]': '$gt', 'createdAt[lte]': '$lte', 'createdAt[lt]': '$lt' } as const;
+export const CREATED_AT_BOUNDS = {
+  'createdAt[gte]': '$gte',
+  'createdAt[gt]': '$gt',
+  'createdAt[lte]': '$lte',
+  'createdAt[lt]': '$lt',
+} as const;
 
 const bound = (words: string) =>
   Type.Optional(Type.String({ format: 'date-time', description: `Events created ${words} this time.` }));

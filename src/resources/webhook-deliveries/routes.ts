@@ -97,7 +97,10 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
       {
         config: {
           ...write,
-          refusals: { 409: 'the endpoint is inactive', 422: 'the webhook endpoint does not exist in this organization' },
+          refusals: {
+            409: 'the endpoint is inactive',
+            422: 'the webhook endpoint does not exist in this organization',
+          },
         },
         schema: {
           operationId: 'deliverEvent',
