@@ -24,6 +24,7 @@ import { customersResource } from './resources/customers/index.js';
 import { ordersResource } from './resources/orders/index.js';
 import { webhooksResource } from './resources/webhooks/index.js';
 import { webhookDeliveriesResource } from './resources/webhook-deliveries/index.js';
+import { eventsResource } from './resources/events/index.js';
 import { loyaltyResources } from './resources/loyalty/index.js';
 import { reviewsResource } from './resources/reviews/index.js';
 import { quickFiltersResource } from './resources/quick-filters/index.js';
@@ -54,6 +55,7 @@ const modules: readonly ResourceModuleWithLists[] = [
   ordersResource,
   webhooksResource,
   webhookDeliveriesResource,
+  eventsResource,
   ...loyaltyResources,
   reviewsResource,
   reviewSummariesResource,

@@ -167,6 +167,21 @@ Examples:
   )
   .action(async (file: string, options) => (await import('./import.js')).importCommand(file, options));
 
+const events = program.command('events').description('Events of an organization (docs/api.md#events-api).');
+events
+  .command('tail')
+  .description(
+    'Print each new event of the organization as it commits, oldest first, one line each (type, id, object id, time), until Ctrl-C. Polls a running server: needs PATRON_URL (default http://127.0.0.1:$PORT) and PATRON_KEY (with events:read), or --url and --key.',
+  )
+  .requiredOption('--org <id>', 'the organization to watch (the key must belong to it)', uuid)
+  .option('--json', 'print each event as its JSON envelope, exactly as a webhook delivery sends it, one per line')
+  .option('--interval <ms>', 'milliseconds between polls (default 500)', positiveInteger)
+  .option('--url <url>', 'the server (default PATRON_URL)')
+  .option('--key <key>', 'a secret key of the organization (default PATRON_KEY)')
+  .action(async (options: { org: string; json?: boolean; interval?: number; url?: string; key?: string }) =>
+    (await import('./events.js')).tailEvents({ ...options, intervalMs: options.interval }),
+  );
+
 const key = program.command('key').description('Secret API keys.');
 key
   .command('create')

@@ -159,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 const RETENTION_LIMITS = {
   RETENTION_DELIVERIES_DAYS: { fallback: 30, min: 1, max: 3650 },
-  RETENTION_EVENTS_DAYS: { fallback: 7, min: 1, max: 3650 },
+  RETENTION_EVENTS_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_JOBS_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_MAIL_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_BATCH_ROWS: { fallback: 2000, min: 100, max: 10000 },

@@ -110,6 +110,8 @@ export interface EventsTable {
   created_at: CreatedAt;
   /** Global insertion order, used by the dispatcher to keep per-endpoint order. */
   position: Generated<string>;
+  /** The id of the record the event is about (its payload's `id`), null where the payload has none (migration 0036). */
+  object_id: Generated<string | null>;
 }
 
 /** A jsonb column with a database default: optional on insert, written as JSON text or a value. */
@@ -412,6 +414,8 @@ export interface WebhookDeliveriesTable {
   attempted_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Sent by hand (a resend, a test ping, POST /events/{id}/deliver) rather than fanned out (migration 0036). */
+  requested: Generated<boolean>;
 }
 
 /* ---- Loyalty (migration 0009) ---- */

@@ -70,6 +70,8 @@ export const DEMO = {
   surveys: { ada: id('1051'), adaShipped: id('1052') },
   /** A secret key beside the demo key, for the revoke example (the demo key keeps working). */
   keys: { storefront: id('1011') },
+  /** The main site's site.created event, which no endpoint subscribes to: read and sent by hand. */
+  events: { mainSiteCreated: id('1061') },
 } as const;
 
 /** The code of the reward the redeem example spends (it is pending until then). */

@@ -664,6 +664,11 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
   await sql`update webhook_deliveries set id = ${DEMO.deliveries.ping}::uuid
     where organization_id = ${organizationId}::uuid and webhook_id = ${webhooks.orders}::uuid
       and event_name = 'webhook.test'`.execute(db);
+  // An event to read and send by hand (GET /events/{id}, POST /events/{id}/deliver); its id is made when recorded.
+  await sql`update events set id = ${DEMO.events.mainSiteCreated}::uuid
+    where organization_id = ${organizationId}::uuid and name = 'site.created' and object_id = ${DEMO.sites.main}::uuid`.execute(
+    db,
+  );
   await seedDemoMail(db, organizationId);
   // Reward codes are drawn at random; the redeem example spends this one.
   const missing: string[] = [];

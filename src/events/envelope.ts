@@ -1,8 +1,9 @@
 /**
- * The delivery body (service.md Events "Envelope"): { event, timestamp, idempotencyKey, data }, in that order, with
- * `data` spliced in as the record's serialized text so it is byte-for-byte what the API returns for the record.
- * Recorded events compose the same text in SQL (outbox.ts); this is for envelopes made in Node (the test ping).
+ * The delivery body (service.md Events "Envelope", with the event's `id` and `livemode`, docs/api.md#events-api):
+ * { id, event, timestamp, idempotencyKey, livemode, data }, in that order, with `data` spliced in as the record's
+ * serialized text so it is byte-for-byte what the API returns for the record. Recorded events compose the same text
+ * in SQL (webhook_envelope, migration 0036); this is for envelopes made in Node (the test ping, whose id is its own).
  */
-export function composeEnvelope(event: string, timestamp: Date, idempotencyKey: string, dataJson: string): string {
-  return `{"event":${JSON.stringify(event)},"timestamp":"${timestamp.toISOString()}","idempotencyKey":${JSON.stringify(idempotencyKey)},"data":${dataJson}}`;
+export function composeEnvelope(event: string, timestamp: Date, id: string, dataJson: string): string {
+  return `{"id":${JSON.stringify(id)},"event":${JSON.stringify(event)},"timestamp":"${timestamp.toISOString()}","idempotencyKey":${JSON.stringify(id)},"livemode":true,"data":${dataJson}}`;
 }

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { uuidv7 } from '../util/ids.js';
-import { jsonArrayOf, plainArrayLiteral } from '../db/arrays.js';
+import { jsonArrayOf, nullableUuidArrayLiteral, plainArrayLiteral } from '../db/arrays.js';
+import { isUuid } from '../util/uuid.js';
 import { PREPARE } from '../db/prepared.js';
 import { serializeRecord } from './serialize.js';
 import type { Executor } from '../db/executor.js';
@@ -51,7 +52,8 @@ export async function recordEvent(trx: Executor, event: EventToRecord): Promise<
 
 /**
  * One round trip, so a change in an organization without subscribed endpoints costs one statement's work:
- * patron_record_events (migration 0011, PL/pgSQL so its plans are cached per connection) inserts the events; locks
+ * patron_record_events (migrations 0011 and 0036, PL/pgSQL so its plans are cached per connection) inserts the events
+ * with the id of the record each is about; locks
  * the active endpoints of the batch's organizations subscribed to any of its names (in key order, so two
  * transactions never deadlock on them); hands out each endpoint's next sequences; inserts one pending delivery per
  * (event, endpoint), which references the event instead of copying its envelope (webhook_envelope composes it when
@@ -68,7 +70,14 @@ async function recordChunk(trx: Executor, events: readonly EventToRecord[], ids:
 const recordEventsCall = (events: readonly EventToRecord[], ids: readonly string[]) =>
   sql<number>`patron_record_events(
     ${plainArrayLiteral(events.map((event) => event.organizationId))}::uuid[], ${plainArrayLiteral(ids)}::uuid[],
-    ${plainArrayLiteral(events.map((event) => event.name))}::text[], ${jsonArrayOf(events.map((event) => serializeRecord(event.schema, event.record)))})`;
+    ${plainArrayLiteral(events.map((event) => event.name))}::text[], ${jsonArrayOf(events.map((event) => serializeRecord(event.schema, event.record)))},
+    ${nullableUuidArrayLiteral(events.map(objectIdOf))}::uuid[])`;
+
+/** The id of the record an event is about, for the Events API's objectId filter (docs/api.md#events-api). */
+const objectIdOf = (event: EventToRecord): string | null => {
+  const id = (event.record as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && isUuid(id) ? id : null;
+};
 
 /**
  * The events as an SQL expression for a caller that writes its change and its events in one statement (a

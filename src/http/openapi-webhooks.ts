@@ -16,8 +16,8 @@ const isObject = (value: unknown): value is Json =>
 export const WEBHOOK_TAG = {
   name: 'webhook-payloads',
   description:
-    'The POST each event sends to the active endpoints subscribed to it: the envelope { event, timestamp, ' +
-    'idempotencyKey, data }, data being the record as the API returns it, signed when the endpoint has a secret.',
+    'The POST each event sends to the active endpoints subscribed to it: the envelope { id, event, timestamp, ' +
+    'idempotencyKey, livemode, data } (what GET /events/{id} answers), data being the record as the API returns it, signed when the endpoint has a secret.',
 };
 
 const PARAMETERS: Json = {
@@ -146,8 +146,9 @@ const nested = (schema: Json, schemas: Json): Json =>
 function envelope(name: string, data: Json): Json {
   return {
     type: 'object',
-    required: ['event', 'timestamp', 'idempotencyKey', 'data'],
+    required: ['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data'],
     properties: {
+      id: { type: 'string', format: 'uuid', description: 'The event id: GET /events/{id} reads these same bytes.' },
       event: { type: 'string', enum: [name], description: 'The event name.' },
       timestamp: {
         type: 'string',
@@ -161,6 +162,7 @@ function envelope(name: string, data: Json): Json {
           "The event's id, also sent as webhook-id: never delivered twice to the same endpoint except by a " +
           'resend or a lost acknowledgement; ignore repeats.',
       },
+      livemode: { type: 'boolean', description: 'True for live data (always, until test mode).' },
       data,
     },
     additionalProperties: false,

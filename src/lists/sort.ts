@@ -50,6 +50,15 @@ export function segments(sort: Sort, idColumn: string, position: CursorPosition 
   const idRef = sql.raw(idColumn);
   const direction = sql.raw(sort.descending ? 'desc' : 'asc');
   const after = sql.raw(sort.descending ? '<' : '>');
+  // A sort on the id itself (time-ordered UUID v7 ids, docs/api.md#identifiers): one range of the id alone, which an
+  // index ending in the id walks; `(id, id) < (v, id)` would be no index condition at all.
+  if (sort.def.column === idColumn)
+    return [
+      {
+        where: position ? sql`${idRef} ${after} ${position.id}::uuid` : sql`true`,
+        orderBy: sql`${idRef} ${direction}`,
+      },
+    ];
   // Within the nulls the column is constant: ordering by it anyway keeps the planner on the sort's index.
   const orderBy = sql`${column} ${direction}, ${idRef} ${direction}`;
   if (position?.value === null)

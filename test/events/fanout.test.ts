@@ -97,11 +97,13 @@ describe('fan-out in recordEvents', () => {
 
     const [stored] = await db().selectFrom('events').selectAll().where('id', '=', recorded[0]!.id).execute();
     const payload = rows[0]!.payload as Record<string, unknown>;
-    expect(Object.keys(payload)).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
+    expect(Object.keys(payload)).toEqual(['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data']);
     expect(payload).toEqual({
+      id: recorded[0]!.id,
       event: 'probe.created',
       timestamp: stored!.created_at.toISOString(),
       idempotencyKey: recorded[0]!.id,
+      livemode: true,
       data: stored!.payload,
     });
     expect(rows[0]!.event_id).toBe(recorded[0]!.id);

@@ -89,7 +89,7 @@ describe('webhook dispatcher', () => {
     const site = await createSite(tenant);
     const [request] = await receiver.waitFor(1, '/envelope');
     const envelope = bodyOf(request!);
-    expect(Object.keys(envelope)).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
+    expect(Object.keys(envelope)).toEqual(['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data']);
     expect(envelope.event).toBe('site.created');
     expect(envelope.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const got = await t.request({ url: `/v1/sites/${site.id}`, key: tenant.key });

@@ -570,10 +570,10 @@ describe('the retention schedule', () => {
 });
 
 describe('retention configuration', () => {
-  it('defaults to 30 days of delivery records, 7 of events, 30 of finished jobs and of mail, 2,000 rows per statement', () => {
+  it('defaults to 30 days of delivery records, of events, of finished jobs and of mail, 2,000 rows per statement', () => {
     expect(loadConfig({}).retention).toEqual({
       deliveriesDays: 30,
-      eventsDays: 7,
+      eventsDays: 30,
       jobsDays: 30,
       mailDays: 30,
       batchRows: 2000,

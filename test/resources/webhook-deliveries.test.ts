@@ -95,7 +95,7 @@ describe('GET /v1/webhooks/{id}/events', () => {
       url: endpoint.url,
     });
     expect(created).toMatchObject({ status: 'succeeded', error: null, responseStatus: 200 });
-    expect(Object.keys(updated!.payload)).toEqual(['event', 'timestamp', 'idempotencyKey', 'data']);
+    expect(Object.keys(updated!.payload)).toEqual(['id', 'event', 'timestamp', 'idempotencyKey', 'livemode', 'data']);
     expect(updated!.payload.data.name).toBe('Renamed');
     expect(updated!.payload.idempotencyKey).toBe(updated!.idempotencyKey);
     // The payload listed is the body that was sent.

@@ -71,6 +71,39 @@ type PaginateParams<O> = O extends { parameters: infer Params }
   ? Omit<Params, 'query'> & { query?: Omit<NonNullable<Params extends { query?: infer Q } ? Q : never>, 'cursor'> }
   : never;
 
+/** The query parameters of GET /events: type (or a prefix such as `order.*`), objectId, createdAt bounds, limit, cursor. */
+export type EventListQuery = NonNullable<CallInit<OperationOf<'/events', 'get'>>['params']>['query'];
+/** An event as GET /events and GET /events/{id} read it: byte for byte the body its deliveries send. */
+export type PatronEvent = ListItemOf<'/events'>;
+/** What every helper call also takes: extra headers and an AbortSignal. */
+export interface HelperInit {
+  /** Extra headers, e.g. `{ 'Idempotency-Key': '…' }`. */
+  headers?: HeadersOptions;
+  /** Cancels the request, and any wait between its retries. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The Events API (docs/api.md, "Events API"): every event of the organization, subscribed to or not, newest first.
+ */
+export interface EventsHelper {
+  /** One page of events; pass its `nextCursor` as `cursor` for the next. */
+  list(query?: EventListQuery, init?: HelperInit): Promise<PageOf<'/events'>>;
+  /** Every event the query selects, newest first, page after page (as paginate('/events')). */
+  paginate(query?: Omit<NonNullable<EventListQuery>, 'cursor'>, init?: HelperInit): AsyncIterableIterator<PatronEvent>;
+  /** One event; another organization's, or one past retention, throws PatronError with status 404. */
+  get(id: string, init?: HelperInit): Promise<PatronEvent>;
+  /**
+   * Sends a past event now to one endpoint, whether or not it subscribes to its type: a new signed delivery
+   * (`requested: true`), answered with its outcome. Needs webhooks:write.
+   */
+  deliver(
+    id: string,
+    webhookEndpointId: string,
+    init?: HelperInit,
+  ): Promise<ResponseDataOf<'/events/{id}/deliver', 'post'>>;
+}
+
 /**
  * A signed-in dashboard session (docs/api.md, "Dashboard sessions"): the browser sends its cookie itself, and the
  * client sends `csrfToken` as X-CSRF-Token with every request but GET, HEAD and OPTIONS. It is read at each request,
@@ -146,6 +179,8 @@ export interface PatronClient {
   paginate<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<ListItemOf<P>>;
   /** The same walk as paginate(), a page at a time. */
   pages<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<PageOf<P>>;
+  /** The Events API: list, paginate, get and deliver. */
+  readonly events: EventsHelper;
   /** The openapi-fetch client underneath (same retries and keys), for what this surface does not cover. */
   readonly raw: Client<paths>;
 }
@@ -206,6 +241,13 @@ export function createPatronClient(options: PatronClientOptions): PatronClient {
     DELETE: (path, ...[init]) => call('delete', path, init),
     paginate: paginate as PatronClient['paginate'],
     pages: pages as PatronClient['pages'],
+    events: {
+      list: (query, init) => call('get', '/events', { ...init, params: { query } }),
+      paginate: (query, init) => paginate('/events', { ...init, params: { query } }) as never,
+      get: (id, init) => call('get', '/events/{id}', { ...init, params: { path: { id } } }),
+      deliver: (id, webhookEndpointId, init) =>
+        call('post', '/events/{id}/deliver', { ...init, params: { path: { id } }, body: { webhookEndpointId } }),
+    },
     raw,
   };
 }

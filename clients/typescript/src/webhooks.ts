@@ -4,7 +4,7 @@ import type { components, webhooks } from './generated/schema.js';
 /** Every event name an endpoint can subscribe to: the webhooks of the OpenAPI document. */
 export type WebhookEventName = keyof webhooks;
 
-/** The delivery body of one event: the envelope `{ event, timestamp, idempotencyKey, data }`, data typed. */
+/** The delivery body of one event: the envelope `{ id, event, timestamp, idempotencyKey, livemode, data }`, data typed. */
 export type WebhookEventOf<N extends WebhookEventName> = NonNullable<webhooks[N]['post']>['requestBody'] extends
   { content: { 'application/json': infer Body } } | undefined
   ? Body
@@ -15,9 +15,12 @@ export type WebhookEventOf<N extends WebhookEventName> = NonNullable<webhooks[N]
  * subscribes to, so not an event of the catalog; its data is the endpoint.
  */
 export interface WebhookTestEvent {
+  /** The ping's own id (it is no event of GET /events). */
+  id: string;
   event: 'webhook.test';
   timestamp: string;
   idempotencyKey: string;
+  livemode: boolean;
   data: components['schemas']['WebhookEndpoint'];
 }
 

@@ -131,6 +131,26 @@ describe('paginate()', () => {
   });
 });
 
+describe('events', () => {
+  it('lists, paginates, reads and delivers events, typed', async () => {
+    const site = await client.POST('/sites', { body: { data: { name: 'Evented', domain: 'evented.example.com' } } });
+    const page = await client.events.list({ type: 'site.*', objectId: site.id, limit: 1 });
+    expect(page.data.map((event) => [event.event, event.livemode])).toEqual([['site.created', true]]);
+    const event = await client.events.get(page.data[0]!.id);
+    expect(event).toEqual(page.data[0]);
+    const walked: string[] = [];
+    for await (const each of client.events.paginate({ type: 'site.created', limit: 1 })) walked.push(each.id);
+    expect(walked).toContain(event.id);
+    // An inactive endpoint, so nothing leaves the machine: the call is sent as typed and refused with 409.
+    const endpoint = await client.POST('/webhooks', {
+      body: { data: { url: 'https://93.184.215.14/events-hook', events: ['order.deleted'], isActive: false } },
+    });
+    await expect(client.events.deliver(event.id, endpoint.id)).rejects.toMatchObject({ status: 409 });
+    expect(sent.at(-1)).toBe(`POST /v1/events/${event.id}/deliver`);
+    await expect(client.events.get('0190b4d1-0000-7000-8000-000000000000')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
 describe('retries', () => {
   it('retries a 429 after its Retry-After, then answers', async () => {
     const small = await t.tenant({ apiRequestsPerMinute: 60 }); // refills 1 token a second

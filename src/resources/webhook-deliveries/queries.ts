@@ -66,9 +66,10 @@ export const insertManualDelivery = (
       returning last_sequence
     )
     insert into webhook_deliveries
-      (organization_id, id, webhook_id, sequence, event_id, event_name, idempotency_key, url, payload, status, attempted_at)
+      (organization_id, id, webhook_id, sequence, event_id, event_name, idempotency_key, url, payload, status, attempted_at,
+        requested)
     select ${values.organizationId}, ${SQL_UUID_V7}, ${values.webhookId}, endpoint.last_sequence, ${values.eventId}, ${values.eventName},
-      ${values.idempotencyKey}, ${values.url}, ${values.body}::json, 'sending', now()
+      ${values.idempotencyKey}, ${values.url}, ${values.body}::json, 'sending', now(), true
     from endpoint
     returning *`.execute(trx);
 

@@ -6,7 +6,7 @@ import { listQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
 import { deliveryList } from './list.js';
-import { DeliveryParams, RecoverBody, RecoverResult } from './schemas.js';
+import { DeliverEventBody, DeliveryParams, RecoverBody, RecoverResult } from './schemas.js';
 import { WebhookDelivery } from '../../records/delivery-record.js';
 import { WebhookDeliveryService } from './service.js';
 
@@ -89,6 +89,36 @@ export function deliveryRoutes(options: DeliveryRouteOptions = {}) {
       async (request, reply) => {
         const result = await deliveries.recover(authOf(request).organizationId, request.params.id, request.body.since);
         return reply.code(202).send(result);
+      },
+    );
+
+    app.post(
+      '/events/:id/deliver',
+      {
+        config: {
+          ...write,
+          refusals: {
+            409: 'the endpoint is inactive',
+            422: 'the webhook endpoint does not exist in this organization',
+          },
+        },
+        schema: {
+          operationId: 'deliverEvent',
+          summary:
+            'Send a past event now to one endpoint, whether or not it subscribes to its type: a new, signed delivery (requested: true); answers with its outcome',
+          tags: ['events'],
+          params: IdParams,
+          body: DeliverEventBody,
+          response: { 201: WebhookDelivery },
+        },
+      },
+      async (request, reply) => {
+        const delivery = await deliveries.deliverEvent(
+          authOf(request).organizationId,
+          request.params.id,
+          request.body.webhookEndpointId,
+        );
+        return reply.code(201).send(delivery);
       },
     );
 

@@ -29,3 +29,13 @@ export const RecoverResult = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const DeliverEventBody = Type.Object(
+  {
+    webhookEndpointId: Type.String({
+      format: 'uuid',
+      description: 'The endpoint of this organization to send the event to, whether or not it subscribes to its type.',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -5,13 +5,14 @@ import { composeEnvelope } from '../../events/envelope.js';
 import type { SecretBox } from '../../core/secret-box.js';
 import { serializeRecord } from '../../events/serialize.js';
 import { deliveryHeaders, signingKeys } from '../../events/signing.js';
-import { conflict, notFound } from '../../core/errors.js';
+import { conflict, notFound, unprocessable } from '../../core/errors.js';
 import type { WebhookSender } from '../../jobs/dispatcher/sender.js';
 import { listRecords } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
 import type { ListParams } from '../../lists/query.js';
 import { toDelivery, type DeliveryRow, type WebhookDelivery } from '../../records/delivery-record.js';
 import { toWebhookEndpoint, WebhookEndpoint } from '../../records/webhook-endpoint.js';
+import { findEventEnvelope } from '../events/index.js';
 import { deliveryList, scopedDeliveryList } from './list.js';
 import {
   findDelivery,
@@ -88,6 +89,28 @@ export class WebhookDeliveryService {
   }
 
   /**
+   * A past event sent now to one endpoint as a new delivery, whatever the endpoint subscribes to
+   * (docs/api.md#events-api): the event's envelope as its deliveries send it, with its idempotencyKey, so a receiver
+   * that already handled it can tell. The event is the path's record (404); the endpoint is the body's reference (422).
+   */
+  async deliverEvent(organizationId: string, eventId: string, webhookId: string): Promise<WebhookDelivery> {
+    const { rows } = await findEventEnvelope(this.db, organizationId, eventId);
+    const event = rows[0];
+    if (!event) throw notFound('The event');
+    const name = (JSON.parse(event.body) as { event: string }).event;
+    const missing = () =>
+      unprocessable(`Webhook endpoint "${webhookId}" does not exist in this organization.`, [
+        { path: 'body.webhookEndpointId', message: 'does not exist' },
+      ]);
+    return this.sendByHand(
+      organizationId,
+      webhookId,
+      async () => ({ eventId, eventName: name, idempotencyKey: eventId, body: event.body }),
+      missing,
+    );
+  }
+
+  /**
    * Queues again, by hand, the failed deliveries of a receiver's outage (docs/api.md#recovering-a-receivers-outage).
    * Under the endpoint's lock, like the fan-out, so the new sequences follow commit order.
    */
@@ -120,10 +143,11 @@ export class WebhookDeliveryService {
       trx: Kysely<DB>,
       endpoint: NonNullable<Awaited<ReturnType<typeof lockEndpoint>>>,
     ) => Promise<{ eventId: string | null; eventName: string; idempotencyKey: string; body: string }>,
+    missingEndpoint: () => Error = () => notFound(ENDPOINT),
   ): Promise<WebhookDelivery> {
     const { row, text, secrets } = await this.db.transaction().execute(async (trx) => {
       const endpoint = await lockEndpoint(trx, organizationId, webhookId);
-      if (!endpoint) throw notFound(ENDPOINT);
+      if (!endpoint) throw missingEndpoint();
       const delivery = await prepare(trx, endpoint);
       if (!endpoint.is_active) throw inactive();
       const { rows } = await insertManualDelivery(trx, { organizationId, webhookId, url: endpoint.url, ...delivery });

@@ -50,7 +50,7 @@ function DeliveryStatus({ delivery }: { delivery: Delivery }) {
 }
 
 /** JSON (a payload) as indented text in a <pre>: never HTML. */
-function JsonBlock({ value, label }: { value: unknown; label: string }) {
+export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (
     <Code
       block
@@ -405,7 +405,7 @@ function DeliveryDrawer({
   );
 }
 
-function Field({ label, children, mono }: { label: string; children: React.ReactNode; mono?: boolean }) {
+export function Field({ label, children, mono }: { label: string; children: React.ReactNode; mono?: boolean }) {
   return (
     <Stack gap={0}>
       <Text size="xs" c="dimmed">
