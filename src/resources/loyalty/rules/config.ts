@@ -17,14 +17,33 @@ function compile(schema: TSchema) {
 
 type Json = Record<string, unknown>;
 
+function validatorOf(section: LoyaltyRuleSection) {
+  let validate = validators.get(section);
+  if (!validate) validators.set(section, (validate = compile(CONFIG_SCHEMAS[section])));
+  return validate;
+}
+
+/**
+ * The document publishes a config as one of the sections' shapes, so a config that fits none of them is refused
+ * before the rule it would change is looked up: the same 400 whether or not that rule exists. Which of the shapes
+ * applies is then the rule's section (checkConfig).
+ */
+export function checkConfigFitsSomeSection(config: unknown, path: string): void {
+  const sections = Object.keys(CONFIG_SCHEMAS) as LoyaltyRuleSection[];
+  if (sections.some((section) => validatorOf(section)(config))) return;
+  throw validationError(
+    `Invalid request: ${path} fits none of the rule sections' configs (docs/api.md, "Rule sections and configs").`,
+    [{ path, message: "fits no section's config" }],
+  );
+}
+
 /**
  * Checks a rule's config against its section (400 with paths under `<path>`), then returns it normalised: defaults
  * written out, timestamps in UTC (docs/api.md#timestamps), so what is stored, and snapshotted onto rewards, is
  * complete.
  */
 export function checkConfig(section: LoyaltyRuleSection, config: unknown, path: string): Json {
-  let validate = validators.get(section);
-  if (!validate) validators.set(section, (validate = compile(CONFIG_SCHEMAS[section])));
+  const validate = validatorOf(section);
   if (!validate(config)) {
     const details = validationDetails(validate.errors ?? [], 'body').map((detail) => ({
       ...detail,

@@ -9,7 +9,7 @@ import { updateIfChanged } from '../../../resource-kit/changes.js';
 import { unwrapData } from '../../../resource-kit/body.js';
 import { requireFields, requireSomeField } from '../body.js';
 import { resolveProgram } from '../engine/programs.js';
-import { checkConfig } from './config.js';
+import { checkConfig, checkConfigFitsSomeSection } from './config.js';
 import { ruleList } from './list.js';
 import { findLiveRule } from './queries.js';
 import type { RuleBody, RuleFields } from './schemas.js';
@@ -81,6 +81,7 @@ export class LoyaltyRuleService {
         ]);
       }
     }
+    if (fields.config !== undefined) checkConfigFitsSomeSection(fields.config, `${path}.config`);
     return this.db.transaction().execute(async (trx) => {
       const before = await trx
         .selectFrom('loyalty_rules')
