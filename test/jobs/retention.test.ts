@@ -32,7 +32,14 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-const DEFAULTS: RetentionConfig = { deliveriesDays: 30, eventsDays: 7, jobsDays: 30, mailDays: 30, batchRows: 2 };
+const DEFAULTS: RetentionConfig = {
+  deliveriesDays: 30,
+  eventsDays: 7,
+  jobsDays: 30,
+  mailDays: 30,
+  auditDays: 365,
+  batchRows: 2,
+};
 
 const noop: JobDefinition = { name: 'test.noop', run: async () => ({}) };
 const fails: JobDefinition = {
