@@ -29,8 +29,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The audit entry of a write request, from the handler on (docs/api.md#audit-log). */
     auditEntry: PendingAudit | null;
-    /** The id a create's answer carried, for its entry. */
-    auditCreatedId: string | null;
   }
 }
 
@@ -107,7 +105,7 @@ function auditRow(request: FastifyRequest, createdAt: Date, id: string, status: 
     ip: request.ip ?? null,
     userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
     resourceType: routeTarget(request).type,
-    resourceId: paramId(request) ?? request.auditCreatedId,
+    resourceId: paramId(request),
   };
 }
 
@@ -124,7 +122,6 @@ export function registerAuditLog(app: PatronApp, database: Database, enabled: bo
   setAuditEnabled(enabled);
   if (!enabled) return;
   app.decorateRequest('auditEntry', null);
-  app.decorateRequest('auditCreatedId', null);
 
   // The last preHandler (registered after the idempotency claim): the handler runs inside the pending entry.
   app.addHook('preHandler', (request, _reply, done) => {
@@ -140,11 +137,29 @@ export function registerAuditLog(app: PatronApp, database: Database, enabled: bo
     withAuditEntry(pending, done);
   });
 
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.auditEntry && reply.statusCode === 201 && paramId(request) === null && typeof payload === 'string') {
-      request.auditCreatedId = CREATED_ID.exec(payload)?.[1] ?? null;
+  // Before the answer leaves, an entry its commit wrote is corrected when the answer differs from the route's
+  // success (a commit before a refusal) or names a created record, so that a client reading the log after its answer
+  // finds it whole. Nothing to do on most writes (an update answering its success).
+  app.addHook('onSend', async (request, reply, payload) => {
+    const written = request.auditEntry?.written;
+    if (!written) return payload;
+    let createdId: string | null = null;
+    if (written.resourceId === null && reply.statusCode === 201 && typeof payload === 'string') {
+      createdId = CREATED_ID.exec(payload)?.[1] ?? null;
     }
-    done(null, payload);
+    if (written.status !== reply.statusCode || createdId !== null) {
+      try {
+        await completeAuditEntry(database.db, written, reply.statusCode, createdId);
+        request.auditEntry!.written = {
+          ...written,
+          status: reply.statusCode,
+          resourceId: written.resourceId ?? createdId,
+        };
+      } catch (error) {
+        request.log.error({ err: error }, 'audit log entry not completed');
+      }
+    }
+    return payload;
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -153,10 +168,8 @@ export function registerAuditLog(app: PatronApp, database: Database, enabled: bo
     try {
       const written = request.auditEntry?.written;
       if (written) {
-        const createdId = written.resourceId === null ? request.auditCreatedId : null;
-        if (written.status !== status || createdId !== null) {
-          await completeAuditEntry(database.db, written, status, createdId);
-        }
+        // An answer that failed after onSend (the connection dropped) still gets its status.
+        if (written.status !== status) await completeAuditEntry(database.db, written, status, null);
         return;
       }
       // Refused before the handler (no pending entry), or nothing committed: the entry is written now, under the
