@@ -2,7 +2,8 @@ import { userInfo } from 'node:os';
 import { sql } from 'kysely';
 import { withAuditEntry, type AuditRow, type PendingAudit } from '../db/audit.js';
 import type { Database } from '../db/engine.js';
-import { uuidv7 } from '../util/ids.js';
+// Never a planned id (src/util/ids.ts): an entry must not take the id a seeded record is meant to get.
+import { v7 as uuidv7 } from 'uuid';
 import { withCli } from './context.js';
 import { print } from './print.js';
 

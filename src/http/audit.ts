@@ -11,7 +11,8 @@ import {
   type PendingAudit,
 } from '../db/audit.js';
 import type { Database } from '../db/engine.js';
-import { uuidv7 } from '../util/ids.js';
+// Never a planned id (src/util/ids.ts): an entry must not take the id a seeded record is meant to get.
+import { v7 as uuidv7 } from 'uuid';
 
 /*
  * Every write request to the API is recorded in the audit log (docs/api.md#audit-log). The route's handler runs with

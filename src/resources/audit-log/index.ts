@@ -46,6 +46,7 @@ const AuditLogQuery = Type.Object(
     actor: Type.Optional(
       Type.String({
         pattern: ACTOR,
+        maxLength: 110,
         description:
           'Who: a type (apiKey, user, cli, system), or a type and id, e.g. apiKey:0190… or user:0190… (the key’s or user’s id).',
       }),
@@ -53,6 +54,7 @@ const AuditLogQuery = Type.Object(
     resourceType: Type.Optional(
       Type.String({
         pattern: '^[a-z][a-z-]{0,63}$',
+        maxLength: 64,
         description: 'The first path segment after /v1, e.g. products, customers, keys, session.',
       }),
     ),
@@ -60,13 +62,16 @@ const AuditLogQuery = Type.Object(
     status: Type.Optional(
       Type.String({
         pattern: '^[1-5]([0-9]{2}|xx)$',
+        maxLength: 3,
         description: 'The status answered: an exact code (404) or a class (2xx, 4xx).',
       }),
     ),
     createdAfter: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Entries made at or after this time.' }),
+      Type.String({ format: 'date-time', maxLength: 40, description: 'Entries made at or after this time.' }),
     ),
-    createdBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Entries made before this time.' })),
+    createdBefore: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 40, description: 'Entries made before this time.' }),
+    ),
   },
   { additionalProperties: false },
 );
