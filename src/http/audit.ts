@@ -112,8 +112,15 @@ function auditRow(request: FastifyRequest, createdAt: Date, id: string, status: 
 
 const pendingTimes = new WeakMap<FastifyRequest, { createdAt: Date; id: string }>();
 
+/**
+ * A write request of the API. A POST that needs only a `…:read` permission is a read whose question is too large for
+ * a query string (an analytics query, a template preview): it changes nothing and is not recorded
+ * (docs/api.md#audit-log).
+ */
 const isAudited = (request: FastifyRequest) =>
-  WRITE_METHODS.has(request.method) && request.routeOptions.url?.startsWith('/v1/') === true;
+  WRITE_METHODS.has(request.method) &&
+  request.routeOptions.url?.startsWith('/v1/') === true &&
+  request.routeOptions.config.permission?.endsWith(':read') !== true;
 
 // A create answers its record, id first (`{"id":"…"`: the serializer writes the schema's properties in order), or
 // an object whose first property is that record (`{"user":{"id":"…"`, a user with its sign-in link).
