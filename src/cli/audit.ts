@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { sql } from 'kysely';
+import { loadConfig } from '../config/index.js';
 import { withAuditEntry, type AuditRow, type PendingAudit } from '../db/audit.js';
 import type { Database } from '../db/engine.js';
 // Never a planned id (src/util/ids.ts): an entry must not take the id a seeded record is meant to get.
@@ -27,6 +28,7 @@ export async function cliAudited<T>(
   resource: { type: string; id: string | null },
   work: () => Promise<T>,
 ): Promise<T> {
+  if (!loadConfig().auditLog) return work();
   const createdAt = new Date();
   const id = uuidv7();
   const row: AuditRow = {

@@ -57,7 +57,6 @@ export interface PendingAudit {
 }
 
 const pendingAudit = new AsyncLocalStorage<PendingAudit>();
-let enabled = true;
 
 /** Runs `work` with `pending` as the entry its commits carry. */
 export function withAuditEntry<T>(pending: PendingAudit, work: () => T): T {
@@ -66,7 +65,7 @@ export function withAuditEntry<T>(pending: PendingAudit, work: () => T): T {
 
 /** The entry pending in this async context, if any. */
 export function currentAudit(): PendingAudit | undefined {
-  return enabled ? pendingAudit.getStore() : undefined;
+  return pendingAudit.getStore();
 }
 
 /**
@@ -77,12 +76,6 @@ export function attributeAudit(organizationId: string, actor: AuditActor): void 
   const pending = currentAudit();
   if (pending && !pending.written) pending.attributed = { organizationId, actor };
 }
-
-/** AUDIT_LOG=off (docs/api.md#audit-log): no entry is captured. Exists for the cost bench and for operators. */
-export function setAuditEnabled(on: boolean): void {
-  enabled = on;
-}
-export const auditEnabled = (): boolean => enabled;
 
 const INSERT_ENTRY = `insert into audit_log (organization_id, created_at, id, actor_type, actor_id, actor_label, method,
   path, status, request_id, ip, user_agent, resource_type, resource_id)

@@ -4,7 +4,6 @@ import type { PatronApp } from '../core/types.js';
 import {
   completeAuditEntry,
   insertAuditEntry,
-  setAuditEnabled,
   withAuditEntry,
   type AuditActor,
   type AuditRow,
@@ -127,7 +126,7 @@ const isAudited = (request: FastifyRequest) =>
 const CREATED_ID = /^\{(?:"[A-Za-z]{1,40}":\{)?"id":"([^"]{1,100})"/;
 
 export function registerAuditLog(app: PatronApp, database: Database, enabled: boolean): void {
-  setAuditEnabled(enabled);
+  // AUDIT_LOG=off: no hook, so no request runs in an audit context and the driver writes nothing.
   if (!enabled) return;
   app.decorateRequest('auditEntry', null);
 
