@@ -30,7 +30,11 @@ async function side(label: 'on' | 'off'): Promise<Side> {
   const dataDir = await mkdtemp(join(tmpdir(), `patron-audit-cost-${label}-`));
   const env = serverEnv({ PATRON_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...(label === 'off' && { AUDIT_LOG: 'off' }) });
   const organization = JSON.parse(
-    run(process.execPath, [CLI, 'org', 'create', '--name', `Audit ${label}`, '--json'], env),
+    run(
+      process.execPath,
+      [CLI, 'org', 'create', '--name', `Audit ${label}`, '--api-requests-per-minute', '10000000', '--json'],
+      env,
+    ),
   );
   const { key } = JSON.parse(
     run(process.execPath, [CLI, 'key', 'create', '--org', organization.id, '--permissions', 'all', '--json'], env),
