@@ -37,6 +37,7 @@ import { reviewSummariesResource } from './resources/review-summaries/index.js';
 import { analyticsResource } from './resources/analytics/index.js';
 import { mailResource } from './resources/mail/index.js';
 import { surveysResource } from './resources/surveys/index.js';
+import { auditLogResource } from './resources/audit-log/index.js';
 import type { ResourceModuleWithLists } from './resource-kit/module.js';
 import { QUICK_FILTER_RESOURCES } from './records/quick-filter.js';
 import { IMPORT_RESOURCES } from './records/import-job.js';
@@ -65,6 +66,7 @@ const modules: readonly ResourceModuleWithLists[] = [
   emailTemplatesResource,
   mailResource,
   surveysResource,
+  auditLogResource,
 ];
 
 /**

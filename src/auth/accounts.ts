@@ -6,6 +6,7 @@ import { conflict } from '../core/errors.js';
 import type { SessionLookup } from '../core/types.js';
 import { uuidv7 } from '../util/ids.js';
 import { hashKey } from './keys.js';
+import { AUDIT_LOG_READ } from './permissions.js';
 
 /*
  * Dashboard accounts (docs/api.md#dashboard-sessions): users with a role, one-time sign-in links, sessions and the
@@ -34,10 +35,11 @@ export type SessionRow = Selectable<SessionsTable>;
 /**
  * The permissions a role holds (docs/api.md#dashboard-sessions), written out from the key catalog so the dashboard can
  * test for one by name: owners every permission and both management rights, admins every permission and key
- * management, viewers every `…:read`.
+ * management, viewers every `…:read` but the audit log's (docs/api.md#audit-log).
  */
 export function rolePermissions(role: UserRole, catalog: readonly string[]): string[] {
-  if (role === 'viewer') return catalog.filter((permission) => permission.endsWith(':read'));
+  if (role === 'viewer')
+    return catalog.filter((permission) => permission.endsWith(':read') && permission !== AUDIT_LOG_READ);
   return [...catalog, KEY_MANAGEMENT, ...(role === 'owner' ? [USER_MANAGEMENT] : [])];
 }
 

@@ -18,6 +18,12 @@ export function permissionCatalogOf(resources: readonly { permissions?: readonly
   return [...new Set([...CORE_PERMISSIONS, ...resources.flatMap((resource) => resource.permissions ?? [])])];
 }
 
+/**
+ * Reading the audit log (docs/api.md#audit-log): a read that dashboard viewers do not get, since the log names every
+ * user and key and where each signed in from. Owners and admins hold it; a key holds it when granted.
+ */
+export const AUDIT_LOG_READ = 'auditLog:read';
+
 /** Stored on a key to grant every permission, including ones added after the key was made. */
 export const ALL_PERMISSIONS = 'all';
 

@@ -1,6 +1,7 @@
 import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import { allOrganizations } from '../operator.js';
+import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 import { print } from './print.js';
 
@@ -15,7 +16,9 @@ export async function createKeyCommand(
       const organizations = await allOrganizations(database.db);
       if (!organizations.some((o) => o.id === options.org))
         throw new Error(`No organization has the id ${options.org}.`);
-      const created = await createKey(database.db, { organizationId: options.org, permissions, name: options.name });
+      const created = await cliAudited(options.org, 'key create', { type: 'keys', id: null }, () =>
+        createKey(database.db, { organizationId: options.org, permissions, name: options.name }),
+      );
       print(
         options.json,
         { id: created.record.id, key: created.key, permissions: created.record.permissions },
@@ -52,7 +55,14 @@ export async function listKeysCommand(options: { org: string; json?: boolean }):
 export async function revokeKeyCommand(id: string, options: { json?: boolean }): Promise<void> {
   await withCli(
     async ({ database }) => {
-      const revoked = await revokeKey(database.db, id);
+      const owner = await database.db
+        .selectFrom('api_keys')
+        .select('organization_id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      const revoked = owner
+        ? await cliAudited(owner.organization_id, 'key revoke', { type: 'keys', id }, () => revokeKey(database.db, id))
+        : undefined;
       if (!revoked) throw new Error(`No key has the id ${id}.`);
       print(options.json, { id: revoked.id, revokedAt: revoked.revokedAt }, `Revoked key ${revoked.id}.`);
     },

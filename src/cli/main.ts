@@ -26,6 +26,13 @@ function positiveInteger(value: string): number {
   return number;
 }
 
+function boundedLimit(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > 1000)
+    throw new InvalidArgumentError('expected a whole number from 1 to 1000.');
+  return number;
+}
+
 /**
  * Three options list names that come from the resources in their help: the lists export and import take, and the
  * permission catalog. They are loaded only when the command line names that command (its help, `patron help <command>`
@@ -257,6 +264,26 @@ user
   .argument('<id>', 'user id', uuid)
   .option('--json', 'print one JSON object { id, deleted }')
   .action(async (id: string, options) => (await import('./users.js')).deleteUserCommand(id, options));
+
+program
+  .command('audit')
+  .description(
+    "Print an organization's newest audit log entries: who (key, user or cli), what (method and path), the status answered and the request id. Never a request body.",
+  )
+  .requiredOption('--org <id>', 'organization id', uuid)
+  .option('--limit <n>', 'entries to print, newest first, 1 to 1000', boundedLimit, 50)
+  .option('--json', 'print one JSON object { data: [...] }, each entry as GET /v1/audit-log answers it')
+  .addHelpText(
+    'after',
+    `
+Entries are kept RETENTION_AUDIT_DAYS days (default 365). To filter or page
+further, use GET /v1/audit-log (docs/api.md#audit-log).
+
+Examples:
+  patron audit --org 0196… --limit 20
+  patron audit --org 0196… --json`,
+  )
+  .action(async (options) => (await import('./audit.js')).auditCommand(options));
 
 program
   .command('seed')

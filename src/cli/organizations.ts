@@ -1,4 +1,5 @@
 import { allOrganizations, organizationService } from '../operator.js';
+import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 import { print } from './print.js';
 
@@ -53,7 +54,9 @@ export async function updateOrganizationCommand(
   }
   await withCli(
     async ({ database }) => {
-      const updated = await updateOrganizationPlan(database.db, id, changes);
+      const updated = await cliAudited(id, 'org update', { type: 'organization', id }, () =>
+        updateOrganizationPlan(database.db, id, changes),
+      );
       if (!updated) throw new Error(`No organization has the id ${id}.`);
       const { organization: o, changed } = updated;
       print(

@@ -10,6 +10,7 @@ import {
 } from '../auth/accounts.js';
 import type { UserRole } from '../db/schema.js';
 import { allOrganizations } from '../operator.js';
+import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 
 /*
@@ -71,13 +72,16 @@ export async function createUserCommand(options: {
       if (!(await allOrganizations(db)).some((o) => o.id === options.org)) {
         throw new Error(`No organization has the id ${options.org}.`);
       }
-      const user = await createUser(db, {
-        organizationId: options.org,
-        email: options.email,
-        name: options.name,
-        role: options.role,
+      const { user, token } = await cliAudited(options.org, 'user create', { type: 'users', id: null }, async () => {
+        const made = await createUser(db, {
+          organizationId: options.org,
+          email: options.email,
+          name: options.name,
+          role: options.role,
+        });
+        return { user: made, token: (await createSignInLink(db, made)).token };
       });
-      const link = signInLink(baseUrl, (await createSignInLink(db, user)).token);
+      const link = signInLink(baseUrl, token);
       print(
         options.json,
         { user: userJson(user), signInLink: link },
@@ -94,7 +98,9 @@ export async function linkUserCommand(id: string, options: { url?: string; json?
     async ({ database }) => {
       const user = await findUserAnywhere(database.db, id);
       if (!user) throw new Error(`No user has the id ${id}.`);
-      const created = await createSignInLink(database.db, user);
+      const created = await cliAudited(user.organization_id, 'user link', { type: 'users', id: user.id }, () =>
+        createSignInLink(database.db, user),
+      );
       const link = signInLink(baseUrl, created.token);
       print(
         options.json,
@@ -134,7 +140,9 @@ export async function deleteUserCommand(id: string, options: { json?: boolean })
     async ({ database }) => {
       const user = await findUserAnywhere(database.db, id);
       if (!user) throw new Error(`No user has the id ${id}.`);
-      await deleteUser(database.db, user.organization_id, user.id);
+      await cliAudited(user.organization_id, 'user delete', { type: 'users', id: user.id }, () =>
+        deleteUser(database.db, user.organization_id, user.id),
+      );
       print(
         options.json,
         { id: user.id, deleted: true },

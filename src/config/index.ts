@@ -24,6 +24,7 @@ const EnvSchema = Type.Object({
   RETENTION_EVENTS_DAYS: Type.Optional(Type.String()),
   RETENTION_JOBS_DAYS: Type.Optional(Type.String()),
   RETENTION_MAIL_DAYS: Type.Optional(Type.String()),
+  RETENTION_AUDIT_DAYS: Type.Optional(Type.String()),
   RETENTION_BATCH_ROWS: Type.Optional(Type.String()),
   EXPORT_MAX_ROWS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,7}$' })),
   REVIEW_SUMMARY_GENERATOR: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('openai')])),
@@ -32,6 +33,7 @@ const EnvSchema = Type.Object({
   REVIEW_SUMMARY_OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  AUDIT_LOG: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*[^@\\s<>]+@[^@\\s<>]+>?\\s*$', maxLength: 320 })),
 });
 
@@ -75,6 +77,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From header of every mail, e.g. `Shop <no-reply@example.com>`; required with SMTP_URL. */
   mailFrom: string | undefined;
+  /** Whether write requests and sign-ins are recorded in the audit log (docs/api.md#audit-log); on by default. */
+  auditLog: boolean;
   /** Where the built dashboard is (not an environment variable; tests point it elsewhere): dashboard/dist by default. */
   dashboardDir?: string;
 }
@@ -86,6 +90,8 @@ export interface RetentionConfig {
   jobsDays: number;
   /** Days a mail (its log entry and its body) is kept once settled (docs/api.md#retention-windows). */
   mailDays: number;
+  /** Days an audit log entry is kept; whole months are dropped once all their entries are older (docs/api.md#audit-log). */
+  auditDays: number;
   batchRows: number;
 }
 
@@ -154,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importBatchRows: 1000,
     smtpUrl: values.SMTP_URL,
     mailFrom: values.MAIL_FROM,
+    auditLog: values.AUDIT_LOG !== 'off',
   };
 }
 
@@ -162,6 +169,7 @@ const RETENTION_LIMITS = {
   RETENTION_EVENTS_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_JOBS_DAYS: { fallback: 30, min: 1, max: 3650 },
   RETENTION_MAIL_DAYS: { fallback: 30, min: 1, max: 3650 },
+  RETENTION_AUDIT_DAYS: { fallback: 365, min: 1, max: 3650 },
   RETENTION_BATCH_ROWS: { fallback: 2000, min: 100, max: 10000 },
 } as const;
 
@@ -179,6 +187,7 @@ function retention(values: Static<typeof EnvSchema>): RetentionConfig {
     eventsDays: read('RETENTION_EVENTS_DAYS'),
     jobsDays: read('RETENTION_JOBS_DAYS'),
     mailDays: read('RETENTION_MAIL_DAYS'),
+    auditDays: read('RETENTION_AUDIT_DAYS'),
     batchRows: read('RETENTION_BATCH_ROWS'),
   };
 }
@@ -228,6 +237,10 @@ function describe(name: string): string {
     case 'RETENTION_JOBS_DAYS':
     case 'RETENTION_MAIL_DAYS':
       return 'expected a whole number of days from 1 to 3650 (default 30).';
+    case 'RETENTION_AUDIT_DAYS':
+      return 'expected a whole number of days from 1 to 3650 (default 365).';
+    case 'AUDIT_LOG':
+      return 'expected on (the default) or off.';
     case 'RETENTION_BATCH_ROWS':
       return 'expected a whole number of rows from 100 to 10000 (default 2000).';
     case 'EXPORT_MAX_ROWS':

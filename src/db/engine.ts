@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { prepareMarkedStatements, runPreparedOnPool } from './prepared.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import pg from 'pg';
+import { AuditingDialect } from './audit.js';
 import { EmbeddedAnalyzer } from './embedded-analyze.js';
 import { attachEmbeddedCache, EmbeddedReadCache } from './embedded-cache.js';
 import { migrationNames, migrationProvider } from './migrations/index.js';
@@ -82,7 +83,8 @@ async function openPostgres(connectionString: string, poolSize = 10): Promise<Da
     client.on('error', () => {});
     prepareMarkedStatements(client);
   });
-  const db = new RetryingKysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Every transaction's COMMIT carries the pending audit entry (src/db/audit.ts).
+  const db = new RetryingKysely<DB>({ dialect: new AuditingDialect(new PostgresDialect({ pool })) });
   runPreparedOnPool(db, pool);
   return {
     engine: 'postgres',
@@ -111,7 +113,7 @@ async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database
     await sql`analyze`.execute(db);
   });
   const dialect = new PGliteDialect(pglite, { cache, analyzer });
-  const db = new Kysely<DB>({ dialect });
+  const db = new Kysely<DB>({ dialect: new AuditingDialect(dialect) });
   attachEmbeddedCache(db, cache);
   return {
     engine: 'pglite',

@@ -22,6 +22,7 @@ import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/engine.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { authenticate, authorize, checkOrigin, checkSessionWrite, requestLabels, SESSION_ONLY } from './auth.js';
+import { registerAuditLog } from './audit.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerHealth } from './health.js';
 import { registerIdempotency } from './idempotency.js';
@@ -227,6 +228,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Before the Idempotency-Key claim: what a route's body check refuses is a validation error, which claims no key.
   registerBodyChecks(app);
   registerIdempotency(app, database.db, presence);
+  // After the Idempotency-Key claim: a replayed answer changes nothing, and its entry is written after it.
+  registerAuditLog(app, database, config.auditLog);
   registerHealth(app, database);
   const eventCatalog = options.eventCatalog ?? eventCatalogOf(resources.flatMap((resource) => resource.events ?? []));
   await registerOpenApi(app, resources, eventCatalog, options.examples);

@@ -226,6 +226,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
             'Store data',
             'Webhooks',
             'Imports & exports',
+            'Activity log',
             'Settings',
             'Overview',
           ]) {
@@ -310,6 +311,8 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
           await screenshot(viewer.page, 'dashboard-settings-viewer-390');
           await openSection(viewer.page, 'Webhooks', true);
           await viewer.page.getByRole('table', { name: 'Webhook endpoints' }).waitFor();
+          // The activity log is owners' and admins' (auditLog:read): a viewer's navigation does not offer it.
+          expect(await viewer.page.getByRole('link', { name: 'Activity log' }).count()).toBe(0);
           expect(await viewer.page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
           // And the API itself refuses the viewer a write, CSRF token and all.
           const session = (await (await viewer.page.request.get(`${server.origin}/v1/session`)).json()) as {

@@ -33,7 +33,7 @@ describe('tenancy is structural (every migration is held to it)', () => {
       join pg_class c on c.oid = i.indrelid
       join pg_class ic on ic.oid = i.indexrelid
       join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind = 'r' and (i.indisunique or i.indisprimary)`.execute(
+      where n.nspname = current_schema() and c.relkind in ('r', 'p') and (i.indisunique or i.indisprimary)`.execute(
       test.database.db,
     );
     const { rows: tables } = await sql<{ table: string }>`

@@ -32,7 +32,14 @@ afterAll(() => t.close());
 
 const db = () => t.testDatabase.database.db;
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-const DEFAULTS: RetentionConfig = { deliveriesDays: 30, eventsDays: 7, jobsDays: 30, mailDays: 30, batchRows: 2 };
+const DEFAULTS: RetentionConfig = {
+  deliveriesDays: 30,
+  eventsDays: 7,
+  jobsDays: 30,
+  mailDays: 30,
+  auditDays: 365,
+  batchRows: 2,
+};
 
 const noop: JobDefinition = { name: 'test.noop', run: async () => ({}) };
 const fails: JobDefinition = {
@@ -48,8 +55,12 @@ let runs = 0;
 async function prune(tenant: Tenant, config: RetentionConfig = DEFAULTS) {
   const job = await runner(config).runNow(tenant.organization.id, RETENTION_JOB, `test-${++runs}`);
   expect(job.status, String(job.last_error)).toBe('succeeded');
-  return job.result as Record<string, number>;
+  // The audit log's months are kept for every organization at once (test/resources/audit-log.test.ts): apart here.
+  const { auditPartitionsMade, auditPartitionsDropped, ...rows } = job.result as Record<string, number>;
+  lastAuditPartitions = { made: auditPartitionsMade!, dropped: auditPartitionsDropped! };
+  return rows;
 }
+let lastAuditPartitions: { made: number; dropped: number } | undefined;
 
 /** A UUID v7 for the time `at` (an SQL expression), random in its other bits, as the application makes them. */
 const v7 = (at: RawBuilder<unknown>) =>
@@ -352,6 +363,13 @@ describe('the retention job', () => {
     expect(await counts(other)).toEqual(otherBefore);
   });
 
+  it("makes the audit log's months ahead and reports the months made and dropped", async () => {
+    expect(lastAuditPartitions).toEqual({ made: expect.any(Number), dropped: expect.any(Number) });
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_inherits where inhparent = 'audit_log'::regclass`.execute(db());
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(4);
+  });
+
   it('finds nothing more to prune when run again', async () => {
     expect(await prune(tenant)).toEqual({
       deliveries: 0,
@@ -576,6 +594,7 @@ describe('retention configuration', () => {
       eventsDays: 30,
       jobsDays: 30,
       mailDays: 30,
+      auditDays: 365,
       batchRows: 2000,
     });
   });

@@ -92,6 +92,19 @@ describe('paginate()', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('walks the audit log, newest first, with its filters', async () => {
+    const before = new Date().toISOString();
+    await importCustomers(['audit-1@example.com']);
+    await importCustomers(['audit-2@example.com']);
+    const walked = [];
+    for await (const entry of client.paginate('/audit-log', {
+      params: { query: { limit: 1, resourceType: 'customers', createdAfter: before } },
+    })) {
+      walked.push(`${entry.method} ${entry.path} ${entry.status}`);
+    }
+    expect(walked).toEqual(['POST /v1/customers/import 200', 'POST /v1/customers/import 200']);
+  });
+
   it('serves every list operation of the document', async () => {
     const document = JSON.parse(readFileSync(new URL('../../../test/contract/openapi.json', import.meta.url), 'utf8'));
     const lists = Object.entries(document.paths as Record<string, { get?: { parameters?: { name: string }[] } }>)

@@ -126,6 +126,13 @@ export async function answersAndLists() {
     const status: string = delivery.status;
     void status;
   }
+  // The audit log is a list like the others, with its shorthand filters typed.
+  for await (const entry of client.paginate('/audit-log', {
+    params: { query: { actor: 'apiKey', resourceType: 'products', status: '2xx' } },
+  })) {
+    const actorType: 'apiKey' | 'user' | 'cli' | 'system' = entry.actor.type;
+    void actorType;
+  }
   // @ts-expect-error the organization is not a list
   client.paginate('/organization');
   // @ts-expect-error paginate() manages the cursor itself

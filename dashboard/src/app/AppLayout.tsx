@@ -64,16 +64,18 @@ export function AppLayout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" id="dashboard-navigation" aria-label="Sections">
         <AppShell.Section grow component={ScrollArea}>
-          {SECTIONS.map((section) => (
-            <NavLink
-              key={section.path}
-              component={RouterNavLink}
-              to={`/${section.path}`}
-              label={section.label}
-              active={location.pathname.startsWith(`/${section.path}`)}
-              onClick={close}
-            />
-          ))}
+          {SECTIONS.filter((section) => !section.permission || session.permissions.includes(section.permission)).map(
+            (section) => (
+              <NavLink
+                key={section.path}
+                component={RouterNavLink}
+                to={`/${section.path}`}
+                label={section.label}
+                active={location.pathname.startsWith(`/${section.path}`)}
+                onClick={close}
+              />
+            ),
+          )}
         </AppShell.Section>
         <AppShell.Section hiddenFrom="sm" p="xs">
           <Text size="sm" c="dimmed" truncate="end">

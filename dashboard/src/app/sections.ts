@@ -7,6 +7,8 @@ export interface Section {
   label: string;
   /** The page, loaded when first opened (each page is its own chunk). */
   Page: LazyExoticComponent<ComponentType>;
+  /** Shown in the navigation only to sessions holding this permission. */
+  permission?: string;
 }
 
 /** The navigation, in order. A page goes in pages/<path>/ and is added here (docs/dashboard.md#adding-a-page). */
@@ -22,6 +24,12 @@ export const SECTIONS: readonly Section[] = [
     path: 'imports-exports',
     label: 'Imports & exports',
     Page: lazy(() => import('../pages/imports-exports/ImportsExportsPage')),
+  },
+  {
+    path: 'activity',
+    label: 'Activity log',
+    Page: lazy(() => import('../pages/activity/ActivityPage')),
+    permission: 'auditLog:read',
   },
   { path: 'settings', label: 'Settings', Page: lazy(() => import('../pages/settings/SettingsPage')) },
 ];

@@ -1,3 +1,4 @@
+import { attributeAudit } from '../../db/audit.js';
 import type { Kysely } from 'kysely';
 import {
   clearSignInFailures,
@@ -77,6 +78,7 @@ export async function signIn(
   let user: UserRow | undefined;
   if (body.signInToken !== undefined) {
     user = await useSignInLink(db, body.signInToken);
+    if (user) attributeSignIn(user);
     if (!user) {
       throw new ApiError(
         'UNAUTHORIZED',
@@ -88,6 +90,8 @@ export async function signIn(
     const attempt = await reserveSignInAttempt(db, email);
     if (attempt.retryAfter !== undefined) throw throttled(attempt.retryAfter);
     user = await findUserByEmail(db, email);
+    // A failed sign-in is recorded under the organization of the user it named (docs/api.md#audit-log).
+    if (user) attributeSignIn(user);
     // verifyPassword hashes even without a user, so an unknown email costs as long as a wrong password.
     if (!(await verifyPassword(body.password!, user?.password_hash ?? null)) || !user) {
       throw new ApiError('UNAUTHORIZED', WRONG_CREDENTIALS);
@@ -99,6 +103,10 @@ export async function signIn(
   if (!found) throw new Error('A session just made was not found');
   return { token, answer: sessionAnswer(found, catalog) };
 }
+
+/** A sign-in's audit entry is the named user's, in that user's organization, whether it succeeds or not. */
+const attributeSignIn = (user: UserRow) =>
+  attributeAudit(user.organization_id, { type: 'user', id: user.id, label: user.email });
 
 export function sessionAnswer(found: SessionLookup, catalog: readonly string[]): Session {
   return {

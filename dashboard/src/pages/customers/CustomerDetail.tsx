@@ -7,6 +7,7 @@ import { PagedTable } from '../../components/PagedTable';
 import { formatCents, formatDateTime } from '../../lib/format';
 import { MEMBERSHIPS_KEY, type Customer } from '../loyalty/shared';
 import { MembershipPanel } from './MembershipPanel';
+import { RecordHistory } from '../activity/RecordHistory';
 
 /** A customer: identity, the merchant's notes and metadata, orders, loyalty memberships. */
 export function useCustomer(customerId: string | null) {
@@ -35,6 +36,7 @@ export function CustomerDetail({ customerId }: { customerId: string }) {
       <CustomerFacts customer={customer} />
       <Memberships customerId={customer.id} />
       <Orders customerId={customer.id} />
+      <RecordHistory resourceType="customers" resourceId={customer.id} />
     </Stack>
   );
 }

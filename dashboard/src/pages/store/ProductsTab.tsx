@@ -5,6 +5,8 @@ import type { ListItemOf, operations } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
+import { RecordHistory } from '../activity/RecordHistory';
+import { AUDIT_KEY } from '../activity/shared';
 import { PagedTable } from '../../components/PagedTable';
 import { formatCents, formatDateTime, formatInteger } from '../../lib/format';
 import { PRODUCT_FIELDS } from './fields';
@@ -209,8 +211,11 @@ function ProductDetail({ id }: { id: string }) {
           });
           queryClient.setQueryData(key, { ...product, ...updated, tags: updated.tags ?? values.tags });
           await queryClient.invalidateQueries({ queryKey: ['products'] });
+          // The edit is in the product's history now.
+          await queryClient.invalidateQueries({ queryKey: AUDIT_KEY });
         }}
       />
+      <RecordHistory resourceType="products" resourceId={id} />
     </Stack>
   );
 }
