@@ -24,6 +24,7 @@ interface Side {
   productId: string;
   dataDir: string;
   perRequestMs: number[];
+  perReadMs: number[];
 }
 
 async function side(label: 'on' | 'off'): Promise<Side> {
@@ -47,7 +48,7 @@ async function side(label: 'on' | 'off'): Promise<Side> {
   });
   if (!imported.ok) throw new Error(`import: ${imported.status} ${await imported.text()}`);
   const productId = ((await imported.json()) as { data: { id: string }[] }).data[0]!.id;
-  return { label, server, key, productId, dataDir, perRequestMs: [] };
+  return { label, server, key, productId, dataDir, perRequestMs: [], perReadMs: [] };
 }
 
 async function patches(target: Side, count: number, round: number): Promise<void> {
@@ -58,6 +59,17 @@ async function patches(target: Side, count: number, round: number): Promise<void
       body: JSON.stringify({ notes: `round ${round} edit ${i}` }),
     });
     if (response.status !== 200) throw new Error(`PATCH: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  }
+}
+
+/** Reads never make an entry; they show whether the log's async context costs the requests that are not audited. */
+async function reads(target: Side, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${target.server.baseUrl}/v1/organization`, {
+      headers: { authorization: `Bearer ${target.key}` },
+    });
+    if (response.status !== 200) throw new Error(`GET: ${response.status} ${await response.text()}`);
     await response.arrayBuffer();
   }
 }
@@ -80,6 +92,14 @@ async function main(): Promise<void> {
         `round ${round}: on ${sides[0]!.perRequestMs.at(-1)!.toFixed(3)} ms, off ${sides[1]!.perRequestMs.at(-1)!.toFixed(3)} ms CPU a request`,
       );
     }
+    for (const each of sides) await reads(each, WARMUP);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const each of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const before = cpuMs(each.server.child.pid)!;
+        await reads(each, REQUESTS);
+        each.perReadMs.push((cpuMs(each.server.child.pid)! - before) / REQUESTS);
+      }
+    }
   } finally {
     for (const each of sides) {
       await each.server.stop();
@@ -89,7 +109,11 @@ async function main(): Promise<void> {
   const on = median(sides[0]!.perRequestMs);
   const off = median(sides[1]!.perRequestMs);
   const ratio = on / off;
-  const line = `audit log cost: PATCH /v1/products/{id} ${on.toFixed(3)} ms CPU with the log, ${off.toFixed(3)} ms without (AUDIT_LOG=off): ${ratio.toFixed(3)}× (target ≤ 1.05)`;
+  const readOn = median(sides[0]!.perReadMs);
+  const readOff = median(sides[1]!.perReadMs);
+  const line =
+    `audit log cost: PATCH /v1/products/{id} ${on.toFixed(3)} ms CPU with the log, ${off.toFixed(3)} ms without (AUDIT_LOG=off): ${ratio.toFixed(3)}× (target ≤ 1.05); ` +
+    `GET /v1/organization ${readOn.toFixed(3)} vs ${readOff.toFixed(3)} ms: ${(readOn / readOff).toFixed(3)}×`;
   log(line);
   saveResult('audit-cost', {
     rounds: ROUNDS,
@@ -99,6 +123,7 @@ async function main(): Promise<void> {
     medianOnMs: on,
     medianOffMs: off,
     ratio,
+    reads: { on: sides[0]!.perReadMs, off: sides[1]!.perReadMs, medianOnMs: readOn, medianOffMs: readOff },
   });
   process.stdout.write(`${line}\n`);
 }

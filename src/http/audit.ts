@@ -4,7 +4,7 @@ import type { PatronApp } from '../core/types.js';
 import {
   completeAuditEntry,
   insertAuditEntry,
-  withAuditEntry,
+  holdAuditEntry,
   type AuditActor,
   type AuditRow,
   type PendingAudit,
@@ -110,6 +110,8 @@ function auditRow(request: FastifyRequest, createdAt: Date, id: string, status: 
 }
 
 const pendingTimes = new WeakMap<FastifyRequest, { createdAt: Date; id: string }>();
+/** Ends a request's hold on the async context its pending entry travels in (holdAuditEntry). */
+const releases = new WeakMap<FastifyRequest, () => void>();
 
 /**
  * A write request of the API. A POST that needs only a `…:read` permission is a read whose question is too large for
@@ -141,7 +143,7 @@ export function registerAuditLog(app: PatronApp, database: Database, enabled: bo
     };
     request.auditEntry = pending;
     pendingTimes.set(request, { createdAt, id });
-    withAuditEntry(pending, done);
+    releases.set(request, holdAuditEntry(pending, done));
   });
 
   // Before the answer leaves, an entry its commit wrote is corrected when the answer differs from the route's
@@ -171,6 +173,9 @@ export function registerAuditLog(app: PatronApp, database: Database, enabled: bo
 
   app.addHook('onResponse', async (request, reply) => {
     if (!isAudited(request)) return;
+    // The request can commit nothing more. A request whose onResponse never runs keeps the storage on, which costs
+    // CPU, never an entry.
+    releases.get(request)?.();
     const status = reply.statusCode;
     try {
       const written = request.auditEntry?.written;
