@@ -197,7 +197,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     body: { since: '2026-05-01T00:00:00Z' },
   },
   testWebhook: { summary: 'Ping the orders endpoint', params: { id: webhooks.orders }, body: {} },
-  listEvents: { summary: 'The newest order events', query: { type: 'order.*', limit: '10' } },
+  listEvents: { summary: 'The newest order events', query: { type: 'order.*' } },
   getEvent: { summary: "The main site's site.created event", params: { id: DEMO.events.mainSiteCreated } },
   deliverEvent: {
     summary: "Send the main site's site.created event to the orders endpoint, which does not subscribe to it",
