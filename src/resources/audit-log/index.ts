@@ -9,6 +9,7 @@ import { listQuerySchema } from '../../lists/query.js';
 import type { ListDefinition } from '../../lists/types.js';
 import { AuditEntry, toAuditEntry, type AuditRowRead } from '../../records/audit-entry.js';
 import { listEnvelope } from '../../records/envelope.js';
+import { describedPattern } from '../../core/pattern-message.js';
 
 /** What GET /audit-log can filter and sort: newest first by default, along its primary key. */
 export const auditList: ListDefinition = {
@@ -45,7 +46,10 @@ const AuditLogQuery = Type.Object(
     ...listQuerySchema(auditList).properties,
     actor: Type.Optional(
       Type.String({
-        pattern: ACTOR,
+        ...describedPattern(
+          ACTOR,
+          'must be apiKey, user, cli or system, or one of them, a colon and an id (user:0190…)',
+        ),
         maxLength: 110,
         description:
           'Who: a type (apiKey, user, cli, system), or a type and id, e.g. apiKey:0190… or user:0190… (the key’s or user’s id).',
@@ -53,7 +57,10 @@ const AuditLogQuery = Type.Object(
     ),
     resourceType: Type.Optional(
       Type.String({
-        pattern: '^[a-z][a-z-]{0,63}$',
+        ...describedPattern(
+          '^[a-z][a-z-]{0,63}$',
+          'must be a lower-case path segment such as products or loyalty-rewards',
+        ),
         maxLength: 64,
         description: 'The first path segment after /v1, e.g. products, customers, keys, session.',
       }),
@@ -61,7 +68,7 @@ const AuditLogQuery = Type.Object(
     resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The record's id." })),
     status: Type.Optional(
       Type.String({
-        pattern: '^[1-5]([0-9]{2}|xx)$',
+        ...describedPattern('^[1-5]([0-9]{2}|xx)$', 'must be a status such as 404 or a class such as 2xx'),
         maxLength: 3,
         description: 'The status answered: an exact code (404) or a class (2xx, 4xx).',
       }),
