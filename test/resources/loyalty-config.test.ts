@@ -407,7 +407,7 @@ describe('loyalty rules', () => {
     expect(deleted.id).toBe(rule.id);
     expect((await req(tenant, 'GET', `/loyalty-rules/${rule.id}`)).statusCode).toBe(404);
     expect((await req(tenant, 'DELETE', `/loyalty-rules/${rule.id}`)).statusCode).toBe(404);
-    // A config that fits no section's shape is invalid whatever rule it names: 400 before the rule is looked up.
+    // A config that fits no section's shape is invalid whatever rule it names: 400 even for a rule that is gone.
     const shapeless = await req(tenant, 'PATCH', `/loyalty-rules/${rule.id}`, { config: { pointsCost: 'many' } });
     expect(shapeless.statusCode).toBe(400);
     expect(shapeless.json().error.details).toEqual([{ path: 'body.config', message: "fits no section's config" }]);

@@ -24,9 +24,8 @@ function validatorOf(section: LoyaltyRuleSection) {
 }
 
 /**
- * The document publishes a config as one of the sections' shapes, so a config that fits none of them is refused
- * before the rule it would change is looked up: the same 400 whether or not that rule exists. Which of the shapes
- * applies is then the rule's section (checkConfig).
+ * The document publishes a config as one of the sections' shapes, so a config that fits none of them is a 400 even
+ * when the rule it would change does not exist. Which of the shapes applies to a rule is its section's (checkConfig).
  */
 export function checkConfigFitsSomeSection(config: unknown, path: string): void {
   const sections = Object.keys(CONFIG_SCHEMAS) as LoyaltyRuleSection[];

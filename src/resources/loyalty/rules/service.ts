@@ -81,7 +81,6 @@ export class LoyaltyRuleService {
         ]);
       }
     }
-    if (fields.config !== undefined) checkConfigFitsSomeSection(fields.config, `${path}.config`);
     return this.db.transaction().execute(async (trx) => {
       const before = await trx
         .selectFrom('loyalty_rules')
@@ -91,7 +90,12 @@ export class LoyaltyRuleService {
         .where('deleted_at', 'is', null)
         .forUpdate()
         .executeTakeFirst();
-      if (!before) throw notFound('The loyalty rule');
+      if (!before) {
+        // A config that fits no section's shape is invalid whatever rule it names, so it is a 400 even here; a rule
+        // that exists gets the message of its own section's config, which says more.
+        if (fields.config !== undefined) checkConfigFitsSomeSection(fields.config, `${path}.config`);
+        throw notFound('The loyalty rule');
+      }
       const config =
         fields.config !== undefined ? checkConfig(before.section, fields.config, `${path}.config`) : undefined;
       // config is compared as stored, with its defaults written out, so sending them or leaving them out is the same.
