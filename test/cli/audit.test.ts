@@ -2,42 +2,19 @@
  * `patron audit` and the audit entries CLI changes leave (docs/api.md#audit-log), as a real child process on its own
  * embedded data directory or, with DATABASE_URL, its own PostgreSQL database.
  */
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, migratedDataDir, postgresUrl, type TestDatabase } from '../support/database.js';
-import { childEnv, BUILT_CLI, ROOT } from '../support/processes.js';
+import { runBuiltCli, type CliRun } from '../support/processes.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 let dataDir: string;
 let testDatabase: TestDatabase | undefined;
 let env: Record<string, string | undefined>;
 let organizationId: string;
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]): Promise<Run> => runBuiltCli(env, ...args);
 
 const json = (run: Run) => {
   expect(run.stderr).toBe('');

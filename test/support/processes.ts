@@ -2,7 +2,7 @@
  * What every suite that runs Patron as a real child process needs: the CLI entry point (built, or from the sources),
  * an environment holding only the configuration the test gives, the exit of a child, a free port.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +38,35 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
   for (const name of CONFIG_VARIABLES) delete env[name];
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
   return env;
+}
+
+/** What a finished CLI command printed, and its exit code. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built CLI (`patron <args>`) to its end with `env` over the test's own configuration. A command that hangs
+ * is ended by the process's own `timeout` (SIGKILL after 60 s), not a timer of the test, and shows as exit code null.
+ */
+export function runBuiltCli(env: Record<string, string | undefined>, ...args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export interface Exit {
