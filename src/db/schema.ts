@@ -299,6 +299,13 @@ export interface ReviewsTable {
   metadata: Json<Metadata>;
   /** Identifier in the system the review was imported from (migration 0012); import matches on it. */
   remote_id: string | null;
+  /** The merchant's reply (migration 0040, docs/api.md#review-replies): all six set, or all null. */
+  reply_body: string | null;
+  reply_created_at: Date | null;
+  reply_updated_at: Date | null;
+  reply_author_type: 'apiKey' | 'user' | null;
+  reply_author_id: string | null;
+  reply_author_label: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -698,7 +705,7 @@ export interface ReviewSummariesTable {
   updated_at: UpdatedAt;
 }
 
-export type MailKind = 'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon';
+export type MailKind = 'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon' | 'reviewReplied';
 export type MailStatus = 'queued' | 'sending' | 'sent' | 'logged' | 'suppressed' | 'failed' | 'interrupted';
 
 /** The mail outbox and log (migration 0034, docs/api.md#mail). */

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { withoutSecretKeys } from '../auth/keys.js';
-import type { PatronApp } from '../core/types.js';
+import type { AuthContext, PatronApp } from '../core/types.js';
 import {
   completeAuditEntry,
   insertAuditEntry,
@@ -48,20 +48,25 @@ function successStatus(request: FastifyRequest): number {
   return status;
 }
 
+/**
+ * The caller as the audit log names them (docs/api.md#audit-log): a dashboard user by id and email, a key by id and
+ * prefix. Records that say who wrote them (a review's reply, docs/api.md#review-replies) name their author the same way.
+ */
+export function callerActor(auth: AuthContext): AuditActor & { type: 'user' | 'apiKey' } {
+  if (auth.session) {
+    const { user } = auth.session;
+    return { type: 'user', id: user.id, label: user.email };
+  }
+  return { type: 'apiKey', id: auth.keyId ?? null, label: auth.keyPrefix ?? null };
+}
+
 /** Who made the request: the key, or the signed-in user; else who a sign-in named. */
 function attribution(request: FastifyRequest): { organizationId: string; actor: AuditActor } | null {
   const attributed = request.auditEntry?.attributed;
   if (attributed) return attributed;
   const auth = request.auth;
   if (!auth) return null;
-  if (auth.session) {
-    const { user } = auth.session;
-    return { organizationId: auth.organizationId, actor: { type: 'user', id: user.id, label: user.email } };
-  }
-  return {
-    organizationId: auth.organizationId,
-    actor: { type: 'apiKey', id: auth.keyId ?? null, label: auth.keyPrefix ?? null },
-  };
+  return { organizationId: auth.organizationId, actor: callerActor(auth) };
 }
 
 /**

@@ -11,6 +11,7 @@ export const EMAIL_TEMPLATE_KINDS = [
   'rewardIssued',
   'rewardExpiringSoon',
   'pointsExpiringSoon',
+  'reviewReplied',
 ] as const;
 export type EmailTemplateKind = (typeof EMAIL_TEMPLATE_KINDS)[number];
 

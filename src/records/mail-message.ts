@@ -4,7 +4,13 @@ import Type, { type Static } from 'typebox';
 import type { MailTable } from '../db/schema.js';
 import { NullableTimestamp, Timestamp, Uuid } from './common.js';
 
-export const MAIL_KINDS = ['surveyRequest', 'rewardIssued', 'rewardExpiringSoon', 'pointsExpiringSoon'] as const;
+export const MAIL_KINDS = [
+  'surveyRequest',
+  'rewardIssued',
+  'rewardExpiringSoon',
+  'pointsExpiringSoon',
+  'reviewReplied',
+] as const;
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'logged', 'suppressed', 'failed', 'interrupted'] as const;
 
 /** Marketing mail is refused to a customer who opted out; the rest is mail the customer asked for. */
@@ -19,6 +25,7 @@ export const MailMessage = Type.Object(
         Type.Literal('rewardIssued'),
         Type.Literal('rewardExpiringSoon'),
         Type.Literal('pointsExpiringSoon'),
+        Type.Literal('reviewReplied'),
       ],
       { description: 'surveyRequest is marketing mail; the others are mail the customer asked for.' },
     ),

@@ -26,6 +26,38 @@ export const ReviewProduct = Type.Omit(
   },
 );
 
+/** Who wrote a reply, named as the audit log names the caller (docs/api.md#review-replies). */
+export const REPLY_AUTHOR_TYPES = ['apiKey', 'user'] as const;
+export type ReplyAuthorType = (typeof REPLY_AUTHOR_TYPES)[number];
+
+/** The merchant's public reply to a review (docs/api.md#review-replies). */
+export const ReviewReply = Type.Object(
+  {
+    body: Type.String({ description: 'The reply as it was sent, 1..5000 characters.' }),
+    createdAt: Type.String({ format: 'date-time', description: 'When the review was first replied to.' }),
+    updatedAt: Type.String({
+      format: 'date-time',
+      description: 'When the reply was last written: equal to createdAt until a PUT replaces the text.',
+    }),
+    author: Type.Object(
+      {
+        type: Type.Unsafe<ReplyAuthorType>({
+          type: 'string',
+          enum: [...REPLY_AUTHOR_TYPES],
+          description: 'apiKey: a secret key wrote it; user: a dashboard user did.',
+        }),
+        id: Type.String({ description: "The key's id, or the dashboard user's id." }),
+        label: Type.String({
+          description: "The key's prefix, or the dashboard user's email, as the audit log shows them.",
+        }),
+      },
+      { additionalProperties: false, description: 'Who last wrote the reply.' },
+    ),
+  },
+  { $id: 'ReviewReply', additionalProperties: false },
+);
+export type ReviewReply = Static<typeof ReviewReply>;
+
 const reviewFields = {
   id: Uuid,
   productId: Type.Union([Uuid, Type.Null()], {
@@ -43,6 +75,10 @@ const reviewFields = {
   language: Type.Union([Type.String(), Type.Null()], { description: 'Language tag of the text, null when unknown.' }),
   answers: Type.Array(ReviewAnswer),
   metadata: Metadata,
+  reply: Type.Union([ReviewReply, Type.Null()], {
+    description:
+      "The merchant's reply, null when there is none. Set with PUT /reviews/{id}/reply, removed with DELETE /reviews/{id}/reply.",
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
@@ -83,10 +119,27 @@ export const REVIEW_COLUMNS = [
   'language',
   'answers',
   'metadata',
+  'reply_body',
+  'reply_created_at',
+  'reply_updated_at',
+  'reply_author_type',
+  'reply_author_id',
+  'reply_author_label',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof ReviewRow)[];
 export type ReviewFields = Pick<ReviewRow, (typeof REVIEW_COLUMNS)[number]>;
+
+/** A row's reply, or null: the migration keeps the six columns all set or all null. */
+const toReviewReply = (row: ReviewFields): ReviewReply | null =>
+  row.reply_body === null
+    ? null
+    : {
+        body: row.reply_body,
+        createdAt: row.reply_created_at!.toISOString(),
+        updatedAt: row.reply_updated_at!.toISOString(),
+        author: { type: row.reply_author_type!, id: row.reply_author_id!, label: row.reply_author_label! },
+      };
 
 /**
  * The one mapping from a review row to its API shape, without extras (docs/api.md#review-records); products use it
@@ -105,11 +158,13 @@ export const toReview = (row: ReviewFields): Review => ({
   language: row.language,
   answers: row.answers,
   metadata: row.metadata,
+  reply: toReviewReply(row),
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
 
-export type ReviewEventName = 'review.created' | 'review.updated' | 'review.deleted';
+export type ReviewEventName =
+  'review.created' | 'review.updated' | 'review.deleted' | 'review.replied' | 'review.replyDeleted';
 
 export const reviewEvent = (organizationId: string, name: ReviewEventName, row: ReviewFields): EventToRecord => ({
   organizationId,

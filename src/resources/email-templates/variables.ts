@@ -85,6 +85,43 @@ export const TEMPLATE_VARIABLES: Readonly<Record<EmailTemplateKind, VariableTabl
     points: { description: 'How many points expire.', sample: 250 },
     expiresAt: { description: 'When they expire (ISO 8601, UTC).', sample: '2026-12-31T23:59:59.000Z' },
   },
+  reviewReplied: {
+    customer: { ...customer, description: 'The reviewer, whom the mail is for.' },
+    organization,
+    review: {
+      description: 'The review the merchant replied to.',
+      fields: {
+        id: { description: "The review's id.", sample: '0193d2a8-7c4e-7b1a-9f3e-2d5c8a1b6e41' },
+        title: { description: "The review's title; empty when it has none.", sample: 'Lovely linen' },
+        body: { description: "The review's text; empty when it has none.", sample: 'Soft, and it keeps its shape.' },
+        rating: { description: 'The rating, 1 to 5.', sample: 5 },
+        createdAt: { description: 'When it was written (ISO 8601, UTC).', sample: '2026-11-18T10:15:00.000Z' },
+      },
+    },
+    reply: {
+      description: "The merchant's reply.",
+      fields: {
+        body: {
+          description: 'The reply as it was written.',
+          sample: 'Thank you, Ada! Wash it cold and it stays soft.',
+        },
+        updatedAt: {
+          description: 'When it was written (ISO 8601, UTC): the time of the latest text when a reply was replaced.',
+          sample: '2026-11-20T08:00:00.000Z',
+        },
+      },
+    },
+    product: {
+      description: 'The reviewed product; its fields are empty once the product was deleted.',
+      fields: {
+        title: { description: "The product's title.", sample: 'Linen Shirt' },
+        url: {
+          description: "The product's page in the store; empty when unknown.",
+          sample: 'https://example.com/linen-shirt',
+        },
+      },
+    },
+  },
 };
 
 export type TemplateVariables = Record<string, TemplateValue | Record<string, TemplateValue>>;

@@ -34,7 +34,7 @@ export const reviewImport: ImportSource = {
 
 export const reviewsResource: ResourceModuleWithLists = {
   name: 'reviews',
-  description: 'Product reviews: import, list, edit, publish, delete and bulk-update.',
+  description: 'Product reviews: import, list, edit, publish, reply to, delete and bulk-update.',
   routes: reviewRoutes,
   // The record each event carries as data (docs/api.md#fan-out-and-payload), for the document's webhooks.
   events: [
@@ -47,6 +47,15 @@ export const reviewsResource: ResourceModuleWithLists = {
           'PATCH /reviews/{id}, each review that POST /reviews/import or PATCH /reviews/bulk-update changes, and each review DELETE /products/{id} unlinks and unpublishes.',
         'review.deleted':
           'DELETE /reviews/{id}, and each review of a customer DELETE /customers/{id} removes or of a product DELETE /products/{id} removes while cascadeDeleteReviews is on.',
+      },
+    },
+    {
+      names: ['review.replied', 'review.replyDeleted'],
+      schema: Review,
+      firesWhen: {
+        'review.replied':
+          'PUT /reviews/{id}/reply sets a first reply (reply.createdAt equals reply.updatedAt) or replaces its text (updatedAt later); a PUT of the text already stored sends nothing.',
+        'review.replyDeleted': 'DELETE /reviews/{id}/reply; the review comes with reply null.',
       },
     },
   ],

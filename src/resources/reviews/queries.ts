@@ -134,3 +134,52 @@ export async function bulkEditReviews(
     returning ${columnList(REVIEW_COLUMNS, 't')}, o.published as old_published, o.flagged as old_flagged`.execute(trx);
   return rows;
 }
+
+/** Who writes a reply: the caller, as the audit log names them (docs/api.md#review-replies). */
+export interface ReplyAuthor {
+  type: 'apiKey' | 'user';
+  id: string;
+  label: string;
+}
+
+/**
+ * Sets or replaces the reply of a review the caller has locked: the first reply's time stays, the text, its author and
+ * both updatedAt move. Returns the new row, or undefined when the review already has this very text (nothing written:
+ * no event, no mail, docs/api.md#writes-that-change-nothing).
+ */
+export async function writeReply(
+  trx: Executor,
+  organizationId: string,
+  id: string,
+  body: string,
+  author: ReplyAuthor,
+): Promise<ReviewFields | undefined> {
+  const { rows } = await sql<ReviewFields>`
+    update reviews set
+      reply_body = ${body},
+      reply_created_at = coalesce(reply_created_at, now()),
+      reply_updated_at = now(),
+      reply_author_type = ${author.type},
+      reply_author_id = ${author.id},
+      reply_author_label = ${author.label},
+      updated_at = now()
+    where organization_id = ${organizationId}::uuid and id = ${id}::uuid and reply_body is distinct from ${body}
+    returning ${columnList(REVIEW_COLUMNS)}`.execute(trx);
+  return rows[0];
+}
+
+/** Removes the reply of a review the caller has locked; undefined when it has none. */
+export async function removeReply(
+  trx: Executor,
+  organizationId: string,
+  id: string,
+): Promise<ReviewFields | undefined> {
+  const { rows } = await sql<ReviewFields>`
+    update reviews set
+      reply_body = null, reply_created_at = null, reply_updated_at = null,
+      reply_author_type = null, reply_author_id = null, reply_author_label = null,
+      updated_at = now()
+    where organization_id = ${organizationId}::uuid and id = ${id}::uuid and reply_body is not null
+    returning ${columnList(REVIEW_COLUMNS)}`.execute(trx);
+  return rows[0];
+}

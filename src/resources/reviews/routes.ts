@@ -1,16 +1,33 @@
 import Type from 'typebox';
 import { QUICK_FILTER_MISSING, withQuickFilter } from '../quick-filters/index.js';
+import type { FastifyRequest } from 'fastify';
 import { authOf } from '../../http/auth.js';
+import { callerActor } from '../../http/audit.js';
 import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { includeSchema, listQuerySchema, selectionQuerySchema } from '../../lists/query.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { Count } from '../../records/common.js';
 import { reviewList } from './list.js';
-import { ReviewBulkUpdateBody, ReviewImportBody, ReviewImportResult, ReviewParams, ReviewPatch } from './schemas.js';
+import {
+  ReviewBulkUpdateBody,
+  ReviewImportBody,
+  ReviewImportResult,
+  ReviewParams,
+  ReviewPatch,
+  ReviewReplyBody,
+} from './schemas.js';
 import { ReviewService } from './service.js';
+import type { ReplyAuthor } from './queries.js';
 import { Review } from '../../records/review.js';
 
 const tags = ['reviews'];
+
+/** A reply's author: the caller as the audit log names them (docs/api.md#review-replies). */
+function replyAuthor(request: FastifyRequest): ReplyAuthor {
+  const { type, id, label } = callerActor(authOf(request));
+  if (id === null || label === null) throw new Error('A reply needs a caller with an id and a label');
+  return { type, id, label };
+}
 
 export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
   const reviews = new ReviewService(db);
@@ -113,6 +130,45 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
       },
     },
     async (request) => reviews.update(authOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.put(
+    '/reviews/:id/reply',
+    {
+      config: write,
+      schema: {
+        operationId: 'setReviewReply',
+        summary:
+          "Reply to a review, or replace the reply's text; triggers review.replied and, with an active reviewReplied template, mails the reviewer",
+        tags,
+        params: ReviewParams,
+        body: ReviewReplyBody,
+        response: { 200: Review },
+      },
+    },
+    async (request) =>
+      reviews.setReply(
+        authOf(request).organizationId,
+        request.params.id,
+        request.body.body,
+        replyAuthor(request),
+        request.log,
+      ),
+  );
+
+  app.delete(
+    '/reviews/:id/reply',
+    {
+      config: { ...write, refusals: { 404: 'the review has no reply' } },
+      schema: {
+        operationId: 'deleteReviewReply',
+        summary: "Delete a review's reply; triggers review.replyDeleted",
+        tags,
+        params: ReviewParams,
+        response: { 200: Review },
+      },
+    },
+    async (request) => reviews.deleteReply(authOf(request).organizationId, request.params.id),
   );
 
   app.delete(

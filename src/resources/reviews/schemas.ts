@@ -1,11 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { describedPattern } from '../../core/pattern-message.js';
+import { describedPattern, NOT_BLANK_PATTERN } from '../../core/pattern-message.js';
 import { ImportCounts, importRows, MetadataInput, SkippedRow, Uuid } from '../../records/common.js';
 import { Review, ReviewAnswer } from '../../records/review.js';
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_BODY_LENGTH = 20_000;
 export const MAX_ANSWERS = 50;
+export const MAX_REPLY_LENGTH = 5_000;
 
 const Language = Type.String({
   minLength: 2,
@@ -29,6 +30,20 @@ export const ReviewPatch = Type.Object(
   { additionalProperties: false },
 );
 export type ReviewPatch = Static<typeof ReviewPatch>;
+
+/** PUT /reviews/{id}/reply (docs/api.md#review-replies): the reply's text, stored as sent. */
+export const ReviewReplyBody = Type.Object(
+  {
+    body: Type.String({
+      minLength: 1,
+      maxLength: MAX_REPLY_LENGTH,
+      ...NOT_BLANK_PATTERN,
+      description: `The reply, 1..${MAX_REPLY_LENGTH} characters, not only spaces; stored as sent. Replaces the reply the review has.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ReviewReplyBody = Static<typeof ReviewReplyBody>;
 
 /** PATCH /reviews/bulk-update: at least one operation, applied to every selected review. */
 export const ReviewBulkUpdateBody = Type.Object(

@@ -1,14 +1,24 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { recordEvents } from '../../events/outbox.js';
-import { notFound } from '../../core/errors.js';
+import { ApiError, notFound } from '../../core/errors.js';
 import { compileSelection, getRecord, listRecords } from '../../lists/engine.js';
 import type { ListParams, SelectionParams } from '../../lists/query.js';
 import { refuseOverfullMetadata } from '../../resource-kit/bulk-update.js';
 import { notifySummaries } from './events.js';
 import { importReviews } from './import.js';
 import { reviewList } from './list.js';
-import { bulkEditReviews, deleteReview, editReview, findReview } from './queries.js';
+import {
+  bulkEditReviews,
+  deleteReview,
+  editReview,
+  findReview,
+  removeReply,
+  writeReply,
+  type ReplyAuthor,
+} from './queries.js';
+import { queueReviewRepliedMail } from './reply-mail.js';
+import type { Logger } from '../../util/logger.js';
 import { type ReviewBulkUpdateBody, type ReviewImportBody, type ReviewPatch } from './schemas.js';
 import { toReview, reviewEvent, type Review } from '../../records/review.js';
 
@@ -53,6 +63,44 @@ export class ReviewService {
       await notifySummaries(trx, organizationId, [{ before: row }]);
       await recordEvents(trx, [reviewEvent(organizationId, 'review.deleted', row)]);
       return toReview(row);
+    });
+  }
+
+  /**
+   * PUT /reviews/{id}/reply (docs/api.md#review-replies): sets the reply, or replaces its text, and sends
+   * review.replied with the mail to the reviewer, all in one transaction. The text already stored writes nothing and
+   * sends nothing, whoever sends it.
+   */
+  async setReply(
+    organizationId: string,
+    id: string,
+    body: string,
+    author: ReplyAuthor,
+    logger: Logger,
+  ): Promise<Review> {
+    return this.db.transaction().execute(async (trx) => {
+      const before = await findReview(trx, organizationId, id, true);
+      if (!before) throw notFound('The review');
+      const after = await writeReply(trx, organizationId, id, body, author);
+      if (!after) return toReview(before);
+      await queueReviewRepliedMail(trx, organizationId, after, logger);
+      await recordEvents(trx, [reviewEvent(organizationId, 'review.replied', after)]);
+      return toReview(after);
+    });
+  }
+
+  /**
+   * DELETE /reviews/{id}/reply (docs/api.md#review-replies): removes the reply and sends review.replyDeleted with the
+   * review as it is now. A review without a reply is 404, saying so, as a missing review is.
+   */
+  async deleteReply(organizationId: string, id: string): Promise<Review> {
+    return this.db.transaction().execute(async (trx) => {
+      const before = await findReview(trx, organizationId, id, true);
+      if (!before) throw notFound('The review');
+      const after = await removeReply(trx, organizationId, id);
+      if (!after) throw new ApiError('NOT_FOUND', 'The review has no reply to delete.');
+      await recordEvents(trx, [reviewEvent(organizationId, 'review.replyDeleted', after)]);
+      return toReview(after);
     });
   }
 
