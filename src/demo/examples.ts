@@ -393,6 +393,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     params: { id: DEMO.reviews.adaOnShirt },
     body: { published: true, metadata: { featuredOn: 'homepage' } },
   },
+  setReviewReply: {
+    summary: "Thank Ada for her review (it mails her: the demo's reviewReplied template is active)",
+    params: { id: DEMO.reviews.adaOnShirt },
+    body: { body: 'Thank you, Ada! Wash it cold and it stays this soft.' },
+  },
+  deleteReviewReply: { summary: "Delete the reply to Grace's review", params: { id: DEMO.reviews.graceOnShirt } },
   deleteReview: { summary: 'Delete a spam review', params: { id: DEMO.reviews.spam } },
 
   listWishlists: {

@@ -37,7 +37,8 @@ export const DEMO = {
   },
   memberships: { ada: id('731'), grace: id('732'), alan: id('733') },
   rewards: { welcome: id('741'), apology: id('742'), birthday: id('743') },
-  reviews: { adaOnShirt: id('801'), spam: id('802') },
+  /** Reviews: Ada's to read, change and reply to; Grace's, which has a reply to delete; a spam one to delete. */
+  reviews: { adaOnShirt: id('801'), spam: id('802'), graceOnShirt: id('803') },
   quickFilters: { vipCustomers: id('901'), bigOrders: id('902'), retired: id('903') },
   wishlists: { adaSummer: id('951'), graceOld: id('952') },
   wishlistItems: { adaShirt: id('961'), adaScarf: id('962'), graceTote: id('963') },
@@ -58,6 +59,7 @@ export const DEMO = {
     pointsExpiring: id('1022'),
     retired: id('1023'),
     surveyRequest: id('1024'),
+    reviewReplied: id('1025'),
   },
   /**
    * The mail log: the reward mail to Ada, logged (the demo sends no mail: no SMTP_URL), and the survey requests her

@@ -340,7 +340,7 @@ const STEPS: readonly DemoStep[] = [
   {
     method: 'POST',
     url: '/v1/reviews/import',
-    ids: [DEMO.reviews.adaOnShirt],
+    ids: [DEMO.reviews.adaOnShirt, DEMO.reviews.graceOnShirt],
     body: {
       data: PRODUCT_REVIEWERS.map((name, index) => ({
         product: 'linen-shirt',
@@ -553,6 +553,26 @@ const STEPS: readonly DemoStep[] = [
         text: 'Hi {{ customer.firstName }}, tell us how order {{ order.number }} went: {{ survey.url }}',
       },
     },
+  },
+  {
+    method: 'POST',
+    url: '/v1/email-templates',
+    ids: [DEMO.emailTemplates.reviewReplied],
+    body: {
+      data: {
+        kind: 'reviewReplied',
+        name: 'We replied to your review',
+        subject: '{{ organization.name }} replied to your review of {{ product.title }}',
+        html: '<p>Hi {{ customer.firstName }},</p><p>{{ reply.body }}</p><p>You wrote: “{{ review.title }}”</p>',
+        text: 'Hi {{ customer.firstName }}, {{ organization.name }} replied to your review: {{ reply.body }}',
+      },
+    },
+  },
+  // Grace's review has a reply (its mail to her in the mail log), for the example that deletes one.
+  {
+    method: 'PUT',
+    url: `/v1/reviews/${DEMO.reviews.graceOnShirt}/reply`,
+    body: { body: 'Thank you, Grace! The size guide now says the shirt runs half a size large.' },
   },
   {
     method: 'POST',

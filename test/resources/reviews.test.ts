@@ -24,6 +24,7 @@ const REVIEW_KEYS = [
   'productId',
   'published',
   'rating',
+  'reply',
   'title',
   'updatedAt',
   'verifiedBuyer',
@@ -126,6 +127,7 @@ describe('POST /v1/reviews/import', () => {
       language: 'en',
       answers: [{ question: 'How is the fit?', step: 3 }],
       metadata: { source: 'judgeme' },
+      reply: null,
       createdAt: '2024-05-01T10:00:00.000Z',
       updatedAt: '2024-05-01T10:00:00.000Z',
     });

@@ -11,4 +11,5 @@ export const MAIL_KINDS: Record<EmailTemplate['kind'], string> = {
   rewardIssued: 'Reward issued',
   rewardExpiringSoon: 'Reward expiring soon',
   pointsExpiringSoon: 'Points expiring soon',
+  reviewReplied: 'Review replied',
 };

@@ -1,8 +1,33 @@
-import { Anchor, Button, Center, Divider, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import {
+  Anchor,
+  Button,
+  Card,
+  Center,
+  Divider,
+  Group,
+  Loader,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useApi, useCan } from '../../api/session';
-import { ApiErrorAlert, ConfirmButton, DetailDrawer, PagedTable, useDetailParam, type Column } from '../../components';
+import {
+  ApiErrorAlert,
+  applyApiErrors,
+  ConfirmButton,
+  DetailDrawer,
+  FormError,
+  PagedTable,
+  useDetailParam,
+  type Column,
+} from '../../components';
 import { formatDateTime } from '../../lib/format';
 import {
   ANY,
@@ -48,6 +73,7 @@ export function ReviewBadges({ review }: { review: Review }) {
         <StatusBadge color="gray">Not published</StatusBadge>
       )}
       {review.flagged && <StatusBadge color="red">Flagged</StatusBadge>}
+      {review.reply && <StatusBadge color="blue">Replied</StatusBadge>}
     </Group>
   );
 }
@@ -233,6 +259,8 @@ function ReviewDetail({ id, onDeleted }: { id: string; onDeleted: () => void }) 
         </Stack>
       )}
 
+      <ReplySection review={review} canWrite={canWrite} />
+
       <Divider />
       <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
         <Field label="Product">
@@ -295,6 +323,124 @@ function ReviewDetail({ id, onDeleted }: { id: string; onDeleted: () => void }) 
             </Table.Tbody>
           </Table>
         </Stack>
+      )}
+    </Stack>
+  );
+}
+
+/** The API's bound on a reply (docs/api.md#review-replies). */
+const MAX_REPLY_LENGTH = 5000;
+
+/**
+ * The merchant's reply under the review: shown with who wrote it and when, written or edited in a textarea (the API's
+ * field error beside it), deleted after a confirmation.
+ */
+function ReplySection({ review, canWrite }: { review: Review; canWrite: boolean }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const reply = review.reply;
+  const [editing, setEditing] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const form = useForm({ initialValues: { body: reply?.body ?? '' } });
+  const save = useMutation({
+    mutationFn: (values: { body: string }) =>
+      api.PUT('/reviews/{id}/reply', { params: { path: { id: review.id } }, body: { body: values.body } }),
+    onSuccess: async () => {
+      setEditing(false);
+      setNotice(reply ? 'Reply updated.' : 'Reply posted.');
+      await queryClient.invalidateQueries({ queryKey: REVIEWS_KEY });
+    },
+    onError: (error) => applyApiErrors(form, error),
+  });
+  const startEditing = () => {
+    form.setValues({ body: reply?.body ?? '' });
+    form.clearErrors();
+    save.reset();
+    setNotice(null);
+    setEditing(true);
+  };
+  const showForm = canWrite && (editing || !reply);
+  const length = form.values.body.length;
+
+  return (
+    <Stack gap="xs" component="section" aria-labelledby={`reply-${review.id}`}>
+      <Title order={3} size="h5" id={`reply-${review.id}`}>
+        Your reply
+      </Title>
+      {reply && !editing && (
+        <Card withBorder padding="sm">
+          <Stack gap={6}>
+            <Prose>{reply.body}</Prose>
+            <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+              {reply.author.type === 'user' ? reply.author.label : `API key ${reply.author.label}…`} ·{' '}
+              {reply.updatedAt === reply.createdAt
+                ? formatDateTime(reply.createdAt)
+                : `edited ${formatDateTime(reply.updatedAt)} (first replied ${formatDateTime(reply.createdAt)})`}
+            </Text>
+            {canWrite && (
+              <Group gap="xs">
+                <Button size="compact-xs" variant="light" onClick={startEditing}>
+                  Edit reply
+                </Button>
+                <ConfirmButton
+                  title="Delete this reply?"
+                  message="The reply is removed from the review. The reviewer is not told; a mail already sent about it stays sent."
+                  confirmLabel="Delete reply"
+                  buttonProps={{ variant: 'subtle', size: 'compact-xs' }}
+                  onConfirm={async () => {
+                    await api.DELETE('/reviews/{id}/reply', { params: { path: { id: review.id } } });
+                    form.setValues({ body: '' });
+                    setNotice('Reply deleted.');
+                    await queryClient.invalidateQueries({ queryKey: REVIEWS_KEY });
+                  }}
+                >
+                  Delete reply
+                </ConfirmButton>
+              </Group>
+            )}
+          </Stack>
+        </Card>
+      )}
+      {!reply && !canWrite && (
+        <Text size="sm" c="dimmed">
+          No reply yet.
+        </Text>
+      )}
+      {showForm && (
+        <form
+          onSubmit={form.onSubmit((values) => {
+            setNotice(null);
+            save.mutate(values);
+          })}
+        >
+          <Stack gap="xs">
+            <Textarea
+              label={reply ? 'Edit the reply' : 'Reply to the review'}
+              description={`Shown under the review; the reviewer is mailed when a "Review replied" template is active. ${length.toLocaleString()} / ${MAX_REPLY_LENGTH.toLocaleString()} characters.`}
+              autosize
+              minRows={3}
+              maxRows={10}
+              required
+              {...form.getInputProps('body')}
+            />
+            <FormError error={save.error} form={form} />
+            <Group justify="flex-end" gap="xs">
+              {editing && (
+                <Button variant="default" onClick={() => setEditing(false)} disabled={save.isPending}>
+                  Cancel
+                </Button>
+              )}
+              <Button type="submit" loading={save.isPending}>
+                {reply ? 'Save reply' : 'Post reply'}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+      {notice && (
+        <Text size="sm" role="status" c="green.8">
+          {notice}
+        </Text>
       )}
     </Stack>
   );
