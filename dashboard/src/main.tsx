@@ -58,6 +58,9 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-yellow-light-color': '#8a4b00',
     '--mantine-color-orange-light-color': '#a33a0a',
     '--mantine-color-lime-light-color': '#466f0a',
+    // A filled red button (a confirmation that deletes) writes white on red.7, 3.8:1; red.9 is 5.4:1.
+    '--mantine-color-red-filled': 'var(--mantine-color-red-9)',
+    '--mantine-color-red-filled-hover': '#a51d1d',
   },
   dark: {},
 });

@@ -259,6 +259,7 @@ function ReviewDetail({ id, onDeleted }: { id: string; onDeleted: () => void }) 
         </Stack>
       )}
 
+      <Divider />
       <ReplySection review={review} canWrite={canWrite} />
 
       <Divider />
@@ -438,7 +439,7 @@ function ReplySection({ review, canWrite }: { review: Review; canWrite: boolean 
         </form>
       )}
       {notice && (
-        <Text size="sm" role="status" c="green.8">
+        <Text size="sm" role="status">
           {notice}
         </Text>
       )}
