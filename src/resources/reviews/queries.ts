@@ -151,8 +151,7 @@ export async function writeReply(
   trx: Executor,
   organizationId: string,
   id: string,
-  body: string,
-  author: ReplyAuthor,
+  { body, author }: { body: string; author: ReplyAuthor },
 ): Promise<ReviewFields | undefined> {
   const { rows } = await sql<ReviewFields>`
     update reviews set

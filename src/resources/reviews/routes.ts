@@ -150,8 +150,7 @@ export function reviewRoutes(app: PatronApp, { db }: PlatformServices): void {
       reviews.setReply(
         authOf(request).organizationId,
         request.params.id,
-        request.body.body,
-        replyAuthor(request),
+        { body: request.body.body, author: replyAuthor(request) },
         request.log,
       ),
   );

@@ -74,14 +74,13 @@ export class ReviewService {
   async setReply(
     organizationId: string,
     id: string,
-    body: string,
-    author: ReplyAuthor,
+    reply: { body: string; author: ReplyAuthor },
     logger: Logger,
   ): Promise<Review> {
     return this.db.transaction().execute(async (trx) => {
       const before = await findReview(trx, organizationId, id, true);
       if (!before) throw notFound('The review');
-      const after = await writeReply(trx, organizationId, id, body, author);
+      const after = await writeReply(trx, organizationId, id, reply);
       if (!after) return toReview(before);
       await queueReviewRepliedMail(trx, organizationId, after, logger);
       await recordEvents(trx, [reviewEvent(organizationId, 'review.replied', after)]);
