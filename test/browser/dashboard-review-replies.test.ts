@@ -139,6 +139,20 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('review replie
     await row.getByText('Replied').last().waitFor();
     await check('review-reply', DESKTOP.width);
 
+    // Status "Not replied" leaves it out, "Replied" keeps it (the drawer closed, then opened again from the row).
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+    await page.getByRole('combobox', { name: 'Status', exact: true }).click();
+    await page.getByRole('option', { name: 'Not replied', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('unreplied');
+    await expect.poll(() => row.count()).toBe(0);
+    await page.getByRole('combobox', { name: 'Status', exact: true }).click();
+    await page.getByRole('option', { name: 'Replied', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('replied');
+    await row.getByText('Replied').last().waitFor();
+    await row.getByText('Roomy but plain').click();
+    await drawer.getByText(first).waitFor();
+
     // Edited: the textarea starts from the current text.
     await drawer.getByRole('button', { name: 'Edit reply' }).click();
     const editor = drawer.getByRole('textbox', { name: 'Edit the reply' });

@@ -222,6 +222,30 @@ describe('PUT /v1/reviews/{id}/reply', () => {
   });
 });
 
+describe('listing by reply', () => {
+  it('filters on reply.createdAt (null: not replied to), reply.updatedAt and the author', async () => {
+    const s = await store();
+    const grace = await signedIn(s.org, 'grace.list@shop.invalid');
+    const replied = await ok(s.tenant, 'PUT', `/reviews/${s.reviews.ada}/reply`, { body: 'By key.' });
+    await ok(grace, 'PUT', `/reviews/${s.reviews.otto}/reply`, { body: 'By user.' });
+    const ids = async (filter: object) =>
+      (
+        await ok(
+          s.tenant,
+          'GET',
+          `/reviews?${new URLSearchParams({ filter: JSON.stringify(filter), sort: 'createdAt' })}`,
+        )
+      ).data.map((review: { id: string }) => review.id);
+    expect(await ids({ 'reply.createdAt': null })).toEqual([s.reviews.german, s.reviews.unlinked]);
+    expect(await ids({ 'reply.createdAt': { $exists: true } })).toEqual([s.reviews.ada, s.reviews.otto]);
+    expect(await ids({ 'reply.author.type': 'user' })).toEqual([s.reviews.otto]);
+    expect(await ids({ 'reply.author.id': s.keyAuthor.id })).toEqual([s.reviews.ada]);
+    expect(await ids({ 'reply.updatedAt': { $lte: replied.reply.updatedAt } })).toEqual([s.reviews.ada]);
+    const bad = await call(s.tenant, 'GET', `/reviews?filter=${encodeURIComponent('{"reply.author.type":"cli"}')}`);
+    expect(bad.statusCode, bad.body).toBe(400);
+  });
+});
+
 describe('DELETE /v1/reviews/{id}/reply', () => {
   it('removes the reply, answers the review and sends review.replyDeleted; a review without a reply is 404', async () => {
     const s = await store();

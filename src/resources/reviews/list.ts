@@ -3,6 +3,7 @@ import type { ListDefinition } from '../../lists/types.js';
 import { customersOfReviews, productsOfReviews } from './queries.js';
 import { EMAIL_OPT_OUT_SOURCES } from '../../records/customer.js';
 import { customerSearchText, joinedCustomerFields } from '../../records/customer.js';
+import { REPLY_AUTHOR_TYPES } from '../../records/review.js';
 
 /** A review's searched text, written exactly as the expression of the reviews_text_trgm index (migration 0012). */
 export const reviewSearchText = (alias: string) => sql.raw(`lower(${alias}.title || ' ' || ${alias}.body)`);
@@ -35,6 +36,11 @@ export const reviewList: ListDefinition = {
     metadata: { type: 'metadata', column: 'r.metadata' },
     createdAt: { type: 'timestamp', column: 'r.created_at' },
     updatedAt: { type: 'timestamp', column: 'r.updated_at' },
+    // The reply's fields (docs/api.md#review-replies): `reply.createdAt: null` finds the reviews not replied to.
+    'reply.createdAt': { type: 'timestamp', column: 'r.reply_created_at' },
+    'reply.updatedAt': { type: 'timestamp', column: 'r.reply_updated_at' },
+    'reply.author.type': { type: 'enum', column: 'r.reply_author_type', enumValues: REPLY_AUTHOR_TYPES },
+    'reply.author.id': { type: 'string', column: 'r.reply_author_id' },
     ...joinedCustomerFields('r.customer_id'),
     'customer.emailOptOut': { type: 'boolean', column: 'c.email_opt_out', join: 'customer' },
     'customer.emailOptOutSource': {

@@ -44,11 +44,13 @@ import {
   type Review,
 } from './shared';
 
-const STATUS_FILTERS: Record<string, Record<string, boolean>> = {
+const STATUS_FILTERS: Record<string, Record<string, unknown>> = {
   published: { published: true },
   unpublished: { published: false },
   flagged: { flagged: true },
   unflagged: { flagged: false },
+  replied: { 'reply.createdAt': { $exists: true } },
+  unreplied: { 'reply.createdAt': null },
 };
 
 const STATUS_OPTIONS = [
@@ -57,6 +59,8 @@ const STATUS_OPTIONS = [
   { value: 'unpublished', label: 'Not published' },
   { value: 'flagged', label: 'Flagged' },
   { value: 'unflagged', label: 'Not flagged' },
+  { value: 'replied', label: 'Replied' },
+  { value: 'unreplied', label: 'Not replied' },
 ];
 
 const RATING_OPTIONS = [
