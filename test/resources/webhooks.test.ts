@@ -57,7 +57,7 @@ describe('GET /v1/webhook-events', () => {
     expect(response.statusCode, response.body).toBe(200);
     const { data } = response.json() as { data: { name: string; firesWhen: string; firing: boolean }[] };
     const names = data.map((event) => event.name);
-    expect(names).toHaveLength(69);
+    expect(names).toHaveLength(71);
     expect(new Set(names).size).toBe(names.length);
     for (const event of data) {
       expect(Object.keys(event)).toEqual(['name', 'firesWhen', 'firing']);
@@ -83,6 +83,8 @@ describe('GET /v1/webhook-events', () => {
       'productVariant.updated',
       'site.created',
       'review.created',
+      'review.replied',
+      'review.replyDeleted',
       'productQuestionAnswer.deleted',
       'survey.deleted',
       'loyaltyMembership.tierChanged',
@@ -108,7 +110,14 @@ describe('GET /v1/webhook-events', () => {
     expect(firesWhen('loyaltyReward.expiringSoon')).toMatch(/overnight loyalty job/);
     // Every name can fire now that surveys exist (test/events/catalog-walk.test.ts fires each one).
     expect(data.filter((event) => !event.firing)).toEqual([]);
-    expect(names.slice(-2)).toEqual(['importJob.completed', 'exportJob.completed']);
+    // The published order first; names published later (review replies) follow it, in module order.
+    expect(names.slice(-4)).toEqual([
+      'importJob.completed',
+      'exportJob.completed',
+      'review.replied',
+      'review.replyDeleted',
+    ]);
+    expect(firesWhen('review.replied')).toMatch(/PUT \/reviews\/\{id\}\/reply/);
     expect(firesWhen('survey.deleted')).toMatch(/DELETE \/surveys\/\{id\}/);
     expect(data.find((event) => event.name === 'emailTemplate.updated')!.firing).toBe(true);
     expect(data.find((event) => event.name === 'webhook.created')!.firing).toBe(true);
