@@ -437,6 +437,7 @@ function bodyFor(op: Operation, owner: Seeded): unknown {
     'PATCH /customers/{id}': { tags: ['cross'] },
     'PATCH /products/{productId}/variants/{variantId}': { metadata: { cross: '1' } },
     'PATCH /reviews/{id}': { flagged: true },
+    'PUT /reviews/{id}/reply': { body: 'cross' },
     'PATCH /products/{id}/review-summary': { suppressed: true },
     'PATCH /loyalty-memberships/{id}': { metadata: { cross: '1' } },
     'PUT /webhooks/{id}': { data: { isActive: false } },
