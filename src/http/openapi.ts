@@ -103,8 +103,8 @@ export async function registerOpenApi(
           'Admin API for one organization\'s customer-engagement data. Authenticate with "Authorization: Bearer ' +
           'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
           'spends (x-cost). Errors use the envelope { error: { code, message, details? } }. Versions are dates: ' +
-          'send Patron-Version: <YYYY-MM-DD> to pick one (else the organization\'s apiVersion applies); every ' +
-          'answer carries the version it was served at, and GET /openapi.json?version=<date> is that version\'s ' +
+          "send Patron-Version: <YYYY-MM-DD> to pick one (else the organization's apiVersion applies); every " +
+          "answer carries the version it was served at, and GET /openapi.json?version=<date> is that version's " +
           'document (docs/api.md, "API versions").',
       },
       // Absolute and templated (docs/api.md#the-openapi-document): mock servers and generators need a whole URL, and
@@ -150,7 +150,9 @@ export async function registerOpenApi(
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? withVersionHeader(refineDocument(addWebhooks(documentObject.openapiObject, resources, eventCatalog), examples))
+        ? withVersionHeader(
+            refineDocument(addWebhooks(documentObject.openapiObject, resources, eventCatalog), examples),
+          )
         : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {

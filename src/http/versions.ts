@@ -109,7 +109,9 @@ function checkAnswer(request: FastifyRequest, status: number, body: unknown): Er
   if (!schema) return null;
   let validate = validators.get(schema);
   if (!validate) {
-    validate = compileBodyValidator(JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value))) as object);
+    validate = compileBodyValidator(
+      JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value))) as object,
+    );
     validators.set(schema, validate);
   }
   const details = validate(body);

@@ -21,7 +21,7 @@ export const WebhookEndpoint = Type.Object(
     }),
     apiVersion: Type.Union([Type.String(), Type.Null()], {
       description:
-        "The API version its deliveries are rendered in (docs/api.md, \"API versions\"); null: the organization's apiVersion.",
+        'The API version its deliveries are rendered in (docs/api.md, "API versions"); null: the organization\'s apiVersion.',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -141,6 +141,7 @@ describe('POST /v1/webhooks', () => {
       'isActive',
       'events',
       'hasHmacSecret',
+      'apiVersion',
       'createdAt',
       'updatedAt',
     ]);
@@ -522,6 +523,7 @@ describe('webhook.* events', () => {
         'isActive',
         'events',
         'hasHmacSecret',
+        'apiVersion',
         'createdAt',
         'updatedAt',
       ]);

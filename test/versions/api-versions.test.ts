@@ -17,7 +17,13 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const call = (tenant: Tenant, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, version?: string, body?: unknown) =>
+const call = (
+  tenant: Tenant,
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  url: string,
+  version?: string,
+  body?: unknown,
+) =>
   t.request({
     method,
     url,
@@ -97,7 +103,10 @@ describe('PATCH /v1/organization apiVersion', () => {
     expect(back.json().error.message).toContain('moves forward only');
     const unknown = await call(tenant, 'PATCH', '/v1/organization', undefined, { data: { apiVersion: '2027-01-01' } });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error).toMatchObject({ code: 'INVALID_VERSION', details: [{ path: 'body.data.apiVersion' }] });
+    expect(unknown.json().error).toMatchObject({
+      code: 'INVALID_VERSION',
+      details: [{ path: 'body.data.apiVersion' }],
+    });
     const same = await call(tenant, 'PATCH', '/v1/organization', undefined, { apiVersion: SECOND });
     expect(same.statusCode).toBe(200);
     const forward = await call(tenant, 'PATCH', '/v1/organization', undefined, { apiVersion: THIRD });
@@ -143,7 +152,9 @@ describe(`${SECOND}: integer query parameters take decimal digits only`, () => {
 });
 
 async function questionWithAnswers(tenant: Tenant): Promise<string> {
-  const products = await call(tenant, 'POST', '/v1/products/import', undefined, { data: [{ slug: 'shirt', title: 'Shirt' }] });
+  const products = await call(tenant, 'POST', '/v1/products/import', undefined, {
+    data: [{ slug: 'shirt', title: 'Shirt' }],
+  });
   expect(products.statusCode, products.body).toBe(200);
   const question = await call(tenant, 'POST', '/v1/product-questions', undefined, {
     product: 'shirt',
@@ -153,7 +164,9 @@ async function questionWithAnswers(tenant: Tenant): Promise<string> {
   expect(question.statusCode, question.body).toBe(201);
   const { id } = question.json();
   for (const body of ['Yes.', 'In cotton.']) {
-    expect((await call(tenant, 'POST', `/v1/product-questions/${id}/answers`, undefined, { body })).statusCode).toBe(201);
+    expect((await call(tenant, 'POST', `/v1/product-questions/${id}/answers`, undefined, { body })).statusCode).toBe(
+      201,
+    );
   }
   return id;
 }
@@ -197,7 +210,11 @@ describe(`${THIRD}: a new tier without a position goes last`, () => {
     expect((await create(FIRST, 'Tin', 5, true)).json().position).toBe(0);
     expect((await create(THIRD, 'Platinum', 1000)).json().position).toBe(2);
     // A position sent is kept at every version.
-    const placed = await call(tenant, 'POST', '/v1/loyalty-tiers', FIRST, { name: 'Iron', thresholdPoints: 1, position: 7 });
+    const placed = await call(tenant, 'POST', '/v1/loyalty-tiers', FIRST, {
+      name: 'Iron',
+      thresholdPoints: 1,
+      position: 7,
+    });
     expect(placed.json().position).toBe(7);
   });
 });

@@ -35,7 +35,8 @@ export function eventRoutes(app: PatronApp, { db, eventCatalog }: PlatformServic
         response: { 200: listEnvelope(Event) },
       },
     },
-    async (request, reply) => sendText(reply, await events.list(authOf(request).organizationId, request.query, versionOf(request))),
+    async (request, reply) =>
+      sendText(reply, await events.list(authOf(request).organizationId, request.query, versionOf(request))),
   );
 
   app.get(
@@ -50,6 +51,7 @@ export function eventRoutes(app: PatronApp, { db, eventCatalog }: PlatformServic
         response: { 200: Event },
       },
     },
-    async (request, reply) => sendText(reply, await events.get(authOf(request).organizationId, request.params.id, versionOf(request))),
+    async (request, reply) =>
+      sendText(reply, await events.get(authOf(request).organizationId, request.params.id, versionOf(request))),
   );
 }
