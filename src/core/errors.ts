@@ -65,7 +65,8 @@ export const ErrorEnvelope = Type.Object(
     error: Type.Object({
       code: Type.Enum(ERROR_CODES, {
         type: 'string',
-        description: 'Stable machine-readable code (docs/api.md, "Error envelope"); a 400 is VALIDATION_ERROR, or INVALID_VERSION for an unknown API version.',
+        description:
+          'Stable machine-readable code (docs/api.md, "Error envelope"); a 400 is VALIDATION_ERROR, or INVALID_VERSION for an unknown API version.',
       }),
       message: Type.String({ description: 'A sentence a person can act on.' }),
       details: Type.Optional(

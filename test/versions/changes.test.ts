@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceModule } from '../../src/core/types.js';
@@ -97,6 +98,18 @@ describe('each change, both directions, against both schemas', () => {
     const tiers = planRoute({ method: 'POST', url: '/v1/loyalty-tiers' });
     expect([...tiers.keys()]).toEqual([FIRST, SECOND]);
     expect(tiers.has(THIRD)).toBe(false);
+  });
+});
+
+describe('docs/changelog.md', () => {
+  it('names every version and every change of the registry, newest first', async () => {
+    const text = await readFile(new URL('../../docs/changelog.md', import.meta.url), 'utf8');
+    const headings = [...text.matchAll(/^## (\d{4}-\d{2}-\d{2})$/gm)].map((match) => match[1]);
+    expect(headings).toEqual([...VERSIONS].reverse());
+    for (const change of CHANGES) {
+      const entry = text.slice(text.indexOf(`## ${change.version}`)).split(/^## /m)[1]!;
+      expect(entry, change.title).toContain(`**${change.title}.**`);
+    }
   });
 });
 
