@@ -10,8 +10,8 @@ const PLATFORM = ['foundation', 'core', 'services', 'http'];
 
 /**
  * The layers of docs/architecture.md, enforced. In the platform: the foundation (config, db, util, ratelimit) imports
- * only itself; the core (errors, the serializer, the module and route types) the foundation; events, auth, lists and
- * jobs those two; only http imports http. Records import the platform and other records; the resource kit imports
+ * only itself; the core (errors, the serializer, the module and route types) the foundation; events, auth, lists, jobs
+ * and versions (the dated API versions' changes, which name routes and events, never a resource) those two; only http imports http. Records import the platform and other records; the resource kit imports
  * both; a resource folder imports those three, and another resource folder only through its index.ts; loyalty's
  * engine is imported by loyalty's API folders and imports none of them; the CLI reaches resources only through the
  * composition root.
@@ -31,6 +31,8 @@ const layers = {
       { type: 'foundation', pattern: ['src/config', 'src/db', 'src/util', 'src/ratelimit'] },
       { type: 'core', pattern: 'src/core' },
       { type: 'http', pattern: 'src/http' },
+      // src/versions is of this tier by name too; said outright, since nothing else marks it as the platform's.
+      { type: 'services', pattern: 'src/versions', capture: ['name'] },
       { type: 'services', pattern: 'src/*', capture: ['name'] },
     ],
     // The demo world's well-known ids: a resource's documented examples name them (ResourceModule.examples).

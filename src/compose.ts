@@ -9,7 +9,7 @@ import type { Config } from './config/index.js';
 import type { JobDefinition } from './core/job-definition.js';
 import { retentionJob } from './jobs/retention/job.js';
 import { migrateToLatest, openDatabase, type Database } from './db/engine.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type AppOptions } from './http/app.js';
 import type { Metrics } from './http/metrics.js';
 import type { PatronApp, ResourceModule } from './core/types.js';
 import { FallbackRateLimiter } from './ratelimit/fallback.js';
@@ -176,6 +176,8 @@ export interface RuntimeOptions {
   database?: Database;
   limiter?: RateLimiter;
   logger?: FastifyServerOptions['logger'];
+  /** The version layer's options; `false` leaves it out (only bench/api-versions.ts does, for its floor). */
+  versions?: AppOptions['versions'];
 }
 
 export async function openMigratedDatabase(config: Config): Promise<Database> {
@@ -217,6 +219,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     examples: documentedExamples,
     eventCatalog,
     logger: options.logger,
+    ...(options.versions !== undefined ? { versions: options.versions } : {}),
   });
   return {
     ...built,

@@ -6,6 +6,7 @@ import Type from 'typebox';
  */
 export const STATUS_OF = {
   VALIDATION_ERROR: 400,
+  INVALID_VERSION: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -64,7 +65,8 @@ export const ErrorEnvelope = Type.Object(
     error: Type.Object({
       code: Type.Enum(ERROR_CODES, {
         type: 'string',
-        description: 'Stable machine-readable code, one per status (docs/api.md, "Error envelope").',
+        description:
+          'Stable machine-readable code (docs/api.md, "Error envelope"); a 400 is VALIDATION_ERROR, or INVALID_VERSION for an unknown API version.',
       }),
       message: Type.String({ description: 'A sentence a person can act on.' }),
       details: Type.Optional(

@@ -54,6 +54,8 @@ export interface AuthContext {
   /** What the key holds, or what the session's user's role grants, written out from the catalog. */
   permissions: string[];
   plan: Plan;
+  /** The organization's default API version, for a key's requests (docs/api.md#api-versions); none for a session. */
+  apiVersion?: string;
 }
 
 declare module 'fastify' {

@@ -14,6 +14,8 @@ export interface OrganizationsTable {
   cascade_delete_reviews: Generated<boolean>;
   review_summary_min_reviews: Generated<number>;
   expiring_soon_days: Generated<number>;
+  /** The default API version of the organization's key requests and endpoints (migration 0039). */
+  api_version: Generated<string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -397,6 +399,8 @@ export interface WebhookEndpointsTable {
   /** The dispatch cursor (migration 0011): deliveries up to dispatched_through were claimed, up to settled_through finished. */
   dispatched_through: ColumnType<string, string | number | undefined, string | number>;
   settled_through: ColumnType<string, string | number | undefined, string | number>;
+  /** The API version its deliveries are rendered in (migration 0039); null: the organization's. */
+  api_version: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -37,6 +37,7 @@ import type { DocumentedExamples, EventCatalog, PatronApp, PlatformServices, Res
 import { eventCatalogOf } from '../events/catalog.js';
 import { buildSerializer } from '../core/serialization.js';
 import { validatorCompiler } from './validation.js';
+import { registerVersions, type VersionLayerOptions } from './versions.js';
 
 export const API_PREFIX = '/v1';
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -75,6 +76,11 @@ export interface AppOptions {
   /** Every subscribable event (from the composition root); a custom test app gets its modules' catalog. */
   eventCatalog?: EventCatalog;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Dated API versions (docs/api.md#api-versions). `false` leaves the version layer out entirely: only the bench
+   * (bench/api-versions.ts) does, to measure what the layer costs against the same server without it.
+   */
+  versions?: false | VersionLayerOptions;
 }
 
 export interface BuiltApp {
@@ -231,6 +237,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // After the Idempotency-Key claim: a replayed answer changes nothing, and its entry is written after it.
   registerAuditLog(app, database, config.auditLog);
   registerHealth(app, database);
+  if (options.versions !== false) registerVersions(app, options.versions);
   const eventCatalog = options.eventCatalog ?? eventCatalogOf(resources.flatMap((resource) => resource.events ?? []));
   await registerOpenApi(app, resources, eventCatalog, options.examples);
   await registerDocs(app);

@@ -29,6 +29,7 @@ const selectKey = prepared(
         'o.api_requests_per_minute',
         'o.loyalty_events_per_minute',
         'o.loyalty_stamps_per_minute',
+        'o.api_version',
       ])
       .where('k.key_hash', '=', keyHash)
       .where('k.revoked_at', 'is', null),
@@ -55,6 +56,7 @@ async function lookUpKey(db: Kysely<DB>, keyHash: string): Promise<AuthContext |
       loyaltyEventsPerMinute: row.loyalty_events_per_minute,
       loyaltyStampsPerMinute: row.loyalty_stamps_per_minute,
     },
+    apiVersion: row.api_version,
   };
 }
 

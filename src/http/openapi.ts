@@ -4,6 +4,15 @@ import { ErrorEnvelope } from '../core/errors.js';
 import { refineDocument } from './openapi-document.js';
 import { addWebhooks, WEBHOOK_TAG } from './openapi-webhooks.js';
 import type { DocumentedExamples, EventCatalog, PatronApp, Refusals, ResourceModule } from '../core/types.js';
+import {
+  changelogText,
+  documentForVersion,
+  invalidVersion,
+  isKnownVersion,
+  LATEST_VERSION,
+  VERSIONS,
+  type OpenApiDocument,
+} from '../versions/index.js';
 
 const COMMON_ERRORS: Record<string, string> = {
   '400': 'VALIDATION_ERROR: the query, path or body is malformed or has unknown fields.',
@@ -87,12 +96,16 @@ export async function registerOpenApi(
       openapi: '3.1.0',
       info: {
         title: 'Patron API',
-        version: '1.0.0',
+        // The API version this document describes (docs/api.md#api-versions); ?version= serves another.
+        version: LATEST_VERSION,
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Admin API for one organization\'s customer-engagement data. Authenticate with "Authorization: Bearer ' +
           'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
-          'spends (x-cost). Errors use the envelope { error: { code, message, details? } }.',
+          'spends (x-cost). Errors use the envelope { error: { code, message, details? } }. Versions are dates: ' +
+          "send Patron-Version: <YYYY-MM-DD> to pick one (else the organization's apiVersion applies); every " +
+          "answer carries the version it was served at, and GET /openapi.json?version=<date> is that version's " +
+          'document (docs/api.md, "API versions").',
       },
       // Absolute and templated (docs/api.md#the-openapi-document): mock servers and generators need a whole URL, and
       // each deployment fills in its own scheme and host. /docs overrides it with the origin it was opened on.
@@ -137,7 +150,9 @@ export async function registerOpenApi(
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? refineDocument(addWebhooks(documentObject.openapiObject, resources, eventCatalog), examples)
+        ? withVersionHeader(
+            refineDocument(addWebhooks(documentObject.openapiObject, resources, eventCatalog), examples),
+          )
         : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
@@ -196,5 +211,56 @@ export async function registerOpenApi(
       };
     },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The newest version's document, or with ?version= an older one's (each built once, then kept).
+  const documents = new Map<string, unknown>();
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) => {
+    const { version } = request.query as { version?: unknown };
+    if (version === undefined || version === LATEST_VERSION) return app.swagger();
+    if (typeof version !== 'string' || !isKnownVersion(version)) throw invalidVersion(String(version), 'query.version');
+    request.apiVersion = version;
+    let document = documents.get(version);
+    if (!document) {
+      document = documentForVersion(app.swagger() as unknown as OpenApiDocument, version);
+      documents.set(version, document);
+    }
+    return document;
+  });
+  // The changelog the Deprecation answers link to (rel="deprecation").
+  const changelog = changelogText();
+  app.get('/changelog', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(changelog),
+  );
+}
+
+/**
+ * Every operation documents the Patron-Version header (docs/api.md#api-versions), and the document lists the versions
+ * there are (`x-api-versions`, oldest first).
+ */
+function withVersionHeader<T>(document: T): T {
+  const openapi = document as unknown as {
+    paths?: Record<string, Record<string, { parameters?: unknown[] }>>;
+    components?: { parameters?: Record<string, unknown> };
+    [extension: string]: unknown;
+  };
+  openapi.components = {
+    ...openapi.components,
+    parameters: {
+      ...openapi.components?.parameters,
+      PatronVersion: {
+        name: 'Patron-Version',
+        in: 'header',
+        required: false,
+        description: `The API version to serve the request at (YYYY-MM-DD, one of ${VERSIONS.join(', ')}); without it, the organization's apiVersion. An unknown one is 400 INVALID_VERSION. Every answer carries the version it was served at in a Patron-Version header.`,
+        schema: { type: 'string', enum: [...VERSIONS] },
+      },
+    },
+  };
+  for (const methods of Object.values(openapi.paths ?? {})) {
+    for (const operation of Object.values(methods)) {
+      if (!operation || typeof operation !== 'object') continue;
+      operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/PatronVersion' }];
+    }
+  }
+  openapi['x-api-versions'] = [...VERSIONS];
+  return document;
 }

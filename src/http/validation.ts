@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
@@ -6,6 +6,7 @@ import { COUNTRY_CODE_MESSAGE, isCountryCodeList } from '../util/countries.js';
 import { CURRENCY_CODE_MESSAGE, isCurrencyCodeList } from '../util/currencies.js';
 import type { ErrorDetail } from '../core/errors.js';
 import { PATTERN_MESSAGE_KEYWORD } from '../core/pattern-message.js';
+import { formerlyReadInteger, integerProperties } from '../versions/integer-text.js';
 
 const common: Options = {
   allErrors: true,
@@ -56,8 +57,42 @@ function makeAjv(options: Options) {
 const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = textAjv.compile(schema as object);
+  const integers = httpPart === 'querystring' ? integerProperties(schema) : [];
+  if (integers.length === 0) return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  return plainIntegers(validate, integers) as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+/**
+ * An integer query parameter takes decimal digits only (docs/api.md#api-versions): Ajv's coercion alone read `1e2`,
+ * `100.0` or `0x10` as a number. Checked on the text before Ajv coerces it: text Ajv would have read as an integer is
+ * reported here, anything else by the schema's own errors.
+ */
+function plainIntegers(validate: ValidateFunction, names: readonly string[]) {
+  const check = (data: unknown): boolean => {
+    const query = (data ?? {}) as Record<string, unknown>;
+    const errors: ErrorObject[] = [];
+    for (const name of names) {
+      const value = query[name];
+      if (typeof value === 'string' && formerlyReadInteger(value) !== undefined) {
+        errors.push({
+          keyword: 'integerText',
+          instancePath: `/${name}`,
+          schemaPath: `#/properties/${name}`,
+          params: {},
+          message: 'must be an integer written in decimal digits, such as 100',
+        });
+      }
+    }
+    const valid = validate(data);
+    check.errors = errors.length > 0 ? [...errors, ...(validate.errors ?? [])] : validate.errors;
+    return valid && errors.length === 0;
+  };
+  check.errors = null as ErrorObject[] | null | undefined;
+  return check;
+}
 
 /**
  * A validator of JSON values against a body schema, for values that arrive other than as a request body (the rows of

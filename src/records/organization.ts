@@ -24,6 +24,10 @@ export const Organization = Type.Object(
       }),
       expiringSoonDays: Type.Integer({ description: 'How many days ahead the expiringSoon events warn.' }),
     }),
+    apiVersion: Type.String({
+      description:
+        "The API version (YYYY-MM-DD) of the organization's key requests that send no Patron-Version header, and of its webhook endpoints that pin none; it moves forward only.",
+    }),
   },
   { $id: 'Organization', additionalProperties: false },
 );
@@ -42,6 +46,7 @@ export const ORGANIZATION_COLUMNS = [
   'cascade_delete_reviews',
   'review_summary_min_reviews',
   'expiring_soon_days',
+  'api_version',
 ] as const satisfies readonly (keyof OrganizationRow)[];
 export type OrganizationFields = Pick<OrganizationRow, (typeof ORGANIZATION_COLUMNS)[number]>;
 
@@ -60,5 +65,6 @@ export function toOrganization(row: OrganizationFields): Organization {
       reviewSummaryMinReviews: row.review_summary_min_reviews,
       expiringSoonDays: row.expiring_soon_days,
     },
+    apiVersion: row.api_version,
   };
 }

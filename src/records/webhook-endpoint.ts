@@ -19,6 +19,10 @@ export const WebhookEndpoint = Type.Object(
       description:
         'Whether deliveries are signed. The secret itself is never returned, except once when the server generates it.',
     }),
+    apiVersion: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The API version its deliveries are rendered in (docs/api.md, "API versions"); null: the organization\'s apiVersion.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -67,6 +71,7 @@ export const WEBHOOK_ENDPOINT_COLUMNS = [
   'is_active',
   'events',
   'secret_ciphertext',
+  'api_version',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof WebhookEndpointRow)[];
@@ -78,6 +83,7 @@ export const toWebhookEndpoint = (row: WebhookEndpointFields): WebhookEndpoint =
   isActive: row.is_active,
   events: row.events,
   hasHmacSecret: row.secret_ciphertext !== null,
+  apiVersion: row.api_version,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });

@@ -15,6 +15,7 @@ import { DEMO_OWNER_PASSWORD, OPERATION_EXAMPLES } from '../../src/demo/examples
 import { createTestDatabase, postgresUrl, type TestDatabase } from '../support/database.js';
 import { childEnv, BUILT_CLI, exitOf, freePort, ROOT } from '../support/processes.js';
 import { answers200, untilReady } from '../support/ready.js';
+import { LATEST_VERSION } from '../../src/versions/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ANY_KEY = /sk_[0-9A-Za-z]{32,}/g;
@@ -136,6 +137,7 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
         timezone: 'UTC',
         plan: { apiRequestsPerMinute: 600, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
         settings: expect.any(Object),
+        apiVersion: LATEST_VERSION,
       });
       expect(Array.isArray(response.body.settings)).toBe(false);
       demoOrganizationId = createdId!;

@@ -52,6 +52,27 @@ describe('the layer rule', () => {
     ).toHaveLength(1);
   });
 
+  it('keeps version changes to the platform: they name routes and events, never import a resource or record', async () => {
+    expect(
+      await layerErrors(
+        'src/versions/changes/2099-01-01-bad.ts',
+        "import { productList } from '../../resources/products/index.js';\nexport const list = productList;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors(
+        'src/versions/changes/2099-01-01-bad.ts',
+        "import { Product } from '../../records/product.js';\nexport const schema = Product;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors(
+        'src/versions/changes/2099-01-01-good.ts',
+        "import { ApiError } from '../../core/errors.js';\nexport const error = ApiError;\n",
+      ),
+    ).toEqual([]);
+  });
+
   it('keeps the demo world to the platform: no resource or record, and no resource imports it', async () => {
     expect(
       await layerErrors(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { LATEST_VERSION, VERSIONS } from '../../src/versions/index.js';
 
 let t: TestApp;
 
@@ -16,4 +17,16 @@ describe('/openapi.json', () => {
     expect(response.statusCode).toBe(200);
     await expect(`${JSON.stringify(response.json(), null, 2)}\n`).toMatchFileSnapshot('./openapi.json');
   });
+
+  // Each older API version's document (docs/api.md#api-versions) is a contract too: the typed client generates a
+  // `paths` type from each. The newest's is the document above.
+  it.each(VERSIONS.filter((version) => version !== LATEST_VERSION))(
+    '?version=%s is its committed document',
+    async (version) => {
+      const response = await t.request({ url: `/openapi.json?version=${version}` });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().info.version).toBe(version);
+      await expect(`${JSON.stringify(response.json(), null, 2)}\n`).toMatchFileSnapshot(`./openapi-${version}.json`);
+    },
+  );
 });

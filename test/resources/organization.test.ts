@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATEST_VERSION } from '../../src/versions/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -22,6 +23,8 @@ describe('GET /v1/organization (D13)', () => {
       timezone: 'Europe/Berlin',
       plan: { apiRequestsPerMinute: 1200, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
       settings: { cascadeDeleteReviews: false, reviewSummaryMinReviews: 5, expiringSoonDays: 7 },
+      // A new organization starts on the newest API version (docs/api.md#api-versions).
+      apiVersion: LATEST_VERSION,
     });
     expect(response.headers['ratelimit-policy']).toBe('"org";q=1200;w=60');
   });
@@ -68,6 +71,7 @@ describe('PATCH /v1/organization (D38)', () => {
       timezone: 'Europe/Berlin',
       plan: { apiRequestsPerMinute: 600, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
       settings: { cascadeDeleteReviews: true, reviewSummaryMinReviews: 5, expiringSoonDays: 7 },
+      apiVersion: LATEST_VERSION,
     });
     const bare = await patch(key, { settings: { reviewSummaryMinReviews: 3, expiringSoonDays: 14 } });
     expect(bare.statusCode).toBe(200);

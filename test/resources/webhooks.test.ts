@@ -150,6 +150,7 @@ describe('POST /v1/webhooks', () => {
       'isActive',
       'events',
       'hasHmacSecret',
+      'apiVersion',
       'createdAt',
       'updatedAt',
     ]);
@@ -531,6 +532,7 @@ describe('webhook.* events', () => {
         'isActive',
         'events',
         'hasHmacSecret',
+        'apiVersion',
         'createdAt',
         'updatedAt',
       ]);

@@ -14,14 +14,28 @@ import type {
 } from 'openapi-typescript-helpers';
 import { PatronError } from './errors.js';
 import type { paths } from './generated/schema.js';
+import {
+  API_VERSIONS,
+  LATEST_API_VERSION,
+  type ApiVersion,
+  type LatestApiVersion,
+  type PathsByVersion,
+} from './generated/versions.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 
 /** The HTTP methods of the API. */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export { API_VERSIONS, LATEST_API_VERSION, type ApiVersion, type LatestApiVersion, type PathsByVersion };
 /** The paths (as the document writes them, e.g. `/customers/{id}`) that have an operation for `M`. */
 export type PathsOf<M extends Method> = PathsWithMethod<paths, M>;
 /** The operation of a path and method, as generated from the document. */
 export type OperationOf<P extends keyof paths, M extends Method> = paths[P][M];
+/** The same for the document of API version `V` (docs/api.md, "API versions"). */
+type VersionPaths<V extends ApiVersion> = PathsByVersion[V];
+type PathsIn<V extends ApiVersion, M extends Method> = PathsWithMethod<VersionPaths<V>, M>;
+type OperationIn<V extends ApiVersion, P, M extends Method> = P extends keyof VersionPaths<V>
+  ? VersionPaths<V>[P][M & keyof VersionPaths<V>[P]]
+  : never;
 
 /** What a call takes: its parameters (`params: { path, query, header }`) and body, as the document requires them. */
 export type CallInit<O> = ParamsOption<O> &
@@ -53,20 +67,29 @@ export type RequestDataOf<P extends PathsOf<M>, M extends Method> = Extract<
 export type ResponseDataOf<P extends PathsOf<M>, M extends Method> = ResponseOf<OperationOf<P, M>>;
 
 /** The list operations: every GET whose answer is a page `{ data: [...], nextCursor }` (docs/api.md#lists). */
-export type ListPath = {
-  [P in PathsOf<'get'>]: ResponseOf<OperationOf<P, 'get'>> extends { data: readonly unknown[]; nextCursor: unknown }
+export type ListPath<V extends ApiVersion = LatestApiVersion> = {
+  [P in PathsIn<V, 'get'>]: ResponseOf<OperationIn<V, P, 'get'>> extends {
+    data: readonly unknown[];
+    nextCursor: unknown;
+  }
     ? P
     : never;
-}[PathsOf<'get'>];
+}[PathsIn<V, 'get'>];
 /** One page of a list operation. */
-export type PageOf<P extends ListPath> = ResponseOf<OperationOf<P, 'get'>>;
+export type PageOf<P extends ListPath<V>, V extends ApiVersion = LatestApiVersion> = ResponseOf<
+  OperationIn<V, P, 'get'>
+>;
 /** One record of a list operation, e.g. `ListItemOf<'/customers'>` is a customer. */
-export type ListItemOf<P extends ListPath> = PageOf<P>['data'][number];
+export type ListItemOf<P extends ListPath<V>, V extends ApiVersion = LatestApiVersion> =
+  PageOf<P, V> extends { data: readonly (infer Item)[] } ? Item : never;
 /** What paginate() takes: the list's parameters without the cursor, which it manages. */
-export type PaginateInit<P extends ListPath> = Omit<CallInit<OperationOf<P, 'get'>>, 'params'> &
-  (RequiredKeysOf<PaginateParams<OperationOf<P, 'get'>>> extends never
-    ? { params?: PaginateParams<OperationOf<P, 'get'>> }
-    : { params: PaginateParams<OperationOf<P, 'get'>> });
+export type PaginateInit<P extends ListPath<V>, V extends ApiVersion = LatestApiVersion> = Omit<
+  CallInit<OperationIn<V, P, 'get'>>,
+  'params'
+> &
+  (RequiredKeysOf<PaginateParams<OperationIn<V, P, 'get'>>> extends never
+    ? { params?: PaginateParams<OperationIn<V, P, 'get'>> }
+    : { params: PaginateParams<OperationIn<V, P, 'get'>> });
 type PaginateParams<O> = O extends { parameters: infer Params }
   ? Omit<Params, 'query'> & { query?: Omit<NonNullable<Params extends { query?: infer Q } ? Q : never>, 'cursor'> }
   : never;
@@ -127,9 +150,17 @@ interface CommonClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** How the client authenticates: a secret key (servers), or a dashboard session (the dashboard in a browser). */
-export type PatronClientOptions = CommonClientOptions &
-  (
+/**
+ * How the client authenticates: a secret key (servers; a live `sk_…` or a test `sk_test_…` key alike), or a dashboard
+ * session (the dashboard in a browser); and the API version it speaks.
+ */
+export type PatronClientOptions<V extends ApiVersion = LatestApiVersion> = CommonClientOptions & {
+  /**
+   * The API version every request is sent at (`Patron-Version`), and whose document the calls are typed from
+   * (docs/api.md, "API versions"). Default: the newest this client was generated from, LATEST_API_VERSION.
+   */
+  apiVersion?: V;
+} & (
     | {
         /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
         apiKey: string;
@@ -155,56 +186,76 @@ function withCsrfToken(
   };
 }
 
-export interface PatronClient {
+/** A client of API version `V`: every call is typed from that version's document. */
+export interface PatronClient<V extends ApiVersion = LatestApiVersion> {
+  /** The version every request is sent at (the Patron-Version header). */
+  readonly apiVersion: V;
   /** Calls a GET operation; resolves to its 2xx body, throws PatronError for any other answer. */
-  GET<P extends PathsOf<'get'>>(path: P, ...init: CallArgs<OperationOf<P, 'get'>>): Promise<ResponseDataOf<P, 'get'>>;
+  GET<P extends PathsIn<V, 'get'>>(
+    path: P,
+    ...init: CallArgs<OperationIn<V, P, 'get'>>
+  ): Promise<ResponseOf<OperationIn<V, P, 'get'>>>;
   /** Calls a POST operation (with an Idempotency-Key, generated unless given); throws PatronError on failure. */
-  POST<P extends PathsOf<'post'>>(
+  POST<P extends PathsIn<V, 'post'>>(
     path: P,
-    ...init: CallArgs<OperationOf<P, 'post'>>
-  ): Promise<ResponseDataOf<P, 'post'>>;
-  PUT<P extends PathsOf<'put'>>(path: P, ...init: CallArgs<OperationOf<P, 'put'>>): Promise<ResponseDataOf<P, 'put'>>;
-  PATCH<P extends PathsOf<'patch'>>(
+    ...init: CallArgs<OperationIn<V, P, 'post'>>
+  ): Promise<ResponseOf<OperationIn<V, P, 'post'>>>;
+  PUT<P extends PathsIn<V, 'put'>>(
     path: P,
-    ...init: CallArgs<OperationOf<P, 'patch'>>
-  ): Promise<ResponseDataOf<P, 'patch'>>;
-  DELETE<P extends PathsOf<'delete'>>(
+    ...init: CallArgs<OperationIn<V, P, 'put'>>
+  ): Promise<ResponseOf<OperationIn<V, P, 'put'>>>;
+  PATCH<P extends PathsIn<V, 'patch'>>(
     path: P,
-    ...init: CallArgs<OperationOf<P, 'delete'>>
-  ): Promise<ResponseDataOf<P, 'delete'>>;
+    ...init: CallArgs<OperationIn<V, P, 'patch'>>
+  ): Promise<ResponseOf<OperationIn<V, P, 'patch'>>>;
+  DELETE<P extends PathsIn<V, 'delete'>>(
+    path: P,
+    ...init: CallArgs<OperationIn<V, P, 'delete'>>
+  ): Promise<ResponseOf<OperationIn<V, P, 'delete'>>>;
   /**
    * Every record of a list, page after page: requests the first page with the given parameters, then follows
    * `nextCursor` until it is null. Pages are fetched as the iteration reaches them, one request at a time.
    */
-  paginate<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<ListItemOf<P>>;
+  paginate<P extends ListPath<V>>(path: P, ...init: PaginateArgs<P, V>): AsyncIterableIterator<ListItemOf<P, V>>;
   /** The same walk as paginate(), a page at a time. */
-  pages<P extends ListPath>(path: P, ...init: PaginateArgs<P>): AsyncIterableIterator<PageOf<P>>;
+  pages<P extends ListPath<V>>(path: P, ...init: PaginateArgs<P, V>): AsyncIterableIterator<PageOf<P, V>>;
   /** The Events API: list, paginate, get and deliver. */
   readonly events: EventsHelper;
-  /** The openapi-fetch client underneath (same retries and keys), for what this surface does not cover. */
-  readonly raw: Client<paths>;
+  /** The openapi-fetch client underneath (same retries, keys and version), for what this surface does not cover. */
+  readonly raw: Client<VersionPaths<V>>;
 }
-type PaginateArgs<P extends ListPath> =
-  RequiredKeysOf<PaginateInit<P>> extends never ? [init?: PaginateInit<P>] : [init: PaginateInit<P>];
+type PaginateArgs<P extends ListPath<V>, V extends ApiVersion> =
+  RequiredKeysOf<PaginateInit<P, V>> extends never ? [init?: PaginateInit<P, V>] : [init: PaginateInit<P, V>];
 
 /** The `/v1` of the document's `servers`, which its paths are relative to. */
 const API_PREFIX = '/v1';
 
-/** A typed client of the Patron API. Every path, parameter, body and answer is typed from the API document. */
-export function createPatronClient(options: PatronClientOptions): PatronClient {
+/**
+ * A typed client of the Patron API. Every path, parameter, body and answer is typed from the document of the API
+ * version it speaks (`apiVersion`, default the newest it was generated from), which it sends as Patron-Version.
+ */
+export function createPatronClient<V extends ApiVersion = LatestApiVersion>(
+  options: PatronClientOptions<V>,
+): PatronClient<V> {
   const base = options.baseUrl.replace(/\/+$/, '');
   const send = options.fetch ?? ((request: Request) => fetch(request));
-  const raw = createFetchClient<paths>({
+  const apiVersion = (options.apiVersion ?? LATEST_API_VERSION) as V;
+  if (!(API_VERSIONS as readonly string[]).includes(apiVersion)) {
+    throw new TypeError(`Unknown apiVersion "${apiVersion}": this client knows ${API_VERSIONS.join(', ')}.`);
+  }
+  // Given headers come last: a Patron-Version among them overrides apiVersion (its types do not follow it).
+  const headers = { 'patron-version': apiVersion, ...options.headers };
+  const raw = createFetchClient<VersionPaths<V>>({
     baseUrl: base.endsWith(API_PREFIX) ? base : base + API_PREFIX,
     ...(options.session
       ? // The browser sends the session cookie itself, to the page's own origin only.
         {
-          headers: { ...options.headers },
+          headers,
           credentials: 'same-origin' as const,
           fetch: retryingFetch(withCsrfToken(send, options.session), options.retry),
         }
       : {
-          headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
+          headers: { ...headers, authorization: `Bearer ${options.apiKey}` },
           fetch: retryingFetch(send, options.retry),
         }),
   });
@@ -234,13 +285,14 @@ export function createPatronClient(options: PatronClientOptions): PatronClient {
   }
 
   return {
-    GET: (path, ...[init]) => call('get', path, init),
-    POST: (path, ...[init]) => call('post', path, init),
-    PUT: (path, ...[init]) => call('put', path, init),
-    PATCH: (path, ...[init]) => call('patch', path, init),
-    DELETE: (path, ...[init]) => call('delete', path, init),
-    paginate: paginate as PatronClient['paginate'],
-    pages: pages as PatronClient['pages'],
+    apiVersion,
+    GET: (path, ...[init]) => call('get', String(path), init),
+    POST: (path, ...[init]) => call('post', String(path), init),
+    PUT: (path, ...[init]) => call('put', String(path), init),
+    PATCH: (path, ...[init]) => call('patch', String(path), init),
+    DELETE: (path, ...[init]) => call('delete', String(path), init),
+    paginate: paginate as PatronClient<V>['paginate'],
+    pages: pages as PatronClient<V>['pages'],
     events: {
       list: (query, init) => call('get', '/events', { ...init, params: { query } }),
       paginate: (query, init) => paginate('/events', { ...init, params: { query } }) as never,

@@ -5,7 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../src/ratelimit/index.js';
 import { startTestApp, type TestApp, type Tenant } from '../../../test/support/app.js';
-import { createPatronClient, PatronError, type ListPath, type PatronClient, type RetryEvent } from '../src/index.js';
+import {
+  API_VERSIONS,
+  createPatronClient,
+  LATEST_API_VERSION,
+  PatronError,
+  type ListPath,
+  type PatronClient,
+  type RetryEvent,
+} from '../src/index.js';
 
 // The rate limiter runs on a clock the tests move by hand, so a refusal and its refill are exact.
 let clock = 1_000_000;
@@ -54,6 +62,41 @@ describe('typed calls', () => {
   it('accepts the server origin or the /v1 base URL', async () => {
     const viaV1 = createPatronClient({ baseUrl: `${baseUrl}/v1/`, apiKey: tenant.key });
     expect((await viaV1.GET('/organization')).id).toBe(tenant.organization.id);
+  });
+});
+
+describe('API versions', () => {
+  it('sends Patron-Version on every request: the newest by default, or the apiVersion pinned', async () => {
+    const versions: (string | null)[] = [];
+    const recording = (request: Request) => {
+      versions.push(request.headers.get('patron-version'));
+      return fetch(request);
+    };
+    const newest = createPatronClient({ baseUrl, apiKey: tenant.key, fetch: recording });
+    expect(newest.apiVersion).toBe(LATEST_API_VERSION);
+    await newest.GET('/organization');
+    const pinned = createPatronClient({ baseUrl, apiKey: tenant.key, apiVersion: '2026-11-20', fetch: recording });
+    expect(pinned.apiVersion).toBe('2026-11-20');
+    // At 2026-11-20 limit=1e2 was read as 100; the typed query sends plain integers, so both versions take it.
+    const page = await pinned.GET('/sites', { params: { query: { limit: 100 } } });
+    expect(page.data).toEqual([]);
+    expect(versions).toEqual([LATEST_API_VERSION, '2026-11-20']);
+    expect(API_VERSIONS).toEqual(['2026-11-20', '2026-12-01', '2026-12-07']);
+    expect(() => createPatronClient({ baseUrl, apiKey: tenant.key, apiVersion: '1999-01-01' as never })).toThrow(
+      /Unknown apiVersion "1999-01-01"/,
+    );
+  });
+
+  it("answers in the pinned version's shape: a deleted question without its answers at 2026-11-20", async () => {
+    const product = await client.POST('/products/import', { body: { data: [{ slug: 'hat', title: 'Hat' }] } });
+    expect(product.data).toHaveLength(1);
+    const ask = () => client.POST('/product-questions', { body: { product: 'hat', body: 'Warm?', authorName: 'Ada' } });
+    const pinned = createPatronClient({ baseUrl, apiKey: tenant.key, apiVersion: '2026-11-20' });
+    const old = await pinned.DELETE('/product-questions/{id}', { params: { path: { id: (await ask()).id } } });
+    expect(old).not.toHaveProperty('answers');
+    const now = await client.DELETE('/product-questions/{id}', { params: { path: { id: (await ask()).id } } });
+    expect(now.answers).toEqual([]);
+    expect(now.answersCount).toBe(0);
   });
 });
 
@@ -451,7 +494,8 @@ describe('session mode (the dashboard)', () => {
         if (specifier!.startsWith('./')) pending.push(specifier!.slice(2).replace(/\.js$/, '.ts'));
       }
     }
-    expect([...visited].sort()).toEqual(['browser.ts', 'client.ts', 'errors.ts', 'retry.ts']);
+    // generated/versions.ts: the list of API versions (values, no imports of its own at run time).
+    expect([...visited].sort()).toEqual(['browser.ts', 'client.ts', 'errors.ts', 'generated/versions.ts', 'retry.ts']);
     const exports = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).exports;
     expect(exports['./browser']).toEqual({ types: './dist/src/browser.d.ts', default: './dist/src/browser.js' });
   });

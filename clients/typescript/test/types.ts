@@ -6,6 +6,7 @@
 import {
   createPatronClient,
   verifyWebhook,
+  type PatronClient,
   type ListItemOf,
   type ListPath,
   type RuleConfigOf,
@@ -211,4 +212,24 @@ export function webhookEvents(rawBody: string, headers: Headers) {
   // @ts-expect-error product.created is not an event of the catalog
   if (event.event === 'product.created') return undefined;
   return event.idempotencyKey;
+}
+
+export async function versions() {
+  // A client pinned to an older API version is typed from that version's document, as exactly as the newest.
+  const old = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_test_x', apiVersion: '2026-11-20' });
+  const version: '2026-11-20' = old.apiVersion;
+  const tier = await old.POST('/loyalty-tiers', { body: { name: 'Gold', thresholdPoints: 500 } });
+  const position: number = tier.position;
+  // @ts-expect-error a threshold is a number at every version
+  await old.POST('/loyalty-tiers', { body: { name: 'Gold', thresholdPoints: '500' } });
+  // @ts-expect-error no such field in the tier body of 2026-11-20
+  await old.POST('/loyalty-tiers', { body: { name: 'Gold', thresholdPoints: 500, rank: 1 } });
+  // @ts-expect-error no such API version
+  createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_x', apiVersion: '2026-11-21' });
+  // @ts-expect-error a client of 2026-11-20 is not a client of the newest version
+  const newest: PatronClient<'2026-12-07'> = old;
+  // The default is the newest version.
+  const latest: PatronClient = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_x' });
+  const named: '2026-12-07' = latest.apiVersion;
+  return { version, position, newest, named };
 }

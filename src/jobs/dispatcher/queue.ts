@@ -20,6 +20,8 @@ export interface ClaimedEndpoint {
   position: number;
   /** Deliveries a dead dispatcher was sending, recorded failed "interrupted" by this claim. */
   interrupted: number;
+  /** The API version its deliveries are rendered in: its own, else its organization's (docs/api.md#api-versions). */
+  apiVersion: string;
 }
 
 export interface WindowDelivery {
@@ -75,6 +77,7 @@ export async function claimEndpoints(
     is_active: boolean;
     position: string;
     interrupted: string;
+    api_version: string;
   }>`${PREPARE}
     with candidates as (
       select e.organization_id, e.id, e.settled_through, e.dispatched_through from webhook_endpoints e
@@ -94,10 +97,11 @@ export async function claimEndpoints(
         dispatched_through = c.settled_through
       from candidates c
       where e.organization_id = c.organization_id and e.id = c.id
-      returning e.organization_id, e.id, e.is_active, e.settled_through
+      returning e.organization_id, e.id, e.is_active, e.settled_through, e.api_version
     )
     select l.organization_id, l.id, l.is_active, l.settled_through as position,
-      (select count(*) from interrupted i where i.organization_id = l.organization_id and i.webhook_id = l.id) as interrupted
+      (select count(*) from interrupted i where i.organization_id = l.organization_id and i.webhook_id = l.id) as interrupted,
+      coalesce(l.api_version, (select o.api_version from organizations o where o.id = l.organization_id)) as api_version
     from leased l`.execute(db);
   return rows.map((row) => ({
     organizationId: row.organization_id,
@@ -105,6 +109,7 @@ export async function claimEndpoints(
     isActive: row.is_active,
     position: Number(row.position),
     interrupted: Number(row.interrupted),
+    apiVersion: row.api_version,
   }));
 }
 

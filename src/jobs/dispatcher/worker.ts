@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { deliveryHeaders, signingKeys, type SigningKeys } from '../../events/signing.js';
+import { renderEnvelope } from '../../versions/index.js';
 import type { DispatcherMetrics } from './metrics.js';
 import {
   claimWindow,
@@ -114,12 +115,14 @@ async function sendWindow(
       keys = keysFor(context, current);
     }
     target = current;
-    const body = Buffer.from(delivery.body, 'utf8');
+    // Rendered at send time for the endpoint's version: the text as stored at the newest (docs/api.md#api-versions).
+    const body = Buffer.from(renderEnvelope(delivery.body, endpoint.apiVersion), 'utf8');
     const headers = deliveryHeaders(keys, {
       idempotencyKey: delivery.idempotencyKey,
       timestampSeconds: Math.floor(Date.now() / 1000),
       body,
     });
+    headers['patron-version'] = endpoint.apiVersion;
     const outcome = await sender.send(target.url, body, headers, stop);
     metrics.outcomes.inc({ outcome: outcome.status });
     metrics.duration.observe({ outcome: outcome.status }, outcome.durationMs / 1000);

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { authOf } from '../../http/auth.js';
+import { versionOf } from '../../http/versions.js';
 import type { PatronApp, PlatformServices } from '../../core/types.js';
 import { listEnvelope } from '../../records/envelope.js';
 import { IdParams } from '../../records/common.js';
@@ -34,7 +35,8 @@ export function eventRoutes(app: PatronApp, { db, eventCatalog }: PlatformServic
         response: { 200: listEnvelope(Event) },
       },
     },
-    async (request, reply) => sendText(reply, await events.list(authOf(request).organizationId, request.query)),
+    async (request, reply) =>
+      sendText(reply, await events.list(authOf(request).organizationId, request.query, versionOf(request))),
   );
 
   app.get(
@@ -49,6 +51,7 @@ export function eventRoutes(app: PatronApp, { db, eventCatalog }: PlatformServic
         response: { 200: Event },
       },
     },
-    async (request, reply) => sendText(reply, await events.get(authOf(request).organizationId, request.params.id)),
+    async (request, reply) =>
+      sendText(reply, await events.get(authOf(request).organizationId, request.params.id, versionOf(request))),
   );
 }

@@ -4,6 +4,7 @@ import { notFound, validationError } from '../../core/errors.js';
 import type { EventCatalog } from '../../core/types.js';
 import { listPage } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
+import { renderEnvelope } from '../../versions/index.js';
 import { eventList } from './list.js';
 import { ENVELOPE, findEventEnvelope } from './queries.js';
 import { CREATED_AT_BOUNDS, type EventListQuery } from './schemas.js';
@@ -27,7 +28,7 @@ export class EventService {
    * One page, newest first. The events' own parameters become conditions of the list engine's filter document,
    * ANDed with the caller's `filter` (checked first, so its errors name it), so the cursor is bound to them too.
    */
-  async list(organizationId: string, query: EventListQuery): Promise<JsonText> {
+  async list(organizationId: string, query: EventListQuery, version: string): Promise<JsonText> {
     const { type, objectId, ...rest } = query;
     const params = { limit: rest.limit, cursor: rest.cursor, sort: rest.sort, filter: rest.filter };
     compileFilterParam(eventList, params.filter);
@@ -47,14 +48,15 @@ export class EventService {
       columns: sql`${ENVELOPE} as body`,
     });
     return {
-      json: `{"data":[${page.rows.map((row) => row.body).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,
+      json: `{"data":[${page.rows.map((row) => renderEnvelope(row.body, version)).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,
     };
   }
 
-  async get(organizationId: string, id: string): Promise<JsonText> {
+  /** At the caller's version: the same bytes a delivery to an endpoint on that version sends (docs/api.md#api-versions). */
+  async get(organizationId: string, id: string, version: string): Promise<JsonText> {
     const { rows } = await findEventEnvelope(this.db, organizationId, id);
     if (!rows[0]) throw notFound('The event');
-    return { json: rows[0].body };
+    return { json: renderEnvelope(rows[0].body, version) };
   }
 
   /**

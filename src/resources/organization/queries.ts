@@ -25,7 +25,7 @@ export const listOrganizations = (db: Kysely<DB>) =>
 
 export const insertOrganization = (
   db: Executor,
-  values: { id: string; name: string; timezone: string; api_requests_per_minute?: number },
+  values: { id: string; name: string; timezone: string; api_version: string; api_requests_per_minute?: number },
 ) => db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();
 
 /** The organization columns a PATCH or the operator's `org update` may set. */
@@ -35,6 +35,7 @@ export interface OrganizationChanges {
   cascade_delete_reviews?: boolean | undefined;
   review_summary_min_reviews?: number | undefined;
   expiring_soon_days?: number | undefined;
+  api_version?: string | undefined;
   api_requests_per_minute?: number | undefined;
   loyalty_events_per_minute?: number | undefined;
   loyalty_stamps_per_minute?: number | undefined;

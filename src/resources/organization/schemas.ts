@@ -36,6 +36,13 @@ const organizationFields = {
     }),
   ),
   settings: Type.Optional(OrganizationSettingsInput),
+  apiVersion: Type.Optional(
+    Type.String({
+      maxLength: 10,
+      description:
+        'The default API version (YYYY-MM-DD): a version the server knows, the current one or a later one; never an earlier one.',
+    }),
+  ),
 };
 
 /** The fields PATCH /organization sets (docs/api.md#organization-settings). The plan is the operator's (CLI). */

@@ -14,6 +14,7 @@ import {
 import { toOrganization, type Organization } from '../../records/organization.js';
 import { insertDefaultProgram } from '../loyalty/index.js';
 import type { OrganizationBody, OrganizationInput } from './schemas.js';
+import { invalidVersion, isKnownVersion, LATEST_VERSION } from '../../versions/index.js';
 
 /**
  * IANA names are Area/Location paths (or UTC): this refuses POSIX strings and offsets such as "+05:00", which
@@ -61,6 +62,8 @@ export async function createOrganization(db: Kysely<DB>, input: NewOrganization)
       id: uuidv7(),
       name,
       timezone,
+      // The newest version at its creation (docs/api.md#api-versions).
+      api_version: LATEST_VERSION,
       ...(input.apiRequestsPerMinute !== undefined ? { api_requests_per_minute: input.apiRequestsPerMinute } : {}),
     });
     await insertDefaultProgram(trx, created.id);
@@ -107,8 +110,27 @@ export async function updateOrganization(
     }
     changes.timezone = fields.timezone;
   }
+  if (fields.apiVersion !== undefined) {
+    changes.api_version = await forwardVersion(db, organizationId, fields.apiVersion, `${path}.apiVersion`);
+  }
   const row = await updateOrganizationIfChanged(db, organizationId, changes);
   return row ? toOrganization(row) : getOrganization(db, organizationId);
+}
+
+/**
+ * The organization's default API version moves forward only (docs/api.md#api-versions): an unknown version is
+ * INVALID_VERSION, an earlier one than the current a validation error naming both; the same one changes nothing.
+ */
+async function forwardVersion(db: Kysely<DB>, organizationId: string, wanted: string, path: string): Promise<string> {
+  if (!isKnownVersion(wanted)) throw invalidVersion(wanted, path);
+  const current = (await getOrganization(db, organizationId)).apiVersion;
+  if (wanted < current) {
+    throw validationError(
+      `Invalid request: the API version moves forward only; the organization is on ${current}, so ${wanted} cannot be set. Send Patron-Version: ${wanted} on a request to use the older version for it alone.`,
+      [{ path, message: `must be ${current} or later` }],
+    );
+  }
+  return wanted;
 }
 
 /** What the operator's `patron org update` may change: the plan allowances too, which the API never changes. */

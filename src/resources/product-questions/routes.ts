@@ -162,7 +162,7 @@ export function productQuestionRoutes(app: PatronApp, { db }: PlatformServices):
       config: write,
       schema: {
         operationId: 'deleteProductQuestion',
-        summary: 'Delete a question with its answers; triggers productQuestion.deleted carrying the answers',
+        summary: 'Delete a question with its answers; answers the question with them, as its event carries them',
         tags,
         params: ProductQuestionParams,
         response: { 200: ProductQuestion },

@@ -176,7 +176,8 @@ export class ProductQuestionService {
       if (!row) throw notFound('The product question');
       const events = await deleteLockedQuestions(trx, organizationId, [row]);
       await recordEvents(trx, events);
-      return toProductQuestion(row);
+      // The question as its productQuestion.deleted event carries it: with the answers deleted with it.
+      return events[0]!.record as ProductQuestion;
     });
   }
 

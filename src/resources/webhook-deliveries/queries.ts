@@ -28,6 +28,13 @@ export const lockEndpoint = (trx: Executor, organizationId: string, id: string) 
         'live_previous_secret',
       ),
     )
+    // The version its deliveries are rendered in: its own, else its organization's (docs/api.md#api-versions).
+    .select(
+      sql<string>`coalesce(webhook_endpoints.api_version,
+        (select o.api_version from organizations o where o.id = webhook_endpoints.organization_id))`.as(
+        'delivery_version',
+      ),
+    )
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .forUpdate()

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { renderEnvelope } from '../../versions/index.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { DB } from '../../db/schema.js';
 import { composeEnvelope } from '../../events/envelope.js';
@@ -145,14 +146,16 @@ export class WebhookDeliveryService {
     ) => Promise<{ eventId: string | null; eventName: string; idempotencyKey: string; body: string }>,
     missingEndpoint: () => Error = () => notFound(ENDPOINT),
   ): Promise<WebhookDelivery> {
-    const { row, text, secrets } = await this.db.transaction().execute(async (trx) => {
+    const { row, text, secrets, version } = await this.db.transaction().execute(async (trx) => {
       const endpoint = await lockEndpoint(trx, organizationId, webhookId);
       if (!endpoint) throw missingEndpoint();
-      const delivery = await prepare(trx, endpoint);
+      const prepared = await prepare(trx, endpoint);
+      // Rendered for the endpoint's version, like the dispatcher's deliveries (docs/api.md#api-versions).
+      const delivery = { ...prepared, body: renderEnvelope(prepared.body, endpoint.delivery_version) };
       if (!endpoint.is_active) throw inactive();
       const { rows } = await insertManualDelivery(trx, { organizationId, webhookId, url: endpoint.url, ...delivery });
       const secrets = [endpoint.secret_ciphertext, endpoint.live_previous_secret] as const;
-      return { row: rows[0]!, text: delivery.body, secrets };
+      return { row: rows[0]!, text: delivery.body, secrets, version: endpoint.delivery_version };
     });
     const body = Buffer.from(text, 'utf8');
     // Signed like the dispatcher's deliveries: the current secret, and the previous one during a rotation.
@@ -162,7 +165,7 @@ export class WebhookDeliveryService {
       timestampSeconds: Math.floor(Date.now() / 1000),
       body,
     });
-    const outcome = await this.sender.send(row.url, body, headers);
+    const outcome = await this.sender.send(row.url, body, { ...headers, 'patron-version': version });
     const recorded = await recordOutcome(this.db, organizationId, row.id, outcome);
     return toDelivery(recorded ?? row);
   }

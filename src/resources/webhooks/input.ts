@@ -11,6 +11,7 @@ import { checkWebhookUrlSyntax, resolveWebhookHost, type WebhookUrlPolicy } from
 import { ApiError, validationError, type ErrorDetail } from '../../core/errors.js';
 import type { WebhookEndpointChanges } from './queries.js';
 import type { WebhookFields } from './schemas.js';
+import { invalidVersion, isKnownVersion } from '../../versions/index.js';
 
 const fieldError = (path: string, message: string) =>
   validationError(`Invalid request: ${path} ${message}.`, [{ path, message }]);
@@ -92,6 +93,9 @@ export async function toChanges(
 ): Promise<WebhookEndpointChanges & { generatedSecret?: string }> {
   // Cheap checks first, so a bad event name or secret is reported without waiting for DNS.
   const events = fields.events !== undefined ? checkEvents(fields.events, path, catalog) : undefined;
+  if (typeof fields.apiVersion === 'string' && !isKnownVersion(fields.apiVersion)) {
+    throw invalidVersion(fields.apiVersion, `${path}.apiVersion`);
+  }
   const secret = secretOf(fields, path);
   if (secret && !box) throw noSecretKey();
   if (fields.url !== undefined) await checkUrl(fields.url, path, policy);
@@ -99,6 +103,7 @@ export async function toChanges(
     url: fields.url,
     events,
     isActive: fields.isActive,
+    apiVersion: fields.apiVersion,
     secretCiphertext: secret === undefined ? undefined : secret === null ? null : box!.seal(secret),
     ...(fields.generateSecret === true ? { generatedSecret: secret! } : {}),
   };

@@ -35,6 +35,7 @@ export const insertWebhookEndpoint = (
     url: string;
     events: string[];
     isActive: boolean;
+    apiVersion: string | null;
     secretCiphertext: string | null;
   },
 ) =>
@@ -46,6 +47,7 @@ export const insertWebhookEndpoint = (
       url: values.url,
       events: values.events,
       is_active: values.isActive,
+      api_version: values.apiVersion,
       secret_ciphertext: values.secretCiphertext,
     })
     .returningAll()
@@ -55,6 +57,8 @@ export interface WebhookEndpointChanges {
   url?: string | undefined;
   events?: string[] | undefined;
   isActive?: boolean | undefined;
+  /** Undefined keeps the pinned version; null follows the organization's. */
+  apiVersion?: string | null | undefined;
   /** Undefined keeps the stored secret; null removes it. Setting or removing it ends a rotation's overlap. */
   secretCiphertext?: string | null | undefined;
 }
@@ -73,6 +77,7 @@ export const updateWebhookEndpoint = (
       url: changes.url,
       events: changes.events,
       is_active: changes.isActive,
+      api_version: changes.apiVersion,
       ...(changes.secretCiphertext !== undefined
         ? {
             secret_ciphertext: changes.secretCiphertext,

@@ -26,6 +26,12 @@ const optionalFields = {
       description: `${MIN_SECRET_LENGTH}..${MAX_SECRET_LENGTH} characters, stored encrypted. One starting with whsec_ must be a Standard Webhooks secret (whsec_ + base64 of 24 to 64 bytes), and webhook-signature is then keyed with the decoded bytes. On PUT: omitted keeps the stored secret, null removes it.`,
     }),
   ),
+  apiVersion: Type.Optional(
+    Type.Union([Type.String({ maxLength: 10 }), Type.Null()], {
+      description:
+        "The API version (YYYY-MM-DD) its deliveries are rendered in, any version the server knows; null (the default) follows the organization's apiVersion. On PUT: omitted keeps it.",
+    }),
+  ),
   generateSecret: Type.Optional(
     Type.Boolean({
       description:

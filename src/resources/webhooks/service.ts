@@ -32,7 +32,7 @@ import {
 } from '../../records/webhook-endpoint.js';
 
 const NOUN = 'webhook endpoint';
-const FIELDS = ['url', 'events', 'isActive', 'hmacSecret', 'generateSecret'] as const;
+const FIELDS = ['url', 'events', 'isActive', 'apiVersion', 'hmacSecret', 'generateSecret'] as const;
 
 /** The secret the server generated, answered once (docs/api.md#endpoint-records-and-secrets). */
 const withGenerated = (endpoint: WebhookEndpoint, generatedSecret: string | undefined): WebhookEndpointSaved =>
@@ -97,6 +97,7 @@ export class WebhookService {
         url: changes.url!,
         events: changes.events!,
         isActive: changes.isActive ?? true,
+        apiVersion: changes.apiVersion ?? null,
         secretCiphertext: changes.secretCiphertext ?? null,
       });
       await recordEvents(trx, [webhookEvent(organizationId, 'webhook.created', row)]);

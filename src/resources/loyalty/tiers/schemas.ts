@@ -3,6 +3,9 @@ import { MetadataInput } from '../../../records/common.js';
 import { requiredOnCreate } from '../../../resource-kit/body.js';
 import { dataBody } from '../body.js';
 
+/** The highest position a tier takes; a tier placed after one there stays there. */
+export const MAX_POSITION = 1_000_000;
+
 export const TierBody = dataBody({
   loyaltyProgramId: Type.String({
     format: 'uuid',
@@ -10,7 +13,11 @@ export const TierBody = dataBody({
   }),
   name: Type.String({ minLength: 1, maxLength: 200 }),
   thresholdPoints: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  position: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Default 0.' }),
+  position: Type.Integer({
+    minimum: 0,
+    maximum: MAX_POSITION,
+    description: "On create, default: after the program's tiers (their highest position + 1, or 0 for its first tier).",
+  }),
   metadata: MetadataInput,
 });
 export type TierBody = Static<typeof TierBody>;

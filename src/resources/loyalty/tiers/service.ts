@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { uuidv7 } from '../../../util/ids.js';
 import { isUniqueViolation, isForeignKeyViolation } from '../../../db/errors.js';
 import type { DB } from '../../../db/schema.js';
@@ -14,7 +14,7 @@ import { resolveProgram } from '../engine/programs.js';
 import { tierList } from './list.js';
 import type { TierBody, TierFields } from './schemas.js';
 import { type LoyaltyTier, tierEvent, toTier } from '../../../records/loyalty/tier.js';
-import { TIER_REQUIRED } from './schemas.js';
+import { MAX_POSITION, TIER_REQUIRED } from './schemas.js';
 
 const thresholdTaken = (threshold: number | undefined) =>
   conflict(`The program already has a tier at ${threshold} points; thresholds are unique within a program.`);
@@ -61,7 +61,11 @@ export class LoyaltyTierService {
             loyalty_program_id: program.id,
             name: fields.name!,
             threshold_points: fields.thresholdPoints!,
-            ...(fields.position !== undefined ? { position: fields.position } : {}),
+            // Without one, after the program's tiers (docs/api.md#api-versions: before 2026-12-07, 0).
+            position:
+              fields.position ??
+              sql<number>`(select least(coalesce(max(position) + 1, 0), ${MAX_POSITION}) from loyalty_tiers
+                where organization_id = ${organizationId} and loyalty_program_id = ${program.id})`,
             ...(fields.metadata !== undefined ? { metadata: JSON.stringify(fields.metadata) } : {}),
           })
           .returningAll()

@@ -1,0 +1,33 @@
+import type { OpenApiDocument, VersionChange } from '../change.js';
+
+const ROUTE = 'DELETE /v1/product-questions/:id';
+const NEW_SUMMARY = 'Delete a question with its answers; answers the question with them, as its event carries them';
+const OLD_SUMMARY = 'Delete a question with its answers; triggers productQuestion.deleted carrying the answers';
+
+/**
+ * DELETE /v1/product-questions/{id} answers the deleted question with its `answers` and `answersCount`, as its
+ * `productQuestion.deleted` event always did: the answers were deleted with it, and the answer was the only place a
+ * caller could not see which.
+ */
+export const questionDeleteAnswers: VersionChange = {
+  version: '2026-12-01',
+  title: 'A deleted question is answered with its answers',
+  description:
+    'DELETE /v1/product-questions/{id} answers the deleted question with `answers` (every answer deleted with it, ' +
+    'oldest first) and `answersCount`, as its `productQuestion.deleted` event does. Before, the answer left both out.',
+  route: ({ method, url }) =>
+    `${method} ${url}` !== ROUTE
+      ? undefined
+      : {
+          response: (body) => {
+            const { answers: _answers, answersCount: _answersCount, ...question } = body as Record<string, unknown>;
+            return question;
+          },
+        },
+  document: (document: OpenApiDocument) => {
+    const operation = document.paths['/product-questions/{id}']?.delete as { summary?: string } | undefined;
+    if (operation?.summary === NEW_SUMMARY) operation.summary = OLD_SUMMARY;
+  },
+};
+
+export const QUESTION_DELETE_SUMMARY = NEW_SUMMARY;
