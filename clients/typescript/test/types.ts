@@ -231,5 +231,12 @@ export async function versions() {
   // The default is the newest version.
   const latest: PatronClient = createPatronClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'sk_x' });
   const named: '2026-12-07' = latest.apiVersion;
-  return { version, position, newest, named };
+  // A deleted question is answered with its answers from 2026-12-01 on, and without them before.
+  const questionId = '0190a0b0-0000-7000-8000-000000000001';
+  const deleted = await latest.DELETE('/product-questions/{id}', { params: { path: { id: questionId } } });
+  const answersDeleted: number = deleted.answersCount + deleted.answers.length;
+  const deletedBefore = await old.DELETE('/product-questions/{id}', { params: { path: { id: questionId } } });
+  // @ts-expect-error 2026-11-20 answered the question without its answers
+  const noAnswers: unknown = deletedBefore.answers;
+  return { version, position, newest, named, answersDeleted, noAnswers };
 }

@@ -6,6 +6,7 @@ import {
   answerSource,
   answerStatus,
   ProductQuestion,
+  ProductQuestionAnswer,
   questionSource,
   questionStatus,
 } from '../../records/product-question.js';
@@ -177,3 +178,19 @@ export const ProductQuestionImportResult = Type.Object({
   skipped: Type.Array(SkippedRow),
   ...ImportCounts,
 });
+
+/**
+ * DELETE /product-questions/{id}'s answer: the question with every answer deleted with it, as its event carries them
+ * (docs/api.md#api-versions: callers on a version before 2026-12-01 get the question without them).
+ */
+export const DeletedProductQuestion = Type.Object(
+  {
+    ...ProductQuestion.properties,
+    answers: Type.Array(ProductQuestionAnswer, {
+      description: 'Every answer deleted with the question, oldest first.',
+    }),
+    answersCount: Type.Integer({ minimum: 0, description: 'How many answers were deleted with the question.' }),
+  },
+  { $id: 'DeletedProductQuestion', additionalProperties: false },
+);
+export type DeletedProductQuestion = Static<typeof DeletedProductQuestion>;

@@ -35,6 +35,7 @@ import {
   publishedAtFor,
 } from './queries.js';
 import {
+  type DeletedProductQuestion,
   PRODUCT_QUESTION_ANSWER_REQUIRED,
   PRODUCT_QUESTION_REQUIRED,
   type ProductQuestionAnswerCreateBody,
@@ -170,14 +171,14 @@ export class ProductQuestionService {
   }
 
   /** Deletes a question with its answers: one productQuestion.deleted carrying them, no answer events. */
-  async delete(organizationId: string, id: string): Promise<ProductQuestion> {
+  async delete(organizationId: string, id: string): Promise<DeletedProductQuestion> {
     return this.db.transaction().execute(async (trx) => {
       const row = await findQuestion(trx, organizationId, id, true);
       if (!row) throw notFound('The product question');
       const events = await deleteLockedQuestions(trx, organizationId, [row]);
       await recordEvents(trx, events);
       // The question as its productQuestion.deleted event carries it: with the answers deleted with it.
-      return events[0]!.record as ProductQuestion;
+      return events[0]!.record as DeletedProductQuestion;
     });
   }
 
