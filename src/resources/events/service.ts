@@ -5,7 +5,7 @@ import type { EventCatalog } from '../../core/types.js';
 import { listPage } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
 import { eventList } from './list.js';
-import { ENVELOPE, findEventEnvelope } from './queries.js';
+import { envelopeOf, findEventEnvelope } from './queries.js';
 import { CREATED_AT_BOUNDS, type EventListQuery } from './schemas.js';
 
 /** An answer already written as JSON text: the envelopes are composed by the database, byte for byte as sent. */
@@ -44,7 +44,7 @@ export class EventService {
       list: eventList,
       organizationId,
       params: { ...params, filter },
-      columns: sql`${ENVELOPE} as body`,
+      columns: sql`${envelopeOf(organizationId)} as body`,
     });
     return {
       json: `{"data":[${page.rows.map((row) => row.body).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,

@@ -18,6 +18,7 @@ import {
   findDelivery,
   findEndpoint,
   insertManualDelivery,
+  isLiveOrganization,
   lockEndpoint,
   queueRecovery,
   recordOutcome,
@@ -76,14 +77,14 @@ export class WebhookDeliveryService {
 
   /** A webhook.test ping whose data is the endpoint itself, sent whatever the endpoint subscribes to. */
   async test(organizationId: string, webhookId: string): Promise<WebhookDelivery> {
-    return this.sendByHand(organizationId, webhookId, async (_trx, endpoint) => {
+    return this.sendByHand(organizationId, webhookId, async (trx, endpoint) => {
       const idempotencyKey = uuidv7();
       const data = serializeRecord(WebhookEndpoint, toWebhookEndpoint(endpoint));
       return {
         eventId: null,
         eventName: TEST_EVENT,
         idempotencyKey,
-        body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data),
+        body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data, await isLiveOrganization(trx, organizationId)),
       };
     });
   }
