@@ -215,6 +215,8 @@ export interface OperationExample {
   contentType?: string;
   /** The success status it answers, where the operation documents several. */
   status?: number;
+  /** Sent with the demo's test key (`sk_test_…`): the operation answers test keys only (docs/api.md#test-mode). */
+  testMode?: boolean;
 }
 
 /** What an example request answered on the demo world: shown as the success response's example. */

@@ -7,7 +7,7 @@ import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { PatronError, type PatronClient } from '@patron/client/browser';
 import { createDashboardClient } from './client';
-import { dashboardEndpoints, getSession, type DashboardEndpoints, type Session } from './contract';
+import { dashboardEndpoints, getSession, setTestMode, type DashboardEndpoints, type Session } from './contract';
 
 export const SESSION_QUERY_KEY = ['session'] as const;
 
@@ -59,6 +59,22 @@ export const useDashboardApi = (): DashboardEndpoints => useSignedIn().endpoints
 export function useCan(permission: string): boolean {
   const { permissions } = useSession();
   return permissions.includes('all') || permissions.includes(permission);
+}
+
+/**
+ * Switches the session between live and test data (docs/api.md#test-mode). Every cached answer is of the mode it was
+ * read in, so the whole cache is emptied before the new session goes in: no page shows one mode's records in the
+ * other.
+ */
+export function useSwitchTestMode(): (testMode: boolean) => Promise<void> {
+  const queryClient = useQueryClient();
+  const { session } = useSignedIn();
+  return async (testMode) => {
+    const next = await setTestMode(session.csrfToken, testMode);
+    await queryClient.cancelQueries();
+    queryClient.clear();
+    queryClient.setQueryData(SESSION_QUERY_KEY, next);
+  };
 }
 
 /** Puts a session in the cache (after signing in) or removes it (after signing out). */
