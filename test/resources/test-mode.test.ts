@@ -243,7 +243,7 @@ describe('POST /v1/test-data/reset', () => {
     expect(response.json().error.message).toMatch(/test key \(sk_test_…\)/);
   });
 
-  it("deletes every record of the test data, keeps its keys, endpoints and audit log, and leaves live data alone", async () => {
+  it('deletes every record of the test data, keeps its keys, endpoints and audit log, and leaves live data alone', async () => {
     const owner = await t.tenant({ name: 'Reset Roasters' });
     const ownerTestKey = await t.key(owner.testOrganizationId);
     for (const key of [owner.key, ownerTestKey]) {

@@ -61,19 +61,25 @@ export function useCan(permission: string): boolean {
   return permissions.includes('all') || permissions.includes(permission);
 }
 
+/** Every cached answer but the session's own: what a switch of mode empties. */
+const notTheSession = {
+  predicate: (query: { queryKey: readonly unknown[] }) => query.queryKey[0] !== SESSION_QUERY_KEY[0],
+};
+
 /**
  * Switches the session between live and test data (docs/api.md#test-mode). Every cached answer is of the mode it was
- * read in, so the whole cache is emptied before the new session goes in: no page shows one mode's records in the
- * other.
+ * read in, so once the server has switched, reads in flight are cancelled and every answer is dropped (the pages on
+ * screen read again, in the new mode): no page shows one mode's records in the other. The session's own entry is
+ * replaced, not dropped, so the route guard watching it sees the new mode at once.
  */
 export function useSwitchTestMode(): (testMode: boolean) => Promise<void> {
   const queryClient = useQueryClient();
   const { session } = useSignedIn();
   return async (testMode) => {
     const next = await setTestMode(session.csrfToken, testMode);
-    await queryClient.cancelQueries();
-    queryClient.clear();
+    await queryClient.cancelQueries(notTheSession);
     queryClient.setQueryData(SESSION_QUERY_KEY, next);
+    await queryClient.resetQueries(notTheSession);
   };
 }
 

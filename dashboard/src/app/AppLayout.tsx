@@ -100,6 +100,7 @@ export function AppLayout() {
             <Switch
               label="Test mode"
               color="orange"
+              styles={{ label: { whiteSpace: 'nowrap' } }}
               checked={testMode}
               disabled={switching}
               onChange={(event) => void onSwitch(event.currentTarget.checked)}
@@ -123,8 +124,12 @@ export function AppLayout() {
             h={34}
             style={{ display: 'flex', alignItems: 'center' }}
           >
-            <Text size="sm" fw={600} truncate="end">
+            <Text size="sm" fw={600} visibleFrom="sm">
               Test mode: you are viewing test data. Changes here do not affect live data.
+            </Text>
+            {/* A phone's width holds the gist only. */}
+            <Text size="sm" fw={600} hiddenFrom="sm">
+              Test mode: test data only; live data is untouched.
             </Text>
           </Box>
         )}

@@ -109,7 +109,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
         summary: 'Switch the session into or out of test mode',
         description:
           "In test mode every resource and settings endpoint reads and writes the organization's test data (its " +
-          'test twin: the data test keys, `sk_test_…`, act on); the users and the session stay the organization\'s. ' +
+          "test twin: the data test keys, `sk_test_…`, act on); the users and the session stay the organization's. " +
           'The mode is kept with the session, so it survives a reload.',
         tags: TAGS,
         body: UpdateSessionBody,

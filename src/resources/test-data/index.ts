@@ -69,7 +69,8 @@ function testDataRoutes(app: PatronApp, { db }: PlatformServices): void {
       config: { permission: TEST_DATA_WRITE, cost: 10 },
       schema: {
         operationId: 'resetTestData',
-        summary: "Delete every record of the organization's test data, in the background (test keys and test mode only)",
+        summary:
+          "Delete every record of the organization's test data, in the background (test keys and test mode only)",
         description:
           'Keeps the test keys, webhook endpoints, settings and audit log; deletes customers, products, orders, loyalty, ' +
           'reviews, questions, wishlists, templates, events, deliveries, mail and jobs of the test data, and gives it ' +

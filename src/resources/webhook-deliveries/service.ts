@@ -84,7 +84,13 @@ export class WebhookDeliveryService {
         eventId: null,
         eventName: TEST_EVENT,
         idempotencyKey,
-        body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data, await isLiveOrganization(trx, organizationId)),
+        body: composeEnvelope(
+          TEST_EVENT,
+          new Date(),
+          idempotencyKey,
+          data,
+          await isLiveOrganization(trx, organizationId),
+        ),
       };
     });
   }
