@@ -6,11 +6,8 @@
  * its own). `livemode` is false for an organization's test twin (docs/api.md#test-mode).
  */
 export function composeEnvelope(
-  event: string,
-  timestamp: Date,
-  id: string,
+  { event, timestamp, id, livemode }: { event: string; timestamp: Date; id: string; livemode: boolean },
   dataJson: string,
-  livemode: boolean,
 ): string {
   return `{"id":${JSON.stringify(id)},"event":${JSON.stringify(event)},"timestamp":"${timestamp.toISOString()}","idempotencyKey":${JSON.stringify(id)},"livemode":${livemode},"data":${dataJson}}`;
 }

@@ -85,11 +85,13 @@ export class WebhookDeliveryService {
         eventName: TEST_EVENT,
         idempotencyKey,
         body: composeEnvelope(
-          TEST_EVENT,
-          new Date(),
-          idempotencyKey,
+          {
+            event: TEST_EVENT,
+            timestamp: new Date(),
+            id: idempotencyKey,
+            livemode: await isLiveOrganization(trx, organizationId),
+          },
           data,
-          await isLiveOrganization(trx, organizationId),
         ),
       };
     });
