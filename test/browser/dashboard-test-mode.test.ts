@@ -113,6 +113,11 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('the dashboard
       await banner().waitFor();
       expect(await testModeSwitch().isChecked()).toBe(true);
       await check('settings', 1280);
+      // The keys made here are test keys, and the tab says so.
+      await open('settings?tab=keys', 'Settings');
+      await page.getByText(/These are the test keys/).waitFor();
+      await page.getByRole('row', { name: /sk_test_/ }).first().waitFor();
+      await check('settings-keys', 1280);
       await page.setViewportSize({ width: 390, height: 844 });
       await open('loyalty', 'Loyalty');
       await page.getByRole('row', { name: new RegExp(PROGRAM) }).waitFor();

@@ -131,7 +131,7 @@ interface CommonClientOptions {
 export type PatronClientOptions = CommonClientOptions &
   (
     | {
-        /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
+        /** A secret key, `sk_…` (live) or `sk_test_…` (test mode); sent as `Authorization: Bearer`. */
         apiKey: string;
         session?: never;
       }
