@@ -109,7 +109,7 @@ describe('patron CLI', () => {
   let berlinOrganizationId: string;
   let fullKey: { id: string; key: string };
   let ordersKey: { id: string; key: string };
-  let demo: { organizationId: string; key: string };
+  let demo: { organizationId: string; key: string; testKey: string };
 
   beforeAll(async () => {
     dataDir = await migratedDataDir('patron-cli-');
@@ -331,7 +331,11 @@ describe('patron CLI', () => {
     expect(seeded.key).toMatch(KEY);
     expect(seeded.permissions).toEqual(['all']);
     expect(seeded.organization).toMatchObject({ id: expect.stringMatching(UUID), name: 'Demo', timezone: 'UTC' });
-    demo = { organizationId: (seeded.organization as { id: string }).id, key: seeded.key as string };
+    demo = {
+      organizationId: (seeded.organization as { id: string }).id,
+      key: seeded.key as string,
+      testKey: seeded.testKey as string,
+    };
   });
 
   describe('the API on the same database, after the CLI has exited', () => {
@@ -383,14 +387,15 @@ describe('patron CLI', () => {
 
     it('stores only a SHA-256 of each key: the api_keys table holds no plaintext key', async () => {
       const rows = await database.db.selectFrom('api_keys').selectAll().execute();
-      // The two made here, the demo key, and the demo world's second key (the dashboard's revoke example revokes it).
-      expect(rows).toHaveLength(4);
+      // The two made here, the demo key, its test key, and the demo world's second key (the dashboard's revoke example
+      // revokes it).
+      expect(rows).toHaveLength(5);
       expect(rows.filter((row) => row.name === 'storefront')).toHaveLength(1);
       const stored = JSON.stringify(rows);
       expect(stored).not.toMatch(ANY_KEY);
-      for (const { key } of [fullKey, ordersKey, demo]) {
+      for (const { key } of [fullKey, ordersKey, demo, { key: demo.testKey }]) {
         expect(stored).not.toContain(key);
-        expect(stored).not.toContain(key.slice(3)); // not even the random part without its prefix
+        expect(stored).not.toContain(key.replace(/^sk_(test_)?/, '')); // not even the random part without its prefix
         expect(rows.filter((row) => row.key_hash === sha256(key))).toHaveLength(1);
       }
       const revoked = rows.find((row) => row.id === fullKey.id);
