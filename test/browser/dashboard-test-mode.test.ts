@@ -116,7 +116,10 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('the dashboard
       // The keys made here are test keys, and the tab says so.
       await open('settings?tab=keys', 'Settings');
       await page.getByText(/These are the test keys/).waitFor();
-      await page.getByRole('row', { name: /sk_test_/ }).first().waitFor();
+      await page
+        .getByRole('row', { name: /sk_test_/ })
+        .first()
+        .waitFor();
       await check('settings-keys', 1280);
       await page.setViewportSize({ width: 390, height: 844 });
       await open('loyalty', 'Loyalty');
