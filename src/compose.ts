@@ -38,6 +38,7 @@ import { analyticsResource } from './resources/analytics/index.js';
 import { mailResource } from './resources/mail/index.js';
 import { surveysResource } from './resources/surveys/index.js';
 import { auditLogResource } from './resources/audit-log/index.js';
+import { testDataResource } from './resources/test-data/index.js';
 import type { ResourceModuleWithLists } from './resource-kit/module.js';
 import { QUICK_FILTER_RESOURCES } from './records/quick-filter.js';
 import { IMPORT_RESOURCES } from './records/import-job.js';
@@ -67,6 +68,7 @@ const modules: readonly ResourceModuleWithLists[] = [
   mailResource,
   surveysResource,
   auditLogResource,
+  testDataResource,
 ];
 
 /**
@@ -158,6 +160,7 @@ export { startMailSender, type MailSender } from './resources/mail/index.js';
 export {
   allOrganizations,
   createOrganization,
+  findTestOrganizationId,
   isTimeZone,
   updateOrganizationPlan,
 } from './resources/organization/service.js';

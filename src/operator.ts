@@ -10,12 +10,41 @@ import { listOrganizations } from './resources/organization/queries.js';
 
 export type { Organization };
 
+/** An organization as the operator sees it: with its test twin's id (null for a twin itself). */
+export type OperatorOrganization = Organization & { testOrganizationId: string | null };
+
 /**
- * Every organization, read without the organization service, which imports loyalty (a new organization gets its
- * default program): listing, and checking an id before a key or user is made, need none of it.
+ * Every organization, test twins included, read without the organization service, which imports loyalty (a new
+ * organization gets its default program): listing, and checking an id before a key or user is made, need none of it.
  */
-export async function allOrganizations(db: Kysely<DB>): Promise<Organization[]> {
-  return (await listOrganizations(db)).map(toOrganization);
+export async function allOrganizations(db: Kysely<DB>): Promise<OperatorOrganization[]> {
+  return (await listOrganizations(db)).map((row) => ({
+    ...toOrganization(row),
+    testOrganizationId: row.test_organization_id,
+  }));
+}
+
+/** The live organizations: what `patron org list` shows (a twin is reached through its live organization). */
+export async function liveOrganizations(db: Kysely<DB>): Promise<OperatorOrganization[]> {
+  return (await allOrganizations(db)).filter((organization) => organization.livemode);
+}
+
+/**
+ * The live organization a command names; an unknown id, or a test twin's (docs/api.md#test-mode), is refused with
+ * a message saying what to give instead.
+ */
+export async function liveOrganization(db: Kysely<DB>, id: string): Promise<OperatorOrganization> {
+  const organizations = await allOrganizations(db);
+  const found = organizations.find((organization) => organization.id === id);
+  if (!found) throw new Error(`No organization has the id ${id}.`);
+  if (!found.livemode) {
+    const live = organizations.find((organization) => organization.testOrganizationId === id);
+    throw new Error(
+      `${id} is the test twin of the organization "${found.name}" (${live?.id ?? 'unknown'}): give the live organization's id` +
+        ` (a test key: key create --org ${live?.id ?? 'ID'} --test).`,
+    );
+  }
+  return found;
 }
 
 /** Creating and changing organizations: the organization service, loaded by the commands that do it. */

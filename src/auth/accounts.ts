@@ -303,7 +303,11 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
       join.onRef('u.organization_id', '=', 's.organization_id').onRef('u.id', '=', 's.user_id'),
     )
     .innerJoin('organizations as o', 'o.id', 's.organization_id')
+    // Every organization has its twin (createOrganization, migration 0038): a session may act on it in test mode.
+    .innerJoin('organizations as t', 't.live_organization_id', 's.organization_id')
     .select([
+      't.id as test_organization_id',
+      's.test_mode',
       's.organization_id',
       's.id',
       's.user_id',
@@ -350,6 +354,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
       created_at: row.created_at,
       last_used_at: lastUsedAt,
       expires_at: row.expires_at,
+      test_mode: row.test_mode,
     },
     user: {
       organization_id: row.organization_id,
@@ -364,6 +369,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
     organization: {
       id: row.organization_id,
       name: row.organization_name,
+      testOrganizationId: row.test_organization_id,
       api_requests_per_minute: row.api_requests_per_minute,
       loyalty_events_per_minute: row.loyalty_events_per_minute,
       loyalty_stamps_per_minute: row.loyalty_stamps_per_minute,
@@ -430,4 +436,19 @@ export async function forgetSignInAttempt(db: Executor, attemptId: string): Prom
 
 export async function clearSignInFailures(db: Executor, email: string): Promise<void> {
   await db.deleteFrom('sign_in_failures').where('email', '=', normalEmail(email)).execute();
+}
+
+/** Puts a session in test mode or takes it out (docs/api.md#test-mode); its next request acts accordingly. */
+export async function setSessionTestMode(
+  db: Kysely<DB>,
+  organizationId: string,
+  sessionId: string,
+  testMode: boolean,
+): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ test_mode: testMode })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', sessionId)
+    .execute();
 }

@@ -5,22 +5,30 @@ import type { ApiKeysTable, DB } from '../db/schema.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 40;
-const PREFIX_LENGTH = 11; // "sk_" + 8 characters: enough to tell keys apart, far too little to guess one.
-export const KEY_PATTERN = /^sk_[0-9A-Za-z]{32,128}$/;
+/** A live key is `sk_` + the random part; a test key, which acts on the organization's test twin, `sk_test_` + it. */
+const LIVE_PREFIX = 'sk_';
+const TEST_PREFIX = 'sk_test_';
+// The visible prefix: the mode's prefix + 8 characters, enough to tell keys apart, far too little to guess one.
+const VISIBLE_RANDOM = 8;
+export const KEY_PATTERN = /^sk_(?:test_)?[0-9A-Za-z]{32,128}$/;
 
 /** A secret key anywhere in a text (a URL, a log line): what must never be logged or accepted outside the header. */
-export const SECRET_KEY_IN_TEXT = /(?<![0-9A-Za-z])sk_[0-9A-Za-z]{32,128}(?![0-9A-Za-z])/;
+export const SECRET_KEY_IN_TEXT = /(?<![0-9A-Za-z])sk_(?:test_)?[0-9A-Za-z]{32,128}(?![0-9A-Za-z])/;
+
+/** The part of a key shown in lists and logs: `sk_` or `sk_test_` and the first 8 random characters. */
+const visiblePrefix = (key: string) =>
+  key.slice(0, (key.startsWith(TEST_PREFIX) ? TEST_PREFIX.length : LIVE_PREFIX.length) + VISIBLE_RANDOM);
 
 /** The text with every secret key cut to its visible prefix, e.g. `sk_a1b2c3d4…`: safe to log. */
 const SECRET_KEYS_IN_TEXT = new RegExp(SECRET_KEY_IN_TEXT.source, 'g');
 // Every request's log line passes its URL through here; almost none holds a key, so those skip the regular expression.
 export const withoutSecretKeys = (text: string): string =>
-  text.includes('sk_') ? text.replace(SECRET_KEYS_IN_TEXT, (key) => `${key.slice(0, PREFIX_LENGTH)}…`) : text;
+  text.includes('sk_') ? text.replace(SECRET_KEYS_IN_TEXT, (key) => `${visiblePrefix(key)}…`) : text;
 
-export function generateSecretKey(): string {
+export function generateSecretKey(mode: 'live' | 'test' = 'live'): string {
   let random = '';
   for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)];
-  return `sk_${random}`;
+  return `${mode === 'test' ? TEST_PREFIX : LIVE_PREFIX}${random}`;
 }
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -35,18 +43,27 @@ export interface KeyRecord {
   revokedAt: Date | null;
 }
 
+/**
+ * Makes a key of the organization. Its form follows the organization (docs/api.md#test-mode): a test twin's keys are
+ * `sk_test_…`, a live organization's `sk_…`, so a key's text always says which data it acts on.
+ */
 export async function createKey(
   db: Kysely<DB>,
   input: { organizationId: string; permissions: string[]; name?: string | undefined },
 ): Promise<{ record: KeyRecord; key: string }> {
-  const key = generateSecretKey();
+  const organization = await db
+    .selectFrom('organizations')
+    .select('live_organization_id')
+    .where('id', '=', input.organizationId)
+    .executeTakeFirst();
+  const key = generateSecretKey(organization?.live_organization_id ? 'test' : 'live');
   const row = await db
     .insertInto('api_keys')
     .values({
       organization_id: input.organizationId,
       id: uuidv7(),
       name: input.name ?? null,
-      prefix: key.slice(0, PREFIX_LENGTH),
+      prefix: visiblePrefix(key),
       key_hash: hashKey(key),
       permissions: input.permissions,
     })

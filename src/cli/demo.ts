@@ -7,12 +7,20 @@ import type { Database } from '../db/engine.js';
 import { createJobRunner } from '../jobs/runner/runner.js';
 import { DEMO, DEMO_OWNER_PASSWORD, seedDemoWorld } from '../demo/index.js';
 import { uuidv7, withPlannedIds } from '../util/ids.js';
-import { createOrganization, createRuntime, scheduledJobs, type Organization } from '../compose.js';
+import {
+  createOrganization,
+  createRuntime,
+  findTestOrganizationId,
+  scheduledJobs,
+  type Organization,
+} from '../compose.js';
 
 export interface DemoSeed {
   organization: Organization;
   keyId: string;
   key: string;
+  /** A test key with every permission: it acts on the demo organization's test data (docs/api.md#test-mode). */
+  testKey: string;
   /**
    * The demo owner (owner@demo.example on a fresh database), a one-time sign-in link's token for it, and its demo
    * password (public: the documented sign-in example sends it).
@@ -36,6 +44,13 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
     permissions: [ALL_PERMISSIONS],
     name: 'demo',
   });
+  const testOrganizationId = await findTestOrganizationId(db, organization.id);
+  if (!testOrganizationId) throw new Error('The demo organization was made without its test data');
+  const { key: testKey } = await createKey(db, {
+    organizationId: testOrganizationId,
+    permissions: [ALL_PERMISSIONS],
+    name: 'demo (test)',
+  });
   await seedWorld(database, config, organization.id, key);
   // The dashboard's demo owner signs in with a one-time link, or with the demo password the documented sign-in
   // example sends, so that example works on a fresh quick start (docs/api.md#the-first-start). Both are printed.
@@ -49,6 +64,7 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
     organization,
     keyId: record.id,
     key,
+    testKey,
     owner: { id: owner.id, email, signInToken: token, password: DEMO_OWNER_PASSWORD },
   };
 }

@@ -1,39 +1,55 @@
 import { createKey, listKeys, revokeKey } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
-import { allOrganizations } from '../operator.js';
+import { liveOrganization } from '../operator.js';
 import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 import { print } from './print.js';
 
-/** `patron key create`: `catalog` is every permission a key can be granted (the composition root's). */
+/**
+ * `patron key create`: `catalog` is every permission a key can be granted (the composition root's). With --test the
+ * key is the organization's test twin's, `sk_test_…` (docs/api.md#test-mode), and its audit entry is the twin's.
+ */
 export async function createKeyCommand(
-  options: { org: string; permissions: string; name?: string; json?: boolean },
+  options: { org: string; permissions: string; name?: string; test?: boolean; json?: boolean },
   catalog: readonly string[],
 ): Promise<void> {
   const permissions = parsePermissionList(options.permissions, catalog);
   await withCli(
     async ({ database }) => {
-      const organizations = await allOrganizations(database.db);
-      if (!organizations.some((o) => o.id === options.org))
-        throw new Error(`No organization has the id ${options.org}.`);
-      const created = await cliAudited(options.org, 'key create', { type: 'keys', id: null }, () =>
-        createKey(database.db, { organizationId: options.org, permissions, name: options.name }),
+      const organization = await liveOrganization(database.db, options.org);
+      const organizationId = options.test ? organization.testOrganizationId! : organization.id;
+      const created = await cliAudited(organizationId, 'key create', { type: 'keys', id: null }, () =>
+        createKey(database.db, { organizationId, permissions, name: options.name }),
       );
+      const mode = options.test ? 'test' : 'live';
       print(
         options.json,
-        { id: created.record.id, key: created.key, permissions: created.record.permissions },
-        `Created key ${created.record.id} with ${permissions.join(', ')}:\n  ${created.key}\nIt is shown only now.`,
+        {
+          id: created.record.id,
+          key: created.key,
+          permissions: created.record.permissions,
+          livemode: !options.test,
+          organizationId,
+        },
+        `Created ${mode} key ${created.record.id} with ${permissions.join(', ')}:\n  ${created.key}\n` +
+          (options.test
+            ? `It acts only on the test data of "${organization.name}". It is shown only now.`
+            : 'It is shown only now.'),
       );
     },
     { brief: true },
   );
 }
 
-/** `patron key list`: never the secrets. */
+/** `patron key list`: the organization's live keys, then its test keys (docs/api.md#test-mode); never the secrets. */
 export async function listKeysCommand(options: { org: string; json?: boolean }): Promise<void> {
   await withCli(
     async ({ database }) => {
-      const keys = await listKeys(database.db, options.org);
+      const organization = await liveOrganization(database.db, options.org);
+      const keys = [
+        ...(await listKeys(database.db, organization.id)).map((k) => ({ ...k, livemode: true })),
+        ...(await listKeys(database.db, organization.testOrganizationId!)).map((k) => ({ ...k, livemode: false })),
+      ];
       print(
         options.json,
         { data: keys },
@@ -41,7 +57,7 @@ export async function listKeysCommand(options: { org: string; json?: boolean }):
           ? keys
               .map(
                 (k) =>
-                  `${k.id}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`,
+                  `${k.id}  ${k.livemode ? 'live' : 'test'}  ${k.prefix}…  ${k.permissions.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}${k.name ? `  (${k.name})` : ''}`,
               )
               .join('\n')
           : 'This organization has no keys.',

@@ -105,7 +105,7 @@ org
   .action(async (id: string, options) => (await import('./organizations.js')).updateOrganizationCommand(id, options));
 org
   .command('list')
-  .description('List organizations.')
+  .description('List the live organizations, each with the id of its test twin (test mode).')
   .option('--json', 'print one JSON object { data: [...] }')
   .action(async (options) => (await import('./organizations.js')).listOrganizationsCommand(options));
 org
@@ -196,11 +196,12 @@ key
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--permissions <list>', `"all" or a comma-separated list of: ${permissionCatalog.join(', ')}`, 'all')
   .option('--name <name>', 'a label to recognise the key by')
-  .option('--json', 'print one JSON object { id, key, permissions }')
+  .option('--test', "a test key (sk_test_…): it acts only on the organization's test data, never on live data")
+  .option('--json', 'print one JSON object { id, key, permissions, livemode, organizationId }')
   .action(async (options) => (await import('./keys.js')).createKeyCommand(options, permissionCatalog));
 key
   .command('list')
-  .description("List an organization's keys (never the secrets).")
+  .description("List an organization's keys, live and test (never the secrets).")
   .requiredOption('--org <id>', 'organization id', uuid)
   .option('--json', 'print one JSON object { data: [...] }')
   .action(async (options) => (await import('./keys.js')).listKeysCommand(options));

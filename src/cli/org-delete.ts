@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { allOrganizations } from '../operator.js';
+import { liveOrganization } from '../operator.js';
 import { deleteOrganization, tenantTables } from '../db/organization-delete.js';
 import { withCli } from './context.js';
 
@@ -21,13 +21,13 @@ export async function deleteOrganizationCommand(id: string, options: OrgDeleteOp
     );
   }
   await withCli(async ({ config, database }) => {
-    const organization = (await allOrganizations(database.db)).find((candidate) => candidate.id === id);
-    if (!organization) throw new Error(`No organization has the id ${id}.`);
+    // A twin goes with its live organization (docs/api.md#test-mode), never alone.
+    const organization = await liveOrganization(database.db, id);
     const tables = await tenantTables(database.db);
     if (!options.yes) {
       process.stderr.write(
         `This deletes the organization "${organization.name}" (${organization.id}) and every row it owns in ` +
-          `${tables.length} tables: its keys, store data, loyalty, reviews, webhooks, events and jobs. It cannot be undone.\n`,
+          `${tables.length} tables, and its test data: its keys, store data, loyalty, reviews, webhooks, events and jobs. It cannot be undone.\n`,
       );
       const answer = await ask(`Type the organization's name or id to confirm: `);
       if (answer !== organization.name && answer.toLowerCase() !== organization.id) {

@@ -1,4 +1,4 @@
-import { allOrganizations, organizationService } from '../operator.js';
+import { liveOrganization, liveOrganizations, organizationService } from '../operator.js';
 import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 import { print } from './print.js';
@@ -10,7 +10,7 @@ export async function createOrganizationCommand(options: {
   apiRequestsPerMinute?: number;
   json?: boolean;
 }): Promise<void> {
-  const { createOrganization, isTimeZone } = await organizationService();
+  const { createOrganization, findTestOrganizationId, isTimeZone } = await organizationService();
   // Checked before the database opens, so a typo leaves nothing behind.
   if (!isTimeZone(options.timezone)) {
     throw new Error(`Unknown time zone "${options.timezone}": use an IANA name such as Europe/Berlin.`);
@@ -18,11 +18,13 @@ export async function createOrganizationCommand(options: {
   await withCli(
     async ({ database }) => {
       const created = await createOrganization(database.db, options);
+      const testOrganizationId = await findTestOrganizationId(database.db, created.id);
       print(
         options.json,
-        { id: created.id, name: created.name, timezone: created.timezone },
-        `Created organization "${created.name}" (${created.id}, ${created.timezone}).\n` +
-          `Make a key: npm run patron -- key create --org ${created.id} --permissions all`,
+        { id: created.id, name: created.name, timezone: created.timezone, testOrganizationId },
+        `Created organization "${created.name}" (${created.id}, ${created.timezone}), and its test data (${testOrganizationId}).\n` +
+          `Make a key: npm run patron -- key create --org ${created.id} --permissions all\n` +
+          `Make a test key: npm run patron -- key create --org ${created.id} --permissions all --test`,
       );
     },
     { brief: true },
@@ -54,6 +56,7 @@ export async function updateOrganizationCommand(
   }
   await withCli(
     async ({ database }) => {
+      await liveOrganization(database.db, id);
       const updated = await cliAudited(id, 'org update', { type: 'organization', id }, () =>
         updateOrganizationPlan(database.db, id, changes),
       );
@@ -75,13 +78,16 @@ export async function updateOrganizationCommand(
 export async function listOrganizationsCommand(options: { json?: boolean }): Promise<void> {
   await withCli(
     async ({ database }) => {
-      const organizations = await allOrganizations(database.db);
+      const organizations = await liveOrganizations(database.db);
       print(
         options.json,
         { data: organizations },
         organizations.length
           ? organizations
-              .map((o) => `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min)`)
+              .map(
+                (o) =>
+                  `${o.id}  ${o.name}  (${o.timezone}, ${o.plan.apiRequestsPerMinute}/min; test data ${o.testOrganizationId})`,
+              )
               .join('\n')
           : 'No organizations yet.',
       );

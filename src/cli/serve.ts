@@ -185,7 +185,9 @@ function banner({
       `Created the demo organization "${demo.organization.name}" (${demo.organization.id}),`,
       'with a sample store, loyalty program and reviews to try, and a key with every permission:',
       `  ${demo.key}`,
-      'It is shown only now. Try it:',
+      'and a test key with every permission, acting only on its test data (test mode: nothing it does touches live data):',
+      `  ${demo.testKey}`,
+      'They are shown only now. Try the live one:',
       `  curl -H "Authorization: Bearer ${demo.key}" ${baseUrl}/v1/organization`,
       'or open the API reference signed in with it, and send any request from the page:',
       `  ${baseUrl}/docs#key=${demo.key}`,
@@ -200,7 +202,8 @@ function banner({
     lines.push(
       organizationCount === 0
         ? `No organization yet: ${stopFirst}run  npm run patron -- org create --name "Acme"`
-        : `To make an API key, ${stopFirst}run  npm run patron -- key create --org <organization id> --permissions all`,
+        : `To make an API key, ${stopFirst}run  npm run patron -- key create --org <organization id> --permissions all` +
+            ' (add --test for a test key)',
       '  (list organizations with  npm run patron -- org list)',
     );
   }

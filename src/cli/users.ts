@@ -9,7 +9,7 @@ import {
   type UserRow,
 } from '../auth/accounts.js';
 import type { UserRole } from '../db/schema.js';
-import { allOrganizations } from '../operator.js';
+import { liveOrganization } from '../operator.js';
 import { cliAudited } from './audit.js';
 import { withCli } from './context.js';
 
@@ -69,9 +69,8 @@ export async function createUserCommand(options: {
   await withCli(
     async ({ database }) => {
       const { db } = database;
-      if (!(await allOrganizations(db)).some((o) => o.id === options.org)) {
-        throw new Error(`No organization has the id ${options.org}.`);
-      }
+      // Users belong to the live organization; in the dashboard they switch to its test data (docs/api.md#test-mode).
+      await liveOrganization(db, options.org);
       const { user, token } = await cliAudited(options.org, 'user create', { type: 'users', id: null }, async () => {
         const made = await createUser(db, {
           organizationId: options.org,

@@ -30,9 +30,12 @@ export type PatronApp = FastifyInstance<
 export interface SessionLookup {
   session: Selectable<SessionsTable>;
   user: Selectable<UsersTable>;
+  /** The user's (live) organization; the session acts on `testOrganizationId` instead while `session.test_mode`. */
   organization: {
     id: string;
     name: string;
+    /** Its test twin (docs/api.md#test-mode). */
+    testOrganizationId: string;
     api_requests_per_minute: number;
     loyalty_events_per_minute: number;
     loyalty_stamps_per_minute: number;
@@ -46,11 +49,14 @@ export interface SessionLookup {
 export interface AuthContext {
   /** Set when a secret key authenticated the request. */
   keyId?: string;
-  /** The key's visible prefix (`sk_` and 8 characters), which identifies it in logs and key lists. */
+  /** The key's visible prefix (`sk_` or `sk_test_`, and 8 characters), which identifies it in logs and key lists. */
   keyPrefix?: string;
   /** Set when a dashboard session authenticated the request: never charged to the organization's buckets. */
   session?: SessionLookup;
+  /** The organization the caller acts on: a test key's, or a test-mode session's, is the test twin. */
   organizationId: string;
+  /** False when the caller acts on a test twin (docs/api.md#test-mode). */
+  livemode: boolean;
   /** What the key holds, or what the session's user's role grants, written out from the catalog. */
   permissions: string[];
   plan: Plan;
@@ -211,6 +217,8 @@ export interface OperationExample {
   contentType?: string;
   /** The success status it answers, where the operation documents several. */
   status?: number;
+  /** Sent with the demo's test key (`sk_test_…`): the operation answers test keys only (docs/api.md#test-mode). */
+  testMode?: boolean;
 }
 
 /** What an example request answered on the demo world: shown as the success response's example. */

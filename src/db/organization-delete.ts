@@ -81,14 +81,57 @@ export interface DeleteOrganizationOptions {
 }
 
 /**
- * Deletes an organization and every row it owns, table by table in tenantTables() order, each table in statements
- * of at most `batchRows` rows, each its own short transaction, walking the table's primary key. Tables without a
- * foreign key to organizations (the outbox, the delivery records, import provenance) are covered like the others.
- * The organization row goes last, and every table is swept once more after it, for rows a job still running for
- * the organization wrote meanwhile. Returns the rows deleted per table, `organizations` included
- * (docs/api.md#deleting-an-organization).
+ * Deletes an organization and every row it owns, and its test twin's (docs/api.md#test-mode) before it, table by
+ * table in tenantTables() order, each table in statements of at most `batchRows` rows, each its own short transaction,
+ * walking the table's primary key. Tables without a foreign key to organizations (the outbox, the delivery records,
+ * import provenance) are covered like the others. The organization row goes last, and every table is swept once more
+ * after it, for rows a job still running for the organization wrote meanwhile. Returns the rows deleted per table,
+ * `organizations` included, the twin's counted with the organization's (docs/api.md#deleting-an-organization).
  */
 export async function deleteOrganization(
+  db: Kysely<DB>,
+  organizationId: string,
+  options: DeleteOrganizationOptions,
+): Promise<Record<string, number>> {
+  const twins = await db
+    .selectFrom('organizations')
+    .select('id')
+    .where('live_organization_id', '=', organizationId)
+    .execute();
+  const deleted: Record<string, number> = {};
+  for (const id of [...twins.map((twin) => twin.id), organizationId]) {
+    for (const [table, count] of Object.entries(await deleteOneOrganization(db, id, options))) {
+      deleted[table] = (deleted[table] ?? 0) + count;
+    }
+  }
+  return deleted;
+}
+
+/**
+ * Deletes a test twin's records (POST /test-data/reset, docs/api.md#test-mode): every tenant table's rows of the
+ * organization but those of the tables in `keep`, walked as deleteOrganization walks them. Refuses a live
+ * organization: only a twin's data may be reset. Returns the rows deleted per table.
+ */
+export async function deleteTestData(
+  db: Kysely<DB>,
+  organizationId: string,
+  options: { batchRows: number; keep: ReadonlySet<string> },
+): Promise<Record<string, number>> {
+  const organization = await db
+    .selectFrom('organizations')
+    .select('live_organization_id')
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+  if (!organization?.live_organization_id) throw new Error(`${organizationId} is no test organization`);
+  const deleted: Record<string, number> = {};
+  for (const table of await tenantTables(db)) {
+    if (options.keep.has(table.name)) continue;
+    deleted[table.name] = await deleteRows(db, table, organizationId, options.batchRows);
+  }
+  return deleted;
+}
+
+async function deleteOneOrganization(
   db: Kysely<DB>,
   organizationId: string,
   options: DeleteOrganizationOptions,

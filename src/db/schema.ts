@@ -16,6 +16,11 @@ export interface OrganizationsTable {
   expiring_soon_days: Generated<number>;
   /** The default API version of the organization's key requests and endpoints (migration 0039). */
   api_version: Generated<string>;
+  /**
+   * Set on a test twin: the live organization it belongs to (migration 0038, docs/api.md#test-mode); null for a live
+   * organization.
+   */
+  live_organization_id: Generated<string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -76,6 +81,8 @@ export interface SessionsTable {
   last_used_at: Generated<Date>;
   /** The latest the session may live, whatever its use: 7 days after sign-in. */
   expires_at: Date;
+  /** The session acts on the test twin of its user's organization (docs/api.md#test-mode). */
+  test_mode: Generated<boolean>;
 }
 
 /** A one-time sign-in link; the token (in the link's fragment) is stored only as its SHA-256. */
@@ -634,6 +641,8 @@ export interface BulkJobsTable {
   started_at: Date | null;
   finished_at: Date | null;
   expires_at: Date | null;
+  /** False for a job of an organization's test twin (migration 0038, docs/api.md#test-mode). */
+  livemode: Generated<boolean>;
 }
 
 /** One chunk of an export's gzip file (migration 0029): the rows of one page of the walk; in `seq` order, one gzip. */

@@ -21,6 +21,7 @@ export const DEMO_OWNER_PASSWORD = 'correct horse battery staple';
  */
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   getOrganization: { summary: "The key's organization" },
+  resetTestData: { summary: 'Delete every record of the test data', testMode: true },
   updateOrganization: {
     // Sets a value rather than toggling one, so a second click answers the same record (and writes nothing).
     summary: 'Warn two weeks before points and rewards expire',
@@ -33,6 +34,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     body: { email: 'owner@demo.example', password: DEMO_OWNER_PASSWORD },
   },
   getSession: { summary: 'The signed-in session and its CSRF token' },
+  updateSession: { summary: 'Switch the session to test data', body: { testMode: true } },
   deleteSession: { summary: 'Sign out' },
   changeSessionPassword: {
     summary: 'Choose a new password',

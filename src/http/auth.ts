@@ -26,6 +26,7 @@ const selectKey = prepared(
         'k.prefix as keyPrefix',
         'k.organization_id as organizationId',
         'k.permissions',
+        'o.live_organization_id',
         'o.api_requests_per_minute',
         'o.loyalty_events_per_minute',
         'o.loyalty_stamps_per_minute',
@@ -50,6 +51,7 @@ async function lookUpKey(db: Kysely<DB>, keyHash: string): Promise<AuthContext |
     keyId: row.keyId,
     keyPrefix: row.keyPrefix,
     organizationId: row.organizationId,
+    livemode: row.live_organization_id === null,
     permissions: row.permissions,
     plan: {
       apiRequestsPerMinute: row.api_requests_per_minute,
@@ -91,7 +93,7 @@ export async function authenticate(
   if (!key || !KEY_PATTERN.test(key)) {
     throw new ApiError(
       'UNAUTHORIZED',
-      'Malformed Authorization header: expected "Bearer sk_…" with an organization secret key.',
+      'Malformed Authorization header: expected "Bearer sk_…" (or "Bearer sk_test_…") with an organization secret key.',
     );
   }
   const auth = await findKey(db, key);
@@ -138,11 +140,16 @@ async function authenticateSession(db: Kysely<DB>, token: string, catalog: reado
   return sessionContext(found, catalog);
 }
 
-/** The caller a session makes: the organization and the permissions of the user's role; never charged. */
+/**
+ * The caller a session makes: the organization and the permissions of the user's role; never charged. In test mode
+ * it acts on the test twin of its user's organization (docs/api.md#test-mode), whose plan is the same.
+ */
 export function sessionContext(found: SessionLookup, catalog: readonly string[]): AuthContext {
+  const testMode = found.session.test_mode;
   return {
     session: found,
-    organizationId: found.session.organization_id,
+    organizationId: testMode ? found.organization.testOrganizationId : found.session.organization_id,
+    livemode: !testMode,
     permissions: rolePermissions(found.user.role, catalog),
     plan: {
       apiRequestsPerMinute: found.organization.api_requests_per_minute,

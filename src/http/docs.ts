@@ -46,7 +46,7 @@ const PAGE = `<!doctype html>
  * is then taken out of the address bar; the fragment never reaches the server, so the key is in no log.
  */
 const INIT = `(function () {
-  var match = /^#key=(sk_[0-9A-Za-z]+)$/.exec(window.location.hash);
+  var match = /^#key=(sk_(?:test_)?[0-9A-Za-z]+)$/.exec(window.location.hash);
   if (match) window.history.replaceState(null, '', window.location.pathname + window.location.search);
   window.Scalar.createApiReference('#app', {
     url: '/openapi.json',

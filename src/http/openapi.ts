@@ -101,7 +101,8 @@ export async function registerOpenApi(
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Admin API for one organization\'s customer-engagement data. Authenticate with "Authorization: Bearer ' +
-          'sk_…". Every operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
+          'sk_…" (a live key) or "sk_test_…" (a test key, acting on the organization\'s test data). Every ' +
+          'operation lists the permission it needs (x-permission) and the rate-limit tokens it ' +
           'spends (x-cost). Errors use the envelope { error: { code, message, details? } }. Versions are dates: ' +
           "send Patron-Version: <YYYY-MM-DD> to pick one (else the organization's apiVersion applies); every " +
           "answer carries the version it was served at, and GET /openapi.json?version=<date> is that version's " +

@@ -7,7 +7,9 @@ export const ApiKey = Type.Object(
   {
     id: Uuid,
     name: Type.Union([Type.String(), Type.Null()]),
-    prefix: Type.String({ description: 'The first 11 characters of the key (sk_ and 8 more), to tell keys apart.' }),
+    prefix: Type.String({
+      description: 'The start of the key (sk_ or sk_test_, and 8 more characters), to tell keys apart.',
+    }),
     permissions: Type.Array(Type.String(), { description: '"all", or permissions of the catalog.' }),
     createdAt: Timestamp,
     revokedAt: NullableTimestamp,
@@ -20,7 +22,9 @@ export type ApiKey = Static<typeof ApiKey>;
 export const CreatedApiKey = Type.Object(
   {
     ...ApiKey.properties,
-    key: Type.String({ description: 'The secret key, sk_…: shown only in this answer, never again.' }),
+    key: Type.String({
+      description: 'The secret key, sk_… (live) or sk_test_… (test mode): shown only in this answer, never again.',
+    }),
   },
   { $id: 'CreatedApiKey', additionalProperties: false },
 );

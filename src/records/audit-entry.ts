@@ -36,7 +36,7 @@ export const AuditActor = Type.Object(
         'apiKey (a secret key), user (a dashboard user, or the user a sign-in named), cli (a patron command on the server), system.',
     }),
     id: Nullable("The key's or user's id; null for cli."),
-    label: Nullable("The key's prefix (sk_ and 8 characters), the user's email, or the CLI command."),
+    label: Nullable("The key's prefix (sk_ or sk_test_ and 8 characters), the user's email, or the CLI command."),
   },
   { additionalProperties: false },
 );

@@ -50,6 +50,7 @@ export const ExportJob = Type.Object(
     createdAt: Timestamp,
     startedAt: NullableTimestamp,
     finishedAt: NullableTimestamp,
+    livemode: Type.Boolean({ description: 'False for an export of test data (a test key or a test-mode session).' }),
   },
   { $id: 'ExportJob', additionalProperties: false },
 );
@@ -70,6 +71,7 @@ export const EXPORT_JOB_COLUMNS = [
   'created_at',
   'started_at',
   'finished_at',
+  'livemode',
 ] as const satisfies readonly (keyof BulkJobRow)[];
 export type ExportJobFields = Pick<BulkJobRow, (typeof EXPORT_JOB_COLUMNS)[number]>;
 
@@ -91,6 +93,7 @@ export const toExportJob = (row: ExportJobFields): ExportJob => ({
   createdAt: row.created_at.toISOString(),
   startedAt: row.started_at?.toISOString() ?? null,
   finishedAt: row.finished_at?.toISOString() ?? null,
+  livemode: row.livemode,
 });
 
 export const exportJobEvent = (organizationId: string, row: ExportJobFields): EventToRecord => ({

@@ -45,7 +45,7 @@ export const MailMessage = Type.Object(
       ],
       {
         description:
-          'queued (waiting until dueAt), sending (handed to the SMTP server), sent (the server accepted it), logged (no SMTP server configured: recorded, not sent), suppressed (marketing mail to an opted-out customer: not sent), failed (the server refused it or could not be reached; not retried), interrupted (given up unanswered, its outcome unknown: the server went silent, or a third crash of its sender; not sent again). A mail whose sender died mid-send is queued again and resent with the same messageId.',
+          'queued (waiting until dueAt), sending (handed to the SMTP server), sent (the server accepted it), logged (recorded, not sent: no SMTP server is configured, or the mail is of test mode), suppressed (marketing mail to an opted-out customer: not sent), failed (the server refused it or could not be reached; not retried), interrupted (given up unanswered, its outcome unknown: the server went silent, or a third crash of its sender; not sent again). A mail whose sender died mid-send is queued again and resent with the same messageId.',
       },
     ),
     error: Type.Union([Type.String(), Type.Null()], {

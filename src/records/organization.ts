@@ -7,6 +7,10 @@ export const Organization = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
+    livemode: Type.Boolean({
+      description:
+        "False for an organization's test twin, which test keys (`sk_test_…`) and test-mode sessions act on; true otherwise.",
+    }),
     timezone: Type.String({ description: 'IANA time zone; analytics and overnight jobs use it by default.' }),
     plan: Type.Object({
       apiRequestsPerMinute: Type.Integer({
@@ -47,6 +51,7 @@ export const ORGANIZATION_COLUMNS = [
   'review_summary_min_reviews',
   'expiring_soon_days',
   'api_version',
+  'live_organization_id',
 ] as const satisfies readonly (keyof OrganizationRow)[];
 export type OrganizationFields = Pick<OrganizationRow, (typeof ORGANIZATION_COLUMNS)[number]>;
 
@@ -54,6 +59,7 @@ export function toOrganization(row: OrganizationFields): Organization {
   return {
     id: row.id,
     name: row.name,
+    livemode: row.live_organization_id === null,
     timezone: row.timezone,
     plan: {
       apiRequestsPerMinute: row.api_requests_per_minute,

@@ -21,7 +21,7 @@ import { answers200, untilReady } from '../support/ready.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^sk_[0-9A-Za-z]{32,}$/;
-const ANY_KEY = /sk_[0-9A-Za-z]{32,}/;
+const ANY_KEY = /sk_(?:test_)?[0-9A-Za-z]{32,}/;
 
 interface Run {
   code: number | null;
@@ -109,7 +109,7 @@ describe('patron CLI', () => {
   let berlinOrganizationId: string;
   let fullKey: { id: string; key: string };
   let ordersKey: { id: string; key: string };
-  let demo: { organizationId: string; key: string };
+  let demo: { organizationId: string; key: string; testKey: string };
 
   beforeAll(async () => {
     dataDir = await migratedDataDir('patron-cli-');
@@ -131,8 +131,11 @@ describe('patron CLI', () => {
   describe('org create', () => {
     it('prints exactly { id, name, timezone } with a UUID id and the default time zone UTC', async () => {
       const created = jsonOf(await cli('org', 'create', '--name', 'Acme Coffee', '--json'));
-      expect(Object.keys(created).sort()).toEqual(['id', 'name', 'timezone']);
+      expect(Object.keys(created).sort()).toEqual(['id', 'name', 'testOrganizationId', 'timezone']);
       expect(created.id).toMatch(UUID);
+      // Its test twin (docs/api.md#test-mode), made with it.
+      expect(created.testOrganizationId).toMatch(UUID);
+      expect(created.testOrganizationId).not.toBe(created.id);
       expect(created.name).toBe('Acme Coffee');
       expect(created.timezone).toBe('UTC');
       utcOrganizationId = created.id as string;
@@ -142,11 +145,11 @@ describe('patron CLI', () => {
       const created = jsonOf(
         await cli('org', 'create', '--name', 'Berliner Bäckerei', '--timezone', 'Europe/Berlin', '--json'),
       );
-      expect(Object.keys(created).sort()).toEqual(['id', 'name', 'timezone']);
       expect(created).toEqual({
         id: expect.stringMatching(UUID),
         name: 'Berliner Bäckerei',
         timezone: 'Europe/Berlin',
+        testOrganizationId: expect.stringMatching(UUID),
       });
       expect(created.id).not.toBe(utcOrganizationId);
       berlinOrganizationId = created.id as string;
@@ -249,9 +252,10 @@ describe('patron CLI', () => {
   });
 
   describe('key create', () => {
-    it('prints exactly { id, key, permissions }: an sk_ key and permissions ["all"] by default', async () => {
+    it('prints exactly { id, key, permissions, livemode, organizationId }: a live sk_ key and permissions ["all"] by default', async () => {
       const created = jsonOf(await cli('key', 'create', '--org', utcOrganizationId, '--json'));
-      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'permissions']);
+      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'livemode', 'organizationId', 'permissions']);
+      expect(created).toMatchObject({ livemode: true, organizationId: utcOrganizationId });
       expect(created.id).toMatch(UUID);
       expect(created.key).toMatch(KEY);
       expect(created.permissions).toEqual(['all']);
@@ -262,7 +266,6 @@ describe('patron CLI', () => {
       const created = jsonOf(
         await cli('key', 'create', '--org', utcOrganizationId, '--permissions', 'orders:write,orders:read', '--json'),
       );
-      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'permissions']);
       expect(created.key).toMatch(KEY);
       expect(created.key).not.toBe(fullKey.key);
       expect(created.permissions).toEqual(['orders:read', 'orders:write']);
@@ -316,7 +319,8 @@ describe('patron CLI', () => {
 
   it('seed --demo --json creates a Demo organization and a key with every permission', async () => {
     const seeded = jsonOf(await cli('seed', '--demo', '--json'));
-    expect(Object.keys(seeded).sort()).toEqual(['id', 'key', 'organization', 'owner', 'permissions']);
+    expect(Object.keys(seeded).sort()).toEqual(['id', 'key', 'organization', 'owner', 'permissions', 'testKey']);
+    expect(seeded.testKey).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
     expect(seeded.owner).toEqual({
       id: expect.stringMatching(UUID),
       email: expect.stringMatching(/^owner(\+\d+)?@demo\.example$/),
@@ -327,7 +331,11 @@ describe('patron CLI', () => {
     expect(seeded.key).toMatch(KEY);
     expect(seeded.permissions).toEqual(['all']);
     expect(seeded.organization).toMatchObject({ id: expect.stringMatching(UUID), name: 'Demo', timezone: 'UTC' });
-    demo = { organizationId: (seeded.organization as { id: string }).id, key: seeded.key as string };
+    demo = {
+      organizationId: (seeded.organization as { id: string }).id,
+      key: seeded.key as string,
+      testKey: seeded.testKey as string,
+    };
   });
 
   describe('the API on the same database, after the CLI has exited', () => {
@@ -379,14 +387,15 @@ describe('patron CLI', () => {
 
     it('stores only a SHA-256 of each key: the api_keys table holds no plaintext key', async () => {
       const rows = await database.db.selectFrom('api_keys').selectAll().execute();
-      // The two made here, the demo key, and the demo world's second key (the dashboard's revoke example revokes it).
-      expect(rows).toHaveLength(4);
+      // The two made here, the demo key, its test key, and the demo world's second key (the dashboard's revoke example
+      // revokes it).
+      expect(rows).toHaveLength(5);
       expect(rows.filter((row) => row.name === 'storefront')).toHaveLength(1);
       const stored = JSON.stringify(rows);
       expect(stored).not.toMatch(ANY_KEY);
-      for (const { key } of [fullKey, ordersKey, demo]) {
+      for (const { key } of [fullKey, ordersKey, demo, { key: demo.testKey }]) {
         expect(stored).not.toContain(key);
-        expect(stored).not.toContain(key.slice(3)); // not even the random part without its prefix
+        expect(stored).not.toContain(key.replace(/^sk_(test_)?/, '')); // not even the random part without its prefix
         expect(rows.filter((row) => row.key_hash === sha256(key))).toHaveLength(1);
       }
       const revoked = rows.find((row) => row.id === fullKey.id);
@@ -465,7 +474,12 @@ describe('patron CLI', () => {
 
     const database = testDatabase?.database ?? (await openDatabase({ dataDir }));
     try {
-      const organizations = await database.db.selectFrom('organizations').select('id').execute();
+      // The live organizations; each has its test twin besides (docs/api.md#test-mode).
+      const organizations = await database.db
+        .selectFrom('organizations')
+        .select('id')
+        .where('live_organization_id', 'is', null)
+        .execute();
       expect(organizations.map((row) => row.id).sort()).toEqual(
         [utcOrganizationId, berlinOrganizationId, demo.organizationId].sort(),
       );

@@ -16,7 +16,7 @@ import { migrateToLatest, openDatabase, type Database } from '../../src/db/engin
 import type { DB } from '../../src/db/schema.js';
 import { createJobRunner } from '../../src/jobs/runner/runner.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/index.js';
-import { createOrganization } from '../../src/resources/organization/service.js';
+import { createOrganization, findTestOrganizationId } from '../../src/resources/organization/service.js';
 import { createTestDatabase, migratedDataDir, type TestDatabase } from '../support/database.js';
 import { BUILT_CLI, ROOT, childEnv } from '../support/processes.js';
 
@@ -27,6 +27,8 @@ let env: Record<string, string>;
 interface Org {
   id: string;
   name: string;
+  /** Its test twin (docs/api.md#test-mode), deleted with it. */
+  testOrganizationId: string;
 }
 let doomed: Org;
 let kept: Org;
@@ -236,9 +238,22 @@ beforeAll(async () => {
   const runtime = await createRuntime(config, { database, limiter: new MemoryRateLimiter(), logger: false });
   try {
     for (const name of ['Doomed shop', 'Kept shop']) {
-      const organization = await createOrganization(database.db, { name });
+      const live = await createOrganization(database.db, { name });
+      const organization = { ...live, testOrganizationId: (await findTestOrganizationId(database.db, live.id))! };
       const { key } = await createKey(database.db, { organizationId: organization.id, permissions: ['all'] });
       await fill(runtime, database, organization, key);
+      // Some test data too (docs/api.md#test-mode): a customer of the twin.
+      const testKey = await createKey(database.db, {
+        organizationId: organization.testOrganizationId,
+        permissions: ['all'],
+      });
+      const imported = await runtime.app.inject({
+        method: 'POST',
+        url: '/v1/customers/import',
+        headers: { authorization: `Bearer ${testKey.key}` },
+        payload: { data: [{ email: `twin@${name.split(' ')[0]!.toLowerCase()}.example` }] },
+      });
+      expect(imported.statusCode, imported.body).toBe(200);
       if (name === 'Doomed shop') doomed = organization;
       else kept = organization;
     }
@@ -350,9 +365,11 @@ describe('patron org delete', () => {
       const tiny = JSON.parse(created.stdout) as Org;
       const confirmed = await onTerminal(['org', 'delete', tiny.id], 'Tiny shop');
       expect(confirmed.code, confirmed.output).toBe(0);
-      expect(confirmed.output).toMatch(/Deleted the organization "Tiny shop" \([0-9a-f-]{36}\): 2 rows in [\d.]+ s\./);
-      expect(confirmed.output).toMatch(/ {2}loyalty_programs +1\r?\n {2}organizations +1/);
+      // The organization and its test twin, each with its default loyalty program.
+      expect(confirmed.output).toMatch(/Deleted the organization "Tiny shop" \([0-9a-f-]{36}\): 4 rows in [\d.]+ s\./);
+      expect(confirmed.output).toMatch(/ {2}loyalty_programs +2\r?\n {2}organizations +2/);
       expect(await organizationIds()).not.toContain(tiny.id);
+      expect(await organizationIds()).not.toContain(tiny.testOrganizationId);
     },
     120_000,
   );
@@ -362,11 +379,13 @@ describe('patron org delete', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
     const report = JSON.parse(deleted.stdout) as { id: string; name: string; deleted: Record<string, number> };
     expect(report).toMatchObject({ id: doomed.id, name: 'Doomed shop' });
-    // What it reports removing is what the organization had.
+    // What it reports removing is what the organization and its test twin had.
+    const owned = (perOrganization: Record<string, number>) =>
+      (perOrganization[doomed.id] ?? 0) + (perOrganization[doomed.testOrganizationId] ?? 0);
     for (const [table, perOrganization] of before) {
-      expect(report.deleted[table] ?? 0, table).toBe(perOrganization[doomed.id] ?? 0);
+      expect(report.deleted[table] ?? 0, table).toBe(owned(perOrganization));
     }
-    expect(report.deleted.organizations).toBe(1);
+    expect(report.deleted.organizations).toBe(2);
     expect(report.deleted.sign_in_failures).toBe(1);
 
     const database = await open();
@@ -375,11 +394,17 @@ describe('patron org delete', () => {
       expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
       for (const [table, perOrganization] of after) {
         expect(perOrganization[doomed.id] ?? 0, table).toBe(0);
+        expect(perOrganization[doomed.testOrganizationId] ?? 0, table).toBe(0);
         expect(perOrganization[kept.id] ?? 0, table).toBe(before.get(table)![kept.id] ?? 0);
+        expect(perOrganization[kept.testOrganizationId] ?? 0, table).toBe(
+          before.get(table)![kept.testOrganizationId] ?? 0,
+        );
       }
       const ids = (await database.db.selectFrom('organizations').select('id').execute()).map((row) => row.id);
       expect(ids).not.toContain(doomed.id);
+      expect(ids).not.toContain(doomed.testOrganizationId);
       expect(ids).toContain(kept.id);
+      expect(ids).toContain(kept.testOrganizationId);
       expect(await failedSignIns(database.db, doomed)).toBe(0);
       expect(await failedSignIns(database.db, kept)).toBe(1);
     } finally {

@@ -18,7 +18,7 @@ import { answers200, untilReady } from '../support/ready.js';
 import { LATEST_VERSION } from '../../src/versions/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ANY_KEY = /sk_[0-9A-Za-z]{32,}/g;
+const ANY_KEY = /sk_(?:test_)?[0-9A-Za-z]{32,}/g;
 /** How long SIGTERM may take to end an idle server. */
 const SHUTDOWN_LIMIT_MS = 5_000;
 
@@ -126,6 +126,9 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       // So is the link that opens the API reference signed in with it.
       expect(banner).toMatch(new RegExp(`^\\s+${server.baseUrl}/docs#key=${key}$`, 'm'));
       demoKey = key!;
+      // Beside it, labelled, a test key: it acts on the organization's test data (docs/api.md#test-mode).
+      const testKey = /^and a test key[^\n]*\n\s+(sk_test_[0-9A-Za-z]{32,})$/m.exec(banner)?.[1];
+      expect(testKey, banner).toBeDefined();
       const createdId = /Created the demo organization "Demo" \(([0-9a-f-]{36})\)/.exec(banner)?.[1];
       expect(createdId).toMatch(UUID);
 
@@ -134,6 +137,7 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       expect(response.body).toEqual({
         id: createdId,
         name: 'Demo',
+        livemode: true,
         timezone: 'UTC',
         plan: { apiRequestsPerMinute: 600, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
         settings: expect.any(Object),
@@ -141,6 +145,10 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
       });
       expect(Array.isArray(response.body.settings)).toBe(false);
       demoOrganizationId = createdId!;
+      const test = await getOrganization(url!, testKey!);
+      expect(test.status).toBe(200);
+      expect(test.body).toMatchObject({ name: 'Demo', livemode: false });
+      expect(test.body.id).not.toBe(createdId);
 
       // The demo owner's one-time sign-in link, beside the key: it signs in once, and never reaches the logs.
       const link = new RegExp(`^\\s+${server.baseUrl}/dashboard/sign-in#token=([A-Za-z0-9_-]{43})$`, 'm').exec(banner);
@@ -187,7 +195,7 @@ describe.skipIf(Boolean(postgresUrl))('serve on the embedded database', () => {
 
       // The secret appears only in the banner on stderr (its own line, the curl line, the docs link), never in the
       // request logs, which are JSON lines on stdout and nothing else.
-      expect(server.stderr().match(ANY_KEY)).toEqual([demoKey, demoKey, demoKey]);
+      expect(server.stderr().match(ANY_KEY)).toEqual([demoKey, testKey, demoKey, demoKey]);
       expect(server.stdout()).not.toMatch(ANY_KEY);
       expect(server.stdout()).not.toContain(link![1]);
       // Request lines are written asynchronously (docs/api.md#request-logs): the last request's line still arrives

@@ -50,11 +50,12 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /**
- * How an example is sent: with the demo key, or for the dashboard's own endpoints as the demo owner
+ * How an example is sent: with the demo key (its test key for an operation of test mode only), or for the dashboard's own endpoints as the demo owner
  * (docs/api.md#dashboard-sessions), whose demo password is set again first (changing it is an example too) and,
  * but for signing in, a session of its own, so signing out or changing the password leaves the next example a session.
  */
 async function credentials(operation: Json): Promise<{ key?: string; headers: Record<string, string> }> {
+  if (OPERATION_EXAMPLES[operation.operationId]?.testMode) return { key: demo.testKey, headers: {} };
   if (!operation['x-session-only'] && !operation['x-public']) return { key, headers: {} };
   const db = t.testDatabase.database.db;
   const owner = (await findUser(db, demo.organization.id, demo.owner.id))!;

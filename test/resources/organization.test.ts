@@ -20,6 +20,7 @@ describe('GET /v1/organization (D13)', () => {
     expect(response.json()).toEqual({
       id: organization.id,
       name: 'Acme',
+      livemode: true,
       timezone: 'Europe/Berlin',
       plan: { apiRequestsPerMinute: 1200, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
       settings: { cascadeDeleteReviews: false, reviewSummaryMinReviews: 5, expiringSoonDays: 7 },
@@ -68,6 +69,7 @@ describe('PATCH /v1/organization (D38)', () => {
     expect(wrapped.json()).toEqual({
       id: organization.id,
       name: 'Acme Coffee',
+      livemode: true,
       timezone: 'Europe/Berlin',
       plan: { apiRequestsPerMinute: 600, loyaltyEventsPerMinute: 120, loyaltyStampsPerMinute: 120 },
       settings: { cascadeDeleteReviews: true, reviewSummaryMinReviews: 5, expiringSoonDays: 7 },

@@ -402,6 +402,7 @@ describe('the OpenAI-compatible generator', () => {
       'loyalty.overnight',
       'reviewSummary.generate',
       'reviewSummary.refresh',
+      'testData.reset',
       'exportJob.write',
       'importJob.run',
     ]);

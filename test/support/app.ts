@@ -10,7 +10,11 @@ import { buildApp } from '../../src/http/app.js';
 import type { PatronApp, ResourceModule } from '../../src/core/types.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
-import { createOrganization, type NewOrganization } from '../../src/resources/organization/service.js';
+import {
+  createOrganization,
+  findTestOrganizationId,
+  type NewOrganization,
+} from '../../src/resources/organization/service.js';
 import type { Organization } from '../../src/records/organization.js';
 import { createTestDatabase, redisUrl, type TestDatabase } from './database.js';
 import { createWebhookDeliveriesResource } from '../../src/resources/webhook-deliveries/index.js';
@@ -32,6 +36,8 @@ export interface TestApp {
 export interface Tenant {
   organization: Organization;
   key: string;
+  /** The organization's test twin (docs/api.md#test-mode): `t.key(testOrganizationId)` makes a test key. */
+  testOrganizationId: string;
 }
 
 export interface RequestOptions {
@@ -153,7 +159,9 @@ export async function createTenant(
     ...organization,
   });
   const { key, record } = await createKey(db, { organizationId: created.id, permissions });
-  return { organization: created, key, keyId: record.id };
+  const testOrganizationId = await findTestOrganizationId(db, created.id);
+  if (!testOrganizationId) throw new Error(`The organization ${created.id} was made without its test twin`);
+  return { organization: created, key, keyId: record.id, testOrganizationId };
 }
 
 /**

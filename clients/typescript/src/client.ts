@@ -162,7 +162,7 @@ export type PatronClientOptions<V extends ApiVersion = LatestApiVersion> = Commo
   apiVersion?: V;
 } & (
     | {
-        /** A secret key, `sk_…`; sent as `Authorization: Bearer`. */
+        /** A secret key, `sk_…` (live) or `sk_test_…` (test mode); sent as `Authorization: Bearer`. */
         apiKey: string;
         session?: never;
       }

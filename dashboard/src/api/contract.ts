@@ -45,6 +45,13 @@ export async function getSession(): Promise<Session | null> {
   }
 }
 
+/**
+ * PATCH /v1/session: switches the session into test mode (every page then reads and writes the organization's test
+ * data) or back to live data. Kept with the session on the server, so it survives a reload.
+ */
+export const setTestMode = (csrfToken: string, testMode: boolean): Promise<Session> =>
+  createDashboardClient(csrfToken).PATCH('/session', { body: { testMode } });
+
 /** DELETE /v1/session: ends the session everywhere its cookie was copied. */
 export const signOut = async (csrfToken: string): Promise<void> => {
   await createDashboardClient(csrfToken).DELETE('/session');

@@ -7,7 +7,7 @@ import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { PatronError, type PatronClient } from '@patron/client/browser';
 import { createDashboardClient } from './client';
-import { dashboardEndpoints, getSession, type DashboardEndpoints, type Session } from './contract';
+import { dashboardEndpoints, getSession, setTestMode, type DashboardEndpoints, type Session } from './contract';
 
 export const SESSION_QUERY_KEY = ['session'] as const;
 
@@ -59,6 +59,28 @@ export const useDashboardApi = (): DashboardEndpoints => useSignedIn().endpoints
 export function useCan(permission: string): boolean {
   const { permissions } = useSession();
   return permissions.includes('all') || permissions.includes(permission);
+}
+
+/** Every cached answer but the session's own: what a switch of mode empties. */
+const notTheSession = {
+  predicate: (query: { queryKey: readonly unknown[] }) => query.queryKey[0] !== SESSION_QUERY_KEY[0],
+};
+
+/**
+ * Switches the session between live and test data (docs/api.md#test-mode). Every cached answer is of the mode it was
+ * read in, so once the server has switched, reads in flight are cancelled and every answer is dropped (the pages on
+ * screen read again, in the new mode): no page shows one mode's records in the other. The session's own entry is
+ * replaced, not dropped, so the route guard watching it sees the new mode at once.
+ */
+export function useSwitchTestMode(): (testMode: boolean) => Promise<void> {
+  const queryClient = useQueryClient();
+  const { session } = useSignedIn();
+  return async (testMode) => {
+    const next = await setTestMode(session.csrfToken, testMode);
+    await queryClient.cancelQueries(notTheSession);
+    queryClient.setQueryData(SESSION_QUERY_KEY, next);
+    await queryClient.resetQueries(notTheSession);
+  };
 }
 
 /** Puts a session in the cache (after signing in) or removes it (after signing out). */

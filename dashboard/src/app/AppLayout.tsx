@@ -1,13 +1,36 @@
 import { Suspense, useState } from 'react';
-import { AppShell, Burger, Button, Center, Group, Loader, NavLink, ScrollArea, Stack, Text } from '@mantine/core';
+import {
+  AppShell,
+  Badge,
+  Box,
+  Burger,
+  Button,
+  Center,
+  Group,
+  Loader,
+  NavLink,
+  ScrollArea,
+  Stack,
+  Switch,
+  Text,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { signOut } from '../api/contract';
-import { useSession, useSetSession } from '../api/session';
+import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
 import { SECTIONS } from './sections';
 
-/** The signed-in frame: header (organization, user, sign-out), navigation (a burger menu on phones), the page. */
+/**
+ * Test mode's colour: the banner, the header's edge and the badge beside the organization's name. A dark orange, so
+ * white text on it is well above WCAG AA's 4.5:1 (7:1); the switch uses Mantine's orange.
+ */
+const TEST_COLOR = '#9a3412';
+
+/**
+ * The signed-in frame: header (organization, test-mode switch, user, sign-out), navigation (a burger menu on
+ * phones), the page; in test mode a banner above every page says that its data is test data.
+ */
 export function AppLayout() {
   const session = useSession();
   const setSession = useSetSession();
@@ -16,6 +39,22 @@ export function AppLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const [signingOut, setSigningOut] = useState(false);
   const [signOutError, setSignOutError] = useState<unknown>(null);
+  const switchTestMode = useSwitchTestMode();
+  const [switching, setSwitching] = useState(false);
+  const [switchError, setSwitchError] = useState<unknown>(null);
+  const testMode = session.testMode;
+
+  const onSwitch = async (next: boolean) => {
+    setSwitching(true);
+    setSwitchError(null);
+    try {
+      await switchTestMode(next);
+    } catch (error) {
+      setSwitchError(error);
+    } finally {
+      setSwitching(false);
+    }
+  };
 
   const onSignOut = async () => {
     setSigningOut(true);
@@ -31,12 +70,12 @@ export function AppLayout() {
 
   return (
     <AppShell
-      header={{ height: 56 }}
+      header={{ height: testMode ? 92 : 56 }}
       navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
-      <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+      <AppShell.Header style={testMode ? { borderBottom: `2px solid ${TEST_COLOR}` } : undefined}>
+        <Group h={56} px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap" miw={0}>
             <Burger
               opened={opened}
@@ -51,8 +90,22 @@ export function AppLayout() {
             <Text c="dimmed" truncate="end" data-testid="organization-name">
               {session.organization.name}
             </Text>
+            {testMode && (
+              <Badge color={TEST_COLOR} variant="filled" visibleFrom="xs">
+                Test data
+              </Badge>
+            )}
           </Group>
           <Group gap="sm" wrap="nowrap">
+            <Switch
+              label="Test mode"
+              color="orange"
+              styles={{ label: { whiteSpace: 'nowrap' } }}
+              checked={testMode}
+              disabled={switching}
+              onChange={(event) => void onSwitch(event.currentTarget.checked)}
+              data-testid="test-mode-switch"
+            />
             <Text size="sm" visibleFrom="sm" truncate="end" maw={260} data-testid="user-email">
               {session.user.email}
             </Text>
@@ -61,6 +114,25 @@ export function AppLayout() {
             </Button>
           </Group>
         </Group>
+        {testMode && (
+          <Box
+            role="status"
+            data-testid="test-mode-banner"
+            bg={TEST_COLOR}
+            c="white"
+            px="md"
+            h={34}
+            style={{ display: 'flex', alignItems: 'center' }}
+          >
+            <Text size="sm" fw={600} visibleFrom="sm">
+              Test mode: you are viewing test data. Changes here do not affect live data.
+            </Text>
+            {/* A phone's width holds the gist only. */}
+            <Text size="sm" fw={600} hiddenFrom="sm">
+              Test mode: test data only; live data is untouched.
+            </Text>
+          </Box>
+        )}
       </AppShell.Header>
       <AppShell.Navbar p="xs" id="dashboard-navigation" aria-label="Sections">
         <AppShell.Section grow component={ScrollArea}>
@@ -86,6 +158,9 @@ export function AppLayout() {
       <AppShell.Main>
         <Stack maw={1400} mx="auto" gap={0}>
           {signOutError !== null && <ApiErrorAlert error={signOutError} title="Could not sign out" />}
+          {switchError !== null && (
+            <ApiErrorAlert error={switchError} title={`Could not switch ${testMode ? 'to live' : 'to test'} data`} />
+          )}
           <Suspense
             fallback={
               <Center py="xl">

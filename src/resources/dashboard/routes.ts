@@ -13,6 +13,7 @@ import {
   CreateUserBody,
   Session,
   SignInBody,
+  UpdateSessionBody,
   UpdateUserBody,
   UserPage,
 } from './schemas.js';
@@ -27,6 +28,8 @@ import {
   removeUser,
   revokeKey,
   sessionAnswer,
+  attributeToLive,
+  setTestMode,
   signIn,
   signOut,
 } from './service.js';
@@ -38,6 +41,16 @@ function sessionOf(request: FastifyRequest): SessionLookup {
   const session = authOf(request).session;
   if (!session) throw new Error(`Route ${request.routeOptions.url} is session-only but has no session`);
   return session;
+}
+
+/**
+ * The organization whose users a session manages: its user's own (live) organization, in test mode too: users belong
+ * to the live organization, and so do the audit entries of their changes (docs/api.md#test-mode).
+ */
+function usersOrganization(request: FastifyRequest): string {
+  const session = sessionOf(request);
+  attributeToLive(session);
+  return session.session.organization_id;
 }
 
 /** The cookie's attributes (docs/api.md#dashboard-sessions): Secure whenever the client came over https. */
@@ -87,6 +100,25 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
     async (request) => sessionAnswer(sessionOf(request), permissionCatalog),
   );
 
+  app.patch(
+    '/session',
+    {
+      config: { access: 'session', permission: 'any' },
+      schema: {
+        operationId: 'updateSession',
+        summary: 'Switch the session into or out of test mode',
+        description:
+          "In test mode every resource and settings endpoint reads and writes the organization's test data (its " +
+          "test twin: the data test keys, `sk_test_…`, act on); the users and the session stay the organization's. " +
+          'The mode is kept with the session, so it survives a reload.',
+        tags: TAGS,
+        body: UpdateSessionBody,
+        response: { 200: Session },
+      },
+    },
+    async (request) => setTestMode(db, permissionCatalog, sessionOf(request), request.body),
+  );
+
   app.delete(
     '/session',
     {
@@ -99,6 +131,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       },
     },
     async (request, reply) => {
+      attributeToLive(sessionOf(request));
       await signOut(db, sessionOf(request));
       endCookie(request, reply);
       return reply.code(204).send(null);
@@ -124,6 +157,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       },
     },
     async (request, reply) => {
+      attributeToLive(sessionOf(request));
       await changePassword(db, sessionOf(request), request.body);
       return reply.code(204).send(null);
     },
@@ -140,7 +174,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
         response: { 200: UserPage },
       },
     },
-    async (request) => ({ data: await allUsers(db, authOf(request).organizationId), nextCursor: null }),
+    async (request) => ({ data: await allUsers(db, usersOrganization(request)), nextCursor: null }),
   );
 
   app.post(
@@ -161,7 +195,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
     },
     async (request, reply) => {
       const baseUrl = ownOrigin(request) ?? '';
-      return reply.code(201).send(await addUser(db, authOf(request).organizationId, request.body, baseUrl));
+      return reply.code(201).send(await addUser(db, usersOrganization(request), request.body, baseUrl));
     },
   );
 
@@ -182,7 +216,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
         response: { 200: User },
       },
     },
-    async (request) => changeUser(db, authOf(request).organizationId, request.params.id, request.body),
+    async (request) => changeUser(db, usersOrganization(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -202,7 +236,7 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       },
     },
     async (request, reply) => {
-      await removeUser(db, authOf(request).organizationId, request.params.id);
+      await removeUser(db, usersOrganization(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

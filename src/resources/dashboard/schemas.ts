@@ -79,10 +79,26 @@ export const CreateKeyBody = Type.Object(
 );
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
+export const UpdateSessionBody = Type.Object(
+  {
+    testMode: Type.Boolean({
+      description:
+        "true: the session acts on the organization's test data from its next request; false: on live data again.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type UpdateSessionBody = Static<typeof UpdateSessionBody>;
+
 export const Session = Type.Object(
   {
     user: User,
     organization: Type.Object({ id: Uuid, name: Type.String() }, { additionalProperties: false }),
+    testMode: Type.Boolean({
+      description:
+        "Whether the session acts on the organization's test data (its test twin) rather than live data: every " +
+        'resource and setting it reads or writes is then test data; users stay those of the organization.',
+    }),
     permissions: Type.Array(Type.String(), {
       description: "What the user's role grants: permissions of the catalog, plus keys:manage and users:manage.",
     }),

@@ -15,6 +15,7 @@ import {
   rolePermissions,
   sessionExpiry,
   setPasswordHash,
+  setSessionTestMode,
   signInLink,
   updateUser,
   useSignInLink,
@@ -35,6 +36,7 @@ import type {
   CreateUserBody,
   Session,
   SignInBody,
+  UpdateSessionBody,
   UpdateUserBody,
 } from './schemas.js';
 
@@ -112,11 +114,35 @@ export function sessionAnswer(found: SessionLookup, catalog: readonly string[]):
   return {
     user: toUser(found.user),
     organization: { id: found.organization.id, name: found.organization.name },
+    testMode: found.session.test_mode,
     permissions: rolePermissions(found.user.role, catalog),
     grantablePermissions: [...catalog],
     csrfToken: found.session.csrf_token,
     expiresAt: sessionExpiry(found.session).toISOString(),
   };
+}
+
+/**
+ * Switches the session into or out of test mode (docs/api.md#test-mode). The switch is the session's (its user's
+ * organization's), so its audit entry is the live organization's whichever mode it leaves.
+ */
+export async function setTestMode(
+  db: Kysely<DB>,
+  catalog: readonly string[],
+  found: SessionLookup,
+  body: UpdateSessionBody,
+): Promise<Session> {
+  attributeToLive(found);
+  await setSessionTestMode(db, found.session.organization_id, found.session.id, body.testMode);
+  return sessionAnswer({ ...found, session: { ...found.session, test_mode: body.testMode } }, catalog);
+}
+
+/**
+ * A user's changes (their session, password, the organization's users) are the live organization's, which the users
+ * belong to, also in test mode: their audit entries land there (docs/api.md#test-mode).
+ */
+export function attributeToLive(found: SessionLookup): void {
+  attributeAudit(found.session.organization_id, { type: 'user', id: found.user.id, label: found.user.email });
 }
 
 export async function signOut(db: Kysely<DB>, found: SessionLookup): Promise<void> {

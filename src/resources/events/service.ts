@@ -6,7 +6,7 @@ import { listPage } from '../../lists/engine.js';
 import { compileFilterParam } from '../../lists/filter.js';
 import { renderEnvelope } from '../../versions/index.js';
 import { eventList } from './list.js';
-import { ENVELOPE, findEventEnvelope } from './queries.js';
+import { envelopeOf, findEventEnvelope } from './queries.js';
 import { CREATED_AT_BOUNDS, type EventListQuery } from './schemas.js';
 
 /** An answer already written as JSON text: the envelopes are composed by the database, byte for byte as sent. */
@@ -45,7 +45,7 @@ export class EventService {
       list: eventList,
       organizationId,
       params: { ...params, filter },
-      columns: sql`${ENVELOPE} as body`,
+      columns: sql`${envelopeOf(organizationId)} as body`,
     });
     return {
       json: `{"data":[${page.rows.map((row) => renderEnvelope(row.body, version)).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`,

@@ -36,7 +36,14 @@ export const lockExportJob = (trx: Executor, organizationId: string, id: string)
 
 export const insertExportJob = (
   trx: Executor,
-  values: { organizationId: string; id: string; resource: string; format: 'csv' | 'jsonl'; parameters: object },
+  values: {
+    organizationId: string;
+    id: string;
+    resource: string;
+    format: 'csv' | 'jsonl';
+    parameters: object;
+    livemode: boolean;
+  },
 ) =>
   trx
     .insertInto('bulk_jobs')
@@ -47,6 +54,7 @@ export const insertExportJob = (
       resource: values.resource,
       format: values.format,
       parameters: JSON.stringify(values.parameters),
+      livemode: values.livemode,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -75,6 +75,7 @@ export class ExportJobService {
         resource,
         format: fields.format!,
         parameters,
+        livemode: auth.livemode,
       });
       await enqueueMany(trx, { organizationId, name: EXPORT_JOB_NAME, runKeys: [inserted.id], now: new Date() });
       return inserted;

@@ -72,7 +72,8 @@ const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs /
  * claimed twice. Rows offered but not taken are only locked until the statement commits.
  *
  * Each claimed row is settled by what is known now (docs/api.md#mail): marketing mail to a customer who opted out
- * (by id, or by address when no customer is named) becomes `suppressed`; without an SMTP server it becomes `logged`;
+ * (by id, or by address when no customer is named) becomes `suppressed`; without an SMTP server, or when it is a test
+ * twin's (docs/api.md#test-mode), it becomes `logged`;
  * otherwise `sending` under a lease, committed before the send starts. A mail's Message-ID (`<mail id@domain>`) is
  * stored by its first claim and kept by every later one, so a mail resent after a crash carries the Message-ID of its
  * first send (docs/api.md#at-least-once-delivery).
@@ -137,7 +138,10 @@ export async function claimDueMail(
             where c.organization_id = l.organization_id and c.email_opt_out
               and (c.id = l.customer_id or (l.customer_id is null and lower(c.email) = lower(l.recipient)))
           ) then 'suppressed'
-          when ${smtpConfigured}::boolean then 'sending'
+          -- A test twin's mail is never sent (docs/api.md#test-mode).
+          when ${smtpConfigured}::boolean and not exists (
+            select 1 from organizations t where t.id = l.organization_id and t.live_organization_id is not null
+          ) then 'sending'
           else 'logged'
         end as status
       from locked l

@@ -20,13 +20,40 @@ const selectOrganization = prepared(
 export const findOrganization = (db: Kysely<DB>, organizationId: string): Promise<OrganizationRow | undefined> =>
   cachedRead(db, `organization:${organizationId}`, async () => (await selectOrganization(db, organizationId))[0]);
 
+/** Every organization, test twins included, each with its twin's id (null for a twin: twins have none). */
 export const listOrganizations = (db: Kysely<DB>) =>
-  db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
+  db
+    .selectFrom('organizations as o')
+    .leftJoin('organizations as t', 't.live_organization_id', 'o.id')
+    .selectAll('o')
+    .select('t.id as test_organization_id')
+    .orderBy('o.created_at')
+    .orderBy('o.id')
+    .execute();
 
 export const insertOrganization = (
   db: Executor,
-  values: { id: string; name: string; timezone: string; api_version: string; api_requests_per_minute?: number },
+  values: {
+    id: string;
+    name: string;
+    timezone: string;
+    api_version: string;
+    api_requests_per_minute?: number;
+    loyalty_events_per_minute?: number;
+    loyalty_stamps_per_minute?: number;
+    live_organization_id?: string;
+  },
 ) => db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();
+
+/** The test twin of a live organization (docs/api.md#test-mode); undefined for a twin or an unknown id. */
+export const findTestOrganizationId = async (db: Executor, organizationId: string): Promise<string | undefined> =>
+  (
+    await db
+      .selectFrom('organizations')
+      .select('id')
+      .where('live_organization_id', '=', organizationId)
+      .executeTakeFirst()
+  )?.id;
 
 /** The organization columns a PATCH or the operator's `org update` may set. */
 export interface OrganizationChanges {
@@ -64,6 +91,24 @@ export async function updateOrganizationIfChanged(
 }
 
 /**
+ * The plan of a live organization is its twin's too (docs/api.md#test-mode): the operator's plan change is copied to
+ * the twin, in the same statement's transaction as the caller's.
+ */
+export async function copyPlanToTwin(db: Executor, organizationId: string): Promise<void> {
+  await sql`update organizations t
+    set api_requests_per_minute = o.api_requests_per_minute,
+      loyalty_events_per_minute = o.loyalty_events_per_minute,
+      loyalty_stamps_per_minute = o.loyalty_stamps_per_minute,
+      updated_at = now()
+    from organizations o
+    where o.id = ${organizationId}::uuid and t.live_organization_id = o.id
+      and (t.api_requests_per_minute, t.loyalty_events_per_minute, t.loyalty_stamps_per_minute)
+        is distinct from (o.api_requests_per_minute, o.loyalty_events_per_minute, o.loyalty_stamps_per_minute)`.execute(
+    db,
+  );
+}
+
+/**
  * Whether the database's zone files know a time zone: the daily job scheduler converts every organization's clock in
  * one statement (src/jobs/runner/queue.ts), so a zone only the JavaScript runtime knows would stop it for all of them.
  */
@@ -76,4 +121,17 @@ export async function databaseKnowsTimeZone(db: Executor, timezone: string): Pro
     if (code === '22023') return false;
     throw error;
   }
+}
+
+/**
+ * One API version for both modes (docs/api.md#test-mode): the default version set in either mode is the other
+ * mode's too, so an integration tried with test keys meets the shapes its live keys will get.
+ */
+export async function copyVersionToOtherMode(db: Executor, organizationId: string): Promise<void> {
+  await sql`update organizations other
+    set api_version = o.api_version, updated_at = now()
+    from organizations o
+    where o.id = ${organizationId}::uuid
+      and (other.live_organization_id = o.id or other.id = o.live_organization_id)
+      and other.api_version is distinct from o.api_version`.execute(db);
 }

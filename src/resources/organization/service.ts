@@ -6,6 +6,9 @@ import { unwrapData } from '../../resource-kit/body.js';
 import {
   databaseKnowsTimeZone,
   findOrganization,
+  findTestOrganizationId,
+  copyPlanToTwin,
+  copyVersionToOtherMode,
   insertOrganization,
   listOrganizations,
   updateOrganizationIfChanged,
@@ -44,7 +47,11 @@ export interface NewOrganization {
   apiRequestsPerMinute?: number | undefined;
 }
 
-/** Operator action (CLI): creates an organization with the default plan and settings. */
+/**
+ * Operator action (CLI, the demo, tests): creates an organization with the default plan and settings, and its test
+ * twin (docs/api.md#test-mode) in the same transaction, so no organization is ever without one: the twin takes the
+ * organization's name, time zone and plan, and gets the default loyalty program too.
+ */
 export async function createOrganization(db: Kysely<DB>, input: NewOrganization): Promise<Organization> {
   const name = input.name.trim();
   if (!name) throw new Error('The organization name must not be empty.');
@@ -67,10 +74,24 @@ export async function createOrganization(db: Kysely<DB>, input: NewOrganization)
       ...(input.apiRequestsPerMinute !== undefined ? { api_requests_per_minute: input.apiRequestsPerMinute } : {}),
     });
     await insertDefaultProgram(trx, created.id);
+    const twin = await insertOrganization(trx, {
+      id: uuidv7(),
+      name: created.name,
+      timezone: created.timezone,
+      api_requests_per_minute: created.api_requests_per_minute,
+      loyalty_events_per_minute: created.loyalty_events_per_minute,
+      loyalty_stamps_per_minute: created.loyalty_stamps_per_minute,
+      // One version for both modes (docs/api.md#test-mode): an integration tried in test mode meets live's shapes.
+      api_version: created.api_version,
+      live_organization_id: created.id,
+    });
+    await insertDefaultProgram(trx, twin.id);
     return created;
   });
   return toOrganization(row);
 }
+
+export { findTestOrganizationId };
 
 export async function allOrganizations(db: Kysely<DB>): Promise<Organization[]> {
   return (await listOrganizations(db)).map(toOrganization);
@@ -113,7 +134,11 @@ export async function updateOrganization(
   if (fields.apiVersion !== undefined) {
     changes.api_version = await forwardVersion(db, organizationId, fields.apiVersion, `${path}.apiVersion`);
   }
-  const row = await updateOrganizationIfChanged(db, organizationId, changes);
+  const row = await db.transaction().execute(async (trx) => {
+    const updated = await updateOrganizationIfChanged(trx, organizationId, changes);
+    if (updated && changes.api_version !== undefined) await copyVersionToOtherMode(trx, organizationId);
+    return updated;
+  });
   return row ? toOrganization(row) : getOrganization(db, organizationId);
 }
 
@@ -172,12 +197,16 @@ export async function updateOrganizationPlan(
   checkAllowance('apiRequestsPerMinute', input.apiRequestsPerMinute, 10, ' (the most expensive request costs 10)');
   checkAllowance('loyaltyEventsPerMinute', input.loyaltyEventsPerMinute, 1, '');
   checkAllowance('loyaltyStampsPerMinute', input.loyaltyStampsPerMinute, 1, '');
-  const row = await updateOrganizationIfChanged(db, organizationId, {
-    name,
-    timezone: input.timezone,
-    api_requests_per_minute: input.apiRequestsPerMinute,
-    loyalty_events_per_minute: input.loyaltyEventsPerMinute,
-    loyalty_stamps_per_minute: input.loyaltyStampsPerMinute,
+  const row = await db.transaction().execute(async (trx) => {
+    const updated = await updateOrganizationIfChanged(trx, organizationId, {
+      name,
+      timezone: input.timezone,
+      api_requests_per_minute: input.apiRequestsPerMinute,
+      loyalty_events_per_minute: input.loyaltyEventsPerMinute,
+      loyalty_stamps_per_minute: input.loyaltyStampsPerMinute,
+    });
+    if (updated) await copyPlanToTwin(trx, organizationId);
+    return updated;
   });
   if (row) return { organization: toOrganization(row), changed: true };
   const current = await findOrganization(db, organizationId);

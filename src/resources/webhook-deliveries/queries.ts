@@ -138,3 +138,10 @@ export const queueRecovery = (
     select counted.queued, (select count(*) from failed) as found,
       case when counted.queued > 0 then pg_notify('patron_webhook_deliveries', '') end as woke
     from counted`.execute(trx);
+
+/** False for an organization's test twin: its envelopes say `livemode: false` (docs/api.md#test-mode). */
+export async function isLiveOrganization(db: Executor, organizationId: string): Promise<boolean> {
+  const { rows } = await sql<{ live: boolean }>`select live_organization_id is null as live from organizations
+    where id = ${organizationId}::uuid`.execute(db);
+  return rows[0]?.live ?? true;
+}

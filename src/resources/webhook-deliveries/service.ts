@@ -19,6 +19,7 @@ import {
   findDelivery,
   findEndpoint,
   insertManualDelivery,
+  isLiveOrganization,
   lockEndpoint,
   queueRecovery,
   recordOutcome,
@@ -77,14 +78,22 @@ export class WebhookDeliveryService {
 
   /** A webhook.test ping whose data is the endpoint itself, sent whatever the endpoint subscribes to. */
   async test(organizationId: string, webhookId: string): Promise<WebhookDelivery> {
-    return this.sendByHand(organizationId, webhookId, async (_trx, endpoint) => {
+    return this.sendByHand(organizationId, webhookId, async (trx, endpoint) => {
       const idempotencyKey = uuidv7();
       const data = serializeRecord(WebhookEndpoint, toWebhookEndpoint(endpoint));
       return {
         eventId: null,
         eventName: TEST_EVENT,
         idempotencyKey,
-        body: composeEnvelope(TEST_EVENT, new Date(), idempotencyKey, data),
+        body: composeEnvelope(
+          {
+            event: TEST_EVENT,
+            timestamp: new Date(),
+            id: idempotencyKey,
+            livemode: await isLiveOrganization(trx, organizationId),
+          },
+          data,
+        ),
       };
     });
   }

@@ -17,9 +17,16 @@ export function ApiKeysTab() {
   const endpoints = useDashboardApi();
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
+  const { testMode } = useSession();
   return (
     <Stack>
-      <Group justify="flex-end">
+      <Group justify={testMode ? 'space-between' : 'flex-end'} wrap="nowrap">
+        {testMode && (
+          <Text size="sm">
+            These are the test keys (<Code>sk_test_…</Code>): they act only on test data. Switch test mode off for live
+            keys.
+          </Text>
+        )}
         <Button onClick={() => setCreating(true)}>Create key</Button>
       </Group>
       <PagedTable<ApiKey>
