@@ -55,6 +55,8 @@ export function JsonBlock({ value, label }: { value: unknown; label: string }) {
     <Code
       block
       aria-label={label}
+      // It scrolls when long: focusable, so a keyboard can scroll it too.
+      tabIndex={0}
       style={{ maxHeight: 420, overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
     >
       {JSON.stringify(value, null, 2)}
