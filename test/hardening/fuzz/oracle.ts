@@ -2,19 +2,19 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Operation } from './openapi.js';
 import type { Mode, PlannedRequest } from './requests.js';
 
-/** D3: the code every error status carries. */
-const CODE_OF_STATUS: Record<number, string> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
+/** D3: the codes each error status carries; a 400 about an API version (a header or an apiVersion field) is D47's. */
+const CODES_OF_STATUS: Record<number, string[]> = {
+  400: ['VALIDATION_ERROR', 'INVALID_VERSION'],
+  401: ['UNAUTHORIZED'],
+  403: ['FORBIDDEN'],
+  404: ['NOT_FOUND'],
+  409: ['CONFLICT'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+  422: ['UNPROCESSABLE'],
+  429: ['TOO_MANY_REQUESTS'],
+  500: ['INTERNAL_ERROR'],
+  503: ['SERVICE_UNAVAILABLE'],
 };
 
 /**
@@ -61,7 +61,7 @@ function envelopeProblem(body: unknown, status: number): string | null {
   if (!isObject(body) || !onlyKeys(body, ['error']) || !isObject(body.error)) return `not the D3 envelope: ${shown}`;
   const { error } = body;
   if (!onlyKeys(error, ['code', 'message', 'details'])) return `unexpected fields in the envelope: ${shown}`;
-  if (error.code !== CODE_OF_STATUS[status]) return `code ${String(error.code)} does not belong to status ${status}`;
+  if (!(CODES_OF_STATUS[status] ?? []).includes(String(error.code))) return `code ${String(error.code)} does not belong to status ${status}`;
   if (typeof error.message !== 'string' || error.message.trim() === '') return `the envelope has no message: ${shown}`;
   if (error.details !== undefined) {
     if (!Array.isArray(error.details)) return `details is not an array: ${shown}`;
