@@ -79,6 +79,11 @@ declare module 'fastify' {
      * needs no caller at all (signing in), and declares neither (docs/api.md#dashboard-sessions).
      */
     access?: 'session' | 'public';
+    /**
+     * The route acts only on test data (docs/api.md#test-mode): a live key or a session outside test mode is 403,
+     * checked with the permission, and /openapi.json marks the operation `x-test-mode-only`.
+     */
+    testModeOnly?: true;
     /** Separate per-endpoint buckets charged together with the organization bucket. */
     buckets?: readonly EndpointBucket[];
     /**

@@ -21,7 +21,15 @@ import type { Config } from '../config/index.js';
 import { ApiError } from '../core/errors.js';
 import type { Database } from '../db/engine.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import { authenticate, authorize, checkOrigin, checkSessionWrite, requestLabels, SESSION_ONLY } from './auth.js';
+import {
+  authenticate,
+  authorize,
+  checkOrigin,
+  checkSessionWrite,
+  requestLabels,
+  SESSION_ONLY,
+  TEST_MODE_ONLY,
+} from './auth.js';
 import { registerAuditLog } from './audit.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerHealth } from './health.js';
@@ -469,11 +477,13 @@ function registerAccessControl(
     if (auth.session) {
       checkSessionWrite(request, auth.session);
       authorize(auth, config.permission);
+      if (config.testModeOnly && auth.livemode) throw new ApiError('FORBIDDEN', TEST_MODE_ONLY);
       return;
     }
     if (config.access === 'session') throw new ApiError('FORBIDDEN', SESSION_ONLY);
     await chargeRequest({ limiter, metrics }, auth, config, reply);
     authorize(auth, config.permission);
+    if (config.testModeOnly && auth.livemode) throw new ApiError('FORBIDDEN', TEST_MODE_ONLY);
   });
 }
 

@@ -123,6 +123,9 @@ export const SESSION_COOKIE = 'patron_session';
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** The 403 of a route that acts only on test data, for a live caller (docs/api.md#test-mode). */
+export const TEST_MODE_ONLY =
+  'This endpoint acts only on test data: use a test key (sk_test_…) or switch the dashboard to test mode. Live data is never touched.';
 export const SESSION_ONLY = 'This endpoint answers only to a signed-in dashboard session, not to an API key.';
 
 /** The session cookie's value, parsed only for requests without an Authorization header. */

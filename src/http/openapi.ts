@@ -47,6 +47,10 @@ const SIGN_IN_ERRORS: Record<string, string> = {
 };
 
 /** Every method but GET may carry a body, which is parsed (and refused) whatever the route does with it. */
+/** What /openapi.json says of a route that acts only on test data (docs/api.md#test-mode). */
+const TEST_MODE_ONLY_TEXT =
+  'Test mode only: a test key (sk_test_…) or a dashboard session in test mode; a live key or session is 403.';
+
 const METHODS_WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const PATH_RECORD_MISSING =
   "NOT_FOUND: no record with this id in the organization (another organization's answers the same).";
@@ -161,6 +165,7 @@ export async function registerOpenApi(
       if (!url.startsWith('/v1') || !(config.permission || config.access === 'public')) return { schema, url };
       const method = String(route.method).toUpperCase();
       const errors = errorResponses(method, url, config.refusals, config.access);
+      if (config.testModeOnly) errors['403'] = `${errors['403']} Or the caller is live: ${TEST_MODE_ONLY_TEXT}`;
       if (config.documentedBody) {
         errors['413'] = `PAYLOAD_TOO_LARGE: ${config.documentedBody.tooLarge}`;
         errors['415'] = `UNSUPPORTED_MEDIA_TYPE: ${config.documentedBody.unsupported}`;
@@ -202,11 +207,16 @@ export async function registerOpenApi(
             : {}),
           response: documented,
           security: [{ bearerAuth: [] }],
-          description: [schema?.description, `Permission: ${permissionText}. Cost: ${config.cost ?? 1} token(s).`]
+          description: [
+            schema?.description,
+            `Permission: ${permissionText}. Cost: ${config.cost ?? 1} token(s).`,
+            config.testModeOnly ? TEST_MODE_ONLY_TEXT : undefined,
+          ]
             .filter(Boolean)
             .join('\n\n'),
           'x-permission': config.permission,
           'x-cost': config.cost ?? 1,
+          ...(config.testModeOnly ? { 'x-test-mode-only': true } : {}),
           ...(config.buckets?.length ? { 'x-rate-limit-buckets': config.buckets.map((bucket) => bucket.name) } : {}),
         },
       };

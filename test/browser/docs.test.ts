@@ -184,10 +184,9 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
           await openClient();
           for (let next = queue.shift(); next; next = queue.shift()) {
             const { path, method, operation } = next;
-            // Session-only operations refuse every key; resetting test data refuses a live key, as this one is
-            // (docs/api.md#resetting-test-data).
-            const refusedToKey =
-              operation['x-session-only'] || operation.operationId === 'resetTestData' ? '403' : null;
+            // Session-only operations refuse every key, and test-mode-only ones a live key, as this one is
+            // (docs/api.md#test-mode).
+            const refusedToKey = operation['x-session-only'] || operation['x-test-mode-only'] ? '403' : null;
             if (refusedToKey) refusals += 1;
             const success = refusedToKey
               ? [refusedToKey]

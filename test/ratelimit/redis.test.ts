@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RedisRateLimiter } from '../../src/ratelimit/redis.js';
@@ -177,12 +178,16 @@ describe.skipIf(!REDIS_URL)('RedisRateLimiter', () => {
     const addr = /addr=(\S+)/.exec(String(await a.call('CLIENT', 'INFO')))![1]!;
     const fromClient: string[] = [];
     const marker = `rl-marker-${randomUUID()}`;
-    const monitor = await b.monitor(); // opens its own connection
+    // MONITOR on a plain socket of its own: ioredis's monitor mode could lose its command queue's state when the
+    // stream began under load ("Command queue state error"). Each line is `+<time> [<db> <addr>] "<cmd>" "<arg>"…`.
+    const monitor = await openMonitor(REDIS_URL!);
     let markerSeen!: () => void;
     const seen = new Promise<void>((resolve) => (markerSeen = resolve));
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source === addr) fromClient.push(args[0]!.toLowerCase());
-      if (args[1] === marker) markerSeen();
+    monitor.onLine((line) => {
+      const match = /^\+\S+ \[\d+ (\S+)\] "([^"]*)"(?: "([^"]*)")?/.exec(line);
+      if (!match) return;
+      if (match[1] === addr) fromClient.push(match[2]!.toLowerCase());
+      if (match[3] === marker) markerSeen();
     });
     try {
       const before = await commandCalls(b);
@@ -196,7 +201,30 @@ describe.skipIf(!REDIS_URL)('RedisRateLimiter', () => {
       // commandstats is server-wide, so other clients could only add to it.
       expect(delta('evalsha') + delta('eval')).toBeGreaterThanOrEqual(100);
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
   });
 });
+
+/** A MONITOR stream on its own connection, read line by line; resolves once Redis has said OK to MONITOR. */
+async function openMonitor(url: string): Promise<{ onLine(handle: (line: string) => void): void; close(): void }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port || 6379) });
+  socket.setEncoding('utf8');
+  let handle: (line: string) => void = () => {};
+  let buffered = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (line === '+OK') resolve();
+        else handle(line);
+      }
+    });
+    socket.write('MONITOR\r\n');
+  });
+  return { onLine: (next) => (handle = next), close: () => socket.destroy() };
+}

@@ -267,6 +267,15 @@ describe('POST /v1/test-data/reset', () => {
     expect(response.json().error.message).toMatch(/test key \(sk_test_…\)/);
   });
 
+  it('is marked test-mode only in /openapi.json, the one operation that is', async () => {
+    const document = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const marked = Object.values(document.paths as Record<string, Record<string, Record<string, unknown>>>)
+      .flatMap((item) => Object.values(item))
+      .filter((operation) => operation['x-test-mode-only'] === true)
+      .map((operation) => operation.operationId);
+    expect(marked).toEqual(['resetTestData']);
+  });
+
   it('deletes every record of the test data, keeps its keys, endpoints and audit log, and leaves live data alone', async () => {
     const owner = await t.tenant({ name: 'Reset Roasters' });
     const ownerTestKey = await t.key(owner.testOrganizationId);

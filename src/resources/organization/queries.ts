@@ -91,24 +91,6 @@ export async function updateOrganizationIfChanged(
 }
 
 /**
- * The plan of a live organization is its twin's too (docs/api.md#test-mode): the operator's plan change is copied to
- * the twin, in the same statement's transaction as the caller's.
- */
-export async function copyPlanToTwin(db: Executor, organizationId: string): Promise<void> {
-  await sql`update organizations t
-    set api_requests_per_minute = o.api_requests_per_minute,
-      loyalty_events_per_minute = o.loyalty_events_per_minute,
-      loyalty_stamps_per_minute = o.loyalty_stamps_per_minute,
-      updated_at = now()
-    from organizations o
-    where o.id = ${organizationId}::uuid and t.live_organization_id = o.id
-      and (t.api_requests_per_minute, t.loyalty_events_per_minute, t.loyalty_stamps_per_minute)
-        is distinct from (o.api_requests_per_minute, o.loyalty_events_per_minute, o.loyalty_stamps_per_minute)`.execute(
-    db,
-  );
-}
-
-/**
  * Whether the database's zone files know a time zone: the daily job scheduler converts every organization's clock in
  * one statement (src/jobs/runner/queue.ts), so a zone only the JavaScript runtime knows would stop it for all of them.
  */
@@ -123,15 +105,35 @@ export async function databaseKnowsTimeZone(db: Executor, timezone: string): Pro
   }
 }
 
+/** The organization columns live data and test data share (docs/api.md#test-mode). */
+export type SharedWithOtherMode =
+  'api_requests_per_minute' | 'loyalty_events_per_minute' | 'loyalty_stamps_per_minute' | 'api_version';
+
+/** The plan is the operator's, one for both modes: a test key spends its own bucket of the same size. */
+export const PLAN_COLUMNS: readonly SharedWithOtherMode[] = [
+  'api_requests_per_minute',
+  'loyalty_events_per_minute',
+  'loyalty_stamps_per_minute',
+];
+/** One API version for both modes, so an integration tried with test keys meets the shapes its live keys will get. */
+export const VERSION_COLUMNS: readonly SharedWithOtherMode[] = ['api_version'];
+
 /**
- * One API version for both modes (docs/api.md#test-mode): the default version set in either mode is the other
- * mode's too, so an integration tried with test keys meets the shapes its live keys will get.
+ * Copies the given columns from an organization to its other mode (a live organization's twin, or a twin's live
+ * organization), in the caller's transaction, so a change made in either mode is the other's too; a row already equal
+ * is not written.
  */
-export async function copyVersionToOtherMode(db: Executor, organizationId: string): Promise<void> {
+export async function copyToOtherMode(
+  db: Executor,
+  organizationId: string,
+  columns: readonly SharedWithOtherMode[],
+): Promise<void> {
+  const theirs = sql.join(columns.map((column) => sql`other.${sql.ref(column)}`));
+  const ours = sql.join(columns.map((column) => sql`o.${sql.ref(column)}`));
   await sql`update organizations other
-    set api_version = o.api_version, updated_at = now()
+    set ${sql.join([...columns.map((column) => sql`${sql.ref(column)} = o.${sql.ref(column)}`), sql`updated_at = now()`])}
     from organizations o
     where o.id = ${organizationId}::uuid
       and (other.live_organization_id = o.id or other.id = o.live_organization_id)
-      and other.api_version is distinct from o.api_version`.execute(db);
+      and (${theirs}) is distinct from (${ours})`.execute(db);
 }

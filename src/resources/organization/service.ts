@@ -7,8 +7,9 @@ import {
   databaseKnowsTimeZone,
   findOrganization,
   findTestOrganizationId,
-  copyPlanToTwin,
-  copyVersionToOtherMode,
+  copyToOtherMode,
+  PLAN_COLUMNS,
+  VERSION_COLUMNS,
   insertOrganization,
   listOrganizations,
   updateOrganizationIfChanged,
@@ -136,7 +137,7 @@ export async function updateOrganization(
   }
   const row = await db.transaction().execute(async (trx) => {
     const updated = await updateOrganizationIfChanged(trx, organizationId, changes);
-    if (updated && changes.api_version !== undefined) await copyVersionToOtherMode(trx, organizationId);
+    if (updated && changes.api_version !== undefined) await copyToOtherMode(trx, organizationId, VERSION_COLUMNS);
     return updated;
   });
   return row ? toOrganization(row) : getOrganization(db, organizationId);
@@ -205,7 +206,7 @@ export async function updateOrganizationPlan(
       loyalty_events_per_minute: input.loyaltyEventsPerMinute,
       loyalty_stamps_per_minute: input.loyaltyStampsPerMinute,
     });
-    if (updated) await copyPlanToTwin(trx, organizationId);
+    if (updated) await copyToOtherMode(trx, organizationId, PLAN_COLUMNS);
     return updated;
   });
   if (row) return { organization: toOrganization(row), changed: true };
