@@ -13,7 +13,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     // As in vitest.config.ts: builds the server when src/ is newer (the CLI's process tests run the build) and migrates
     // one database that every test copies (test/support/global-setup.ts).
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/browser/seeded-demo.ts'],
     pool: 'forks',
     // Each run prints its slowest files and writes every file's duration to test-results/ (gitignored).
     reporters: ['default', ['./test/support/durations-reporter.ts', { suite: 'browser' }]],

@@ -9,16 +9,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 import { BUILT_CLI, childEnv, exitOf, freePort, ROOT, sleep, type Exit } from '../support/processes.js';
 import { migratedDataDir } from '../support/database.js';
 import { answers200, untilReady } from '../support/ready.js';
 import { loopbackCertificate } from '../support/webhooks.js';
+import { SEEDED_ORIGIN, type SeededDemo } from './seeded-demo.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The flags Chromium is started with (plus where to keep its profile and how to be driven). */
@@ -100,25 +101,54 @@ export interface ServedOnHostname {
   child: ChildProcess;
   /** http://<os.hostname()>:<port>: the origin a page is loaded from. */
   origin: string;
-  /** The demo key the first embedded start prints. */
+  /** The demo key a first embedded start prints. */
   key: string;
-  /** stdout (JSON logs) and stderr (the banner) so far. */
+  /**
+   * stdout (JSON logs) and stderr so far. stderr begins with what a first start prints of the demo (its keys, its
+   * owner's one-time sign-in link on this origin), then the server's own.
+   */
   stdout(): string;
   stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
 /**
+ * What a first start prints of the demo world, for a copy of the run's seeded data dir served on `origin`: the lines a
+ * suite reads its keys and sign-in link from (src/cli/serve.ts).
+ */
+function seededBanner(seeded: SeededDemo, origin: string): string {
+  return [
+    '',
+    'Created the demo organization "Demo" (seeded once for the run: test/browser/seeded-demo.ts),',
+    'with a sample store, loyalty program and reviews to try, and a key with every permission:',
+    `  ${seeded.key}`,
+    'and a test key with every permission, acting only on its test data (test mode: nothing it does touches live data):',
+    `  ${seeded.testKey}`,
+    `  curl -H "Authorization: Bearer ${seeded.key}" ${origin}/v1/organization`,
+    `Sign in to the dashboard as its owner (${seeded.ownerEmail}) with this one-time link, valid 24 hours:`,
+    `  ${seeded.signInLink.replace(SEEDED_ORIGIN, origin)}`,
+    `or with its demo password: ${seeded.password}`,
+    '',
+  ].join('\n');
+}
+
+/**
  * `patron serve` on the embedded database in a new data dir, bound to HOST=0.0.0.0 on a free port; resolves once
- * /readyz answers 200 through the machine's hostname and the banner has printed the demo key.
+ * /readyz answers 200 through the machine's hostname and the demo key is known. The data dir is a copy of the run's
+ * seeded demo world (test/browser/seeded-demo.ts) when there is one, so the start seeds nothing.
  */
 export async function serveOnHostname(
   env: Record<string, string | undefined> = {},
   // A first start seeds the demo world, which takes well over a minute on a loaded machine.
   { readyWithinMs = READY_WITHIN_MS }: { readyWithinMs?: number } = {},
 ): Promise<ServedOnHostname> {
-  // Migrated once per run (test/support/global-setup.ts): the first start only seeds the demo world.
+  // Seeded once per run (test/browser/seeded-demo.ts); without it, migrated once per run and seeded by the first start.
+  const seeded = inject('seededDemo');
   const dataDir = await migratedDataDir('patron-browser-');
+  if (seeded) {
+    await rm(join(dataDir, 'pgdata'), { recursive: true, force: true });
+    await cp(seeded.dataDir, dataDir, { recursive: true });
+  }
   const port = await freePort();
   const child = spawn(process.execPath, [BUILT_CLI, 'serve'], {
     cwd: ROOT,
@@ -126,12 +156,12 @@ export async function serveOnHostname(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   endWithThisProcess(child);
+  const origin = `http://${hostname()}:${port}`;
   let stdout = '';
-  let stderr = '';
+  let stderr = seeded ? seededBanner(seeded, origin) : '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
-  const origin = `http://${hostname()}:${port}`;
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
