@@ -125,6 +125,8 @@ function seededBanner(seeded: SeededDemo, origin: string): string {
     'and a test key with every permission, acting only on its test data (test mode: nothing it does touches live data):',
     `  ${seeded.testKey}`,
     `  curl -H "Authorization: Bearer ${seeded.key}" ${origin}/v1/organization`,
+    'or open the API reference signed in with it, and send any request from the page:',
+    `  ${origin}/docs#key=${seeded.key}`,
     `Sign in to the dashboard as its owner (${seeded.ownerEmail}) with this one-time link, valid 24 hours:`,
     `  ${seeded.signInLink.replace(SEEDED_ORIGIN, origin)}`,
     `or with its demo password: ${seeded.password}`,
