@@ -241,6 +241,51 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       expect(watch.cspErrors(), 'Content Security Policy errors').toEqual([]);
       expect(watch.errors, 'console errors').toEqual([]);
     });
+
+    it('moderates in bulk: publishes three selected reviews at once, then deletes two after a confirmation', async () => {
+      await page.setViewportSize(DESKTOP);
+      const marker = 'Bulkmoderated';
+      const imported = await api<{ data: { id: string }[] }>('POST', '/reviews/import', {
+        data: [1, 2, 3].map((n) => ({
+          product: 'canvas-tote',
+          customer: 'ada@example.com',
+          remoteId: `bulk-${n}`,
+          rating: 3,
+          title: `${marker} ${n}`,
+          body: `${marker} review number ${n}.`,
+          published: false,
+        })),
+      });
+      const ids = imported.data.map((review) => review.id);
+      await page.goto(`${server.origin}/dashboard/reviews?q=${marker}`, { waitUntil: 'networkidle' });
+      const table = page.getByRole('table', { name: 'Reviews' });
+      await expect.poll(() => table.locator('tbody tr').count()).toBe(3);
+
+      await table.getByRole('checkbox', { name: 'Select every review on this page' }).check();
+      const bar = page.getByRole('region', { name: 'Selected rows' });
+      await bar.getByText('3 reviews selected').waitFor();
+      await check('reviews-bulk', DESKTOP.width);
+      const published = page.waitForResponse(answerOf('PATCH', '/reviews/bulk-update'));
+      await bar.getByRole('button', { name: 'Publish', exact: true }).click();
+      expect((await published).status()).toBe(200);
+      await page.getByRole('alert').filter({ hasText: 'Published 3 reviews' }).waitFor();
+      for (const id of ids)
+        expect(await api<{ published: boolean }>('GET', `/reviews/${id}`)).toMatchObject({ published: true });
+
+      await page.setViewportSize(PHONE);
+      await table.getByRole('checkbox', { name: `Select the review "${marker} 1"` }).check();
+      await table.getByRole('checkbox', { name: `Select the review "${marker} 2"` }).check();
+      await bar.getByText('2 reviews selected').waitFor();
+      await check('reviews-bulk', PHONE.width);
+      await bar.getByRole('button', { name: 'Delete', exact: true }).click();
+      const confirm = page.getByRole('dialog', { name: 'Delete 2 reviews?' });
+      await confirm.getByText('will be deleted for good').waitFor();
+      await confirm.getByRole('button', { name: 'Delete 2 reviews' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Deleted 2 reviews' }).waitFor();
+      await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+      const left = await api<{ data: { title: string }[] }>('GET', `/reviews?search=${marker}`);
+      expect(left.data.map((review) => review.title)).toEqual([`${marker} 3`]);
+    });
   },
 );
 

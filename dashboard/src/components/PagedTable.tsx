@@ -1,7 +1,8 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { Button, Center, Group, Loader, Stack, Table, Text } from '@mantine/core';
-import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
+import { Button, Center, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
+import { keepPreviousData, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { ApiErrorAlert } from './ApiErrorAlert';
+import { BulkActionBar, type BulkAction } from './BulkActions';
 
 export interface Column<Row> {
   /** Unique within the table. */
@@ -42,6 +43,17 @@ export interface PagedTableProps<Row> {
   minWidth?: number;
   /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
   onError?: (error: unknown) => void;
+  /**
+   * Actions on selected rows (docs/dashboard.md#tables): with them, each row has a checkbox and the header one selects
+   * the page. The selection is of the rows seen, kept across pages, and cleared when the list's filter changes.
+   */
+  bulk?: {
+    actions: readonly BulkAction<Row>[];
+    /** The rows' name, singular and plural: ['review', 'reviews']. */
+    noun: readonly [string, string];
+    /** A row's name for its checkbox and a failure's line, e.g. the review's title. */
+    label: (row: Row) => string;
+  };
 }
 
 /**
@@ -59,8 +71,17 @@ export function PagedTable<Row>({
   refetchInterval,
   onError,
   minWidth = 480,
+  bulk,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
+  const queryClient = useQueryClient();
+  // The selected rows by key, for the list they were selected in.
+  const [selection, setSelection] = useState<{ listKey: string; rows: Map<string, Row> }>({
+    listKey,
+    rows: new Map(),
+  });
+  const selected = selection.listKey === listKey ? selection.rows : new Map<string, Row>();
+  const setSelected = (rows: Map<string, Row>) => setSelection({ listKey, rows });
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
   const [paging, setPaging] = useState<{ listKey: string; cursors: (string | undefined)[] }>({
     listKey,
@@ -89,8 +110,35 @@ export function PagedTable<Row>({
   const page = query.data;
   const rows = page.data;
   const pageNumber = cursors.length;
+  const onPage = rows.filter((row) => selected.has(rowKey(row))).length;
+  const toggle = (row: Row, on: boolean) => {
+    const next = new Map(selected);
+    if (on) next.set(rowKey(row), row);
+    else next.delete(rowKey(row));
+    setSelected(next);
+  };
+  const togglePage = (on: boolean) => {
+    const next = new Map(selected);
+    for (const row of rows) {
+      if (on) next.set(rowKey(row), row);
+      else next.delete(rowKey(row));
+    }
+    setSelected(next);
+  };
   return (
     <Stack gap="sm">
+      {bulk && (
+        <BulkActionBar
+          selected={[...selected.values()]}
+          actions={bulk.actions}
+          noun={bulk.noun}
+          onClear={() => setSelected(new Map())}
+          onFinished={async () => {
+            setSelected(new Map());
+            await queryClient.invalidateQueries({ queryKey });
+          }}
+        />
+      )}
       {rows.length === 0 && pageNumber === 1 ? (
         <Text c="dimmed" py="lg" ta="center">
           {empty}
@@ -107,6 +155,16 @@ export function PagedTable<Row>({
             </Table.Caption>
             <Table.Thead>
               <Table.Tr>
+                {bulk && (
+                  <Table.Th w={40}>
+                    <Checkbox
+                      aria-label={`Select every ${bulk.noun[0]} on this page`}
+                      checked={rows.length > 0 && onPage === rows.length}
+                      indeterminate={onPage > 0 && onPage < rows.length}
+                      onChange={(event) => togglePage(event.currentTarget.checked)}
+                    />
+                  </Table.Th>
+                )}
                 {columns.map((column) => (
                   <Table.Th key={column.key} visibleFrom={column.visibleFrom} w={column.width}>
                     {column.header}
@@ -127,6 +185,19 @@ export function PagedTable<Row>({
                     },
                   })}
                 >
+                  {bulk && (
+                    // A click on the checkbox selects; it does not open the row.
+                    <Table.Td
+                      onClick={(event) => event.stopPropagation()}
+                      onKeyDown={(event) => event.stopPropagation()}
+                    >
+                      <Checkbox
+                        aria-label={`Select ${bulk.label(row)}`}
+                        checked={selected.has(rowKey(row))}
+                        onChange={(event) => toggle(row, event.currentTarget.checked)}
+                      />
+                    </Table.Td>
+                  )}
                   {columns.map((column) => (
                     <Table.Td key={column.key} visibleFrom={column.visibleFrom}>
                       {column.render(row)}

@@ -23,9 +23,11 @@ import {
   applyApiErrors,
   ConfirmButton,
   DetailDrawer,
+  eachRow,
   FormError,
   PagedTable,
   useDetailParam,
+  type BulkAction,
   type Column,
 } from '../../components';
 import { formatDateTime } from '../../lib/format';
@@ -83,8 +85,13 @@ export function ReviewBadges({ review }: { review: Review }) {
 }
 
 /** The reviews: filtered by status, rating, product and text; one opens beside the list to publish or flag it. */
+/** A review as a checkbox's name and a failure's line: its title, else the start of its text. */
+const reviewLabel = (review: Review) => `the review "${(review.title || review.body || review.id).slice(0, 40)}"`;
+
 export function ReviewsTab() {
   const api = useApi();
+  const canWrite = useCan('reviews:write');
+  const queryClient = useQueryClient();
   const detail = useDetailParam();
   const [status] = useUrlParam('status');
   const [rating] = useUrlParam('rating');
@@ -138,6 +145,36 @@ export function ReviewsTab() {
     },
   ];
 
+  // Publishing and flagging are one bulk update of the selected ids; deleting is one DELETE per review.
+  const bulkUpdate =
+    (body: { published?: boolean; flagged?: boolean }) => async (rows: Review[], progress: (done: number) => void) => {
+      const ids = rows.map((review) => review.id);
+      const { count } = await api.PATCH('/reviews/bulk-update', {
+        params: { query: { filter: JSON.stringify({ id: { $in: ids } }) } },
+        body,
+      });
+      progress(rows.length);
+      await queryClient.invalidateQueries({ queryKey: SUMMARY_KEY });
+      return { done: count, failed: [] };
+    };
+  const reviews = (count: number) => `${count} ${count === 1 ? 'review' : 'reviews'}`;
+  const bulkActions: BulkAction<Review>[] = [
+    { label: 'Publish', done: (n) => `Published ${reviews(n)}`, run: bulkUpdate({ published: true }) },
+    { label: 'Unpublish', done: (n) => `Unpublished ${reviews(n)}`, run: bulkUpdate({ published: false }) },
+    { label: 'Flag', done: (n) => `Flagged ${reviews(n)}`, run: bulkUpdate({ flagged: true }) },
+    { label: 'Unflag', done: (n) => `Unflagged ${reviews(n)}`, run: bulkUpdate({ flagged: false }) },
+    {
+      label: 'Delete',
+      danger: true,
+      confirm: (n) => `${reviews(n)} will be deleted for good, with their replies. Product summaries are updated.`,
+      done: (n) => `Deleted ${reviews(n)}`,
+      run: (rows, progress) =>
+        eachRow(rows, progress, reviewLabel, (review) =>
+          api.DELETE('/reviews/{id}', { params: { path: { id: review.id } } }),
+        ),
+    },
+  ];
+
   return (
     <Stack>
       <Group gap="sm" align="flex-end" wrap="wrap">
@@ -166,6 +203,7 @@ export function ReviewsTab() {
         columns={columns}
         rowKey={(review) => review.id}
         onRowClick={(review) => detail.open(review.id)}
+        {...(canWrite && { bulk: { actions: bulkActions, noun: ['review', 'reviews'], label: reviewLabel } })}
         empty={Object.keys(filter).length > 0 || search ? 'No review matches these filters.' : 'No reviews yet.'}
       />
       <DetailDrawer opened={detail.id !== null} onClose={detail.close} title="Review">
