@@ -285,6 +285,30 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
       const left = await api<{ data: { title: string }[] }>('GET', `/reviews?search=${marker}`);
       expect(left.data.map((review) => review.title)).toEqual([`${marker} 3`]);
+
+      // Questions: two pending ones published at once.
+      await page.setViewportSize(DESKTOP);
+      const asked = await Promise.all(
+        [1, 2].map((n) =>
+          api<{ id: string }>('POST', '/product-questions', {
+            product: 'canvas-tote',
+            body: `${marker} question ${n}?`,
+            authorName: 'Grace',
+            status: 'pending',
+          }),
+        ),
+      );
+      await page.goto(`${server.origin}/dashboard/reviews?tab=questions&q=${marker}`, { waitUntil: 'networkidle' });
+      const questions = page.getByRole('table', { name: 'Product questions' });
+      await expect.poll(() => questions.locator('tbody tr').count()).toBe(2);
+      await questions.getByRole('checkbox', { name: 'Select every question on this page' }).check();
+      await page
+        .getByRole('region', { name: 'Selected rows' })
+        .getByRole('button', { name: 'Publish', exact: true })
+        .click();
+      await page.getByRole('alert').filter({ hasText: 'Published 2 questions' }).waitFor();
+      for (const { id } of asked)
+        expect(await api<{ status: string }>('GET', `/product-questions/${id}`)).toMatchObject({ status: 'published' });
     });
   },
 );

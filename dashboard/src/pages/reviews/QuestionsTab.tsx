@@ -20,9 +20,11 @@ import {
   applyApiErrors,
   ConfirmButton,
   DetailDrawer,
+  eachRow,
   FormError,
   PagedTable,
   useDetailParam,
+  type BulkAction,
   type Column,
 } from '../../components';
 import { formatDateTime, formatInteger } from '../../lib/format';
@@ -65,8 +67,12 @@ const SOURCE_OPTIONS = [
 ];
 
 /** Shoppers' questions about products: filtered, moderated (publish, reject) and answered. */
+/** A question as a checkbox's name and a failure's line: the start of its text. */
+const questionLabel = (question: Question) => `the question "${question.body.slice(0, 40)}"`;
+
 export function QuestionsTab() {
   const api = useApi();
+  const canWrite = useCan('reviews:write');
   const detail = useDetailParam();
   const [status] = useUrlParam('status');
   const [source] = useUrlParam('source');
@@ -107,6 +113,32 @@ export function QuestionsTab() {
     { key: 'createdAt', header: 'Asked', render: (question) => formatDateTime(question.createdAt), visibleFrom: 'lg' },
   ];
 
+  // Publishing and rejecting are one bulk update of the selected ids; deleting is one DELETE per question.
+  const setStatus =
+    (status: 'published' | 'rejected') => async (rows: Question[], progress: (done: number) => void) => {
+      const { count } = await api.PATCH('/product-questions/bulk-update', {
+        params: { query: { filter: JSON.stringify({ id: { $in: rows.map((question) => question.id) } }) } },
+        body: { status },
+      });
+      progress(rows.length);
+      return { done: count, failed: [] };
+    };
+  const questions = (count: number) => `${count} ${count === 1 ? 'question' : 'questions'}`;
+  const bulkActions: BulkAction<Question>[] = [
+    { label: 'Publish', done: (n) => `Published ${questions(n)}`, run: setStatus('published') },
+    { label: 'Reject', done: (n) => `Rejected ${questions(n)}`, run: setStatus('rejected') },
+    {
+      label: 'Delete',
+      danger: true,
+      confirm: (n) => `${questions(n)} will be deleted for good, with their answers.`,
+      done: (n) => `Deleted ${questions(n)}`,
+      run: (rows, progress) =>
+        eachRow(rows, progress, questionLabel, (question) =>
+          api.DELETE('/product-questions/{id}', { params: { path: { id: question.id } } }),
+        ),
+    },
+  ];
+
   return (
     <Stack>
       <Group gap="sm" align="flex-end" wrap="wrap">
@@ -135,6 +167,7 @@ export function QuestionsTab() {
         columns={columns}
         rowKey={(question) => question.id}
         onRowClick={(question) => detail.open(question.id)}
+        {...(canWrite && { bulk: { actions: bulkActions, noun: ['question', 'questions'], label: questionLabel } })}
         empty={Object.keys(filter).length > 0 || search ? 'No question matches these filters.' : 'No questions yet.'}
       />
       <DetailDrawer opened={detail.id !== null} onClose={detail.close} title="Product question">
