@@ -752,7 +752,9 @@ describe('GET /v1/export-jobs/{id}/download', () => {
     expect(zipped.statusCode).toBe(200);
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(zipped.headers['content-type']).toBe('application/x-ndjson');
-    expect(zipped.headers['content-disposition']).toBe(`attachment; filename="products-${job.id}.jsonl"`);
+    // Named after the list and the day it was made in the organization's zone (UTC here).
+    const day = new Date(job.createdAt).toISOString().slice(0, 10);
+    expect(zipped.headers['content-disposition']).toBe(`attachment; filename="products-${day}.jsonl"`);
     const inflated = gunzipSync(zipped.rawPayload).toString('utf8');
     // One gzip member (one deflate stream between the header and the trailer), whatever the number of chunks:
     // decoders that stop after a file's first member read it whole.
@@ -762,6 +764,22 @@ describe('GET /v1/export-jobs/{id}/download', () => {
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body).toBe(inflated);
     expect(plain.body.trimEnd().split('\n')).toHaveLength(5);
+  });
+
+  it("names the file after the day it was made in the organization's time zone", async () => {
+    // UTC+14 and UTC-11: on every day of the year at least one of them is on another date than UTC.
+    for (const timezone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
+      const tenant = await t.tenant({ timezone, apiRequestsPerMinute: 1_000_000 });
+      const made = await create(tenant, { resource: 'customers', format: 'csv' });
+      await runQueued();
+      const answer = await t.app.inject({
+        url: `/v1/export-jobs/${made.id}/download`,
+        headers: { authorization: `Bearer ${tenant.key}` },
+      });
+      expect(answer.statusCode).toBe(200);
+      const day = new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date(made.createdAt));
+      expect(answer.headers['content-disposition']).toBe(`attachment; filename="customers-${day}.csv"`);
+    }
   });
 
   it('answers 409 before the job has succeeded', async () => {

@@ -126,10 +126,9 @@ export function exportJobRoutes(sources: ExportSources) {
       async (request, reply) => {
         const auth = authOf(request);
         const job = await exportJobs.downloadable(auth, request.params.id);
-        const extension = job.format === 'csv' ? 'csv' : 'jsonl';
         reply
           .header('content-type', job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
-          .header('content-disposition', `attachment; filename="${job.resource}-${job.id}.${extension}"`)
+          .header('content-disposition', `attachment; filename="${await exportJobs.fileName(auth, job)}"`)
           .header('vary', 'Accept-Encoding');
         const file = Readable.from(chunksOf(db, auth.organizationId, job.id));
         // The chunks in order are one gzip file (src/util/gzip-segments.ts): sent as stored, or inflated on the fly.

@@ -149,6 +149,25 @@ export class ExportJobService {
   }
 
   /**
+   * The file's name (docs/api.md#downloading-an-export): the resource and the day the export was made in the
+   * organization's time zone, as a merchant files it, e.g. `customers-2026-12-08.csv`.
+   */
+  async fileName(auth: AuthContext, row: BulkJobRow): Promise<string> {
+    const organization = await this.db
+      .selectFrom('organizations')
+      .select('timezone')
+      .where('id', '=', auth.organizationId)
+      .executeTakeFirst();
+    const day = new Intl.DateTimeFormat('en-CA', {
+      timeZone: organization?.timezone ?? 'UTC',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(new Date(row.created_at));
+    return `${row.resource}-${day}.${row.format === 'csv' ? 'csv' : 'jsonl'}`;
+  }
+
+  /**
    * Another organization's job is 404 like a missing one, and so is one whose file expired, pruned or not yet; one of
    * a resource the key cannot read is 403 (docs/api.md#export-jobs).
    */
