@@ -19,6 +19,8 @@ import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'reac
 import { signOut } from '../api/contract';
 import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
+import { ColorSchemeButton } from './ColorSchemeButton';
+import { FindAnythingButton, FindAnythingHost } from './find-anything-launcher';
 import { SECTIONS } from './sections';
 
 /**
@@ -97,6 +99,8 @@ export function AppLayout() {
             )}
           </Group>
           <Group gap="sm" wrap="nowrap">
+            <FindAnythingButton />
+            <ColorSchemeButton />
             <Switch
               label="Test mode"
               color="orange"
@@ -172,6 +176,7 @@ export function AppLayout() {
           </Suspense>
         </Stack>
       </AppShell.Main>
+      <FindAnythingHost />
     </AppShell>
   );
 }
