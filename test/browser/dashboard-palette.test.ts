@@ -121,6 +121,20 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await palette().waitFor({ state: 'hidden' });
   }
 
+  /**
+   * Closes the record's drawer with Escape, which works only when the focus is in the drawer (the palette did not
+   * take it back under the drawer), and waits until the record is out of the address.
+   */
+  async function closeDrawer(): Promise<void> {
+    await palette().waitFor({ state: 'detached' });
+    await expect.poll(() => page.evaluate<boolean>(`!!document.activeElement?.closest('[role="dialog"]')`)).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await expect
+      .poll(() => [...new URL(page.url()).searchParams.keys()].some((key) => /^(customer|order|product|id)$/.test(key)))
+      .toBe(false);
+  }
+
   /** Waits until the page's address is `pathname` with `params` among its query parameters. */
   async function expectAt(pathname: string, params: Record<string, string> = {}): Promise<void> {
     await expect
@@ -193,9 +207,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await selectWithKeys(hit.first());
     await expectAt('/dashboard/customers', { customer: customer.id });
     await page.getByRole('dialog').getByText(customer.email).first().waitFor();
-    // Closing the palette gives the focus back to where it was; the drawer has it now.
-    await page.keyboard.press('Escape');
-    await expectAt('/dashboard/customers');
+    await closeDrawer();
   });
 
   it('⌘K opens it too; an order is found by its number (with or without "#") and opens in its drawer', async () => {
@@ -207,8 +219,8 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await hit.first().waitFor();
     await selectWithKeys(hit.first());
     await expectAt('/dashboard/store/orders', { order: order.id });
-    await page.getByRole('dialog').waitFor();
-    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').getByText(order.number).first().waitFor();
+    await closeDrawer();
   });
 
   it('a product is found by its title and opened with a click', async () => {
@@ -226,7 +238,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
       .getByRole('dialog')
       .getByRole('heading', { name: /^Variants/ })
       .waitFor();
-    await page.keyboard.press('Escape');
+    await closeDrawer();
   });
 
   it('a review is found by words of its text and opens in its drawer', async () => {
@@ -245,7 +257,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await selectWithKeys(target);
     await expectAt('/dashboard/reviews', { id: review.id });
     await page.getByRole('dialog', { name: 'Review' }).waitFor();
-    await page.keyboard.press('Escape');
+    await closeDrawer();
   });
 
   it('a page is reached by its name, a tab by its own (Mail log), while a field has the focus', async () => {
@@ -274,13 +286,11 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     const first = 'zq-first-term';
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route(
-      (url) => url.pathname === '/v1/customers' && url.searchParams.get('search') === first,
-      async (route) => {
-        await held;
-        await route.continue().catch(() => {});
-      },
-    );
+    const firstTerm = (url: URL) => url.pathname === '/v1/customers' && url.searchParams.get('search') === first;
+    await page.route(firstTerm, async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    });
     const aborted = new Promise<Request>((resolve) =>
       page.on('requestfailed', (request) => {
         if (new URL(request.url()).searchParams.get('search') === first) resolve(request);
@@ -296,25 +306,30 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     const failure = await aborted;
     expect(failure.failure()?.errorText).toMatch(/ABORTED/);
     release();
-    await page.unroute((url) => url.pathname === '/v1/customers');
+    await page.unroute(firstTerm);
     await palette().getByTestId('find-anything-empty').waitFor();
     expect(await palette().getByTestId('find-anything-empty').textContent()).toBe(`Nothing matches “${second}”.`);
     await expectAxeClean('nothing found');
     await screenshot(page, 'dashboard-palette-empty-result-1280');
 
     // The network drops the reviews' request: the other kinds still answer, and the reviews' group says it failed.
-    await page.route(
-      (url) => url.pathname === '/v1/reviews',
-      (route) => route.abort('connectionfailed'),
-    );
+    const reviewsList = (url: URL) => url.pathname === '/v1/reviews';
+    await page.route(reviewsList, (route) => route.abort('connectionfailed'));
     await paletteInput().fill(customer.email);
-    await palette().getByRole('alert').filter({ hasText: 'Could not search reviews' }).waitFor();
+    await palette()
+      .getByRole('alert')
+      .filter({ hasText: 'Could not search reviews: the server could not be reached' })
+      .waitFor();
     await option(new RegExp(customer.email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .first()
       .waitFor();
     await expectAxeClean('a failed search');
     await screenshot(page, 'dashboard-palette-error-1280');
-    await page.unroute((url) => url.pathname === '/v1/reviews');
+    await page.unroute(reviewsList);
+    // Once the network is back, the same term finds the reviews again.
+    await paletteInput().fill(reviewWords);
+    await palette().locator('[data-kind="reviews"]').first().waitFor();
+    expect(await palette().getByRole('alert').count()).toBe(0);
     await page.keyboard.press('Escape');
     await palette().waitFor({ state: 'hidden' });
   });
@@ -324,6 +339,10 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await page.goto(`${server.origin}/dashboard/overview`, { waitUntil: 'networkidle' });
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await expectFits(PHONE.width);
+    // The header's items stand side by side: the search button starts after the product's name ends.
+    const name = await page.getByText('Patron', { exact: true }).boundingBox();
+    const search = await page.getByTestId('find-anything-icon').boundingBox();
+    expect(name!.x + name!.width, 'the name ends before the search button').toBeLessThanOrEqual(search!.x);
     await expectAxeClean('the header at 390 px');
     await screenshot(page, 'dashboard-palette-header-390');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -339,7 +358,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await hit.click();
     await expectAt('/dashboard/customers', { customer: customer.id });
     await page.getByRole('dialog').getByText(customer.email).first().waitFor();
-    await page.keyboard.press('Escape');
+    await closeDrawer();
 
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await paletteInput().fill(order.number);
@@ -349,10 +368,23 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await option('Store data › Orders').click();
     await expectAt('/dashboard/store/orders');
     await page.getByRole('heading', { name: 'Store data', level: 1 }).waitFor();
+
+    // On a phone the theme switch is at the foot of the navigation.
+    await page.getByRole('button', { name: 'Open navigation' }).click();
+    await page.getByTestId('color-scheme-button-navigation').click();
+    await page.getByRole('radio', { name: 'Dark' }).check();
+    await expect
+      .poll(() => page.evaluate<string | undefined>(`document.documentElement.dataset.mantineColorScheme`))
+      .toBe('dark');
+    await expectAxeClean('the theme switch in the navigation at 390 px');
+    await screenshot(page, 'dashboard-palette-theme-navigation-390');
+    await page.getByRole('radio', { name: 'As the system' }).check();
+    await page.keyboard.press('Escape');
     await page.setViewportSize(DESKTOP);
   });
 
   it('the theme follows the system, and the header’s switch picks light or dark, remembered by this browser', async () => {
+    await page.setViewportSize(DESKTOP);
     const scheme = () => page.evaluate<string | null>(`document.documentElement.dataset.mantineColorScheme ?? null`);
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${server.origin}/dashboard/overview`, { waitUntil: 'networkidle' });
@@ -381,6 +413,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
 
   for (const colorScheme of ['dark', 'light'] as const) {
     it(`every main page passes axe in the ${colorScheme} theme, at 1280 px and the overview at 390 px`, async () => {
+      await page.setViewportSize(DESKTOP);
       await page.emulateMedia({ colorScheme });
       const visit = async (path: string, heading: string, width: number) => {
         await page.goto(`${server.origin}/dashboard/${path}`, { waitUntil: 'networkidle' });
@@ -391,6 +424,8 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
           .first()
           .waitFor({ state: 'detached' })
           .catch(() => {});
+        // Nothing is still loading (a loader is a moment's state, not the page's).
+        await expect.poll(() => page.locator('.mantine-Loader-root').count(), { timeout: 15_000 }).toBe(0);
         expect(await page.evaluate<string | undefined>(`document.documentElement.dataset.mantineColorScheme`)).toBe(
           colorScheme,
         );
@@ -401,9 +436,10 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
       // A record's drawer and the palette, in this theme.
       await page.goto(`${server.origin}/dashboard/customers?customer=${customer.id}`, { waitUntil: 'networkidle' });
       await page.getByRole('dialog').getByText(customer.email).first().waitFor();
+      await expect.poll(() => page.locator('.mantine-Loader-root').count(), { timeout: 15_000 }).toBe(0);
       await expectAxeClean(`a customer's drawer in the ${colorScheme} theme`);
       await screenshot(page, `dashboard-theme-${colorScheme}-customer-drawer-1280`);
-      await page.keyboard.press('Escape');
+      await closeDrawer();
       await openByKeyboard();
       await paletteInput().fill(customer.email);
       await option(new RegExp(customer.email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))

@@ -100,7 +100,10 @@ export function AppLayout() {
           </Group>
           <Group gap="sm" wrap="nowrap">
             <FindAnythingButton />
-            <ColorSchemeButton />
+            {/* On a phone the header has no room for it: it is at the foot of the navigation. */}
+            <Box visibleFrom="sm">
+              <ColorSchemeButton />
+            </Box>
             <Switch
               label="Test mode"
               color="orange"
@@ -154,9 +157,12 @@ export function AppLayout() {
           )}
         </AppShell.Section>
         <AppShell.Section hiddenFrom="sm" p="xs">
-          <Text size="sm" c="dimmed" truncate="end">
-            Signed in as {session.user.email}
-          </Text>
+          <Group justify="space-between" wrap="nowrap" gap="xs">
+            <Text size="sm" c="dimmed" truncate="end">
+              Signed in as {session.user.email}
+            </Text>
+            <ColorSchemeButton position="top-start" testId="color-scheme-button-navigation" />
+          </Group>
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

@@ -12,8 +12,14 @@ export const COLOR_SCHEMES = [
 // chunk of its own, loaded right after the shell, so the first load does not wait for it (docs/dashboard.md#size).
 const ColorSchemeMenu = lazy(() => import('./ColorSchemeMenu'));
 
-/** The header's theme switch; until its menu has loaded, the same button, inert. */
-export function ColorSchemeButton() {
+export interface ColorSchemeButtonProps {
+  /** Where its popover opens: below it in the header, above it at the foot of the phone's navigation. */
+  position?: 'bottom-end' | 'top-start';
+  testId?: string;
+}
+
+/** The theme switch; until its menu has loaded, the same button, inert. */
+export function ColorSchemeButton(props: ColorSchemeButtonProps) {
   const { colorScheme } = useMantineColorScheme();
   const current = COLOR_SCHEMES.find((choice) => choice.value === colorScheme) ?? COLOR_SCHEMES[0];
   return (
@@ -24,7 +30,7 @@ export function ColorSchemeButton() {
         </ActionIcon>
       }
     >
-      <ColorSchemeMenu />
+      <ColorSchemeMenu {...props} />
     </Suspense>
   );
 }

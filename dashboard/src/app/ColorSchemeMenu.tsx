@@ -7,24 +7,27 @@ import {
   useMantineColorScheme,
   type MantineColorScheme,
 } from '@mantine/core';
-import { COLOR_SCHEMES } from './ColorSchemeButton';
+import { COLOR_SCHEMES, type ColorSchemeButtonProps } from './ColorSchemeButton';
 
 /**
  * The theme switch (docs/dashboard.md#themes): as the system says (the default), light or dark, as a group of radio
  * buttons in a popover (arrow keys move between them). The choice is kept in this browser's localStorage by Mantine's
  * color scheme manager (main.tsx).
  */
-export default function ColorSchemeMenu() {
+export default function ColorSchemeMenu({
+  position = 'bottom-end',
+  testId = 'color-scheme-button',
+}: ColorSchemeButtonProps) {
   const { colorScheme, setColorScheme } = useMantineColorScheme();
   const current = COLOR_SCHEMES.find((choice) => choice.value === colorScheme) ?? COLOR_SCHEMES[0];
   return (
-    <Popover position="bottom-end" shadow="md" trapFocus returnFocus>
+    <Popover position={position} shadow="md" trapFocus returnFocus>
       <Popover.Target>
         <ActionIcon
           variant="default"
           size="lg"
           aria-label={`Theme: ${current.label.toLowerCase()}`}
-          data-testid="color-scheme-button"
+          data-testid={testId}
         >
           <current.Icon />
         </ActionIcon>

@@ -74,7 +74,8 @@ const KINDS: readonly Kind[] = [
     group: 'Orders',
     permission: 'orders:read',
     search: async (api, term, signal) => {
-      // "#1042" is how people write an order's number; the number itself has no "#".
+      // People write an order's number "#1042": one leading "#" is dropped, so the term matches a store's numbers
+      // whether or not they carry it.
       const search = term.replace(/^#/, '') || term;
       const page = await api.GET('/orders', {
         params: { query: { search, limit: PER_KIND, include: 'customer' } },
@@ -127,8 +128,9 @@ const KINDS: readonly Kind[] = [
   },
 ];
 
+/** The API's own message, or (the request never got an answer: offline, a dropped connection) what happened. */
 const errorMessage = (error: unknown) =>
-  error instanceof PatronError || error instanceof Error ? error.message : 'The request failed.';
+  error instanceof PatronError ? error.message : 'the server could not be reached. Check the connection and try again.';
 
 /**
  * "Find anything" (docs/dashboard.md#find-anything): Ctrl+K or ⌘K (or the header's Search button) opens a dialog
@@ -191,7 +193,13 @@ export default function FindAnything() {
   // the state is published again, so that aria-activedescendant and aria-selected follow the selection.
   const publishSelection = () => queueMicrotask(() => paletteStore.setState((state) => ({ ...state })));
 
-  const open = (hit: Hit) => void navigate(hit.to);
+  // Escape gives the focus back to where it was; opening a result does not, since the record's drawer takes it (the
+  // focus would otherwise go back under the drawer, out of a keyboard's reach).
+  const [returnFocus, setReturnFocus] = useState(true);
+  const open = (hit: Hit) => {
+    setReturnFocus(false);
+    void navigate(hit.to);
+  };
 
   let index = 0;
   const status = waiting
@@ -207,6 +215,8 @@ export default function FindAnything() {
       store={paletteStore}
       query={query}
       onQueryChange={setQuery}
+      returnFocus={returnFocus}
+      onSpotlightOpen={() => setReturnFocus(true)}
       // The shell's launcher listens for Ctrl+K and ⌘K, before this chunk is loaded.
       shortcut={null}
       scrollable
