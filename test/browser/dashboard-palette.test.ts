@@ -98,7 +98,9 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
   async function openByKeyboard(key: 'Control+k' | 'Meta+k' = 'Control+k'): Promise<void> {
     await page.keyboard.press(key);
     await paletteInput().waitFor();
-    await expect.poll(() => paletteInput().evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect
+      .poll(() => page.evaluate<string | null>(`document.activeElement?.getAttribute('aria-label') ?? null`))
+      .toBe('Find anything');
   }
 
   /** Waits for a GET of a /v1 list with `search` = term. */
