@@ -341,9 +341,11 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('Find anything
     await page.goto(`${server.origin}/dashboard/overview`, { waitUntil: 'networkidle' });
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await expectFits(PHONE.width);
-    // The header's items stand side by side: the search button starts after the product's name ends.
-    const name = await page.getByText('Patron', { exact: true }).boundingBox();
+    // The header's items stand side by side, the organization's name visible before the search button.
+    await page.getByTestId('organization-name').waitFor({ state: 'visible' });
+    const name = await page.getByTestId('organization-name').boundingBox();
     const search = await page.getByTestId('find-anything-icon').boundingBox();
+    expect(name!.width, "the organization's name is shown").toBeGreaterThan(20);
     expect(name!.x + name!.width, 'the name ends before the search button').toBeLessThanOrEqual(search!.x);
     await expectAxeClean('the header at 390 px');
     await screenshot(page, 'dashboard-palette-header-390');

@@ -88,7 +88,10 @@ export function AppLayout() {
               aria-expanded={opened}
               aria-controls="dashboard-navigation"
             />
-            <Text fw={700}>Patron</Text>
+            {/* A phone's header keeps the organization's name and the search button; the product's name goes. */}
+            <Text fw={700} visibleFrom="xs">
+              Patron
+            </Text>
             <Text c="dimmed" truncate="end" data-testid="organization-name">
               {session.organization.name}
             </Text>
