@@ -1,8 +1,9 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
+import '@mantine/spotlight/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, localStorageColorSchemeManager, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
@@ -51,6 +52,8 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-error': 'var(--mantine-color-red-9)',
+    // A placeholder drawn as text (a file input's "Choose a file") is gray.5, 2.1:1; this grey is 5:1 on white.
+    '--mantine-color-placeholder': '#687076',
     // The "light" variant (alerts, badges) writes shade 9 on shade 1, which for these colours is 2.7:1 (yellow) to
     // 4.3:1 (teal): darker text of the same hue is 5:1 or more.
     '--mantine-color-green-light-color': '#1b6b2e',
@@ -62,12 +65,28 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-red-filled': 'var(--mantine-color-red-9)',
     '--mantine-color-red-filled-hover': '#a51d1d',
   },
-  dark: {},
+  // The dark theme's "dimmed" text (dark.2) is 4.0:1 on the page and 3.5:1 on a card; a lighter grey is 5.7:1 on a
+  // card and 4.7:1 on a hovered row. Placeholders (a file input's "Choose a file") get the same.
+  dark: {
+    '--mantine-color-dimmed': '#a8a8a8',
+    // Errors (an alert's text, a field's message) in red.6 are 3.4:1 on the dark page; red.4 is 6.6:1.
+    '--mantine-color-error': 'var(--mantine-color-red-4)',
+    '--mantine-color-placeholder': '#a8a8a8',
+  },
 });
+
+// The theme follows the system (prefers-color-scheme) until the header's switch picks light or dark, which this browser
+// then remembers (docs/dashboard.md#themes).
+const colorSchemeManager = localStorageColorSchemeManager({ key: 'patron-color-scheme' });
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
+    <MantineProvider
+      theme={theme}
+      cssVariablesResolver={cssVariablesResolver}
+      defaultColorScheme="auto"
+      colorSchemeManager={colorSchemeManager}
+    >
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />

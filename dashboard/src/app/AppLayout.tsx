@@ -19,6 +19,8 @@ import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'reac
 import { signOut } from '../api/contract';
 import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
+import { ColorSchemeButton } from './ColorSchemeButton';
+import { FindAnythingButton, FindAnythingHost } from './find-anything-launcher';
 import { SECTIONS } from './sections';
 
 /**
@@ -86,7 +88,10 @@ export function AppLayout() {
               aria-expanded={opened}
               aria-controls="dashboard-navigation"
             />
-            <Text fw={700}>Patron</Text>
+            {/* A phone's header keeps the organization's name and the search button; the product's name goes. */}
+            <Text fw={700} visibleFrom="xs">
+              Patron
+            </Text>
             <Text c="dimmed" truncate="end" data-testid="organization-name">
               {session.organization.name}
             </Text>
@@ -97,6 +102,11 @@ export function AppLayout() {
             )}
           </Group>
           <Group gap="sm" wrap="nowrap">
+            <FindAnythingButton />
+            {/* On a phone the header has no room for it: it is at the foot of the navigation. */}
+            <Box visibleFrom="sm">
+              <ColorSchemeButton />
+            </Box>
             <Switch
               label="Test mode"
               color="orange"
@@ -150,9 +160,12 @@ export function AppLayout() {
           )}
         </AppShell.Section>
         <AppShell.Section hiddenFrom="sm" p="xs">
-          <Text size="sm" c="dimmed" truncate="end">
-            Signed in as {session.user.email}
-          </Text>
+          <Group justify="space-between" wrap="nowrap" gap="xs">
+            <Text size="sm" c="dimmed" truncate="end">
+              Signed in as {session.user.email}
+            </Text>
+            <ColorSchemeButton position="top-start" testId="color-scheme-button-navigation" />
+          </Group>
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
@@ -172,6 +185,7 @@ export function AppLayout() {
           </Suspense>
         </Stack>
       </AppShell.Main>
+      <FindAnythingHost />
     </AppShell>
   );
 }

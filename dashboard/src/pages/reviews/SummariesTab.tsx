@@ -200,7 +200,7 @@ function SummaryOfProduct({ productId }: { productId: string }) {
       </Card>
 
       {summary.previous && (
-        <Card withBorder padding="md" bg="gray.0">
+        <Card withBorder padding="md" bg="var(--mantine-color-default-hover)">
           <Stack gap="sm">
             <Title order={2} size="h4">
               Previous summary
