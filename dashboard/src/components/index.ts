@@ -27,3 +27,4 @@ export {
   type QuickFilterBarProps,
   type QuickFilterResource,
 } from './QuickFilterBar';
+export { ExportButton, type ExportResource, type ExportSelection } from './ExportButton';
