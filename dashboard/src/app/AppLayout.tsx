@@ -19,6 +19,7 @@ import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'reac
 import { signOut } from '../api/contract';
 import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
+import { LocaleSelect } from '../components/LocaleSelect';
 import { SECTIONS } from './sections';
 
 /**
@@ -106,6 +107,9 @@ export function AppLayout() {
               onChange={(event) => void onSwitch(event.currentTarget.checked)}
               data-testid="test-mode-switch"
             />
+            <Box visibleFrom="sm">
+              <LocaleSelect />
+            </Box>
             <Text size="sm" visibleFrom="sm" truncate="end" maw={260} data-testid="user-email">
               {session.user.email}
             </Text>
@@ -153,6 +157,10 @@ export function AppLayout() {
           <Text size="sm" c="dimmed" truncate="end">
             Signed in as {session.user.email}
           </Text>
+          {/* On a phone the header has no room: the language is chosen here, under the sections. */}
+          <Box mt="xs">
+            <LocaleSelect testId="locale-select-phone" />
+          </Box>
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { Button, Center, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, type QueryKey } from '@tanstack/react-query';
+import { ZoneCaption } from './ZoneCaption';
 import { ApiErrorAlert } from './ApiErrorAlert';
 
 export interface Column<Row> {
@@ -40,6 +41,8 @@ export interface PagedTableProps<Row> {
   refetchInterval?: (page: Page<Row> | undefined) => number | false;
   /** The width below which the table scrolls sideways in its container. Default 480. */
   minWidth?: number;
+  /** The table shows no time: no "Times in …" line under it. */
+  timeless?: boolean;
   /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
   onError?: (error: unknown) => void;
 }
@@ -59,6 +62,7 @@ export function PagedTable<Row>({
   refetchInterval,
   onError,
   minWidth = 480,
+  timeless = false,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   // The cursors of the pages seen so far (undefined: the first page), reset when the list changes.
@@ -138,6 +142,7 @@ export function PagedTable<Row>({
           </Table>
         </Table.ScrollContainer>
       )}
+      {!timeless && rows.length > 0 && <ZoneCaption />}
       {(pageNumber > 1 || page.nextCursor) && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">

@@ -26,3 +26,6 @@ export {
   type QuickFilterBarProps,
   type QuickFilterResource,
 } from './QuickFilterBar';
+export { MoneyInput, moneyText, moneyValue, type MoneyInputProps } from './MoneyInput';
+export { DurationInput, type DurationInputProps } from './DurationInput';
+export { ZoneCaption } from './ZoneCaption';

@@ -6,7 +6,7 @@ import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import type { Schemas } from '@patron/client/browser';
 import { useApi } from '../../api/session';
-import { formatCents, formatDateTime, formatInteger } from '../../lib/format';
+import { formatDateTime, formatInteger, formatMoney } from '../../lib/format';
 
 export type Program = Schemas['LoyaltyProgram'];
 export type Tier = Schemas['LoyaltyTier'];
@@ -67,18 +67,18 @@ export function describeTierWindow(window: Loose): string {
 /** A reward object (service.md) in words: "15% off", "Free shipping (up to 15.00)". */
 export function describeReward(reward: Loose): string {
   const minimum = num(reward.minimumOrderTotalCents);
-  const onOrders = minimum ? ` on orders from ${formatCents(minimum)}` : '';
+  const onOrders = minimum ? ` on orders from ${formatMoney(minimum)}` : '';
   switch (reward.type) {
     case 'amountCoupon':
-      return `${formatCents(num(reward.amountCents))} off${onOrders}`;
+      return `${formatMoney(num(reward.amountCents))} off${onOrders}`;
     case 'percentageCoupon':
       return `${formatInteger(num(reward.percentageDiscount))}% off${onOrders}`;
     case 'freeShipping': {
       const maximum = num(reward.maximumValueCents);
-      return maximum ? `Free shipping (up to ${formatCents(maximum)})` : 'Free shipping';
+      return maximum ? `Free shipping (up to ${formatMoney(maximum)})` : 'Free shipping';
     }
     case 'giftCard':
-      return `Gift card of ${formatCents(num(reward.amountCents))}`;
+      return `Gift card of ${formatMoney(num(reward.amountCents))}`;
     case 'points':
       return `${formatInteger(num(reward.points))} points`;
     default:
@@ -132,7 +132,7 @@ export function describeRuleConfig(rule: Pick<Rule, 'section' | 'config'>): stri
   switch (rule.section) {
     case 'rules':
       return config.type === 'orderSpend'
-        ? `${formatInteger(num(config.pointsPerUnit))} per ${formatCents(num(config.unitCents) ?? 100)} spent`
+        ? `${formatInteger(num(config.pointsPerUnit))} per ${formatMoney(num(config.unitCents) ?? 100)} spent`
         : `${formatInteger(num(config.points))} for ${String(config.eventName)} (${String(config.frequency ?? 'once')})`;
     case 'rewards':
       return `Costs ${formatInteger(num(config.pointsCost))}: ${reward ? describeReward(reward) : '—'}`;
