@@ -161,7 +161,8 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('money, time a
     await page.setViewportSize(DESKTOP);
     await orderRow('MONEY-JPY-1').click();
     const drawer = page.getByRole('dialog');
-    await drawer.getByText('Total ¥123,456').waitFor();
+    await drawer.getByText('Total ¥123,456', { exact: true }).waitFor();
+    await drawer.getByText('Subtotal ¥123,456', { exact: true }).waitFor();
     await drawer.getByText(/Created Jun 15, 2026, 12:30\sPM/).waitFor();
     await drawer.getByText(`Times in ${ZONE}`).waitFor();
     await check('order-drawer', 1280);
@@ -174,7 +175,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('money, time a
     const drawer = page.getByRole('dialog', { name: 'Ada Lovelace' });
     await drawer.getByRole('button', { name: 'Issue a reward' }).click();
     const modal = page.getByRole('dialog', { name: 'Issue a reward' });
-    await modal.getByLabel('Reward', { exact: true }).click();
+    await modal.getByRole('combobox', { name: 'Reward', exact: true }).click();
     await page.getByRole('option', { name: 'Amount off', exact: true }).click();
     const amount = modal.getByRole('textbox', { name: 'Amount' });
     // More decimals than dollars have is refused at the field, before anything is sent.
@@ -195,7 +196,7 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('money, time a
 
     // A gift card of 25 dollars, valid 30 days and 12 hours.
     await drawer.getByRole('button', { name: 'Issue a reward' }).click();
-    await modal.getByLabel('Reward', { exact: true }).click();
+    await modal.getByRole('combobox', { name: 'Reward', exact: true }).click();
     await page.getByRole('option', { name: 'Gift card', exact: true }).click();
     await modal.getByRole('textbox', { name: 'Amount' }).fill('25');
     const validity = modal.getByRole('group', { name: 'Gift card validity' });
