@@ -6,7 +6,7 @@
  * store it started with); an organization without a site, or a session that cannot read sites, gets US dollars. A
  * record that names its currency (an order, a variant) is always shown in its own.
  */
-import { createContext, Fragment, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, Fragment, useContext, useMemo, useState, type ReactNode } from 'react';
 import { Center, Loader } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useApi, useSession } from '../api/session';
@@ -34,18 +34,24 @@ export function FormatProvider({ children }: { children: ReactNode }) {
   const locale = session.user.locale;
   const timeZone = organization.data?.timezone;
   const currency = oldestSite.data?.data[0]?.currencyCode ?? FALLBACK_CURRENCY;
-  const format = useMemo(
+  const fresh = useMemo(
     () => (timeZone ? createFormat({ locale, timeZone, currency }) : null),
     [locale, timeZone, currency],
   );
-  if (organization.isError) {
+  // While the organization is read again (a switch of test mode drops every cached answer), the pages keep the
+  // formats they had rather than giving way to a loader.
+  const [kept, setKept] = useState<Format | null>(null);
+  const ready = fresh !== null && !(canReadSites && oldestSite.isPending);
+  if (ready && fresh !== kept) setKept(fresh);
+  const format = ready ? fresh : kept;
+  if (organization.isError && !format) {
     return (
       <Center h="100vh" p="md">
         <ApiErrorAlert error={organization.error} onRetry={() => void organization.refetch()} />
       </Center>
     );
   }
-  if (!format || (canReadSites && oldestSite.isPending)) {
+  if (!format) {
     return (
       <Center h="100vh">
         <Loader aria-label="Loading the organization's settings" />
