@@ -169,6 +169,20 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('money, time a
     await page.keyboard.press('Escape');
   });
 
+  it('the overview draws revenue one chart per currency, axes and figure in each one’s symbol', async () => {
+    await page.setViewportSize(DESKTOP);
+    await open(`overview?from=2026-06-14&to=2026-06-16&tz=${encodeURIComponent(ZONE)}`, 'Overview');
+    const jpy = page.getByTestId('revenue-chart-JPY');
+    const eur = page.getByTestId('revenue-chart-EUR');
+    await jpy.waitFor();
+    await eur.waitFor();
+    await expect.poll(() => jpy.textContent()).toContain('¥');
+    expect(await eur.textContent()).toContain('€');
+    expect(await jpy.textContent()).not.toMatch(/¥[\d,]+\.\d/);
+    await page.getByText('¥123,456 · €1,234.50').waitFor();
+    await check('overview', 1280);
+  });
+
   it('a reward typed in major units is stored in minor units; a gift card’s validity is typed in days', async () => {
     await page.setViewportSize(DESKTOP);
     await open(`customers?customer=${adaId}`, 'Customers');
