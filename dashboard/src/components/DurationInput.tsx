@@ -1,4 +1,4 @@
-import { Group, NumberInput, Text } from '@mantine/core';
+import { Fieldset, Group, NumberInput, Text } from '@mantine/core';
 import { useFormat } from '../lib/format-context';
 import { splitDuration } from '../lib/format';
 
@@ -49,10 +49,12 @@ export function DurationInput({
     />
   );
   return (
-    <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }} data-testid={testId}>
-      <Text component="legend" size="sm" fw={500}>
-        {label}
-      </Text>
+    <Fieldset
+      variant="unstyled"
+      legend={label}
+      styles={{ root: { padding: 0 }, legend: { fontSize: 'var(--mantine-font-size-sm)', fontWeight: 600 } }}
+      data-testid={testId}
+    >
       <Group gap="xs" align="flex-end" wrap="wrap">
         {field('days', 'Days')}
         {field('hours', 'Hours', 23)}
@@ -67,6 +69,6 @@ export function DurationInput({
           {error}
         </Text>
       ) : null}
-    </fieldset>
+    </Fieldset>
   );
 }
