@@ -6,7 +6,8 @@ import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import type { Schemas } from '@patron/client/browser';
 import { useApi } from '../../api/session';
-import { formatDateTime, formatInteger, formatMoney } from '../../lib/format';
+import { activeFormat, formatDateTime, formatInteger, formatMoney } from '../../lib/format';
+import { instantToWallTime, wallTimeToInstant } from '../../lib/time';
 
 export type Program = Schemas['LoyaltyProgram'];
 export type Tier = Schemas['LoyaltyTier'];
@@ -148,10 +149,13 @@ export function describeRuleConfig(rule: Pick<Rule, 'section' | 'config'>): stri
 /** An ISO instant as the value of an `<input type="datetime-local">` (the browser's time zone). */
 export function toLocalInput(iso: string | null | undefined): string {
   if (!iso) return '';
-  const date = new Date(iso);
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  // A datetime-local input holds a wall-clock time: the organization's, as every time is shown.
+  return instantToWallTime(iso, activeFormat().timeZone) ?? '';
 }
+
+/** A datetime-local input's value, read in the organization's zone, as an ISO instant ('' stays ''). */
+export const fromLocalInput = (local: string): string =>
+  local ? (wallTimeToInstant(local, activeFormat().timeZone) ?? local) : '';
 
 /** The fields of `next` whose value differs from `current` (a PATCH sends only those; an empty one is refused). */
 export function changedFields<T extends object>(next: T, current: object): Partial<T> {
