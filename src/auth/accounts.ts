@@ -322,6 +322,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
       'u.password_hash',
       'u.created_at as user_created_at',
       'u.last_signed_in_at',
+      'u.locale',
       'o.name as organization_name',
       'o.api_requests_per_minute',
       'o.loyalty_events_per_minute',
@@ -365,6 +366,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
       password_hash: row.password_hash,
       created_at: row.user_created_at,
       last_signed_in_at: row.last_signed_in_at,
+      locale: row.locale,
     },
     organization: {
       id: row.organization_id,
@@ -438,9 +440,25 @@ export async function clearSignInFailures(db: Executor, email: string): Promise<
   await db.deleteFrom('sign_in_failures').where('email', '=', normalEmail(email)).execute();
 }
 
+/** Stores a user's locale (docs/api.md#users-and-roles). */
+export async function setUserLocale(
+  db: Executor,
+  organizationId: string,
+  userId: string,
+  locale: string,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ locale })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', userId)
+    .where('locale', '<>', locale)
+    .execute();
+}
+
 /** Puts a session in test mode or takes it out (docs/api.md#test-mode); its next request acts accordingly. */
 export async function setSessionTestMode(
-  db: Kysely<DB>,
+  db: Executor,
   organizationId: string,
   sessionId: string,
   testMode: boolean,

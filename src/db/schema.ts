@@ -68,6 +68,8 @@ export interface UsersTable {
   password_hash: string | null;
   created_at: CreatedAt;
   last_signed_in_at: Date | null;
+  /** One of USER_LOCALES (src/records/user.ts); `en` until the user picks another. */
+  locale: Generated<string>;
 }
 
 /** A signed-in dashboard session; the cookie's token is stored only as its SHA-256. */

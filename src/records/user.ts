@@ -9,6 +9,21 @@ export const UserRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('a
     'owner: every permission and user management; admin: every permission but user management; viewer: every …:read permission.',
 });
 
+/**
+ * The locales the dashboard formats numbers and dates in (and, later, speaks): a user's own choice, stored with the
+ * user (docs/api.md#users-and-roles). A new language is added here.
+ */
+export const USER_LOCALES = ['en', 'de'] as const;
+export type UserLocale = (typeof USER_LOCALES)[number];
+
+export const UserLocaleSchema = Type.Union([Type.Literal('en'), Type.Literal('de')], {
+  description:
+    "The user's locale, a BCP 47 language tag: the dashboard shows numbers and dates in its formats. `en` until the user picks another.",
+});
+
+const toLocale = (stored: string): UserLocale =>
+  (USER_LOCALES as readonly string[]).includes(stored) ? (stored as UserLocale) : 'en';
+
 export const User = Type.Object(
   {
     id: Uuid,
@@ -19,6 +34,7 @@ export const User = Type.Object(
     hasPassword: Type.Boolean({ description: 'False until the user sets a password (a link signs in without one).' }),
     createdAt: Timestamp,
     lastSignedInAt: NullableTimestamp,
+    locale: UserLocaleSchema,
   },
   { $id: 'User', additionalProperties: false },
 );
@@ -34,6 +50,7 @@ export const USER_COLUMNS = [
   'password_hash',
   'created_at',
   'last_signed_in_at',
+  'locale',
 ] as const satisfies readonly (keyof Selectable<UsersTable>)[];
 
 export function toUser(row: Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>): User {
@@ -46,5 +63,6 @@ export function toUser(row: Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[n
     hasPassword: row.password_hash !== null,
     createdAt: row.created_at.toISOString(),
     lastSignedInAt: row.last_signed_in_at?.toISOString() ?? null,
+    locale: toLocale(row.locale),
   };
 }

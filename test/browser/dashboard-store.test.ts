@@ -164,10 +164,11 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('/dashboard/st
     await page.getByRole('tab', { name: 'Orders', selected: true }).waitFor();
 
     // totalCents ≥ 7000 AND the customer's email contains "example" (the demo world's orders are of 65.00 and 90.00).
+    // The total is typed in dollars, the organization's currency, and sent in cents.
     const filter = { $and: [{ totalCents: { $gte: 7000 } }, { 'customer.email': { $contains: 'example' } }] };
     await page.getByRole('button', { name: 'Add condition' }).click();
     await choose('Operator of condition 1', 'at least');
-    await page.getByRole('textbox', { name: 'Value of condition 1' }).fill('7000');
+    await page.getByRole('textbox', { name: 'Value of condition 1' }).fill('70');
     await page.getByRole('button', { name: 'Add condition' }).click();
     await choose('Field of condition 2', 'Customer email');
     await choose('Operator of condition 2', 'contains');

@@ -97,6 +97,7 @@ describe('POST /v1/session', () => {
         hasPassword: true,
         createdAt: expect.any(String),
         lastSignedInAt: expect.any(String),
+        locale: 'en',
       },
       organization: { id: tenant.organization.id, name: tenant.organization.name },
       testMode: false,

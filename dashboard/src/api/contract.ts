@@ -52,6 +52,13 @@ export async function getSession(): Promise<Session | null> {
 export const setTestMode = (csrfToken: string, testMode: boolean): Promise<Session> =>
   createDashboardClient(csrfToken).PATCH('/session', { body: { testMode } });
 
+/**
+ * PATCH /v1/session `{ locale }`: the signed-in user's own locale (docs/api.md#users-and-roles), stored with the user,
+ * which every format of the dashboard reads (lib/format-context.tsx).
+ */
+export const setLocale = (csrfToken: string, locale: Session['user']['locale']): Promise<Session> =>
+  createDashboardClient(csrfToken).PATCH('/session', { body: { locale } });
+
 /** DELETE /v1/session: ends the session everywhere its cookie was copied. */
 export const signOut = async (csrfToken: string): Promise<void> => {
   await createDashboardClient(csrfToken).DELETE('/session');

@@ -21,6 +21,7 @@ import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
 import { ColorSchemeButton } from './ColorSchemeButton';
 import { FindAnythingButton, FindAnythingHost } from './find-anything-launcher';
+import { LocaleSelect } from '../components/LocaleSelect';
 import { SECTIONS } from './sections';
 
 /**
@@ -116,6 +117,9 @@ export function AppLayout() {
               onChange={(event) => void onSwitch(event.currentTarget.checked)}
               data-testid="test-mode-switch"
             />
+            <Box visibleFrom="sm">
+              <LocaleSelect />
+            </Box>
             <Text size="sm" visibleFrom="sm" truncate="end" maw={260} data-testid="user-email">
               {session.user.email}
             </Text>
@@ -166,6 +170,10 @@ export function AppLayout() {
             </Text>
             <ColorSchemeButton position="top-start" testId="color-scheme-button-navigation" />
           </Group>
+          {/* On a phone the header has no room: the language is chosen here, under the sections. */}
+          <Box mt="xs">
+            <LocaleSelect testId="locale-select-phone" />
+          </Box>
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

@@ -3,6 +3,7 @@ import { Center, Loader } from '@mantine/core';
 import { Navigate, useLocation } from 'react-router';
 import { SignedInProvider, useSessionQuery } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
+import { FormatProvider } from '../lib/format-context';
 
 /** The route guard: without a session, the sign-in page (which comes back here after signing in). */
 export function RequireSession({ children }: { children: ReactNode }) {
@@ -26,5 +27,9 @@ export function RequireSession({ children }: { children: ReactNode }) {
     const from = location.pathname + location.search;
     return <Navigate to="/sign-in" replace state={{ from }} />;
   }
-  return <SignedInProvider session={session.data}>{children}</SignedInProvider>;
+  return (
+    <SignedInProvider session={session.data}>
+      <FormatProvider>{children}</FormatProvider>
+    </SignedInProvider>
+  );
 }

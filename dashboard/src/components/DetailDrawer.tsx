@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
-import { Drawer } from '@mantine/core';
+import { Box, Drawer } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useSearchParams } from 'react-router';
+import { ZoneCaption } from './ZoneCaption';
 
 /**
  * Which record a page shows in its drawer, kept in the URL (`?id=…`) so a detail can be linked to, reloaded and
@@ -49,6 +50,10 @@ export function DetailDrawer({ opened, onClose, title, children, size = 'lg' }: 
       closeButtonProps={{ 'aria-label': 'Close' }}
     >
       {children}
+      {/* Every time a drawer shows is in the organization's zone: said once, at its foot. */}
+      <Box mt="md">
+        <ZoneCaption />
+      </Box>
     </Drawer>
   );
 }

@@ -15,6 +15,9 @@ import {
   TextInput,
 } from '@mantine/core';
 import { PatronError } from '@patron/client/browser';
+import { activeFormat } from '../lib/format';
+import { minorToMajorText, parseMajor } from '../lib/money';
+import { instantToWallTime, wallTimeToInstant } from '../lib/time';
 
 /**
  * A list's filter document built from rows of conditions (docs/api.md#filter-documents): field, operator and value,
@@ -24,7 +27,7 @@ import { PatronError } from '@patron/client/browser';
  */
 
 /** A field's type as the list's OpenAPI description says it (`x-filterable-fields`). */
-export type FilterFieldType = 'string' | 'uuid' | 'integer' | 'timestamp' | 'boolean' | 'enum' | 'metadata';
+export type FilterFieldType = 'string' | 'uuid' | 'integer' | 'money' | 'timestamp' | 'boolean' | 'enum' | 'metadata';
 
 export interface FilterField {
   /** The filter key: `totalCents`, `customer.email`, `tags.name`; for metadata the prefix (`metadata`, `customer.metadata`). */
@@ -60,6 +63,7 @@ const OPERATORS_OF: Record<FilterFieldType, Operator[]> = {
   ],
   uuid: ['$eq', '$ne', '$in', '$nin', 'exists', 'missing'],
   integer: ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', 'exists', 'missing'],
+  money: ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', 'exists', 'missing'],
   timestamp: ['$gte', '$lt', '$gt', '$lte', 'exists', 'missing'],
   boolean: ['$eq', '$ne', 'exists', 'missing'],
   enum: ['$eq', '$ne', '$in', '$nin', 'exists', 'missing'],
@@ -126,18 +130,14 @@ const newCondition = (field: FilterField): Condition => ({
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** `2026-03-01T10:00` (the browser's local time, as a datetime-local input gives it) → an ISO instant. */
+/** `2026-03-01T10:00` (a datetime-local input's value, in the organization's zone) → an ISO instant. */
 function localToIso(local: string): string {
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? local : date.toISOString();
+  return wallTimeToInstant(local, activeFormat().timeZone) ?? local;
 }
 
-/** An ISO instant → `2026-03-01T10:00` in the browser's local time, for a datetime-local input. */
+/** An ISO instant → `2026-03-01T10:00` in the organization's zone, for a datetime-local input. */
 function isoToLocal(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return instantToWallTime(iso, activeFormat().timeZone) ?? iso;
 }
 
 /**
@@ -147,6 +147,11 @@ function isoToLocal(iso: string): string {
 function operand(raw: string, type: FilterFieldType): unknown {
   const text = raw.trim();
   if (type === 'integer') return /^-?\d+$/.test(text) ? Number(text) : text;
+  // Typed in major units of the organization's currency; sent in minor units, as the API stores amounts.
+  if (type === 'money') {
+    const parsed = parseMajor(text, activeFormat().currency, { allowNegative: true });
+    return parsed.minor ?? text;
+  }
   if (type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
   if (type === 'timestamp') return localToIso(text);
   return raw;
@@ -154,8 +159,14 @@ function operand(raw: string, type: FilterFieldType): unknown {
 
 function display(value: unknown, type: FilterFieldType): string {
   if (type === 'timestamp' && typeof value === 'string') return isoToLocal(value);
+  if (type === 'money' && typeof value === 'number' && Number.isSafeInteger(value))
+    return minorToMajorText(value, activeFormat().currency);
   return String(value);
 }
+
+/** A money field names the currency its amounts are typed in: "Total (EUR)". */
+const fieldLabel = (field: FilterField) =>
+  field.type === 'money' ? `${field.label} (${activeFormat().currency})` : field.label;
 
 function fieldOf(fields: readonly FilterField[], name: string): FilterField {
   return fields.find((field) => field.name === name) ?? fields[0]!;
@@ -554,7 +565,7 @@ function ConditionRow({
       <TextInput
         aria-label={valueLabel}
         type={field.type === 'timestamp' ? 'datetime-local' : 'text'}
-        inputMode={field.type === 'integer' ? 'numeric' : undefined}
+        inputMode={field.type === 'integer' ? 'numeric' : field.type === 'money' ? 'decimal' : undefined}
         placeholder={field.hint ?? (field.type === 'uuid' ? 'An id' : 'Value')}
         value={condition.value}
         onChange={(event) => onChange({ value: event.currentTarget.value })}
@@ -570,7 +581,7 @@ function ConditionRow({
       <Group gap="xs" align="flex-start" wrap="wrap" style={{ flex: 1 }}>
         <Select
           aria-label={`Field of condition ${n}`}
-          data={fields.map((entry) => ({ value: entry.name, label: entry.label }))}
+          data={fields.map((entry) => ({ value: entry.name, label: fieldLabel(entry) }))}
           value={condition.field}
           onChange={(name) => {
             if (!name) return;

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { Button, Center, Checkbox, Group, Loader, Stack, Table, Text } from '@mantine/core';
 import { keepPreviousData, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { ZoneCaption } from './ZoneCaption';
 import { ApiErrorAlert } from './ApiErrorAlert';
 import { BulkActionBar, type BulkAction } from './BulkActions';
 
@@ -41,6 +42,8 @@ export interface PagedTableProps<Row> {
   refetchInterval?: (page: Page<Row> | undefined) => number | false;
   /** The width below which the table scrolls sideways in its container. Default 480. */
   minWidth?: number;
+  /** The table shows no time: no "Times in …" line under it. */
+  timeless?: boolean;
   /** Told the error of the page shown (null once a page loads), e.g. so a FilterBuilder can mark a refused condition. */
   onError?: (error: unknown) => void;
   /**
@@ -72,6 +75,7 @@ export function PagedTable<Row>({
   onError,
   minWidth = 480,
   bulk,
+  timeless = false,
 }: PagedTableProps<Row>) {
   const listKey = JSON.stringify(queryKey);
   const queryClient = useQueryClient();
@@ -209,6 +213,7 @@ export function PagedTable<Row>({
           </Table>
         </Table.ScrollContainer>
       )}
+      {!timeless && rows.length > 0 && <ZoneCaption />}
       {(pageNumber > 1 || page.nextCursor) && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed">

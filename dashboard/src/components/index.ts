@@ -28,3 +28,6 @@ export {
   type QuickFilterResource,
 } from './QuickFilterBar';
 export { ExportButton, type ExportResource, type ExportSelection } from './ExportButton';
+export { MoneyInput, moneyText, moneyValue, type MoneyInputProps } from './MoneyInput';
+export { DurationInput, type DurationInputProps } from './DurationInput';
+export { ZoneCaption } from './ZoneCaption';

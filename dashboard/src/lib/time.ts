@@ -65,3 +65,23 @@ export function timeZones(): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
 }
+
+/** `2026-03-01T10:00` read as a wall-clock time in `timezone`, as an ISO instant in UTC (null when it does not read). */
+export function wallTimeToInstant(local: string, timezone: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!match) return null;
+  const [y, m, d, h, min, s] = match.slice(1).map((part) => Number(part ?? 0));
+  const wall = Date.UTC(y!, m! - 1, d!, h!, min!, s!);
+  let instant = wall - offsetAt(timezone, wall);
+  instant = wall - offsetAt(timezone, instant);
+  return new Date(instant).toISOString();
+}
+
+/** An instant as the wall-clock time `2026-03-01T10:00` in `timezone` (a datetime-local input's value). */
+export function instantToWallTime(iso: string, timezone: string): string | null {
+  const instant = Date.parse(iso);
+  if (Number.isNaN(instant)) return null;
+  const p = partsIn(timezone, instant);
+  const pad = (n: number | undefined) => String(n).padStart(2, '0');
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}`;
+}

@@ -106,11 +106,12 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       config: { access: 'session', permission: 'any' },
       schema: {
         operationId: 'updateSession',
-        summary: 'Switch the session into or out of test mode',
+        summary: "Switch the session into or out of test mode, or change the signed-in user's locale",
         description:
           "In test mode every resource and settings endpoint reads and writes the organization's test data (its " +
           "test twin: the data test keys, `sk_test_…`, act on); the users and the session stay the organization's. " +
-          'The mode is kept with the session, so it survives a reload.',
+          "The mode is kept with the session, so it survives a reload. `locale` is the signed-in user's own, stored " +
+          'with the user: the dashboard formats numbers and dates in it.',
         tags: TAGS,
         body: UpdateSessionBody,
         response: { 200: Session },

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../auth/passwords.js';
 import { PASSWORD_MIN_SCORE } from '../../auth/password-strength.js';
 import { Uuid } from '../../records/common.js';
-import { User, UserRoleSchema } from '../../records/user.js';
+import { User, UserLocaleSchema, UserRoleSchema } from '../../records/user.js';
 import { ApiKey } from '../../records/api-key.js';
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
@@ -81,12 +81,21 @@ export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
 export const UpdateSessionBody = Type.Object(
   {
-    testMode: Type.Boolean({
-      description:
-        "true: the session acts on the organization's test data from its next request; false: on live data again.",
-    }),
+    testMode: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: the session acts on the organization's test data from its next request; false: on live data again.",
+      }),
+    ),
+    locale: Type.Optional(UserLocaleSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      "testMode is the session's; locale is the signed-in user's own (stored with the user, so every session of theirs " +
+      'shows it).',
+  },
 );
 export type UpdateSessionBody = Static<typeof UpdateSessionBody>;
 

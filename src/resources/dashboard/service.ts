@@ -16,6 +16,7 @@ import {
   sessionExpiry,
   setPasswordHash,
   setSessionTestMode,
+  setUserLocale,
   signInLink,
   updateUser,
   useSignInLink,
@@ -133,8 +134,17 @@ export async function setTestMode(
   body: UpdateSessionBody,
 ): Promise<Session> {
   attributeToLive(found);
-  await setSessionTestMode(db, found.session.organization_id, found.session.id, body.testMode);
-  return sessionAnswer({ ...found, session: { ...found.session, test_mode: body.testMode } }, catalog);
+  const testMode = body.testMode ?? found.session.test_mode;
+  const locale = body.locale ?? found.user.locale;
+  await db.transaction().execute(async (trx) => {
+    if (body.testMode !== undefined)
+      await setSessionTestMode(trx, found.session.organization_id, found.session.id, body.testMode);
+    if (body.locale !== undefined) await setUserLocale(trx, found.session.organization_id, found.user.id, body.locale);
+  });
+  return sessionAnswer(
+    { ...found, session: { ...found.session, test_mode: testMode }, user: { ...found.user, locale } },
+    catalog,
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Schemas } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PagedTable } from '../../components/PagedTable';
-import { formatCents, formatDateTime } from '../../lib/format';
+import { formatDateTime, formatMoney } from '../../lib/format';
 import { MEMBERSHIPS_KEY, type Customer } from '../loyalty/shared';
 import { MembershipPanel } from './MembershipPanel';
 import { RecordHistory } from '../activity/RecordHistory';
@@ -150,7 +150,7 @@ function Orders({ customerId }: { customerId: string }) {
           {
             key: 'total',
             header: 'Total',
-            render: (order) => `${formatCents(order.totalCents)} ${order.currencyCode}`,
+            render: (order) => formatMoney(order.totalCents, order.currencyCode),
           },
           {
             key: 'state',

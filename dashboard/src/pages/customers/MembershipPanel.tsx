@@ -20,8 +20,12 @@ import { useMutation } from '@tanstack/react-query';
 import type { RequestDataOf } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
+import { DurationInput } from '../../components/DurationInput';
+import { MoneyInput, moneyValue } from '../../components/MoneyInput';
 import { PagedTable } from '../../components/PagedTable';
 import { formatDateTime, formatInteger } from '../../lib/format';
+import { useFormat } from '../../lib/format-context';
+import { wallTimeToInstant } from '../../lib/time';
 import {
   ACTIVITY_KINDS,
   describeReward,
@@ -284,38 +288,44 @@ interface IssueValues {
   reward: {
     type: string;
     percentageDiscount: NumberField;
-    amountCents: NumberField;
-    maximumValueCents: NumberField;
-    minimumOrderTotalCents: NumberField;
-    expirySeconds: NumberField;
+    /** Money as typed, in major units of the organization's currency (MoneyInput). */
+    amount: string;
+    maximumValue: string;
+    minimumOrderTotal: string;
+    expirySeconds: number | null;
   };
   expiresAt: string;
   reason: string;
 }
 type RewardInput = RequestDataOf<'/loyalty-rewards', 'post'>['reward'];
 
-const orNull = (value: NumberField) => (value === '' ? null : Number(value));
+/** Minor units of what a MoneyInput holds (validated before submit, so an error here cannot happen). */
+const minorOf = (text: string, currency: string) => moneyValue(text, currency).minor ?? null;
 
 /** The reward object of the form's type, only that type's fields (the API refuses the others). */
-function rewardOf(values: IssueValues['reward']): RewardInput {
+function rewardOf(values: IssueValues['reward'], currency: string): RewardInput {
   switch (values.type) {
     case 'amountCoupon':
       return {
         type: 'amountCoupon',
-        amountCents: Number(values.amountCents),
+        amountCents: minorOf(values.amount, currency) ?? 0,
         productFilter: null,
-        minimumOrderTotalCents: orNull(values.minimumOrderTotalCents),
+        minimumOrderTotalCents: minorOf(values.minimumOrderTotal, currency),
       };
     case 'freeShipping':
-      return { type: 'freeShipping', maximumValueCents: orNull(values.maximumValueCents) };
+      return { type: 'freeShipping', maximumValueCents: minorOf(values.maximumValue, currency) };
     case 'giftCard':
-      return { type: 'giftCard', amountCents: Number(values.amountCents), expirySeconds: orNull(values.expirySeconds) };
+      return {
+        type: 'giftCard',
+        amountCents: minorOf(values.amount, currency) ?? 0,
+        expirySeconds: values.expirySeconds,
+      };
     default:
       return {
         type: 'percentageCoupon',
         percentageDiscount: Number(values.percentageDiscount),
         productFilter: null,
-        minimumOrderTotalCents: orNull(values.minimumOrderTotalCents),
+        minimumOrderTotalCents: minorOf(values.minimumOrderTotal, currency),
       };
   }
 }
@@ -331,19 +341,35 @@ function IssueReward({
   onClose: () => void;
 }) {
   const api = useApi();
+  const format = useFormat();
+  // A reward names no currency: its amounts are the organization's (lib/format-context.tsx).
+  const currency = format.currency;
   const changed = useRewardsChanged();
+  const money = (value: string) => moneyValue(value, currency).error ?? null;
   const form = useForm<IssueValues>({
     initialValues: {
       reward: {
         type: 'percentageCoupon',
         percentageDiscount: 10,
-        amountCents: '',
-        maximumValueCents: '',
-        minimumOrderTotalCents: '',
-        expirySeconds: '',
+        amount: '',
+        maximumValue: '',
+        minimumOrderTotal: '',
+        expirySeconds: null,
       },
       expiresAt: '',
       reason: '',
+    },
+    validate: {
+      reward: {
+        amount: (value, values) =>
+          values.reward.type === 'amountCoupon' || values.reward.type === 'giftCard'
+            ? value.trim()
+              ? money(value)
+              : 'Type the amount.'
+            : null,
+        maximumValue: money,
+        minimumOrderTotal: money,
+      },
     },
   });
   const issue = useMutation({
@@ -352,8 +378,9 @@ function IssueReward({
         body: {
           data: {
             loyaltyMembershipId: membership.id,
-            reward: rewardOf(values.reward),
-            ...(values.expiresAt ? { expiresAt: new Date(values.expiresAt).toISOString() } : {}),
+            reward: rewardOf(values.reward, currency),
+            // Typed as a wall-clock time in the organization's zone, as every time is shown.
+            ...(values.expiresAt ? { expiresAt: wallTimeToInstant(values.expiresAt, format.timeZone) ?? '' } : {}),
             ...(values.reason.trim() ? { reason: values.reason.trim() } : {}),
           },
         },
@@ -391,41 +418,42 @@ function IssueReward({
             />
           )}
           {(type === 'amountCoupon' || type === 'giftCard') && (
-            <NumberInput
-              label="Amount (cents)"
+            <MoneyInput
+              label="Amount"
               required
-              allowDecimal={false}
-              {...form.getInputProps('reward.amountCents')}
+              currency={currency}
+              data-testid="reward-amount"
+              {...form.getInputProps('reward.amount')}
             />
           )}
           {(type === 'amountCoupon' || type === 'percentageCoupon') && (
-            <NumberInput
-              label="Minimum order total (cents)"
+            <MoneyInput
+              label="Minimum order total"
               description="Empty: any order."
-              allowDecimal={false}
-              {...form.getInputProps('reward.minimumOrderTotalCents')}
+              currency={currency}
+              {...form.getInputProps('reward.minimumOrderTotal')}
             />
           )}
           {type === 'freeShipping' && (
-            <NumberInput
-              label="Maximum shipping value (cents)"
+            <MoneyInput
+              label="Maximum shipping value"
               description="Empty: no limit."
-              allowDecimal={false}
-              {...form.getInputProps('reward.maximumValueCents')}
+              currency={currency}
+              {...form.getInputProps('reward.maximumValue')}
             />
           )}
           {type === 'giftCard' && (
-            <NumberInput
-              label="Gift card validity (seconds)"
+            <DurationInput
+              label="Gift card validity"
               description="Empty: the card does not lapse."
-              allowDecimal={false}
+              testId="gift-card-validity"
               {...form.getInputProps('reward.expirySeconds')}
             />
           )}
           <TextInput
             type="datetime-local"
             label="Expires at"
-            description="Optional; otherwise the program's default expiry applies."
+            description={`Optional; otherwise the program's default expiry applies. ${format.zoneLabel}.`}
             {...form.getInputProps('expiresAt')}
           />
           <TextInput

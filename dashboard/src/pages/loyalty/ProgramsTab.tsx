@@ -7,12 +7,14 @@ import { useApi, useCan } from '../../api/session';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { FormActions } from '../../components/FormActions';
 import { PagedTable } from '../../components/PagedTable';
+import { activeFormat } from '../../lib/format';
 import {
   changedFields,
   describeExpiry,
   describeTierWindow,
   PROGRAMS_KEY,
   toLocalInput,
+  fromLocalInput,
   type Program,
   CLOSE_LABEL,
   notifySuccess,
@@ -69,7 +71,7 @@ function bodyOf(values: ProgramValues): ProgramBody {
       reward.type === 'daysAfterIssuance'
         ? { type: 'daysAfterIssuance', days: Number(reward.days) }
         : reward.type === 'fixedDate'
-          ? { type: 'fixedDate', expiresAt: reward.expiresAt ? new Date(reward.expiresAt).toISOString() : '' }
+          ? { type: 'fixedDate', expiresAt: fromLocalInput(reward.expiresAt) }
           : { type: 'never' },
     pointsExpiry:
       values.pointsExpiry.type === 'daysAfterEarning'
@@ -221,6 +223,7 @@ function ProgramForm({ program, onClose }: { program: Program | null; onClose: (
               <TextInput
                 type="datetime-local"
                 label="Rewards expire at"
+                description={activeFormat().zoneLabel}
                 disabled={!canWrite}
                 {...form.getInputProps('defaultRewardExpiry.expiresAt')}
               />

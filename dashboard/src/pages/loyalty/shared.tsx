@@ -6,7 +6,8 @@ import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import type { Schemas } from '@patron/client/browser';
 import { useApi } from '../../api/session';
-import { formatCents, formatDateTime, formatInteger } from '../../lib/format';
+import { activeFormat, formatDateTime, formatInteger, formatMoney } from '../../lib/format';
+import { instantToWallTime, wallTimeToInstant } from '../../lib/time';
 
 export type Program = Schemas['LoyaltyProgram'];
 export type Tier = Schemas['LoyaltyTier'];
@@ -67,18 +68,18 @@ export function describeTierWindow(window: Loose): string {
 /** A reward object (service.md) in words: "15% off", "Free shipping (up to 15.00)". */
 export function describeReward(reward: Loose): string {
   const minimum = num(reward.minimumOrderTotalCents);
-  const onOrders = minimum ? ` on orders from ${formatCents(minimum)}` : '';
+  const onOrders = minimum ? ` on orders from ${formatMoney(minimum)}` : '';
   switch (reward.type) {
     case 'amountCoupon':
-      return `${formatCents(num(reward.amountCents))} off${onOrders}`;
+      return `${formatMoney(num(reward.amountCents))} off${onOrders}`;
     case 'percentageCoupon':
       return `${formatInteger(num(reward.percentageDiscount))}% off${onOrders}`;
     case 'freeShipping': {
       const maximum = num(reward.maximumValueCents);
-      return maximum ? `Free shipping (up to ${formatCents(maximum)})` : 'Free shipping';
+      return maximum ? `Free shipping (up to ${formatMoney(maximum)})` : 'Free shipping';
     }
     case 'giftCard':
-      return `Gift card of ${formatCents(num(reward.amountCents))}`;
+      return `Gift card of ${formatMoney(num(reward.amountCents))}`;
     case 'points':
       return `${formatInteger(num(reward.points))} points`;
     default:
@@ -132,7 +133,7 @@ export function describeRuleConfig(rule: Pick<Rule, 'section' | 'config'>): stri
   switch (rule.section) {
     case 'rules':
       return config.type === 'orderSpend'
-        ? `${formatInteger(num(config.pointsPerUnit))} per ${formatCents(num(config.unitCents) ?? 100)} spent`
+        ? `${formatInteger(num(config.pointsPerUnit))} per ${formatMoney(num(config.unitCents) ?? 100)} spent`
         : `${formatInteger(num(config.points))} for ${String(config.eventName)} (${String(config.frequency ?? 'once')})`;
     case 'rewards':
       return `Costs ${formatInteger(num(config.pointsCost))}: ${reward ? describeReward(reward) : '—'}`;
@@ -148,10 +149,13 @@ export function describeRuleConfig(rule: Pick<Rule, 'section' | 'config'>): stri
 /** An ISO instant as the value of an `<input type="datetime-local">` (the browser's time zone). */
 export function toLocalInput(iso: string | null | undefined): string {
   if (!iso) return '';
-  const date = new Date(iso);
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  // A datetime-local input holds a wall-clock time: the organization's, as every time is shown.
+  return instantToWallTime(iso, activeFormat().timeZone) ?? '';
 }
+
+/** A datetime-local input's value, read in the organization's zone, as an ISO instant ('' stays ''). */
+export const fromLocalInput = (local: string): string =>
+  local ? (wallTimeToInstant(local, activeFormat().timeZone) ?? local) : '';
 
 /** The fields of `next` whose value differs from `current` (a PATCH sends only those; an empty one is refused). */
 export function changedFields<T extends object>(next: T, current: object): Partial<T> {

@@ -7,14 +7,8 @@ import { useApi } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { DateRangeZonePicker, lastDays, rangeFilter, type DateRangeZone } from '../../components/DateRangeZonePicker';
 import { PageHeader } from '../../components/PageHeader';
-import {
-  formatBucketDate,
-  formatCents,
-  formatDateTime,
-  formatDecimal,
-  formatInteger,
-  formatMoney,
-} from '../../lib/format';
+import { formatBucketDate, formatDateTime, formatDecimal, formatInteger } from '../../lib/format';
+import { useFormat } from '../../lib/format-context';
 import { addDays } from '../../lib/time';
 import { ChartCard } from './ChartCard';
 import { dailySeries, granularityOf, numberOf, total, useAnalytics, type AnalyticsRow } from './analytics';
@@ -170,6 +164,7 @@ function NoOrdersInRange({ range, onChange }: { range: DateRangeZone; onChange: 
 }
 
 function Revenue({ range }: { range: DateRangeZone }) {
+  const format = useFormat();
   const query = useAnalytics(ordersByCurrency(range));
   const rows = query.data?.data ?? [];
   // Currencies by revenue over the range, largest first; Other (the rest, mixed) is not drawn.
@@ -195,28 +190,29 @@ function Revenue({ range }: { range: DateRangeZone }) {
       figure={
         currencies.length === 0
           ? '—'
-          : currencies.map((currency) => formatMoney(totals.get(currency), currency)).join(' · ')
+          : currencies.map((currency) => format.money(totals.get(currency), currency)).join(' · ')
       }
       note={`Order totals as stored, in each currency apart; cancelled orders included.${others ? ' Orders in other currencies are not drawn.' : ''}`}
       loading={query.isPending}
       error={query.error}
       onRetry={() => void query.refetch()}
     >
-      <AreaChart
-        h={CHART_HEIGHT}
-        data={[...byBucket.values()]}
-        dataKey="date"
-        series={currencies.map((currency, index) => ({
-          name: currency,
-          label: currency,
-          color: CURRENCY_COLORS[index] ?? 'gray.6',
-        }))}
-        valueFormatter={(value) => formatCents(value)}
-        curveType="monotone"
-        withDots={false}
-        withLegend={currencies.length > 1}
-        yAxisProps={{ width: 72 }}
-      />
+      {/* One chart per currency, so each axis and tooltip reads in its own symbol and digits. */}
+      {currencies.map((currency, index) => (
+        <AreaChart
+          key={currency}
+          h={currencies.length > 1 ? Math.max(110, CHART_HEIGHT / currencies.length) : CHART_HEIGHT}
+          data={[...byBucket.values()]}
+          dataKey="date"
+          series={[{ name: currency, label: currency, color: CURRENCY_COLORS[index] ?? 'gray.6' }]}
+          valueFormatter={(value) => format.money(value, currency)}
+          curveType="monotone"
+          withDots={false}
+          withLegend={currencies.length > 1}
+          yAxisProps={{ width: 88 }}
+          data-testid={`revenue-chart-${currency}`}
+        />
+      ))}
     </ChartCard>
   );
 }
@@ -379,6 +375,7 @@ const TOP_PRODUCTS = 5;
 
 function TopProducts({ range }: { range: DateRangeZone }) {
   const api = useApi();
+  const format = useFormat();
   const query = useAnalytics({
     resource: 'orders',
     measures: ['count', 'revenue'],
@@ -410,7 +407,7 @@ function TopProducts({ range }: { range: DateRangeZone }) {
   return (
     <ChartCard
       title="Top products"
-      note={`The ${TOP_PRODUCTS} products in the most orders; "Other products" counts the orders of all the rest (an order counts once under each of its products).`}
+      note={`The ${TOP_PRODUCTS} products in the most orders; "Other products" counts the orders of all the rest (an order counts once under each of its products). Revenue adds order totals as stored, read in the organization's currency (${format.currency}).`}
       loading={query.isPending}
       error={query.error}
       onRetry={() => void query.refetch()}
@@ -426,7 +423,7 @@ function TopProducts({ range }: { range: DateRangeZone }) {
               <Table.Tr>
                 <Table.Th>Product</Table.Th>
                 <Table.Th ta="right">Orders</Table.Th>
-                <Table.Th ta="right">Revenue of those orders</Table.Th>
+                <Table.Th ta="right">Revenue of those orders ({format.currency})</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -434,7 +431,7 @@ function TopProducts({ range }: { range: DateRangeZone }) {
                 <Table.Tr key={index}>
                   <Table.Td>{nameOf(row['items.productId'] ?? null)}</Table.Td>
                   <Table.Td ta="right">{formatInteger(numberOf(row, 'count'))}</Table.Td>
-                  <Table.Td ta="right">{formatCents(numberOf(row, 'revenue'))}</Table.Td>
+                  <Table.Td ta="right">{format.money(numberOf(row, 'revenue'))}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -6,7 +6,7 @@ import { useApi, useCan } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PagedTable } from '../../components/PagedTable';
-import { formatCents, formatDateTime, formatInteger } from '../../lib/format';
+import { useFormat } from '../../lib/format-context';
 import { ORDER_FIELDS } from './fields';
 import { ListToolbar } from './ListToolbar';
 import { TagsList } from './TagsList';
@@ -56,6 +56,7 @@ function status(order: Pick<Order, 'cancelledAt' | 'deliveredAt' | 'shippedAt'>)
 /** GET /v1/orders with their customer and items; an order's items, customer and tags in a drawer. */
 export function OrdersTab() {
   const api = useApi();
+  const format = useFormat();
   const [params, setParams] = useListParams();
   const [error, setError] = useState<unknown>(null);
   const detail = useDetailParam('order');
@@ -124,7 +125,7 @@ export function OrdersTab() {
               const first = items[0]?.product?.title;
               return (
                 <Text size="sm" lineClamp={1}>
-                  {formatInteger(items.reduce((sum, item) => sum + item.quantity, 0))}
+                  {format.integer(items.reduce((sum, item) => sum + item.quantity, 0))}
                   {first ? ` · ${first}${items.length > 1 ? ` +${items.length - 1}` : ''}` : ''}
                 </Text>
               );
@@ -136,7 +137,7 @@ export function OrdersTab() {
             header: 'Total',
             render: (order) => (
               <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                {formatCents(order.totalCents)} {order.currencyCode}
+                {format.money(order.totalCents, order.currencyCode)}
               </Text>
             ),
           },
@@ -150,7 +151,7 @@ export function OrdersTab() {
           {
             key: 'createdAt',
             header: 'Created',
-            render: (order) => formatDateTime(order.createdAt),
+            render: (order) => format.dateTime(order.createdAt),
             visibleFrom: 'md',
           },
         ]}
@@ -164,6 +165,7 @@ export function OrdersTab() {
 
 function OrderDetail({ id }: { id: string }) {
   const api = useApi();
+  const format = useFormat();
   const queryClient = useQueryClient();
   const canWrite = useCan('orders:write');
   const key = ['order', id];
@@ -181,7 +183,8 @@ function OrderDetail({ id }: { id: string }) {
   if (query.isError) return <ApiErrorAlert error={query.error} onRetry={() => void query.refetch()} />;
   const order = query.data;
   const items = order.items ?? [];
-  const money = (cents: number) => `${formatCents(cents)} ${order.currencyCode}`;
+  // An order is shown in its own currency, whatever the organization's.
+  const money = (minor: number) => format.money(minor, order.currencyCode);
   return (
     <Stack gap="md">
       <Group justify="space-between">
@@ -202,10 +205,10 @@ function OrderDetail({ id }: { id: string }) {
           <Text size="xs" c="dimmed">
             Dates
           </Text>
-          <Text size="sm">Created {formatDateTime(order.createdAt)}</Text>
-          {order.shippedAt && <Text size="sm">Shipped {formatDateTime(order.shippedAt)}</Text>}
-          {order.deliveredAt && <Text size="sm">Delivered {formatDateTime(order.deliveredAt)}</Text>}
-          {order.cancelledAt && <Text size="sm">Cancelled {formatDateTime(order.cancelledAt)}</Text>}
+          <Text size="sm">Created {format.dateTime(order.createdAt)}</Text>
+          {order.shippedAt && <Text size="sm">Shipped {format.dateTime(order.shippedAt)}</Text>}
+          {order.deliveredAt && <Text size="sm">Delivered {format.dateTime(order.deliveredAt)}</Text>}
+          {order.cancelledAt && <Text size="sm">Cancelled {format.dateTime(order.cancelledAt)}</Text>}
         </Stack>
       </SimpleGrid>
       <Stack gap="xs">
@@ -235,7 +238,7 @@ function OrderDetail({ id }: { id: string }) {
                         {item.variant ? item.variant.title || item.variant.slug : 'A deleted variant'}
                       </Text>
                     </Table.Td>
-                    <Table.Td ta="right">{formatInteger(item.quantity)}</Table.Td>
+                    <Table.Td ta="right">{format.integer(item.quantity)}</Table.Td>
                     <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
                       {money(item.unitPriceCents * item.quantity)}
                     </Table.Td>

@@ -8,7 +8,7 @@ import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { RecordHistory } from '../activity/RecordHistory';
 import { AUDIT_KEY } from '../activity/shared';
 import { PagedTable } from '../../components/PagedTable';
-import { formatCents, formatDateTime, formatInteger } from '../../lib/format';
+import { formatDateTime, formatInteger, formatMoney } from '../../lib/format';
 import { PRODUCT_FIELDS } from './fields';
 import { ListToolbar } from './ListToolbar';
 import { TagsList } from './TagsList';
@@ -184,9 +184,7 @@ function ProductDetail({ id }: { id: string }) {
                         {variant.slug}
                       </Text>
                     </Table.Td>
-                    <Table.Td>
-                      {formatCents(variant.priceCents)} {variant.currencyCode}
-                    </Table.Td>
+                    <Table.Td>{formatMoney(variant.priceCents, variant.currencyCode)}</Table.Td>
                     <Table.Td>
                       <Badge variant="light" color={variant.available ? 'green' : 'gray'}>
                         {variant.available ? 'Available' : 'Unavailable'}

@@ -16,7 +16,9 @@ export const PRODUCT_FIELDS: readonly FilterField[] = [
 
 /** GET /v1/orders' filterable fields (its `x-filterable-fields`; src/resources/orders/list.ts). */
 export const ORDER_FIELDS: readonly FilterField[] = [
-  { name: 'totalCents', label: 'Total (cents)', type: 'integer', hint: 'In cents, e.g. 5000' },
+  // Typed in major units of the organization's currency (sent in minor units): pair it with Currency when orders
+  // are in several.
+  { name: 'totalCents', label: 'Total', type: 'money', hint: 'e.g. 50.00' },
   { name: 'number', label: 'Number', type: 'string' },
   { name: 'customer.email', label: 'Customer email', type: 'string' },
   { name: 'customer.firstName', label: 'Customer first name', type: 'string' },

@@ -27,7 +27,8 @@ import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PageHeader } from '../../components/PageHeader';
 import { PagedTable } from '../../components/PagedTable';
 import { ShownOnce } from '../../components/ShownOnce';
-import { formatDateTime } from '../../lib/format';
+import { activeFormat, formatDateTime } from '../../lib/format';
+import { instantToWallTime, wallTimeToInstant } from '../../lib/time';
 import { EndpointForm, WEBHOOKS_KEY } from './EndpointForm';
 import { ActiveBadge } from './WebhooksPage';
 
@@ -420,10 +421,9 @@ export function Field({ label, children, mono }: { label: string; children: Reac
   );
 }
 
-/** The local date and time of `date` as a datetime-local input takes it. */
+/** `date` as a datetime-local input takes it: the wall-clock time in the organization's zone. */
 function localInput(date: Date): string {
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return instantToWallTime(date.toISOString(), activeFormat().timeZone) ?? '';
 }
 
 /** POST /webhooks/{id}/recover: queue again every event whose deliveries since a time all failed. */
@@ -440,10 +440,11 @@ function RecoverDialog({
   const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3_600_000)));
   const recover = useMutation({
     mutationFn: () => {
-      const instant = new Date(since);
+      // Typed in the organization's zone, as every time is shown.
+      const instant = wallTimeToInstant(since, activeFormat().timeZone);
       return api.POST('/webhooks/{id}/recover', {
         params: { path: { id: endpointId } },
-        body: { since: Number.isNaN(instant.getTime()) ? since : instant.toISOString() },
+        body: { since: instant ?? since },
       });
     },
     onSuccess: onRecovered,
@@ -461,7 +462,7 @@ function RecoverDialog({
         </Text>
         <TextInput
           type="datetime-local"
-          label="Since (your time)"
+          label={`Since (${activeFormat().timeZone})`}
           value={since}
           onChange={(event) => setSince(event.currentTarget.value)}
           error={sinceError}
