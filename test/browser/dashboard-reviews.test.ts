@@ -6,6 +6,7 @@
  * with markup in it (a review and a question created here) shows as text and runs nothing.
  */
 import type { BrowserContext, Page, Response } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../support/database.js';
 import {
@@ -286,7 +287,19 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))(
       const left = await api<{ data: { title: string }[] }>('GET', `/reviews?search=${marker}`);
       expect(left.data.map((review) => review.title)).toEqual([`${marker} 3`]);
 
-      // Questions: two pending ones published at once.
+      // Export exactly what the table shows: the one review the search still finds, as CSV named after the list and day.
+      await page.setViewportSize(DESKTOP);
+      await page.getByRole('button', { name: 'Export', exact: true }).click();
+      const downloading = page.waitForEvent('download', { timeout: 60_000 });
+      await page.getByRole('menuitem', { name: 'CSV (spreadsheets)' }).click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toBe(`reviews-${new Date().toISOString().slice(0, 10)}.csv`);
+      const csv = await readFile((await download.path())!, 'utf8');
+      const exportedRows = csv.trim().split('\n');
+      expect(exportedRows).toHaveLength(2);
+      expect(exportedRows[1]).toContain(`${marker} 3`);
+      await page.getByText('1 row of reviews exported; the download has started.').waitFor();
+
       await page.setViewportSize(DESKTOP);
       const asked = await Promise.all(
         [1, 2].map((n) =>

@@ -53,7 +53,9 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
         .execute(writer('backward', 2, 1)),
     ]);
     expect(results).toEqual(['forward', 'backward']);
-    expect(runs.forward + runs.backward).toBe(3);
+    // At least one run again; on a busy machine the victim's second run can take its first row before the other
+    // writer wakes up, and deadlock once more (each victim runs again, up to five times).
+    expect(runs.forward + runs.backward).toBeGreaterThanOrEqual(3);
     const { rows } = await sql<{ id: number; n: number }>`select id, n from retry_probe order by id`.execute(db());
     expect(rows).toEqual([
       { id: 1, n: 2 },

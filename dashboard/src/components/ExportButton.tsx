@@ -14,6 +14,7 @@ export interface ExportSelection {
   filter?: Record<string, unknown>;
   search?: string | null;
   quickFilter?: string | null;
+  sort?: string | null;
   include?: string;
 }
 
@@ -21,6 +22,8 @@ const FORMATS = [
   { format: 'csv', label: 'CSV (spreadsheets)' },
   { format: 'jsonl', label: 'JSON Lines (scripts)' },
 ] as const;
+
+const rowsText = (count: number) => `${count.toLocaleString()} ${count === 1 ? 'row' : 'rows'}`;
 
 /** How long between two looks at a running export. */
 const POLL_MS = 1000;
@@ -60,6 +63,7 @@ export function ExportButton({
         ...(selection.filter && Object.keys(selection.filter).length > 0 && { filter: selection.filter }),
         ...(selection.search && { search: selection.search }),
         ...(selection.quickFilter && { quickFilter: selection.quickFilter }),
+        ...(selection.sort && { sort: selection.sort }),
         ...(selection.include && { include: selection.include }),
       };
       let current = await api.POST('/export-jobs', { body: { data } });
@@ -75,7 +79,7 @@ export function ExportButton({
         notifications.show({
           color: 'green',
           title: 'Export ready',
-          message: `${(current.rowsProcessed ?? 0).toLocaleString()} ${noun} exported; the download has started.`,
+          message: `${rowsText(current.rowsProcessed ?? 0)} of ${noun} exported; the download has started.`,
         });
       } else {
         notifications.show({

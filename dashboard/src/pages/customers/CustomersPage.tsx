@@ -3,6 +3,7 @@ import { Group, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useSearchParams } from 'react-router';
 import { useApi, useCan } from '../../api/session';
+import { ExportButton } from '../../components/ExportButton';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PageHeader } from '../../components/PageHeader';
 import { PagedTable } from '../../components/PagedTable';
@@ -74,14 +75,17 @@ function CustomersTab({ onOpen }: { onOpen: (id: string) => void }) {
   const [debounced] = useDebouncedValue(search.trim(), 300);
   return (
     <Stack>
-      <TextInput
-        label="Search customers"
-        placeholder="Email, name or phone"
-        value={search}
-        onChange={(event) => setSearch(event.currentTarget.value)}
-        w={{ base: '100%', xs: 360 }}
-        maxLength={200}
-      />
+      <Group gap="sm" align="flex-end" wrap="wrap">
+        <TextInput
+          label="Search customers"
+          placeholder="Email, name or phone"
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value)}
+          w={{ base: '100%', xs: 360 }}
+          maxLength={200}
+        />
+        <ExportButton resource="customers" noun="customers" selection={{ search: debounced || null }} />
+      </Group>
       <PagedTable<Customer>
         caption="Customers"
         queryKey={['customers', 'list', { search: debounced }]}

@@ -21,6 +21,7 @@ import {
   ConfirmButton,
   DetailDrawer,
   eachRow,
+  ExportButton,
   FormError,
   PagedTable,
   useDetailParam,
@@ -146,6 +147,7 @@ export function QuestionsTab() {
         <FilterSelect name="status" label="Status" options={STATUS_OPTIONS} />
         <FilterSelect name="source" label="Asked by" options={SOURCE_OPTIONS} />
         <ProductSelect value={product} onChange={setProduct} />
+        <ExportButton resource="product-questions" noun="questions" selection={{ filter, search }} />
       </Group>
       <PagedTable<Question>
         caption="Product questions"

@@ -24,6 +24,7 @@ import {
   ConfirmButton,
   DetailDrawer,
   eachRow,
+  ExportButton,
   FormError,
   PagedTable,
   useDetailParam,
@@ -182,6 +183,7 @@ export function ReviewsTab() {
         <FilterSelect name="status" label="Status" options={STATUS_OPTIONS} />
         <FilterSelect name="rating" label="Rating" options={RATING_OPTIONS} />
         <ProductSelect value={product} onChange={setProduct} />
+        <ExportButton resource="reviews" noun="reviews" selection={{ filter, search }} />
       </Group>
       <PagedTable<Review>
         caption="Reviews"

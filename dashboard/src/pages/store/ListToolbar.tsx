@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Group, Select, Stack, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
+import { ExportButton } from '../../components/ExportButton';
 import { FilterBuilder, type FilterField } from '../../components/FilterBuilder';
 import { QuickFilterBar, type QuickFilterResource } from '../../components/QuickFilterBar';
 import type { ListParams } from './useListParams';
@@ -52,6 +53,16 @@ export function ListToolbar({ resource, noun, fields, sorts, params, setParams, 
           onChange={(sort) => setParams({ sort: sort === sorts[0]!.value ? null : sort })}
           allowDeselect={false}
           w={200}
+        />
+        <ExportButton
+          resource={resource}
+          noun={noun}
+          selection={{
+            filter: params.filter,
+            search: params.search.trim() || null,
+            quickFilter: params.quickFilter,
+            sort: params.sort,
+          }}
         />
       </Group>
       <QuickFilterBar
