@@ -8,6 +8,8 @@ import { User } from '../../records/user.js';
 import {
   ApiKeyPage,
   ChangePasswordBody,
+  PasswordResetAccepted,
+  PasswordResetBody,
   CreateKeyBody,
   CreatedUser,
   CreateUserBody,
@@ -26,6 +28,7 @@ import {
   changeUser,
   checkSignInBody,
   removeUser,
+  requestPasswordReset,
   revokeKey,
   sessionAnswer,
   attributeToLive,
@@ -62,7 +65,7 @@ function endCookie(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Sign-in, the session, the organization's users and its secret keys: what the dashboard manages. */
-export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: PlatformServices): void {
+export function dashboardRoutes(app: PatronApp, { db, permissionCatalog, config }: PlatformServices): void {
   app.post(
     '/session',
     {
@@ -83,6 +86,33 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       const { token, answer } = await signIn(db, permissionCatalog, request.body);
       void reply.setCookie(SESSION_COOKIE, token, cookieOptions(request));
       return reply.code(201).send(answer);
+    },
+  );
+
+  app.post(
+    '/session/password-reset',
+    {
+      config: {
+        access: 'public',
+        refusals: { 429: 'too many requests from this address within the hour; see Retry-After' },
+      },
+      schema: {
+        operationId: 'requestPasswordReset',
+        summary: 'Forgot password: mail a one-time sign-in link, valid 1 hour, to this email if a user has it',
+        description:
+          'Answers 202 with the same body whether the email has an account or not. At most 3 mails per email and ' +
+          '10 requests per client address within an hour; past the first limit nothing more is sent (the answer is ' +
+          'the same), past the second the answer is 429 with Retry-After.',
+        tags: TAGS,
+        body: PasswordResetBody,
+        response: { 202: PasswordResetAccepted },
+      },
+    },
+    async (request, reply) => {
+      // Links in mail are built on PUBLIC_URL when it is set, never on a Host header a caller chose.
+      const baseUrl = config.publicUrl ?? ownOrigin(request) ?? '';
+      const answer = await requestPasswordReset(db, request.body, { ip: request.ip, baseUrl });
+      return reply.code(202).send(answer);
     },
   );
 
