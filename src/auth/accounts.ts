@@ -233,14 +233,17 @@ export async function createSignInLink(
   db: Kysely<DB>,
   user: { organization_id: string; id: string },
 ): Promise<{ token: string; expiresAt: Date }> {
-  return db.transaction().execute((trx) => insertSignInLink(trx, user, SIGN_IN_LINK_HOURS));
+  return db.transaction().execute((trx) => insertSignInLink(trx, user, { hours: SIGN_IN_LINK_HOURS }));
 }
 
-/** createSignInLink in the caller's transaction, valid `hours` (a "forgot password" link's is shorter). */
+/**
+ * createSignInLink in the caller's transaction, valid `hours`; a "forgot password" link (`forPasswordReset`, valid an
+ * hour) lets its session set a new password without the current one (docs/api.md#forgotten-passwords).
+ */
 export async function insertSignInLink(
   trx: Executor,
   user: { organization_id: string; id: string },
-  hours: number,
+  { hours, forPasswordReset = false }: { hours: number; forPasswordReset?: boolean },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newToken();
   const row = await (async () => {
@@ -258,6 +261,7 @@ export async function insertSignInLink(
         user_id: user.id,
         token_hash: hashToken(token),
         expires_at: sql<Date>`now() + make_interval(hours => ${hours})`,
+        for_password_reset: forPasswordReset,
       })
       .returning('expires_at')
       .executeTakeFirstOrThrow();
@@ -265,30 +269,38 @@ export async function insertSignInLink(
   return { token, expiresAt: row.expires_at };
 }
 
-/** The link's user when the token is a live link, which it then uses up (in the same statement); else undefined. */
-export async function useSignInLink(db: Kysely<DB>, token: string): Promise<UserRow | undefined> {
+/**
+ * The link's user when the token is a live link, which it then uses up (in the same statement), and whether it was a
+ * "forgot password" link; else undefined.
+ */
+export async function useSignInLink(
+  db: Kysely<DB>,
+  token: string,
+): Promise<{ user: UserRow; forPasswordReset: boolean } | undefined> {
   const used = await db
     .updateTable('sign_in_links')
     .set({ used_at: sql<Date>`now()` })
     .where('token_hash', '=', hashToken(token))
     .where('used_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
-    .returning(['organization_id', 'user_id'])
+    .returning(['organization_id', 'user_id', 'for_password_reset'])
     .executeTakeFirst();
-  return used ? findUser(db, used.organization_id, used.user_id) : undefined;
+  const user = used && (await findUser(db, used.organization_id, used.user_id));
+  return user ? { user, forPasswordReset: used.for_password_reset } : undefined;
 }
 
 // ----------------------------------------------------------------------------------------------------- sessions
 
 /**
- * Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. A session signed
- * in with a one-time link (`withLink`) may set a new password without the current one for
- * PASSWORD_RESET_SESSION_MINUTES (docs/api.md#forgotten-passwords).
+ * Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. A session that
+ * proved the email with a link (`mayResetPassword`: a "forgot password" link, or any link of a user without a
+ * password) may set a new password without the current one for PASSWORD_RESET_SESSION_MINUTES
+ * (docs/api.md#forgotten-passwords).
  */
 export async function createSession(
   db: Kysely<DB>,
   user: { organization_id: string; id: string },
-  { withLink = false }: { withLink?: boolean } = {},
+  { mayResetPassword = false }: { mayResetPassword?: boolean } = {},
 ): Promise<{ token: string; session: SessionRow }> {
   const token = newToken();
   const session = await db.transaction().execute(async (trx) => {
@@ -318,7 +330,7 @@ export async function createSession(
         token_hash: hashToken(token),
         csrf_token: newToken(),
         expires_at: sql<Date>`now() + make_interval(days => ${SESSION_MAX_DAYS})`,
-        password_reset_until: withLink
+        password_reset_until: mayResetPassword
           ? sql<Date>`now() + make_interval(mins => ${PASSWORD_RESET_SESSION_MINUTES})`
           : null,
       })

@@ -99,9 +99,10 @@ export interface SignInLinksTable {
   created_at: CreatedAt;
   expires_at: Date;
   used_at: Date | null;
+  /** A "forgot password" link (migration 0041): its sign-in may set a new password without the current one. */
+  for_password_reset: Generated<boolean>;
 }
 
-/** A failed sign-in for an email (lowercased), known or not. Global: not a tenant table. */
 /** One request of POST /v1/session/password-reset, for its limits (migration 0041). Global, like sign_in_failures. */
 export interface PasswordResetRequestsTable {
   email: string;
@@ -110,6 +111,7 @@ export interface PasswordResetRequestsTable {
   requested_at: Generated<Date>;
 }
 
+/** A failed sign-in for an email (lowercased), known or not. Global: not a tenant table. */
 export interface SignInFailuresTable {
   email: string;
   id: string;
@@ -732,12 +734,7 @@ export interface ReviewSummariesTable {
 }
 
 export type MailKind =
-  | 'surveyRequest'
-  | 'rewardIssued'
-  | 'rewardExpiringSoon'
-  | 'pointsExpiringSoon'
-  | 'reviewReplied'
-  | 'passwordReset';
+  'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon' | 'reviewReplied' | 'passwordReset';
 export type MailStatus = 'queued' | 'sending' | 'sent' | 'logged' | 'suppressed' | 'failed' | 'interrupted';
 
 /** The mail outbox and log (migration 0034, docs/api.md#mail). */

@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, setPasswordHash, type UserRow } from '../../src/auth/accounts.js';
+import { createSignInLink, createUser, setPasswordHash, type UserRow } from '../../src/auth/accounts.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { startMailSender, type MailSender } from '../../src/resources/mail/index.js';
 import { BLANKED_BODY } from '../../src/resources/mail/queries.js';
@@ -197,6 +197,25 @@ describe('POST /v1/session/password-reset', () => {
 
     expect((await signIn({ email, password: PASSWORD })).statusCode).toBe(401);
     expect((await signIn({ email, password: NEW_PASSWORD })).statusCode).toBe(201);
+  });
+
+  it("lets an invitation's link skip the current password only for a user who has none", async () => {
+    const withPassword = await member();
+    const invited = await member(null);
+    const plain = await signIn({ signInToken: (await createSignInLink(db(), withPassword.user)).token });
+    expect(plain.statusCode).toBe(201);
+    expect(plain.json().passwordResetUntil).toBeNull();
+    const refused = await t.request({
+      method: 'PUT',
+      url: '/v1/session/password',
+      body: { newPassword: NEW_PASSWORD },
+      headers: { cookie: cookieFrom(plain.headers['set-cookie'])!, 'x-csrf-token': plain.json().csrfToken },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.details[0].path).toBe('body.currentPassword');
+
+    const first = await signIn({ signInToken: (await createSignInLink(db(), invited.user)).token });
+    expect(first.json().passwordResetUntil).not.toBeNull();
   });
 
   it('mails one email at most 3 times an hour, answering alike after that', async () => {

@@ -49,9 +49,9 @@ export function SignInPage() {
     mutationFn: (credentials: SignIn) => signIn(credentials),
     onSuccess: (session, credentials) => {
       setSession(session);
-      // A link's sign-in leads to choosing a password (a first one, or a new one after "forgot password"):
-      // docs/dashboard.md#passwords-and-sign-in-links.
-      if (credentials.signInToken !== undefined) {
+      // A link's sign-in leads to choosing a password when the user has none, or asked for the link because they
+      // forgot theirs (docs/dashboard.md#passwords-and-sign-in-links).
+      if (credentials.signInToken !== undefined && (!session.user.hasPassword || session.passwordResetUntil !== null)) {
         void navigate('/account', { replace: true, state: { signedInWithLink: true } });
         return;
       }

@@ -84,8 +84,11 @@ export async function signIn(
   body: SignInBody,
 ): Promise<{ token: string; answer: Session }> {
   let user: UserRow | undefined;
+  let mayResetPassword = false;
   if (body.signInToken !== undefined) {
-    user = await useSignInLink(db, body.signInToken);
+    const link = await useSignInLink(db, body.signInToken);
+    user = link?.user;
+    mayResetPassword = link !== undefined && (link.forPasswordReset || link.user.password_hash === null);
     if (user) attributeSignIn(user);
     if (!user) {
       throw new ApiError(
@@ -107,7 +110,7 @@ export async function signIn(
     }
     await clearSignInFailures(db, email);
   }
-  const { token } = await createSession(db, user, { withLink: body.signInToken !== undefined });
+  const { token } = await createSession(db, user, { mayResetPassword });
   const found = await findSession(db, token);
   if (!found) throw new Error('A session just made was not found');
   return { token, answer: sessionAnswer(found, catalog) };
@@ -224,7 +227,7 @@ export async function requestPasswordReset(
   }
   if (user && reserved.mayMail) {
     await db.transaction().execute(async (trx) => {
-      const link = await insertSignInLink(trx, user, PASSWORD_RESET_LINK_HOURS);
+      const link = await insertSignInLink(trx, user, { hours: PASSWORD_RESET_LINK_HOURS, forPasswordReset: true });
       await queueMail(trx, {
         organizationId: user.organization_id,
         kind: 'passwordReset',
