@@ -32,7 +32,7 @@ export const MailMessage = Type.Object(
       {
         description:
           'surveyRequest is marketing mail; the others are mail the customer asked for. passwordReset is a dashboard ' +
-          "user's one-time sign-in link (\"forgot password\"), whose body is blanked once it is settled.",
+          'user\'s one-time sign-in link ("forgot password"), whose body is blanked once it is settled.',
       },
     ),
     marketing: Type.Boolean({ description: 'Marketing mail is never sent to a customer with emailOptOut.' }),

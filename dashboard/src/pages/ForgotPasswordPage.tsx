@@ -15,8 +15,8 @@ export function ForgotPasswordPage() {
             Forgot your password?
           </Title>
           <Text size="sm">
-            Enter the email you sign in with. If it has an account, we mail it a link that signs you in once, within
-            an hour; you then choose a new password.
+            Enter the email you sign in with. If it has an account, we mail it a link that signs you in once, within an
+            hour; you then choose a new password.
           </Text>
           <RequestLinkForm />
           <Anchor component={Link} to="/sign-in" size="sm">
