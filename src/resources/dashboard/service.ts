@@ -211,11 +211,13 @@ export async function requestPasswordReset(
   db: Kysely<DB>,
   body: PasswordResetBody,
   { ip, baseUrl }: { ip: string; baseUrl: string },
-): Promise<PasswordResetAccepted> {
+): Promise<{ answer: PasswordResetAccepted; afterAnswer: (() => Promise<void>) | null }> {
   const user = await findUserByEmail(db, body.email);
-  // Recorded in the audit log under the user's organization, like a sign-in; an unknown email leaves no entry.
-  if (user) attributeSignIn(user);
   const reserved = await reservePasswordReset(db, body.email, ip);
+  // Recorded in the audit log under the user's organization, like a sign-in; an unknown email leaves no entry. Named
+  // after the count has committed, so that the entry is not written inside the request's own work for a known email
+  // only (its time would tell).
+  if (user) attributeSignIn(user);
   if (reserved.retryAfter !== undefined) {
     const minutes = Math.ceil(reserved.retryAfter / 60);
     throw new ApiError(
@@ -225,18 +227,23 @@ export async function requestPasswordReset(
       { 'retry-after': String(reserved.retryAfter) },
     );
   }
-  if (user && reserved.mayMail) {
-    await db.transaction().execute(async (trx) => {
-      const link = await insertSignInLink(trx, user, { hours: PASSWORD_RESET_LINK_HOURS, forPasswordReset: true });
-      await queueMail(trx, {
-        organizationId: user.organization_id,
-        kind: 'passwordReset',
-        recipient: user.email,
-        ...passwordResetMail(signInLink(baseUrl, link.token)),
-      });
+  // The link and its mail are made once the answer has left (the route runs `afterAnswer` then), so the answer's time
+  // is the same whether the email has an account or not.
+  const afterAnswer = user && reserved.mayMail ? () => mailPasswordReset(db, user, baseUrl) : null;
+  return { answer: PASSWORD_RESET_ANSWER, afterAnswer };
+}
+
+/** Makes the link and queues its mail in one transaction (the outbox, docs/api.md#mail). */
+async function mailPasswordReset(db: Kysely<DB>, user: UserRow, baseUrl: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const link = await insertSignInLink(trx, user, { hours: PASSWORD_RESET_LINK_HOURS, forPasswordReset: true });
+    await queueMail(trx, {
+      organizationId: user.organization_id,
+      kind: 'passwordReset',
+      recipient: user.email,
+      ...passwordResetMail(signInLink(baseUrl, link.token)),
     });
-  }
-  return PASSWORD_RESET_ANSWER;
+  });
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
