@@ -22,6 +22,15 @@ export const USER_MANAGEMENT = 'users:manage';
 export const KEY_MANAGEMENT = 'keys:manage';
 
 export const SIGN_IN_LINK_HOURS = 24;
+/** A "forgot password" link's lifetime (docs/api.md#forgotten-passwords). */
+export const PASSWORD_RESET_LINK_HOURS = 1;
+/** How long after a link's sign-in the session may set a new password without the current one. */
+export const PASSWORD_RESET_SESSION_MINUTES = 60;
+/** "Forgot password" mails per email within the window; further requests are answered alike and send nothing. */
+export const PASSWORD_RESET_MAILS_PER_EMAIL = 3;
+/** "Forgot password" requests per client address within the window; further ones are 429. */
+export const PASSWORD_RESET_REQUESTS_PER_IP = 10;
+export const PASSWORD_RESET_WINDOW_MINUTES = 60;
 export const SESSION_IDLE_HOURS = 12;
 export const SESSION_MAX_DAYS = 7;
 export const SIGN_IN_FAILURE_LIMIT = 5;
@@ -180,7 +189,10 @@ export async function deleteUser(db: Kysely<DB>, organizationId: string, id: str
   });
 }
 
-/** Sets a user's password (already hashed) and ends the user's other sessions. */
+/**
+ * Sets a user's password (already hashed) and ends the user's other sessions; the kept session can no longer set one
+ * without the current password (docs/api.md#forgotten-passwords).
+ */
 export async function setPasswordHash(
   db: Kysely<DB>,
   user: { organization_id: string; id: string },
@@ -194,6 +206,14 @@ export async function setPasswordHash(
       .where('organization_id', '=', user.organization_id)
       .where('id', '=', user.id)
       .execute();
+    if (keepSessionId) {
+      await trx
+        .updateTable('sessions')
+        .set({ password_reset_until: null })
+        .where('organization_id', '=', user.organization_id)
+        .where('id', '=', keepSessionId)
+        .execute();
+    }
     let others = trx
       .deleteFrom('sessions')
       .where('organization_id', '=', user.organization_id)
@@ -213,8 +233,20 @@ export async function createSignInLink(
   db: Kysely<DB>,
   user: { organization_id: string; id: string },
 ): Promise<{ token: string; expiresAt: Date }> {
+  return db.transaction().execute((trx) => insertSignInLink(trx, user, { hours: SIGN_IN_LINK_HOURS }));
+}
+
+/**
+ * createSignInLink in the caller's transaction, valid `hours`; a "forgot password" link (`forPasswordReset`, valid an
+ * hour) lets its session set a new password without the current one (docs/api.md#forgotten-passwords).
+ */
+export async function insertSignInLink(
+  trx: Executor,
+  user: { organization_id: string; id: string },
+  { hours, forPasswordReset = false }: { hours: number; forPasswordReset?: boolean },
+): Promise<{ token: string; expiresAt: Date }> {
   const token = newToken();
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await (async () => {
     await trx
       .deleteFrom('sign_in_links')
       .where('organization_id', '=', user.organization_id)
@@ -228,33 +260,47 @@ export async function createSignInLink(
         id: uuidv7(),
         user_id: user.id,
         token_hash: hashToken(token),
-        expires_at: sql<Date>`now() + make_interval(hours => ${SIGN_IN_LINK_HOURS})`,
+        expires_at: sql<Date>`now() + make_interval(hours => ${hours})`,
+        for_password_reset: forPasswordReset,
       })
       .returning('expires_at')
       .executeTakeFirstOrThrow();
-  });
+  })();
   return { token, expiresAt: row.expires_at };
 }
 
-/** The link's user when the token is a live link, which it then uses up (in the same statement); else undefined. */
-export async function useSignInLink(db: Kysely<DB>, token: string): Promise<UserRow | undefined> {
+/**
+ * The link's user when the token is a live link, which it then uses up (in the same statement), and whether it was a
+ * "forgot password" link; else undefined.
+ */
+export async function useSignInLink(
+  db: Kysely<DB>,
+  token: string,
+): Promise<{ user: UserRow; forPasswordReset: boolean } | undefined> {
   const used = await db
     .updateTable('sign_in_links')
     .set({ used_at: sql<Date>`now()` })
     .where('token_hash', '=', hashToken(token))
     .where('used_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
-    .returning(['organization_id', 'user_id'])
+    .returning(['organization_id', 'user_id', 'for_password_reset'])
     .executeTakeFirst();
-  return used ? findUser(db, used.organization_id, used.user_id) : undefined;
+  const user = used && (await findUser(db, used.organization_id, used.user_id));
+  return user ? { user, forPasswordReset: used.for_password_reset } : undefined;
 }
 
 // ----------------------------------------------------------------------------------------------------- sessions
 
-/** Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. */
+/**
+ * Signs the user in: a new session (its cookie token is returned once), and the user's sign-in time. A session that
+ * proved the email with a link (`mayResetPassword`: a "forgot password" link, or any link of a user without a
+ * password) may set a new password without the current one for PASSWORD_RESET_SESSION_MINUTES
+ * (docs/api.md#forgotten-passwords).
+ */
 export async function createSession(
   db: Kysely<DB>,
   user: { organization_id: string; id: string },
+  { mayResetPassword = false }: { mayResetPassword?: boolean } = {},
 ): Promise<{ token: string; session: SessionRow }> {
   const token = newToken();
   const session = await db.transaction().execute(async (trx) => {
@@ -284,6 +330,9 @@ export async function createSession(
         token_hash: hashToken(token),
         csrf_token: newToken(),
         expires_at: sql<Date>`now() + make_interval(days => ${SESSION_MAX_DAYS})`,
+        password_reset_until: mayResetPassword
+          ? sql<Date>`now() + make_interval(mins => ${PASSWORD_RESET_SESSION_MINUTES})`
+          : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -308,6 +357,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
     .select([
       't.id as test_organization_id',
       's.test_mode',
+      's.password_reset_until',
       's.organization_id',
       's.id',
       's.user_id',
@@ -356,6 +406,7 @@ export async function findSession(db: Kysely<DB>, token: string): Promise<Sessio
       last_used_at: lastUsedAt,
       expires_at: row.expires_at,
       test_mode: row.test_mode,
+      password_reset_until: row.password_reset_until,
     },
     user: {
       organization_id: row.organization_id,
@@ -428,6 +479,51 @@ export async function reserveSignInAttempt(db: Kysely<DB>, email: string): Promi
       .where('failed_at', '<=', sql<Date>`now() - make_interval(mins => ${SIGN_IN_FAILURE_WINDOW_MINUTES})`)
       .execute();
     return { attemptId };
+  });
+}
+
+/**
+ * Counts one "forgot password" request (docs/api.md#forgotten-passwords), known email or not, and answers what it may
+ * do: `retryAfter` (seconds) when the client's address has made PASSWORD_RESET_REQUESTS_PER_IP requests within the
+ * window (a 429, which says nothing about the email); else whether a mail may go to this email, which at most
+ * PASSWORD_RESET_MAILS_PER_EMAIL requests within the window may do (the others are answered alike and send nothing).
+ * Under a transaction-scoped advisory lock on the email, so concurrent requests cannot all read "under the limit".
+ */
+export async function reservePasswordReset(
+  db: Kysely<DB>,
+  email: string,
+  ip: string,
+): Promise<{ retryAfter: number; mayMail?: never } | { mayMail: boolean; retryAfter?: never }> {
+  const normal = normalEmail(email);
+  const windowStart = sql<Date>`now() - make_interval(mins => ${PASSWORD_RESET_WINDOW_MINUTES})`;
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`password-reset-ip:${ip}`}, 0))`.execute(trx);
+    const fromIp = await trx
+      .selectFrom('password_reset_requests')
+      .select(
+        sql<number>`ceil(extract(epoch from requested_at + make_interval(mins => ${PASSWORD_RESET_WINDOW_MINUTES}) - now()))`.as(
+          'seconds_left',
+        ),
+      )
+      .where('ip', '=', ip)
+      .where('requested_at', '>', windowStart)
+      .orderBy('requested_at', 'desc')
+      .limit(PASSWORD_RESET_REQUESTS_PER_IP)
+      .execute();
+    if (fromIp.length >= PASSWORD_RESET_REQUESTS_PER_IP) {
+      return { retryAfter: Math.max(1, Number(fromIp[fromIp.length - 1]!.seconds_left)) };
+    }
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`password-reset:${normal}`}, 0))`.execute(trx);
+    const forEmail = await trx
+      .selectFrom('password_reset_requests')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('email', '=', normal)
+      .where('requested_at', '>', windowStart)
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('password_reset_requests').values({ email: normal, id: uuidv7(), ip }).execute();
+    // Only requests within the window count: older ones (for any email) are forgotten as new ones come.
+    await trx.deleteFrom('password_reset_requests').where('requested_at', '<=', windowStart).execute();
+    return { mayMail: Number(forEmail.count) < PASSWORD_RESET_MAILS_PER_EMAIL };
   });
 }
 

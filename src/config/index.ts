@@ -33,6 +33,7 @@ const EnvSchema = Type.Object({
   REVIEW_SUMMARY_OPENAI_MODEL: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   REVIEW_SUMMARY_OPENAI_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,7}$' })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+/?$', maxLength: 300 })),
   AUDIT_LOG: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\r\\n]*[^@\\s<>]+@[^@\\s<>]+>?\\s*$', maxLength: 320 })),
 });
@@ -79,6 +80,11 @@ export interface Config {
   mailFrom: string | undefined;
   /** Whether write requests and sign-ins are recorded in the audit log (docs/api.md#audit-log); on by default. */
   auditLog: boolean;
+  /**
+   * The origin people reach Patron at (`https://patron.example.com`): links in mail are built on it, never on a
+   * request's Host header, which a caller chooses (docs/api.md#forgotten-passwords).
+   */
+  publicUrl: string | undefined;
   /** Where the built dashboard is (not an environment variable; tests point it elsewhere): dashboard/dist by default. */
   dashboardDir?: string;
 }
@@ -106,7 +112,7 @@ const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 const CREDENTIAL_BEARING = /(_URL|_KEY)$/;
 
 /** The variables holding a URL, each parsed at start. */
-const URL_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REVIEW_SUMMARY_OPENAI_URL', 'SMTP_URL'] as const;
+const URL_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REVIEW_SUMMARY_OPENAI_URL', 'SMTP_URL', 'PUBLIC_URL'] as const;
 
 const shown = (name: string) => (CREDENTIAL_BEARING.test(name) ? `${name} (value not shown)` : name);
 
@@ -161,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: values.SMTP_URL,
     mailFrom: values.MAIL_FROM,
     auditLog: values.AUDIT_LOG !== 'off',
+    publicUrl: values.PUBLIC_URL ? new URL(values.PUBLIC_URL).origin : undefined,
   };
 }
 
@@ -257,6 +264,8 @@ function describe(name: string): string {
       return 'expected a positive number of milliseconds.';
     case 'SMTP_URL':
       return 'expected an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465.';
+    case 'PUBLIC_URL':
+      return 'the origin Patron is reached at, e.g. https://patron.example.com (links in mail are built on it).';
     case 'MAIL_FROM':
       return 'the From address of every mail, e.g. "Shop <no-reply@example.com>".';
     case 'WEBHOOK_ALLOW_PRIVATE_HOSTS':

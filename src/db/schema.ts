@@ -85,6 +85,11 @@ export interface SessionsTable {
   expires_at: Date;
   /** The session acts on the test twin of its user's organization (docs/api.md#test-mode). */
   test_mode: Generated<boolean>;
+  /**
+   * Until when the session may set a new password without the current one: an hour after a sign-in with a one-time
+   * link, until a password is set (migration 0041, docs/api.md#forgotten-passwords).
+   */
+  password_reset_until: Generated<Date | null>;
 }
 
 /** A one-time sign-in link; the token (in the link's fragment) is stored only as its SHA-256. */
@@ -96,6 +101,16 @@ export interface SignInLinksTable {
   created_at: CreatedAt;
   expires_at: Date;
   used_at: Date | null;
+  /** A "forgot password" link (migration 0041): its sign-in may set a new password without the current one. */
+  for_password_reset: Generated<boolean>;
+}
+
+/** One request of POST /v1/session/password-reset, for its limits (migration 0041). Global, like sign_in_failures. */
+export interface PasswordResetRequestsTable {
+  email: string;
+  id: string;
+  ip: string;
+  requested_at: Generated<Date>;
 }
 
 /** A failed sign-in for an email (lowercased), known or not. Global: not a tenant table. */
@@ -720,7 +735,8 @@ export interface ReviewSummariesTable {
   updated_at: UpdatedAt;
 }
 
-export type MailKind = 'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon' | 'reviewReplied';
+export type MailKind =
+  'surveyRequest' | 'rewardIssued' | 'rewardExpiringSoon' | 'pointsExpiringSoon' | 'reviewReplied' | 'passwordReset';
 export type MailStatus = 'queued' | 'sending' | 'sent' | 'logged' | 'suppressed' | 'failed' | 'interrupted';
 
 /** The mail outbox and log (migration 0034, docs/api.md#mail). */
@@ -809,6 +825,7 @@ export interface DB {
   sessions: SessionsTable;
   sign_in_links: SignInLinksTable;
   sign_in_failures: SignInFailuresTable;
+  password_reset_requests: PasswordResetRequestsTable;
   events: EventsTable;
   sites: SitesTable;
   quick_filters: QuickFiltersTable;

@@ -10,6 +10,7 @@ export const MAIL_KINDS = [
   'rewardExpiringSoon',
   'pointsExpiringSoon',
   'reviewReplied',
+  'passwordReset',
 ] as const;
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'logged', 'suppressed', 'failed', 'interrupted'] as const;
 
@@ -26,8 +27,13 @@ export const MailMessage = Type.Object(
         Type.Literal('rewardExpiringSoon'),
         Type.Literal('pointsExpiringSoon'),
         Type.Literal('reviewReplied'),
+        Type.Literal('passwordReset'),
       ],
-      { description: 'surveyRequest is marketing mail; the others are mail the customer asked for.' },
+      {
+        description:
+          'surveyRequest is marketing mail; the others are mail the customer asked for. passwordReset is a dashboard ' +
+          'user\'s one-time sign-in link ("forgot password"), whose body is blanked once it is settled.',
+      },
     ),
     marketing: Type.Boolean({ description: 'Marketing mail is never sent to a customer with emailOptOut.' }),
     recipient: Type.String({ description: 'The address it is (or was) sent to.' }),

@@ -101,6 +101,7 @@ describe('POST /v1/session', () => {
       },
       organization: { id: tenant.organization.id, name: tenant.organization.name },
       testMode: false,
+      passwordResetUntil: null,
       permissions: expect.arrayContaining(['orders:write', 'keys:manage', 'users:manage']),
       grantablePermissions: expect.arrayContaining(['orders:read', 'organization:write']),
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),

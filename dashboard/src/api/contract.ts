@@ -35,6 +35,13 @@ const anonymous = () => createDashboardClient('');
 /** POST /v1/session: signs in with email and password, or with a one-time link's token. */
 export const signIn = (credentials: SignIn): Promise<Session> => anonymous().POST('/session', { body: credentials });
 
+/**
+ * POST /v1/session/password-reset ("forgot password", docs/api.md#forgotten-passwords): mails a one-time sign-in link,
+ * valid 1 hour, if a user has this email. The answer is the same whether one does or not.
+ */
+export const requestPasswordReset = (email: string): Promise<{ message: string }> =>
+  anonymous().POST('/session/password-reset', { body: { email } });
+
 /** GET /v1/session: the session of this browser's cookie, or null when there is none (401). */
 export async function getSession(): Promise<Session | null> {
   try {

@@ -15,7 +15,7 @@ import {
   Text,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { signOut } from '../api/contract';
 import { useSession, useSetSession, useSwitchTestMode } from '../api/session';
 import { ApiErrorAlert } from '../components/ApiErrorAlert';
@@ -123,6 +123,10 @@ export function AppLayout() {
             <Text size="sm" visibleFrom="sm" truncate="end" maw={260} data-testid="user-email">
               {session.user.email}
             </Text>
+            {/* The user's own account and password (docs/dashboard.md#passwords-and-sign-in-links). */}
+            <Button component={Link} to="/account" variant="subtle" size="xs" visibleFrom="sm">
+              Account
+            </Button>
             <Button variant="default" size="xs" onClick={onSignOut} loading={signingOut}>
               Sign out
             </Button>
@@ -174,6 +178,13 @@ export function AppLayout() {
           <Box mt="xs">
             <LocaleSelect testId="locale-select-phone" />
           </Box>
+          <NavLink
+            component={RouterNavLink}
+            to="/account"
+            label="Account and password"
+            active={location.pathname.startsWith('/account')}
+            onClick={close}
+          />
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

@@ -8,4 +8,10 @@ export const dashboardResource: ResourceModule = {
     'Signing in to the dashboard and what only a signed-in session may do: manage users (owners) and secret keys ' +
     '(owners and admins). These endpoints answer a session cookie, never a secret key.',
   routes: dashboardRoutes,
+  examples: {
+    requestPasswordReset: {
+      summary: 'Forgot password: mail the demo owner a one-time sign-in link',
+      body: { email: 'owner@demo.example' },
+    },
+  },
 };

@@ -8,6 +8,8 @@ import { User } from '../../records/user.js';
 import {
   ApiKeyPage,
   ChangePasswordBody,
+  PasswordResetAccepted,
+  PasswordResetBody,
   CreateKeyBody,
   CreatedUser,
   CreateUserBody,
@@ -26,6 +28,7 @@ import {
   changeUser,
   checkSignInBody,
   removeUser,
+  requestPasswordReset,
   revokeKey,
   sessionAnswer,
   attributeToLive,
@@ -35,6 +38,9 @@ import {
 } from './service.js';
 
 const TAGS = ['dashboard'];
+
+/** A "forgot password" request's mail, made after its answer has left. */
+const afterAnswers = new WeakMap<FastifyRequest, () => Promise<void>>();
 
 /** The session of a session-only route (the access check let nothing else through). */
 function sessionOf(request: FastifyRequest): SessionLookup {
@@ -62,7 +68,7 @@ function endCookie(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Sign-in, the session, the organization's users and its secret keys: what the dashboard manages. */
-export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: PlatformServices): void {
+export function dashboardRoutes(app: PatronApp, { db, permissionCatalog, config }: PlatformServices): void {
   app.post(
     '/session',
     {
@@ -83,6 +89,42 @@ export function dashboardRoutes(app: PatronApp, { db, permissionCatalog }: Platf
       const { token, answer } = await signIn(db, permissionCatalog, request.body);
       void reply.setCookie(SESSION_COOKIE, token, cookieOptions(request));
       return reply.code(201).send(answer);
+    },
+  );
+
+  app.post(
+    '/session/password-reset',
+    {
+      config: {
+        access: 'public',
+        refusals: { 429: 'too many requests from this address within the hour; see Retry-After' },
+      },
+      // The mail is made once the answer has left, so a known email's answer takes as long as an unknown one's
+      // (docs/api.md#forgotten-passwords). A failure is logged; the person can ask again.
+      onResponse: (request, _reply, done) => {
+        const work = afterAnswers.get(request);
+        afterAnswers.delete(request);
+        work?.().catch((error: unknown) => request.log.error({ err: error }, 'could not queue a password reset mail'));
+        done();
+      },
+      schema: {
+        operationId: 'requestPasswordReset',
+        summary: 'Forgot password: mail a one-time sign-in link, valid 1 hour, to this email if a user has it',
+        description:
+          'Answers 202 with the same body whether the email has an account or not. At most 3 mails per email and ' +
+          '10 requests per client address within an hour; past the first limit nothing more is sent (the answer is ' +
+          'the same), past the second the answer is 429 with Retry-After.',
+        tags: TAGS,
+        body: PasswordResetBody,
+        response: { 202: PasswordResetAccepted },
+      },
+    },
+    async (request, reply) => {
+      // Links in mail are built on PUBLIC_URL when it is set, never on a Host header a caller chose.
+      const baseUrl = config.publicUrl ?? ownOrigin(request) ?? '';
+      const { answer, afterAnswer } = await requestPasswordReset(db, request.body, { ip: request.ip, baseUrl });
+      if (afterAnswer) afterAnswers.set(request, afterAnswer);
+      return reply.code(202).send(answer);
     },
   );
 

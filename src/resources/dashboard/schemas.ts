@@ -49,6 +49,20 @@ export const ChangePasswordBody = Type.Object(
 );
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
+/** "Forgot password": mail a one-time sign-in link to this email if a user has it (docs/api.md#forgotten-passwords). */
+export const PasswordResetBody = Type.Object({ email: Email }, { additionalProperties: false });
+export type PasswordResetBody = Static<typeof PasswordResetBody>;
+
+export const PasswordResetAccepted = Type.Object(
+  {
+    message: Type.String({
+      description: 'The same whether the email has an account or not, so the answer tells nobody which emails exist.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PasswordResetAccepted = Static<typeof PasswordResetAccepted>;
+
 const UserName = Type.String({ minLength: 1, maxLength: 200, description: 'Display name (trimmed).' });
 
 export const CreateUserBody = Type.Object(
@@ -112,6 +126,11 @@ export const Session = Type.Object(
       description: "What the user's role grants: permissions of the catalog, plus keys:manage and users:manage.",
     }),
     grantablePermissions: Type.Array(Type.String(), { description: 'The permissions a new API key may be given.' }),
+    passwordResetUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'Until when this session may set a new password without the current one (PUT /v1/session/password): an hour ' +
+        'after signing in with a one-time link, until a password is set. null otherwise.',
+    }),
     csrfToken: Type.String({ description: 'Send it as X-CSRF-Token with every request but GET, HEAD and OPTIONS.' }),
     expiresAt: Type.String({
       format: 'date-time',

@@ -12,6 +12,9 @@ import {
   listUsers,
   reserveSignInAttempt,
   forgetSignInAttempt,
+  insertSignInLink,
+  PASSWORD_RESET_LINK_HOURS,
+  reservePasswordReset,
   rolePermissions,
   sessionExpiry,
   setPasswordHash,
@@ -23,6 +26,7 @@ import {
   type UserRow,
 } from '../../auth/accounts.js';
 import type { SessionLookup } from '../../core/types.js';
+import { queueMail } from '../mail/index.js';
 import { createKey, listKeys, revokeOrganizationKey } from '../../auth/keys.js';
 import { hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { passwordWeakness } from '../../auth/password-strength.js';
@@ -33,6 +37,8 @@ import { toApiKey, type ApiKey, type CreatedApiKey } from '../../records/api-key
 import { toUser, type User } from '../../records/user.js';
 import type {
   ChangePasswordBody,
+  PasswordResetAccepted,
+  PasswordResetBody,
   CreateKeyBody,
   CreateUserBody,
   Session,
@@ -79,13 +85,17 @@ export async function signIn(
   body: SignInBody,
 ): Promise<{ token: string; answer: Session }> {
   let user: UserRow | undefined;
+  let mayResetPassword = false;
   if (body.signInToken !== undefined) {
-    user = await useSignInLink(db, body.signInToken);
+    const link = await useSignInLink(db, body.signInToken);
+    user = link?.user;
+    mayResetPassword = link !== undefined && (link.forPasswordReset || link.user.password_hash === null);
     if (user) attributeSignIn(user);
     if (!user) {
       throw new ApiError(
         'UNAUTHORIZED',
-        'This sign-in link has been used or has expired: ask an owner of the organization for a new one.',
+        'This sign-in link has been used or has expired: ask for a new one from the sign-in page ("Forgot ' +
+          'password?"), or ask an owner of the organization.',
       );
     }
   } else {
@@ -101,7 +111,7 @@ export async function signIn(
     }
     await clearSignInFailures(db, email);
   }
-  const { token } = await createSession(db, user);
+  const { token } = await createSession(db, user, { mayResetPassword });
   const found = await findSession(db, token);
   if (!found) throw new Error('A session just made was not found');
   return { token, answer: sessionAnswer(found, catalog) };
@@ -118,6 +128,10 @@ export function sessionAnswer(found: SessionLookup, catalog: readonly string[]):
     testMode: found.session.test_mode,
     permissions: rolePermissions(found.user.role, catalog),
     grantablePermissions: [...catalog],
+    passwordResetUntil:
+      found.session.password_reset_until && found.session.password_reset_until > new Date()
+        ? found.session.password_reset_until.toISOString()
+        : null,
     csrfToken: found.session.csrf_token,
     expiresAt: sessionExpiry(found.session).toISOString(),
   };
@@ -169,7 +183,13 @@ export async function changePassword(db: Kysely<DB>, found: SessionLookup, body:
   if (weakness) {
     throw validationError(`The new password ${weakness}.`, [{ path: 'body.newPassword', message: weakness }]);
   }
-  if (user.password_hash !== null) {
+  // A session signed in with a one-time link within the hour proved the email, as a "forgot password" needs
+  // (docs/api.md#forgotten-passwords): it may set a new password without the current one.
+  const resetting =
+    found.session.password_reset_until !== null &&
+    found.session.password_reset_until > new Date() &&
+    body.currentPassword === undefined;
+  if (user.password_hash !== null && !resetting) {
     if (body.currentPassword === undefined) {
       throw validationError('The current password is needed to change it.', [
         { path: 'body.currentPassword', message: 'is required: the user has a password' },
@@ -183,6 +203,77 @@ export async function changePassword(db: Kysely<DB>, found: SessionLookup, body:
     await forgetSignInAttempt(db, attempt.attemptId);
   }
   await setPasswordHash(db, user, await hashPassword(body.newPassword), found.session.id);
+}
+
+/** The one answer of a "forgot password" request, whatever the email (docs/api.md#forgotten-passwords). */
+export const PASSWORD_RESET_ANSWER: PasswordResetAccepted = {
+  message:
+    'If an account uses this email, a sign-in link valid for 1 hour is on its way to it. Check your inbox (and spam ' +
+    'folder); the link works once.',
+};
+
+/**
+ * "Forgot password" (docs/api.md#forgotten-passwords): counts the request, and when the email is a user's and its
+ * limit allows, mails the user a one-time sign-in link valid 1 hour, queued in the transaction that makes the link.
+ * The answer is the same whatever the email; only a client over its address's limit is told (429).
+ */
+export async function requestPasswordReset(
+  db: Kysely<DB>,
+  body: PasswordResetBody,
+  { ip, baseUrl }: { ip: string; baseUrl: string },
+): Promise<{ answer: PasswordResetAccepted; afterAnswer: (() => Promise<void>) | null }> {
+  const user = await findUserByEmail(db, body.email);
+  const reserved = await reservePasswordReset(db, body.email, ip);
+  // Recorded in the audit log under the user's organization, like a sign-in; an unknown email leaves no entry. Named
+  // after the count has committed, so that the entry is not written inside the request's own work for a known email
+  // only (its time would tell).
+  if (user) attributeSignIn(user);
+  if (reserved.retryAfter !== undefined) {
+    const minutes = Math.ceil(reserved.retryAfter / 60);
+    throw new ApiError(
+      'TOO_MANY_REQUESTS',
+      `Too many password reset requests from this address: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      undefined,
+      { 'retry-after': String(reserved.retryAfter) },
+    );
+  }
+  // The link and its mail are made once the answer has left (the route runs `afterAnswer` then), so the answer's time
+  // is the same whether the email has an account or not.
+  const afterAnswer = user && reserved.mayMail ? () => mailPasswordReset(db, user, baseUrl) : null;
+  return { answer: PASSWORD_RESET_ANSWER, afterAnswer };
+}
+
+/** Makes the link and queues its mail in one transaction (the outbox, docs/api.md#mail). */
+async function mailPasswordReset(db: Kysely<DB>, user: UserRow, baseUrl: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const link = await insertSignInLink(trx, user, { hours: PASSWORD_RESET_LINK_HOURS, forPasswordReset: true });
+    await queueMail(trx, {
+      organizationId: user.organization_id,
+      kind: 'passwordReset',
+      recipient: user.email,
+      ...passwordResetMail(signInLink(baseUrl, link.token)),
+    });
+  });
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** The mail: the link, what it does, how long it lasts, and what to do if the reader did not ask for it. */
+function passwordResetMail(link: string): { subject: string; text: string; html: string } {
+  const lines = [
+    'Someone (we hope you) asked to reset the password of your Patron dashboard account.',
+    `This link signs you in once, within 1 hour; you can then choose a new password:`,
+  ];
+  const after =
+    'If you did not ask for this, ignore this mail: your password stays as it is, and the link expires unused.';
+  return {
+    subject: 'Reset your Patron password',
+    text: `${lines.join('\n\n')}\n\n${link}\n\n${after}\n`,
+    html:
+      lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('') +
+      `<p><a href="${escapeHtml(link)}">Sign in and choose a new password</a></p>` +
+      `<p>${escapeHtml(after)}</p>`,
+  };
 }
 
 // ------------------------------------------------------------------------------------------------------- users

@@ -58,6 +58,14 @@ export interface ClaimedMail {
 
 export const OPTED_OUT = 'not sent: the customer opted out of marketing email';
 
+/**
+ * What a settled mail that carried a one-time sign-in link keeps as its body: the link is a credential, and only its
+ * SHA-256 is stored anywhere else (docs/api.md#forgotten-passwords). The mail is blanked once it is sent, logged or
+ * given up; one put back in the queue keeps its body for the resend.
+ */
+export const BLANKED_BODY = '(removed once settled: it carried a one-time sign-in link)';
+const CREDENTIAL_KINDS = sql`('passwordReset')`;
+
 const leaseInterval = (leaseMs: number) => sql`make_interval(secs => ${leaseMs / 1000})`;
 
 /**
@@ -151,6 +159,8 @@ export async function claimDueMail(
       error = case when d.status = 'suppressed' then ${OPTED_OUT} end,
       message_id = case when d.status = 'sending'
         then coalesce(m.message_id, '<' || m.id::text || '@' || ${messageIdDomain}::text || '>') else m.message_id end,
+      html = case when d.status <> 'sending' and m.kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else m.html end,
+      text = case when d.status <> 'sending' and m.kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else m.text end,
       updated_at = now()
     from decided d
     where m.organization_id = d.organization_id and m.id = d.id
@@ -195,6 +205,8 @@ export async function recordMailOutcomes(
   await sql`
     update mail m set status = v.status, smtp_response = v.smtp_response, error = v.error,
       sent_at = case when v.status = 'sent' then now() end,
+      html = case when v.status <> 'queued' and m.kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else m.html end,
+      text = case when v.status <> 'queued' and m.kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else m.text end,
       claimed_until = null, updated_at = now()
     from (values ${sql.join(values)}) as v (organization_id, id, status, smtp_response, error)
     where m.organization_id = v.organization_id and m.id = v.id and m.claimed_by = ${owner}
@@ -223,6 +235,8 @@ export async function requeueAbandoned(
       update mail set
         status = case when attempts >= ${MAX_SEND_ATTEMPTS} then 'interrupted' else 'queued' end,
         error = case when attempts >= ${MAX_SEND_ATTEMPTS} then ${INTERRUPTED} end,
+        html = case when attempts >= ${MAX_SEND_ATTEMPTS} and kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else html end,
+        text = case when attempts >= ${MAX_SEND_ATTEMPTS} and kind in ${CREDENTIAL_KINDS} then ${BLANKED_BODY} else text end,
         claimed_until = null, updated_at = now()
       where status = 'sending' and (claimed_until < now() or not ${leaseEnded}::boolean)
       returning status

@@ -5,7 +5,7 @@ import { ApiErrorAlert, DetailDrawer, PagedTable, useDetailParam, type Column } 
 import { formatDateTime } from '../../lib/format';
 import { Field } from '../reviews/ReviewsTab';
 import { ANY, FilterSelect, Prose, Snippet, StatusBadge, useUrlParam } from '../reviews/shared';
-import { MAIL_KINDS, MAIL_LOG_KEY, type MailMessage } from './shared';
+import { MAIL_LOG_KINDS, MAIL_LOG_KEY, type MailMessage } from './shared';
 
 const MAIL_STATUS: Record<MailMessage['status'], { label: string; color: string }> = {
   queued: { label: 'Queued', color: 'blue' },
@@ -22,7 +22,7 @@ const STATUS_OPTIONS = [
 ];
 const KIND_OPTIONS = [
   { value: ANY, label: 'Any kind' },
-  ...Object.entries(MAIL_KINDS).map(([value, label]) => ({ value, label })),
+  ...Object.entries(MAIL_LOG_KINDS).map(([value, label]) => ({ value, label })),
 ];
 
 function MailStatus({ status }: { status: MailMessage['status'] }) {
@@ -37,13 +37,13 @@ export function MailLogTab() {
   const [kind] = useUrlParam('kind');
   const filter: Record<string, unknown> = {};
   if (status && status in MAIL_STATUS) filter.status = status;
-  if (kind && kind in MAIL_KINDS) filter.kind = kind;
+  if (kind && kind in MAIL_LOG_KINDS) filter.kind = kind;
 
   const columns: Column<MailMessage>[] = [
     { key: 'status', header: 'Status', render: (mail) => <MailStatus status={mail.status} />, width: 130 },
     { key: 'recipient', header: 'Recipient', render: (mail) => <Snippet>{mail.recipient}</Snippet> },
     { key: 'subject', header: 'Subject', render: (mail) => <Snippet>{mail.subject}</Snippet>, visibleFrom: 'sm' },
-    { key: 'kind', header: 'Kind', render: (mail) => MAIL_KINDS[mail.kind], visibleFrom: 'md' },
+    { key: 'kind', header: 'Kind', render: (mail) => MAIL_LOG_KINDS[mail.kind], visibleFrom: 'md' },
     { key: 'createdAt', header: 'Queued', render: (mail) => formatDateTime(mail.createdAt), visibleFrom: 'lg' },
   ];
   return (
@@ -99,7 +99,7 @@ function MailDetail({ id }: { id: string }) {
       <Group justify="space-between" align="center">
         <MailStatus status={mail.status} />
         <Text size="xs" c="dimmed">
-          {MAIL_KINDS[mail.kind]} · {mail.marketing ? 'marketing' : 'asked for by the customer'}
+          {MAIL_LOG_KINDS[mail.kind]} · {mail.marketing ? 'marketing' : 'asked for by the customer'}
         </Text>
       </Group>
       <Prose>{mail.subject}</Prose>

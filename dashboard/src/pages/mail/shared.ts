@@ -13,3 +13,9 @@ export const MAIL_KINDS: Record<EmailTemplate['kind'], string> = {
   pointsExpiringSoon: 'Points expiring soon',
   reviewReplied: 'Review replied',
 };
+
+/** The mail log's kinds: the templates' and a dashboard user's "forgot password" link, which has no template. */
+export const MAIL_LOG_KINDS: Record<MailMessage['kind'], string> = {
+  ...MAIL_KINDS,
+  passwordReset: 'Password reset',
+};
