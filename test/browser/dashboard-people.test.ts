@@ -251,6 +251,64 @@ describe.skipIf(chromiumMissing !== null || Boolean(postgresUrl))('the Customers
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    'tags two selected customers at once, and revokes two selected rewards after a confirmation',
+    async () => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      const emails = ['bulk.one@example.com', 'bulk.two@example.com'];
+      await v1('/customers/import', { method: 'POST', body: { data: emails.map((email) => ({ email })) } });
+      await open('customers', 'Customers');
+      await page.getByRole('textbox', { name: 'Search customers' }).fill('bulk.');
+      const table = page.getByRole('table', { name: 'Customers' });
+      await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
+      for (const email of emails) await table.getByRole('checkbox', { name: `Select ${email}` }).check();
+      const bar = page.getByRole('region', { name: 'Selected rows' });
+      await bar.getByRole('button', { name: 'Add tag', exact: true }).click();
+      const ask = page.getByRole('dialog', { name: 'Add tag: 2 customers' });
+      await ask.getByRole('textbox', { name: 'Tag' }).fill('bulk-vip');
+      expect(await axeViolations(page), 'the tag dialog').toEqual([]);
+      await ask.getByRole('button', { name: 'Add tag: 2 customers' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Tagged 2 customers' }).waitFor();
+      const tagged = await v1<{ data: { email: string }[] }>(
+        `/customers?filter=${filter({ 'tags.name': 'bulk-vip' })}`,
+      );
+      expect(tagged.data.map((customer) => customer.email).sort()).toEqual(emails);
+
+      // Two rewards of a member, revoked from the rewards list.
+      const customers = await v1<{ data: { id: string }[] }>(`/customers?filter=${filter({ email: emails[0] })}`);
+      const membership = await v1<{ id: string }>('/loyalty-memberships', {
+        method: 'POST',
+        body: { customerId: customers.data[0]!.id, loyaltyProgramId: '0196a1c0-5e00-7000-8000-000000000701' },
+      });
+      const reward = { type: 'amountCoupon', amountCents: 500, productFilter: null, minimumOrderTotalCents: null };
+      const codes: string[] = [];
+      for (let n = 0; n < 2; n++) {
+        const issued = await v1<{ code: string }>('/loyalty-rewards', {
+          method: 'POST',
+          body: { data: { loyaltyMembershipId: membership.id, reward, reason: 'bulk probe' } },
+        });
+        codes.push(issued.code);
+      }
+      await open('customers?tab=rewards', 'Customers');
+      await page.getByRole('textbox', { name: 'Search rewards' }).fill(emails[0]!);
+      const rewards = page.getByRole('table', { name: 'Rewards' });
+      await expect.poll(() => rewards.locator('tbody tr').count()).toBe(2);
+      await rewards.getByRole('checkbox', { name: 'Select every reward on this page' }).check();
+      await bar.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await page
+        .getByRole('dialog', { name: 'Revoke 2 rewards?' })
+        .getByRole('button', { name: 'Revoke 2 rewards' })
+        .click();
+      await page.getByRole('alert').filter({ hasText: 'Revoked 2 rewards' }).waitFor();
+      const revoked = await v1<{ data: { code: string; status: string }[] }>(
+        `/loyalty-rewards?search=${encodeURIComponent(emails[0]!)}`,
+      );
+      expect(revoked.data.map((each) => each.status)).toEqual(['revoked', 'revoked']);
+      await check('customers-rewards-revoked', 1280);
+    },
+    TEST_TIMEOUT,
+  );
 });
 
 if (chromiumMissing) {

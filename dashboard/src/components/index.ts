@@ -1,6 +1,6 @@
 /** The building blocks pages are made of (docs/dashboard.md#building-blocks). */
 export { ApiErrorAlert, errorTitle, type ApiErrorAlertProps } from './ApiErrorAlert';
-export { BulkActionBar, eachRow, type BulkAction, type BulkOutcome } from './BulkActions';
+export { BulkActionBar, eachRow, tagActions, type BulkAction, type BulkOutcome } from './BulkActions';
 export { ConfirmButton, ConfirmDialog, type ConfirmButtonProps, type ConfirmDialogProps } from './ConfirmDialog';
 export { DetailDrawer, useDetailParam, type DetailDrawerProps } from './DetailDrawer';
 export { FormActions, type FormActionsProps } from './FormActions';

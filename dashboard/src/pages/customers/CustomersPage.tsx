@@ -3,6 +3,7 @@ import { Group, Select, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useSearchParams } from 'react-router';
 import { useApi, useCan } from '../../api/session';
+import { tagActions } from '../../components/BulkActions';
 import { ExportButton } from '../../components/ExportButton';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PageHeader } from '../../components/PageHeader';
@@ -71,6 +72,13 @@ export default function CustomersPage() {
 
 function CustomersTab({ onOpen }: { onOpen: (id: string) => void }) {
   const api = useApi();
+  const canWrite = useCan('customers:write');
+  const bulkActions = tagActions<Customer>(['customer', 'customers'], (ids, body) =>
+    api.PATCH('/customers/bulk-update', {
+      params: { query: { filter: JSON.stringify({ id: { $in: ids } }) } },
+      body,
+    }),
+  );
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search.trim(), 300);
   return (
@@ -97,6 +105,9 @@ function CustomersTab({ onOpen }: { onOpen: (id: string) => void }) {
         }
         rowKey={(customer) => customer.id}
         onRowClick={(customer) => onOpen(customer.id)}
+        {...(canWrite && {
+          bulk: { actions: bulkActions, noun: ['customer', 'customers'], label: (customer) => customer.email },
+        })}
         empty={debounced ? 'No customer matches.' : 'No customers yet.'}
         columns={[
           {

@@ -4,6 +4,7 @@ import { useForm } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi, useCan } from '../../api/session';
+import { eachRow, type BulkAction } from '../../components/BulkActions';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { applyApiErrors, FormError } from '../../components/FormErrors';
 import { PagedTable } from '../../components/PagedTable';
@@ -116,6 +117,9 @@ export function RewardActions({ reward }: { reward: Reward }) {
 const STATUSES = ['pending', 'redeemed', 'expired', 'revoked'] as const;
 
 /** Every reward, searchable by code or the customer's email or name, filtered by status; redeem a code. */
+/** A reward as a checkbox's name and a failure's line: its code. */
+const rewardLabel = (reward: Reward) => `the reward ${reward.code ?? reward.id}`;
+
 export function RewardsTab({ onOpenCustomer }: { onOpenCustomer: (customerId: string) => void }) {
   const api = useApi();
   const canWrite = useCan('loyalty:write');
@@ -123,6 +127,23 @@ export function RewardsTab({ onOpenCustomer }: { onOpenCustomer: (customerId: st
   const [status, setStatus] = useState<string | null>(null);
   const [debounced] = useDebouncedValue(search.trim(), 300);
   const [redeeming, setRedeeming] = useState(false);
+  const rewards = (count: number) => `${count} ${count === 1 ? 'reward' : 'rewards'}`;
+  // One revoke per reward; one already redeemed, expired or revoked is named in the summary with the API's reason.
+  const bulkActions: BulkAction<Reward>[] = [
+    {
+      label: 'Revoke',
+      danger: true,
+      confirm: (n) => `${rewards(n)} will be revoked: their codes stop working and members are told as usual.`,
+      done: (n) => `Revoked ${rewards(n)}`,
+      run: (rows, progress) =>
+        eachRow(rows, progress, rewardLabel, (reward) =>
+          api.POST('/loyalty-rewards/{id}/revoke', {
+            params: { path: { id: reward.id } },
+            body: { reason: 'Revoked from the rewards list' },
+          }),
+        ),
+    },
+  ];
   return (
     <Stack>
       <Group align="flex-end" justify="space-between" gap="sm">
@@ -170,6 +191,7 @@ export function RewardsTab({ onOpenCustomer }: { onOpenCustomer: (customerId: st
         }
         rowKey={(reward) => reward.id}
         onRowClick={(reward) => reward.customer && onOpenCustomer(reward.customer.id)}
+        {...(canWrite && { bulk: { actions: bulkActions, noun: ['reward', 'rewards'], label: rewardLabel } })}
         empty={debounced || status ? 'No reward matches.' : 'No rewards yet.'}
         columns={[
           {

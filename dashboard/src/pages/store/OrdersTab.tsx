@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ListItemOf, operations } from '@patron/client/browser';
 import { useApi, useCan } from '../../api/session';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
+import { tagActions } from '../../components/BulkActions';
 import { DetailDrawer, useDetailParam } from '../../components/DetailDrawer';
 import { PagedTable } from '../../components/PagedTable';
 import { useFormat } from '../../lib/format-context';
@@ -56,6 +57,13 @@ function status(order: Pick<Order, 'cancelledAt' | 'deliveredAt' | 'shippedAt'>)
 /** GET /v1/orders with their customer and items; an order's items, customer and tags in a drawer. */
 export function OrdersTab() {
   const api = useApi();
+  const canWrite = useCan('orders:write');
+  const bulkActions = tagActions<Order>(['order', 'orders'], (ids, body) =>
+    api.PATCH('/orders/bulk-update', {
+      params: { query: { filter: JSON.stringify({ id: { $in: ids } }) } },
+      body,
+    }),
+  );
   const format = useFormat();
   const [params, setParams] = useListParams();
   const [error, setError] = useState<unknown>(null);
@@ -94,6 +102,13 @@ export function OrdersTab() {
         minWidth={340}
         rowKey={(order) => order.id}
         onRowClick={(order) => detail.open(order.id)}
+        {...(canWrite && {
+          bulk: {
+            actions: bulkActions,
+            noun: ['order', 'orders'],
+            label: (order) => `order ${order.number ?? order.id}`,
+          },
+        })}
         empty="No orders match."
         columns={[
           {
