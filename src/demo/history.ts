@@ -102,8 +102,9 @@ export function planHistory(now: Date) {
     firstName,
     lastName: LAST_NAMES[index % LAST_NAMES.length]!,
     country: COUNTRIES[index % COUNTRIES.length]!,
-    // Shoppers arrive over the history: the first on its first day, the last some weeks ago.
-    firstDay: Math.floor((index * (HISTORY_DAYS - 20)) / CUSTOMERS),
+    // Shoppers arrive over the history, the first on its first day and the last a few days ago, so members join
+    // all along.
+    firstDay: Math.floor((index * (HISTORY_DAYS - 3)) / CUSTOMERS),
     // Earlier shoppers come back more often.
     weight: 1 / (1 + index) ** 0.6,
   }));
@@ -138,15 +139,18 @@ export function planHistory(now: Date) {
     order.row.number = `#${2001 + index}`;
   });
   const ordersOf = (customer: number) => orders.filter((order) => order.customer === customer);
-  // Members join a little before their first order (and earn on every order, which the import credits).
+  // Members join a little before their first order (and earn on every order, which the import credits), or on the
+  // day they arrive when they have not ordered yet.
   const members = customers
     .map((customer, index) => ({ customer, index, first: ordersOf(index)[0] }))
-    .filter(({ index, first }) => isMember(index) && first)
+    .filter(({ index }) => isMember(index))
     .map(({ customer, index, first }, position) => ({
       id: historyId(7, position),
       customer: index,
       email: customer.email,
-      joinedAt: new Date(first!.createdAt.getTime() - (1 + random.int(36)) * HOUR_MS),
+      joinedAt: first
+        ? new Date(first.createdAt.getTime() - (1 + random.int(36)) * HOUR_MS)
+        : timeOn(customer.firstDay),
     }));
   // One delivered order in eight gets a review a few days after it arrived.
   const reviews = orders
@@ -312,11 +316,13 @@ export async function seedHistory(db: Kysely<DB>, organizationId: string, now: D
     where r.organization_id = ${organizationId}::uuid and r.id = u.id`.execute(db);
 }
 
-/** When a shopper of the history was first seen: a few days before their first order (or their arrival). */
+/** When a shopper of the history was first seen: the morning they arrived, or before their first order or joining. */
 function firstSeen(history: ReturnType<typeof planHistory>, index: number, now: Date): Date {
-  const first = history.orders.find((order) => order.customer === index)?.createdAt ?? now;
-  const member = history.members.find((candidate) => candidate.customer === index)?.joinedAt ?? first;
-  return new Date(Math.min(first.getTime(), member.getTime()) - (1 + (index % 5)) * DAY_MS);
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const arrived = today - (HISTORY_DAYS - 1 - history.customers[index]!.firstDay) * DAY_MS + 7 * HOUR_MS;
+  const first = history.orders.find((order) => order.customer === index)?.createdAt.getTime() ?? arrived;
+  const joined = history.members.find((member) => member.customer === index)?.joinedAt.getTime() ?? arrived;
+  return new Date(Math.min(arrived, first - HOUR_MS, joined - HOUR_MS, now.getTime() - HOUR_MS));
 }
 
 /**
