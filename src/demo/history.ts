@@ -6,10 +6,9 @@ import type { DemoRequest } from './world.js';
 /**
  * The demo store's recent history: shoppers who ordered over the last 90 days, the members among them earning points
  * and spending some on free shipping, and their reviews, so the dashboard's overview shows the store at work on a
- * first start (docs/dashboard.md#the-demo-world). Drawn from a fixed seed relative
- * to `now`: seeded on the same instant it is the same history; on another day, the same shoppers with their orders
- * falling on that day's weekdays. Its records take ids below the well-known ones (src/demo/ids.ts), none of which an
- * example names.
+ * first start (docs/dashboard.md#the-demo-world). Drawn from a fixed seed relative to `now`: seeded as of the same
+ * instant it is the same history; on another day, the same shoppers, with their orders on that day's weekdays. Its
+ * records take ids below the well-known ones (src/demo/ids.ts), none of which an example names.
  */
 
 /** The history's length in days, today included. */
