@@ -33,7 +33,7 @@ export interface DemoSeed {
  * reviews and webhook endpoints whose well-known records the documented examples name, so the quick start has
  * something to call and "Test Request" in /docs works (docs/api.md#documented-examples-and-the-demo-world).
  */
-export async function seedDemo(database: Database, config: Config): Promise<DemoSeed> {
+export async function seedDemo(database: Database, config: Config, options: { now?: Date } = {}): Promise<DemoSeed> {
   const { db } = database;
   // Its default program takes the well-known id the examples name.
   const organization = await withPlannedIds([uuidv7(), DEMO.programs.main], () =>
@@ -51,7 +51,7 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
     permissions: [ALL_PERMISSIONS],
     name: 'demo (test)',
   });
-  await seedWorld(database, config, organization.id, key);
+  await seedWorld(database, config, { organizationId: organization.id, key, now: options.now });
   // The dashboard's demo owner signs in with a one-time link, or with the demo password the documented sign-in
   // example sends, so that example works on a fresh quick start (docs/api.md#the-first-start). Both are printed.
   const email = await freeEmail(db, 'owner', 'demo.example');
@@ -74,7 +74,11 @@ export async function seedDemo(database: Database, config: Config): Promise<Demo
  * serving app keeps the configured URL rules, so their deliveries are refused at send time unless it allows them
  * too), and runs the summary generations they queue.
  */
-export async function seedWorld(database: Database, config: Config, organizationId: string, key: string) {
+export async function seedWorld(
+  database: Database,
+  config: Config,
+  { organizationId, key, now }: { organizationId: string; key: string; now?: Date },
+) {
   const seeding = { ...config, allowHttpWebhooks: true, webhookAllowPrivateHosts: true, logLevel: 'silent' };
   const runtime = await createRuntime(seeding, { database, logger: false });
   const jobs = createJobRunner({
@@ -86,6 +90,7 @@ export async function seedWorld(database: Database, config: Config, organization
     await seedDemoWorld({
       db: database.db,
       organizationId,
+      now,
       send: async ({ method, url, body, contentType }) => {
         const answer = await runtime.app.inject({
           method,

@@ -78,3 +78,10 @@ export const DEMO = {
 
 /** The code of the reward the redeem example spends (it is pending until then). */
 export const DEMO_REDEEMABLE_CODE = 'SPRG-26AB-CD34';
+
+/**
+ * The instant the demo world is written as of: its dates as written are this day's, and the documented examples
+ * (data/demo-responses.json) are generated on a world seeded as of it, so they do not depend on the day they are
+ * generated. Seeded on another day, every date moves by the whole days between (docs/api.md#documented-examples-and-the-demo-world).
+ */
+export const DEMO_ANCHOR = new Date('2026-06-12T14:30:00Z');

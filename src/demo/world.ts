@@ -3,7 +3,8 @@ import { createUser, freeEmail } from '../auth/accounts.js';
 import { createKey } from '../auth/keys.js';
 import type { DB } from '../db/schema.js';
 import { withPlannedIds } from '../util/ids.js';
-import { DEMO, DEMO_REDEEMABLE_CODE } from './ids.js';
+import { dateFromRecords, seedHistory } from './history.js';
+import { DEMO, DEMO_ANCHOR, DEMO_REDEEMABLE_CODE } from './ids.js';
 
 /** One request of the demo world, sent through the API as the demo organization's key. */
 export interface DemoRequest {
@@ -22,6 +23,11 @@ export interface DemoWorldServices {
   send(request: DemoRequest): Promise<{ statusCode: number; body: string }>;
   /** Runs the background work those requests queued (review summary generations, exports) until none is left. */
   runQueuedJobs(): Promise<void>;
+  /**
+   * The instant the world is seeded as of (default: now): its dates are moved by the whole days between DEMO_ANCHOR
+   * and it, and its recent history ends on it (docs/api.md#documented-examples-and-the-demo-world).
+   */
+  now?: Date;
 }
 
 interface DemoStep extends DemoRequest {
@@ -646,11 +652,34 @@ const STEPS: readonly DemoStep[] = [
   },
 ];
 
+const DAY_MS = 86_400_000;
+const utcDay = (instant: Date) => Math.floor(instant.getTime() / DAY_MS);
+
+/**
+ * The world's dates as written are those of DEMO_ANCHOR's day; seeded on another day, each moves by the whole days
+ * between them (times of day kept), so the same records stand in the same relation to the day they were seeded.
+ */
+export function shiftDates<T>(body: T, days: number): T {
+  if (days === 0 || body === undefined || typeof body === 'string') return body;
+  const moved = JSON.stringify(body).replace(/"(\d{4}-\d{2}-\d{2})T/g, (_, day: string) => {
+    const shifted = new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+    return `"${shifted}T`;
+  });
+  return JSON.parse(moved) as T;
+}
+
+/** The step after which the store's history is seeded: the import of the well-known orders. */
+const HISTORY_AFTER = STEPS.findIndex((step) => step.url === '/v1/orders/import');
+
 /** Seeds the world into the demo organization (a fresh one: the well-known ids must be free). */
 export async function seedDemoWorld(services: DemoWorldServices): Promise<void> {
   const { db, organizationId } = services;
-  const send = async (step: DemoStep) => {
-    const answer = await withPlannedIds(step.ids ?? [], () => services.send(step));
+  const now = services.now ?? new Date();
+  const days = utcDay(now) - utcDay(DEMO_ANCHOR);
+  // The world's steps are written as of DEMO_ANCHOR and moved to `now`; the history is drawn for `now` already.
+  const send = async (step: DemoStep, { asOfAnchor = true } = {}) => {
+    const dated = asOfAnchor ? { ...step, body: shiftDates(step.body, days) } : step;
+    const answer = await withPlannedIds(step.ids ?? [], () => services.send(dated));
     if (answer.statusCode >= 300) {
       throw new Error(
         `seeding the demo world: ${step.method} ${step.url} answered ${answer.statusCode} ${answer.body}`,
@@ -658,7 +687,14 @@ export async function seedDemoWorld(services: DemoWorldServices): Promise<void> 
     }
     return answer;
   };
-  for (const step of STEPS) await send(step);
+  for (const step of STEPS) {
+    await send(step);
+    // The store's last 90 days, once its products, rules and first orders are there and before the survey flows, so
+    // its delivered orders schedule no surveys.
+    if (step === STEPS[HISTORY_AFTER])
+      await seedHistory(db, organizationId, now, (request) => send(request, { asOfAnchor: false }));
+  }
+  await dateFromRecords(db, organizationId);
   // The first summaries (the reviews above reached the threshold), then a second one for the scarf, so it has a
   // previous summary to revert to.
   await services.runQueuedJobs();

@@ -7,6 +7,7 @@ import { createSession, findUser, setPasswordHash } from '../../src/auth/account
 import { hashPassword } from '../../src/auth/passwords.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo.js';
 import { DEMO_OWNER_PASSWORD } from '../../src/demo/examples.js';
+import { DEMO_ANCHOR } from '../../src/demo/index.js';
 import { operationExamples as OPERATION_EXAMPLES } from '../../src/compose.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -39,7 +40,9 @@ const operations: { method: string; path: string; operation: Json }[] = [];
 beforeAll(async () => {
   // The world's endpoints point at a receiver on this machine (docs/api.md#documented-examples-and-the-demo-world).
   t = await startTestApp({ config: { allowHttpWebhooks: true, webhookAllowPrivateHosts: true } });
-  demo = await seedDemo(t.testDatabase.database, t.config);
+  // Seeded as of the world's anchor, so the examples do not depend on the day they are generated: seeded today the
+  // same records have the same ids and shapes, their dates moved (docs/api.md#documented-examples-and-the-demo-world).
+  demo = await seedDemo(t.testDatabase.database, t.config, { now: DEMO_ANCHOR });
   ({ key } = demo);
   storedText = await readFile(RESPONSES_FILE, 'utf8');
   stored = JSON.parse(storedText).responses;
