@@ -61,7 +61,8 @@ function envelopeProblem(body: unknown, status: number): string | null {
   if (!isObject(body) || !onlyKeys(body, ['error']) || !isObject(body.error)) return `not the D3 envelope: ${shown}`;
   const { error } = body;
   if (!onlyKeys(error, ['code', 'message', 'details'])) return `unexpected fields in the envelope: ${shown}`;
-  if (!(CODES_OF_STATUS[status] ?? []).includes(String(error.code))) return `code ${String(error.code)} does not belong to status ${status}`;
+  if (!(CODES_OF_STATUS[status] ?? []).includes(String(error.code)))
+    return `code ${String(error.code)} does not belong to status ${status}`;
   if (typeof error.message !== 'string' || error.message.trim() === '') return `the envelope has no message: ${shown}`;
   if (error.details !== undefined) {
     if (!Array.isArray(error.details)) return `details is not an array: ${shown}`;
