@@ -40,9 +40,10 @@ describe.skipIf(Boolean(postgresUrl))('patron export', () => {
       child.once('exit', (code) => resolve({ code, stdout, stderr }));
     });
   }
-  const api = async (path: string): Promise<{ data: unknown[] }> =>
+  const api = async (path: string): Promise<{ data: unknown[]; nextCursor?: string | null }> =>
     (await fetch(`${server.origin}${path}`, { headers: { authorization: `Bearer ${server.key}` } })).json() as Promise<{
       data: unknown[];
+      nextCursor?: string | null;
     }>;
 
   it('writes a JSON Lines file holding exactly the list’s records, with progress lines on stderr', async () => {
@@ -75,7 +76,13 @@ describe.skipIf(Boolean(postgresUrl))('patron export', () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     const rows = parse(run.stdout, { columns: true }) as Record<string, string>[];
-    const orders = (await api('/v1/orders?include=items&limit=100')).data as { id: string; items: unknown[] }[];
+    // Every order of the list (the demo world has a few hundred, with its history), page by page.
+    const orders: { id: string; items: unknown[] }[] = [];
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page = await api(`/v1/orders?include=items&limit=250${cursor ? `&cursor=${cursor}` : ''}`);
+      orders.push(...(page.data as { id: string; items: unknown[] }[]));
+      cursor = page.nextCursor ?? null;
+    }
     expect(rows).toHaveLength(orders.reduce((sum, order) => sum + Math.max(order.items.length, 1), 0));
     expect(new Set(rows.map((row) => row.id))).toEqual(new Set(orders.map((order) => order.id)));
     expect(Object.keys(rows[0]!)).toContain('items.quantity');

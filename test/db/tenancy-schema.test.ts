@@ -5,10 +5,12 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 /** Tables that are not owned by one organization. Adding one here is an architecture decision, not a fix. */
 // server_processes: the API processes alive, each serving every organization.
 // sign_in_failures: failed sign-ins by email, known or not, so that throttling says nothing about which emails exist.
+// password_reset_requests: "forgot password" requests by email and address, known or not, for the same reason.
 const GLOBAL_TABLES = new Set([
   'organizations',
   'server_processes',
   'sign_in_failures',
+  'password_reset_requests',
   'kysely_migration',
   'kysely_migration_lock',
 ]);
