@@ -128,6 +128,7 @@ beforeAll(async () => {
   await revokeKey(db, revoked.record.id);
   keys = {
     all: a.key,
+    test: await t.key(a.testOrganizationId),
     revoked: revoked.key,
     limited: await Promise.all(
       [['products:read'], ['orders:read', 'orders:write'], ['loyalty:read', 'webhooks:read'], ['webhooks:write']].map(

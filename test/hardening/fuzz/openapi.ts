@@ -25,6 +25,8 @@ export interface Operation {
    * (signing in).
    */
   access: 'key' | 'session' | 'public';
+  /** Acts only on test data (`x-test-mode-only`): its valid requests carry a test key, and a live key is 403. */
+  testModeOnly: boolean;
   pathParams: Parameter[];
   queryParams: Parameter[];
   body: Schema | undefined;
@@ -66,6 +68,7 @@ export function readOperations(document: any): Operation[] {
         permission: op['x-permission'],
         cost: op['x-cost'],
         access: op['x-session-only'] ? 'session' : op['x-public'] ? 'public' : 'key',
+        testModeOnly: op['x-test-mode-only'] === true,
         pathParams: parameters.filter((parameter) => parameter.in === 'path'),
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         body: op.requestBody?.content?.['application/json']?.schema,

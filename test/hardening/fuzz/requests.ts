@@ -22,6 +22,8 @@ export interface PlannedRequest {
 
 export interface Keys {
   all: string;
+  /** A test key with every permission (docs/api.md#test-mode): what a test-mode-only operation's requests carry. */
+  test: string;
   revoked: string;
   /** Keys holding a few permissions each, to meet 403. */
   limited: { key: string; permissions: string[] }[];
@@ -39,6 +41,10 @@ export interface HarvestedCursor {
  */
 export const LIVE_SESSION_COOKIE = 'patron_session=<live>';
 export const LIVE_CSRF_TOKEN = '<live csrf token>';
+
+/** The key a valid request of the operation carries: a test key for an operation that acts only on test data. */
+const validKey = (operation: Operation, ctx: FuzzContext): string =>
+  operation.testModeOnly ? ctx.keys.test : ctx.keys.all;
 
 /** The cookie, and on writes the CSRF token, of a session-only operation's valid request. */
 const sessionHeaders = (operation: Operation): Record<string, string> =>
@@ -128,7 +134,7 @@ function baseArbitrary(operation: Operation, ctx: FuzzContext): fc.Arbitrary<Par
         : body === undefined
           ? null
           : 'application/json',
-      authorization: operation.access === 'key' ? `Bearer ${ctx.keys.all}` : null,
+      authorization: operation.access === 'key' ? `Bearer ${validKey(operation, ctx)}` : null,
       headers: {
         ...sessionHeaders(operation),
         ...(idempotency ? { 'idempotency-key': idempotency } : {}),
@@ -470,8 +476,8 @@ function keyMutations(operation: Operation, ctx: FuzzContext): [number, fc.Arbit
         ['malformed', 'Bearer'],
         ['malformed', 'Basic dXNlcjpwYXNz'],
         ['malformed', 'Bearer sk_short'],
-        ['malformed', `Bearer ${ctx.keys.all} extra`],
-        ['malformed', `Token ${ctx.keys.all}`],
+        ['malformed', `Bearer ${validKey(operation, ctx)} extra`],
+        ['malformed', `Token ${validKey(operation, ctx)}`],
         ['malformed', 'Bearer \u00ff\u00fe'],
         ['unknown', `Bearer sk_${'A1b2C3d4E5'.repeat(4)}`],
         ['revoked', `Bearer ${ctx.keys.revoked}`],
@@ -481,9 +487,21 @@ function keyMutations(operation: Operation, ctx: FuzzContext): [number, fc.Arbit
   add(
     1,
     fc
-      .constantFrom(`bearer ${ctx.keys.all}`, `Bearer   ${ctx.keys.all}  `)
+      .constantFrom(`bearer ${validKey(operation, ctx)}`, `Bearer   ${validKey(operation, ctx)}  `)
       .map((authorization) => (parts) => ({ ...parts, authorization, label: 'auth:odd-but-valid' })),
   );
+
+  if (operation.testModeOnly) {
+    add(
+      1,
+      fc.constant<Mutate>((parts) => ({
+        ...parts,
+        authorization: `Bearer ${ctx.keys.all}`,
+        label: 'auth:live-key',
+        forced: [403],
+      })),
+    );
+  }
 
   const lacking = ctx.keys.limited.filter((key) => !key.permissions.includes(operation.permission));
   if (operation.permission !== 'any' && lacking.length) {
